@@ -1,0 +1,63 @@
+package model
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"time"
+)
+
+// ProviderError is an error answered by a model provider.
+type ProviderError struct {
+	Provider   string
+	Model      string
+	StatusCode int
+	// Message is the provider's own error message.
+	Message string
+	// RetryAfter is the delay the provider asked for, if any.
+	RetryAfter time.Duration
+	// ContextOverflow marks "input too long" errors.
+	ContextOverflow bool
+	Err             error
+}
+
+func (e *ProviderError) Error() string {
+	if e.StatusCode != 0 {
+		return fmt.Sprintf("%s: status %d: %s", e.Provider, e.StatusCode, e.Message)
+	}
+	return fmt.Sprintf("%s: %s", e.Provider, e.Message)
+}
+
+func (e *ProviderError) Unwrap() error { return e.Err }
+
+// RateLimited reports a 429 or Anthropic's 529 overload.
+func (e *ProviderError) RateLimited() bool {
+	return e.StatusCode == http.StatusTooManyRequests || e.StatusCode == 529
+}
+
+// Retryable reports whether retrying the same request may succeed: network
+// errors, 408, 409, 429 and 5xx — never 400/401/403/404/413/422 or a context
+// overflow, as agno decides.
+func (e *ProviderError) Retryable() bool {
+	if e.ContextOverflow {
+		return false
+	}
+	switch {
+	case e.StatusCode == 0:
+		return true
+	case e.StatusCode == http.StatusRequestTimeout, e.StatusCode == http.StatusConflict:
+		return true
+	case e.RateLimited():
+		return true
+	case e.StatusCode >= 500:
+		return true
+	}
+	return false
+}
+
+// AsProviderError returns the ProviderError in err's chain, if any.
+func AsProviderError(err error) (*ProviderError, bool) {
+	var pe *ProviderError
+	ok := errors.As(err, &pe)
+	return pe, ok
+}

@@ -1,0 +1,74 @@
+// Package model defines the provider-neutral vocabulary between agents and
+// language models: messages, requests, streamed chunks and usage.
+//
+// Provider SDK types never leave model/<provider>; everything above this
+// package speaks only these types.
+package model
+
+import "encoding/json"
+
+// Role is the author of a message.
+type Role string
+
+// Message roles, as agno and OpenAI name them.
+const (
+	RoleSystem    Role = "system"
+	RoleUser      Role = "user"
+	RoleAssistant Role = "assistant"
+	RoleTool      Role = "tool"
+)
+
+// Message is one turn of a conversation. Its JSON form matches agno's
+// Message.to_dict() so stored runs and API responses read the same.
+type Message struct {
+	ID      string `json:"id,omitempty"`
+	Role    Role   `json:"role"`
+	Content string `json:"content,omitempty"`
+	// Parts carries non-text content (images). Text stays in Content.
+	Images []Image `json:"images,omitempty"`
+	Name   string  `json:"name,omitempty"`
+
+	// Assistant messages.
+	ToolCalls        []ToolCall `json:"tool_calls,omitempty"`
+	ReasoningContent string     `json:"reasoning_content,omitempty"`
+
+	// Tool messages.
+	ToolCallID        string          `json:"tool_call_id,omitempty"`
+	ToolName          string          `json:"tool_name,omitempty"`
+	ToolArgs          json.RawMessage `json:"tool_args,omitempty"`
+	ToolCallError     bool            `json:"tool_call_error,omitempty"`
+	StopAfterToolCall bool            `json:"stop_after_tool_call,omitempty"`
+
+	// FromHistory marks messages replayed from earlier runs.
+	FromHistory bool   `json:"from_history,omitempty"`
+	Metrics     *Usage `json:"metrics,omitempty"`
+	CreatedAt   int64  `json:"created_at,omitempty"`
+}
+
+// Image is an image given to or produced for a model: a URL or inline bytes.
+type Image struct {
+	ID       string `json:"id,omitempty"`
+	URL      string `json:"url,omitempty"`
+	Content  []byte `json:"content,omitempty"`
+	MimeType string `json:"mime_type,omitempty"`
+	Detail   string `json:"detail,omitempty"`
+}
+
+// ToolCall is a model's request to call a function. The JSON shape is the
+// OpenAI / agno one: {"id","type":"function","function":{"name","arguments"}}.
+type ToolCall struct {
+	ID       string       `json:"id"`
+	Type     string       `json:"type"`
+	Function FunctionCall `json:"function"`
+}
+
+// FunctionCall names the function and carries the raw JSON arguments text.
+type FunctionCall struct {
+	Name      string `json:"name"`
+	Arguments string `json:"arguments"`
+}
+
+// NewToolCall builds a function tool call.
+func NewToolCall(id, name, arguments string) ToolCall {
+	return ToolCall{ID: id, Type: "function", Function: FunctionCall{Name: name, Arguments: arguments}}
+}

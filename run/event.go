@@ -1,0 +1,375 @@
+package run
+
+import (
+	"encoding/json"
+	"fmt"
+)
+
+// Event is one event of a run stream. The set is closed: every concrete
+// type is declared in this package. Kind is agno's event name ("RunContent",
+// "TeamToolCallStarted", "StepPaused", …), also found in the JSON "event"
+// field.
+type Event interface {
+	Kind() string
+	Base() *EventBase
+}
+
+// EventBase holds the fields every event carries. Agent events fill AgentID
+// and AgentName; team events TeamID and TeamName — and that choice alone
+// decides whether an event is, say, "RunContent" or "TeamRunContent".
+// Workflow tags are added when the event travels through a workflow.
+type EventBase struct {
+	CreatedAt   int64  `json:"created_at"`
+	Event       string `json:"event"`
+	AgentID     string `json:"agent_id,omitempty"`
+	AgentName   string `json:"agent_name,omitempty"`
+	TeamID      string `json:"team_id,omitempty"`
+	TeamName    string `json:"team_name,omitempty"`
+	RunID       string `json:"run_id,omitempty"`
+	ParentRunID string `json:"parent_run_id,omitempty"`
+	SessionID   string `json:"session_id,omitempty"`
+
+	WorkflowID    string `json:"workflow_id,omitempty"`
+	WorkflowName  string `json:"workflow_name,omitempty"`
+	WorkflowRunID string `json:"workflow_run_id,omitempty"`
+	StepID        string `json:"step_id,omitempty"`
+	StepName      string `json:"step_name,omitempty"`
+	StepIndex     *int   `json:"step_index,omitempty"`
+	ParentStepID  string `json:"parent_step_id,omitempty"`
+	NestedDepth   int    `json:"nested_depth"`
+
+	// EventIndex is set on events of background and resumable streams.
+	EventIndex *int `json:"event_index,omitempty"`
+}
+
+// Base returns the base itself, so every event embedding it is an Event
+// once it adds Kind.
+func (b *EventBase) Base() *EventBase { return b }
+
+func (b *EventBase) kind(name string) string {
+	if b.TeamID != "" {
+		return "Team" + name
+	}
+	return name
+}
+
+// Stamp sets the event name and creation time before an event is emitted.
+func Stamp(e Event) Event {
+	b := e.Base()
+	b.Event = e.Kind()
+	if b.CreatedAt == 0 {
+		b.CreatedAt = Now()
+	}
+	return e
+}
+
+// RunStarted opens a run.
+type RunStarted struct {
+	EventBase
+	Model         string `json:"model,omitempty"`
+	ModelProvider string `json:"model_provider,omitempty"`
+}
+
+// RunContent is a content delta (or the whole parsed structured output).
+type RunContent struct {
+	EventBase
+	Content          any             `json:"content,omitempty"`
+	ContentType      string          `json:"content_type,omitempty"`
+	ReasoningContent string          `json:"reasoning_content,omitempty"`
+	Citations        json.RawMessage `json:"citations,omitempty"`
+	Image            any             `json:"image,omitempty"`
+	References       json.RawMessage `json:"references,omitempty"`
+	ModelProvider    json.RawMessage `json:"model_provider_data,omitempty"`
+	WorkflowAgent    bool            `json:"workflow_agent"`
+}
+
+// RunIntermediateContent is main-model content when an output model writes
+// the final answer.
+type RunIntermediateContent struct {
+	EventBase
+	Content     any    `json:"content,omitempty"`
+	ContentType string `json:"content_type,omitempty"`
+}
+
+// RunContentCompleted marks the end of content streaming.
+type RunContentCompleted struct{ EventBase }
+
+// RunCompleted closes a successful run.
+type RunCompleted struct {
+	EventBase
+	Content          any            `json:"content,omitempty"`
+	ContentType      string         `json:"content_type,omitempty"`
+	ReasoningContent string         `json:"reasoning_content,omitempty"`
+	Images           []any          `json:"images,omitempty"`
+	Metadata         map[string]any `json:"metadata,omitempty"`
+	Metrics          *Metrics       `json:"metrics,omitempty"`
+	SessionState     map[string]any `json:"session_state,omitempty"`
+	// MemberResponses is filled on team completions when member responses
+	// are stored.
+	MemberResponses []*Output `json:"member_responses,omitempty"`
+}
+
+// RunError reports a failed run.
+type RunError struct {
+	EventBase
+	Content        string         `json:"content,omitempty"`
+	ErrorType      string         `json:"error_type,omitempty"`
+	ErrorID        string         `json:"error_id,omitempty"`
+	AdditionalData map[string]any `json:"additional_data,omitempty"`
+}
+
+// RunCancelled reports a cancelled run.
+type RunCancelled struct {
+	EventBase
+	Reason string `json:"reason,omitempty"`
+}
+
+// RunPaused reports a run waiting for a human or an outside result.
+type RunPaused struct {
+	EventBase
+	Tools        []*ToolExecution `json:"tools,omitempty"`
+	Requirements []*Requirement   `json:"requirements,omitempty"`
+}
+
+// RunContinued opens a continued run.
+type RunContinued struct{ EventBase }
+
+// PreHookStarted / PreHookCompleted bracket a pre-hook.
+type PreHookStarted struct {
+	EventBase
+	PreHookName string `json:"pre_hook_name,omitempty"`
+	RunInput    any    `json:"run_input,omitempty"`
+}
+
+// PreHookCompleted ends a pre-hook.
+type PreHookCompleted struct {
+	EventBase
+	PreHookName string `json:"pre_hook_name,omitempty"`
+	RunInput    any    `json:"run_input,omitempty"`
+}
+
+// PostHookStarted opens a post-hook.
+type PostHookStarted struct {
+	EventBase
+	PostHookName string `json:"post_hook_name,omitempty"`
+}
+
+// PostHookCompleted ends a post-hook.
+type PostHookCompleted struct {
+	EventBase
+	PostHookName string `json:"post_hook_name,omitempty"`
+}
+
+// ToolCallStarted opens a tool call.
+type ToolCallStarted struct {
+	EventBase
+	Tool *ToolExecution `json:"tool,omitempty"`
+}
+
+// ToolCallCompleted ends a tool call; Content is its result.
+type ToolCallCompleted struct {
+	EventBase
+	Tool    *ToolExecution `json:"tool,omitempty"`
+	Content any            `json:"content,omitempty"`
+	Images  []any          `json:"images,omitempty"`
+}
+
+// ToolCallError follows ToolCallCompleted when the call failed.
+type ToolCallError struct {
+	EventBase
+	Tool  *ToolExecution `json:"tool,omitempty"`
+	Error string         `json:"error,omitempty"`
+}
+
+// ModelRequestStarted opens one model request.
+type ModelRequestStarted struct {
+	EventBase
+	Model         string `json:"model,omitempty"`
+	ModelProvider string `json:"model_provider,omitempty"`
+}
+
+// ModelRequestCompleted ends one model request with its usage.
+type ModelRequestCompleted struct {
+	EventBase
+	Model            string   `json:"model,omitempty"`
+	ModelProvider    string   `json:"model_provider,omitempty"`
+	InputTokens      int      `json:"input_tokens"`
+	OutputTokens     int      `json:"output_tokens"`
+	TotalTokens      int      `json:"total_tokens"`
+	TimeToFirstToken *float64 `json:"time_to_first_token,omitempty"`
+	ReasoningTokens  int      `json:"reasoning_tokens,omitempty"`
+	CacheReadTokens  int      `json:"cache_read_tokens,omitempty"`
+	CacheWriteTokens int      `json:"cache_write_tokens,omitempty"`
+}
+
+// MemoryUpdateStarted / MemoryUpdateCompleted bracket memory extraction.
+type MemoryUpdateStarted struct{ EventBase }
+
+// MemoryUpdateCompleted ends memory extraction.
+type MemoryUpdateCompleted struct {
+	EventBase
+	Memories any `json:"memories,omitempty"`
+}
+
+// SessionSummaryStarted opens a session summary.
+type SessionSummaryStarted struct{ EventBase }
+
+// SessionSummaryCompleted ends a session summary.
+type SessionSummaryCompleted struct {
+	EventBase
+	SessionSummary any `json:"session_summary,omitempty"`
+}
+
+// ParserModelResponseStarted / Completed bracket a parser-model call.
+type ParserModelResponseStarted struct{ EventBase }
+
+// ParserModelResponseCompleted ends a parser-model call.
+type ParserModelResponseCompleted struct{ EventBase }
+
+// OutputModelResponseStarted / Completed bracket an output-model call.
+type OutputModelResponseStarted struct{ EventBase }
+
+// OutputModelResponseCompleted ends an output-model call.
+type OutputModelResponseCompleted struct{ EventBase }
+
+// CustomEvent carries user fields emitted by a tool.
+type CustomEvent struct {
+	EventBase
+	ToolCallID string         `json:"tool_call_id,omitempty"`
+	Data       map[string]any `json:"-"`
+}
+
+// MarshalJSON flattens Data next to the base fields, as agno's custom
+// events serialise their own attributes.
+func (e *CustomEvent) MarshalJSON() ([]byte, error) {
+	type plain CustomEvent
+	b, err := json.Marshal((*plain)(e))
+	if err != nil || len(e.Data) == 0 {
+		return b, err
+	}
+	var m map[string]any
+	if err := decodeJSON(b, &m); err != nil {
+		return nil, err
+	}
+	for k, v := range e.Data {
+		if _, taken := m[k]; !taken {
+			m[k] = v
+		}
+	}
+	return json.Marshal(m)
+}
+
+// UnmarshalJSON keeps unknown fields in Data.
+func (e *CustomEvent) UnmarshalJSON(b []byte) error {
+	type plain CustomEvent
+	if err := json.Unmarshal(b, (*plain)(e)); err != nil {
+		return err
+	}
+	var m map[string]any
+	if err := decodeJSON(b, &m); err != nil {
+		return err
+	}
+	known, _ := json.Marshal((*plain)(e))
+	var km map[string]any
+	_ = json.Unmarshal(known, &km)
+	for k := range km {
+		delete(m, k)
+	}
+	if len(m) > 0 {
+		e.Data = m
+	}
+	return nil
+}
+
+func (e *RunStarted) Kind() string                   { return e.kind("RunStarted") }
+func (e *RunContent) Kind() string                   { return e.kind("RunContent") }
+func (e *RunIntermediateContent) Kind() string       { return e.kind("RunIntermediateContent") }
+func (e *RunContentCompleted) Kind() string          { return e.kind("RunContentCompleted") }
+func (e *RunCompleted) Kind() string                 { return e.kind("RunCompleted") }
+func (e *RunError) Kind() string                     { return e.kind("RunError") }
+func (e *RunCancelled) Kind() string                 { return e.kind("RunCancelled") }
+func (e *RunPaused) Kind() string                    { return e.kind("RunPaused") }
+func (e *RunContinued) Kind() string                 { return e.kind("RunContinued") }
+func (e *PreHookStarted) Kind() string               { return e.kind("PreHookStarted") }
+func (e *PreHookCompleted) Kind() string             { return e.kind("PreHookCompleted") }
+func (e *PostHookStarted) Kind() string              { return e.kind("PostHookStarted") }
+func (e *PostHookCompleted) Kind() string            { return e.kind("PostHookCompleted") }
+func (e *ToolCallStarted) Kind() string              { return e.kind("ToolCallStarted") }
+func (e *ToolCallCompleted) Kind() string            { return e.kind("ToolCallCompleted") }
+func (e *ToolCallError) Kind() string                { return e.kind("ToolCallError") }
+func (e *ModelRequestStarted) Kind() string          { return e.kind("ModelRequestStarted") }
+func (e *ModelRequestCompleted) Kind() string        { return e.kind("ModelRequestCompleted") }
+func (e *MemoryUpdateStarted) Kind() string          { return e.kind("MemoryUpdateStarted") }
+func (e *MemoryUpdateCompleted) Kind() string        { return e.kind("MemoryUpdateCompleted") }
+func (e *SessionSummaryStarted) Kind() string        { return e.kind("SessionSummaryStarted") }
+func (e *SessionSummaryCompleted) Kind() string      { return e.kind("SessionSummaryCompleted") }
+func (e *ParserModelResponseStarted) Kind() string   { return e.kind("ParserModelResponseStarted") }
+func (e *ParserModelResponseCompleted) Kind() string { return e.kind("ParserModelResponseCompleted") }
+func (e *OutputModelResponseStarted) Kind() string   { return e.kind("OutputModelResponseStarted") }
+func (e *OutputModelResponseCompleted) Kind() string { return e.kind("OutputModelResponseCompleted") }
+func (e *CustomEvent) Kind() string                  { return "CustomEvent" }
+
+// eventTypes maps an agent event name to a constructor; the team name is
+// the same constructor with "Team" in front.
+var eventTypes = map[string]func() Event{
+	"RunStarted":                   func() Event { return new(RunStarted) },
+	"RunContent":                   func() Event { return new(RunContent) },
+	"RunIntermediateContent":       func() Event { return new(RunIntermediateContent) },
+	"RunContentCompleted":          func() Event { return new(RunContentCompleted) },
+	"RunCompleted":                 func() Event { return new(RunCompleted) },
+	"RunError":                     func() Event { return new(RunError) },
+	"RunCancelled":                 func() Event { return new(RunCancelled) },
+	"RunPaused":                    func() Event { return new(RunPaused) },
+	"RunContinued":                 func() Event { return new(RunContinued) },
+	"PreHookStarted":               func() Event { return new(PreHookStarted) },
+	"PreHookCompleted":             func() Event { return new(PreHookCompleted) },
+	"PostHookStarted":              func() Event { return new(PostHookStarted) },
+	"PostHookCompleted":            func() Event { return new(PostHookCompleted) },
+	"ToolCallStarted":              func() Event { return new(ToolCallStarted) },
+	"ToolCallCompleted":            func() Event { return new(ToolCallCompleted) },
+	"ToolCallError":                func() Event { return new(ToolCallError) },
+	"ModelRequestStarted":          func() Event { return new(ModelRequestStarted) },
+	"ModelRequestCompleted":        func() Event { return new(ModelRequestCompleted) },
+	"MemoryUpdateStarted":          func() Event { return new(MemoryUpdateStarted) },
+	"MemoryUpdateCompleted":        func() Event { return new(MemoryUpdateCompleted) },
+	"SessionSummaryStarted":        func() Event { return new(SessionSummaryStarted) },
+	"SessionSummaryCompleted":      func() Event { return new(SessionSummaryCompleted) },
+	"ParserModelResponseStarted":   func() Event { return new(ParserModelResponseStarted) },
+	"ParserModelResponseCompleted": func() Event { return new(ParserModelResponseCompleted) },
+	"OutputModelResponseStarted":   func() Event { return new(OutputModelResponseStarted) },
+	"OutputModelResponseCompleted": func() Event { return new(OutputModelResponseCompleted) },
+}
+
+var otherEventTypes = map[string]func() Event{
+	"CustomEvent": func() Event { return new(CustomEvent) },
+}
+
+// RegisterEvent adds an event name to the decoder. Packages that own
+// further closed sets (workflow events) register at init.
+func RegisterEvent(name string, ctor func() Event) { otherEventTypes[name] = ctor }
+
+// DecodeEvent parses one event from its JSON form, choosing the concrete
+// type by the "event" field.
+func DecodeEvent(b []byte) (Event, error) {
+	var head struct {
+		Event string `json:"event"`
+	}
+	if err := json.Unmarshal(b, &head); err != nil {
+		return nil, fmt.Errorf("run: decode event: %w", err)
+	}
+	ctor := otherEventTypes[head.Event]
+	if ctor == nil {
+		ctor = eventTypes[head.Event]
+	}
+	if ctor == nil && len(head.Event) > 4 && head.Event[:4] == "Team" {
+		ctor = eventTypes[head.Event[4:]]
+	}
+	if ctor == nil {
+		return nil, fmt.Errorf("run: unknown event %q", head.Event)
+	}
+	e := ctor()
+	if err := decodeJSON(b, e); err != nil {
+		return nil, fmt.Errorf("run: decode %s: %w", head.Event, err)
+	}
+	return e, nil
+}

@@ -1,0 +1,112 @@
+package run
+
+import (
+	"encoding/json"
+
+	"github.com/agno-go/agno/model"
+)
+
+// Input is what a run was asked: agno's RunInput.
+type Input struct {
+	// Content is the raw input: a string, a list of messages, or a
+	// structured value.
+	Content any           `json:"input_content,omitempty"`
+	Images  []model.Image `json:"images,omitempty"`
+}
+
+// Output is the result of an agent or team run; its JSON is agno's
+// RunOutput.to_dict() (agent) or TeamRunOutput.to_dict() (team: TeamID and
+// TeamName set, MemberResponses possibly filled).
+type Output struct {
+	RunID          string `json:"run_id"`
+	AgentID        string `json:"agent_id,omitempty"`
+	AgentName      string `json:"agent_name,omitempty"`
+	TeamID         string `json:"team_id,omitempty"`
+	TeamName       string `json:"team_name,omitempty"`
+	SessionID      string `json:"session_id,omitempty"`
+	ParentRunID    string `json:"parent_run_id,omitempty"`
+	WorkflowID     string `json:"workflow_id,omitempty"`
+	WorkflowStepID string `json:"workflow_step_id,omitempty"`
+	UserID         string `json:"user_id,omitempty"`
+
+	Input            *Input           `json:"input,omitempty"`
+	Content          any              `json:"content,omitempty"`
+	ContentType      string           `json:"content_type"`
+	ReasoningContent string           `json:"reasoning_content,omitempty"`
+	Model            string           `json:"model,omitempty"`
+	ModelProvider    string           `json:"model_provider,omitempty"`
+	Messages         []model.Message  `json:"messages,omitempty"`
+	Metrics          *Metrics         `json:"metrics,omitempty"`
+	AdditionalInput  []model.Message  `json:"additional_input,omitempty"`
+	Tools            []*ToolExecution `json:"tools,omitempty"`
+	Images           []model.Image    `json:"images,omitempty"`
+	References       json.RawMessage  `json:"references,omitempty"`
+	Metadata         map[string]any   `json:"metadata,omitempty"`
+	SessionState     map[string]any   `json:"session_state,omitempty"`
+	CreatedAt        int64            `json:"created_at"`
+	Events           []Event          `json:"events,omitempty"`
+	Status           Status           `json:"status"`
+	Requirements     []*Requirement   `json:"requirements,omitempty"`
+	MemberResponses  []*Output        `json:"member_responses,omitempty"`
+}
+
+// ContentString returns the content as text ("" when nil; JSON for
+// structured content).
+func (o *Output) ContentString() string {
+	switch c := o.Content.(type) {
+	case nil:
+		return ""
+	case string:
+		return c
+	default:
+		b, err := json.Marshal(c)
+		if err != nil {
+			return ""
+		}
+		return string(b)
+	}
+}
+
+// ActiveRequirements returns the unresolved requirements.
+func (o *Output) ActiveRequirements() []*Requirement { return Active(o.Requirements) }
+
+// Paused reports status PAUSED.
+func (o *Output) Paused() bool { return o.Status == StatusPaused }
+
+// IsTeam reports a team run.
+func (o *Output) IsTeam() bool { return o.TeamID != "" }
+
+// UnmarshalJSON decodes events into their concrete types.
+func (o *Output) UnmarshalJSON(b []byte) error {
+	type plain Output
+	var aux struct {
+		*plain
+		Events []json.RawMessage `json:"events,omitempty"`
+	}
+	aux.plain = (*plain)(o)
+	if err := decodeJSON(b, &aux); err != nil {
+		return err
+	}
+	o.Events = nil
+	for _, raw := range aux.Events {
+		e, err := DecodeEvent(raw)
+		if err != nil {
+			return err
+		}
+		o.Events = append(o.Events, e)
+	}
+	return nil
+}
+
+// Clone returns a deep copy through JSON.
+func (o *Output) Clone() *Output {
+	b, err := json.Marshal(o)
+	if err != nil {
+		return nil
+	}
+	var c Output
+	if err := json.Unmarshal(b, &c); err != nil {
+		return nil
+	}
+	return &c
+}

@@ -1,0 +1,86 @@
+package run
+
+import "encoding/json"
+
+// ToolExecution is one tool call of a run, as agno records it.
+type ToolExecution struct {
+	ToolCallID    string         `json:"tool_call_id,omitempty"`
+	ToolName      string         `json:"tool_name,omitempty"`
+	ToolArgs      map[string]any `json:"tool_args,omitempty"`
+	ToolCallError bool           `json:"tool_call_error,omitempty"`
+	Result        *string        `json:"result,omitempty"`
+	Metrics       *ToolMetrics   `json:"metrics,omitempty"`
+	// ChildRunID is the run a tool started (a member or sub-agent run).
+	ChildRunID        string `json:"child_run_id,omitempty"`
+	StopAfterToolCall bool   `json:"stop_after_tool_call"`
+	CreatedAt         int64  `json:"created_at"`
+
+	RequiresConfirmation bool    `json:"requires_confirmation,omitempty"`
+	Confirmed            *bool   `json:"confirmed,omitempty"`
+	ConfirmationNote     *string `json:"confirmation_note,omitempty"`
+
+	RequiresUserInput  bool               `json:"requires_user_input,omitempty"`
+	UserInputSchema    []UserInputField   `json:"user_input_schema,omitempty"`
+	UserFeedbackSchema []FeedbackQuestion `json:"user_feedback_schema,omitempty"`
+	Answered           *bool              `json:"answered,omitempty"`
+
+	ExternalExecutionRequired bool `json:"external_execution_required,omitempty"`
+	ExternalExecutionSilent   bool `json:"external_execution_silent,omitempty"`
+
+	ApprovalType string `json:"approval_type,omitempty"`
+	ApprovalID   string `json:"approval_id,omitempty"`
+}
+
+// Paused reports whether the call waits for a human or an outside result.
+func (t *ToolExecution) Paused() bool {
+	return t.RequiresConfirmation || t.RequiresUserInput || t.ExternalExecutionRequired
+}
+
+// ResultText returns the result or "".
+func (t *ToolExecution) ResultText() string {
+	if t.Result == nil {
+		return ""
+	}
+	return *t.Result
+}
+
+// SetResult stores a result.
+func (t *ToolExecution) SetResult(s string) { t.Result = &s }
+
+// Clone returns a deep copy.
+func (t *ToolExecution) Clone() *ToolExecution {
+	if t == nil {
+		return nil
+	}
+	b, _ := json.Marshal(t)
+	var c ToolExecution
+	_ = decodeJSON(b, &c)
+	return &c
+}
+
+// UserInputField is one value a human supplies for a paused tool call.
+// FieldType is the Python type name agno uses: str, int, float, bool, list,
+// dict.
+type UserInputField struct {
+	Name        string `json:"name"`
+	FieldType   string `json:"field_type"`
+	Description string `json:"description,omitempty"`
+	Value       any    `json:"value"`
+}
+
+// FeedbackQuestion is one question of a user-feedback pause (agno's
+// ask_user tool).
+type FeedbackQuestion struct {
+	Question        string           `json:"question"`
+	Header          string           `json:"header,omitempty"`
+	Options         []FeedbackOption `json:"options,omitempty"`
+	MultiSelect     bool             `json:"multi_select,omitempty"`
+	SelectedOptions []string         `json:"selected_options,omitempty"`
+}
+
+// FeedbackOption is one answer option of a FeedbackQuestion.
+type FeedbackOption struct {
+	Label       string `json:"label"`
+	Description string `json:"description,omitempty"`
+	Selected    bool   `json:"selected,omitempty"`
+}

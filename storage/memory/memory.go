@@ -1,0 +1,503 @@
+// Package memory is the in-process storage backend: everything in maps,
+// nothing survives the process. It is the reference for the conformance
+// suite and the default when no database is configured in the library.
+package memory
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/agno-go/agno/run"
+	"github.com/agno-go/agno/storage"
+)
+
+// Store is the in-process storage.Store.
+type Store struct {
+	mu       sync.RWMutex
+	closed   bool
+	sessions map[string]*storage.Session
+	runs     map[string]*storage.Run
+	events   map[string][]storage.Event
+	memories map[string]*storage.Memory
+	// runOrder breaks created_at ties by insertion, as SQL backends do
+	// with their row sequence.
+	runOrder map[string]int64
+	nextRun  int64
+}
+
+var _ storage.Store = (*Store)(nil)
+
+// New returns an empty store.
+func New() *Store {
+	return &Store{
+		sessions: map[string]*storage.Session{},
+		runs:     map[string]*storage.Run{},
+		events:   map[string][]storage.Event{},
+		memories: map[string]*storage.Memory{},
+		runOrder: map[string]int64{},
+	}
+}
+
+func (s *Store) check() error {
+	if s.closed {
+		return storage.ErrClosed
+	}
+	return nil
+}
+
+// EnsureSession implements storage.Store.
+func (s *Store) EnsureSession(_ context.Context, sess *storage.Session) (*storage.Session, bool, error) {
+	if sess.SessionID == "" {
+		return nil, false, fmt.Errorf("storage: session_id is empty")
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.check(); err != nil {
+		return nil, false, err
+	}
+	if cur, ok := s.sessions[sess.SessionID]; ok {
+		return cur.Clone(), false, nil
+	}
+	c := sess.Clone()
+	now := run.Now()
+	if c.CreatedAt == 0 {
+		c.CreatedAt = now
+	}
+	if c.UpdatedAt == 0 {
+		c.UpdatedAt = c.CreatedAt
+	}
+	c.Version = 1
+	s.sessions[c.SessionID] = c
+	return c.Clone(), true, nil
+}
+
+// GetSession implements storage.Store.
+func (s *Store) GetSession(_ context.Context, id string) (*storage.Session, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if err := s.check(); err != nil {
+		return nil, err
+	}
+	cur, ok := s.sessions[id]
+	if !ok {
+		return nil, fmt.Errorf("session %q: %w", id, storage.ErrNotFound)
+	}
+	return cur.Clone(), nil
+}
+
+// UpdateSession implements storage.Store; the lock makes the update atomic.
+func (s *Store) UpdateSession(_ context.Context, id string, fn func(*storage.Session) error) (*storage.Session, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.check(); err != nil {
+		return nil, err
+	}
+	cur, ok := s.sessions[id]
+	if !ok {
+		return nil, fmt.Errorf("session %q: %w", id, storage.ErrNotFound)
+	}
+	c := cur.Clone()
+	if err := fn(c); err != nil {
+		return nil, err
+	}
+	c.SessionID = id
+	c.Version = cur.Version + 1
+	c.UpdatedAt = max(run.Now(), cur.UpdatedAt)
+	s.sessions[id] = c
+	return c.Clone(), nil
+}
+
+// ListSessions implements storage.Store.
+func (s *Store) ListSessions(_ context.Context, q storage.SessionQuery) ([]*storage.Session, int, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if err := s.check(); err != nil {
+		return nil, 0, err
+	}
+	var out []*storage.Session
+	for _, x := range s.sessions {
+		if q.SessionType != "" && x.SessionType != q.SessionType {
+			continue
+		}
+		if q.ComponentID != "" && x.ComponentID() != q.ComponentID {
+			continue
+		}
+		if q.UserID != "" && x.UserID != q.UserID {
+			continue
+		}
+		if q.NameContains != "" && !strings.Contains(strings.ToLower(x.SessionName), strings.ToLower(q.NameContains)) {
+			continue
+		}
+		out = append(out, x.Clone())
+	}
+	slices.SortFunc(out, func(a, b *storage.Session) int {
+		var c int
+		switch q.SortBy {
+		case "updated_at":
+			c = cmp.Compare(a.UpdatedAt, b.UpdatedAt)
+		case "session_name":
+			c = cmp.Compare(a.SessionName, b.SessionName)
+		default:
+			c = cmp.Compare(a.CreatedAt, b.CreatedAt)
+		}
+		if c == 0 {
+			c = cmp.Compare(a.SessionID, b.SessionID)
+		}
+		if q.SortOrder != storage.Asc {
+			c = -c
+		}
+		return c
+	})
+	total := len(out)
+	return paginate(out, q.Limit, q.Page), total, nil
+}
+
+func paginate[T any](items []T, limit, page int) []T {
+	if limit <= 0 {
+		return items
+	}
+	if page < 1 {
+		page = 1
+	}
+	start := (page - 1) * limit
+	if start >= len(items) {
+		return nil
+	}
+	return items[start:min(start+limit, len(items))]
+}
+
+// DeleteSessions implements storage.Store.
+func (s *Store) DeleteSessions(_ context.Context, ids ...string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.check(); err != nil {
+		return err
+	}
+	for _, id := range ids {
+		delete(s.sessions, id)
+		for rid, r := range s.runs {
+			if r.SessionID == id {
+				delete(s.runs, rid)
+				delete(s.events, rid)
+				delete(s.runOrder, rid)
+			}
+		}
+	}
+	return nil
+}
+
+func cloneRun(r *storage.Run) *storage.Run {
+	c := *r
+	c.Data = append(json.RawMessage(nil), r.Data...)
+	return &c
+}
+
+// PutRun implements storage.Store.
+func (s *Store) PutRun(_ context.Context, r *storage.Run) error {
+	if r.RunID == "" {
+		return fmt.Errorf("storage: run_id is empty")
+	}
+	if len(r.Data) > 0 && !json.Valid(r.Data) {
+		return fmt.Errorf("storage: run %q: data is not valid JSON", r.RunID)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.check(); err != nil {
+		return err
+	}
+	c := cloneRun(r)
+	now := run.Now()
+	if old, ok := s.runs[r.RunID]; ok {
+		c.CreatedAt = old.CreatedAt
+	} else {
+		if c.CreatedAt == 0 {
+			c.CreatedAt = now
+		}
+		s.nextRun++
+		s.runOrder[r.RunID] = s.nextRun
+	}
+	if c.UpdatedAt == 0 {
+		c.UpdatedAt = now
+	}
+	s.runs[r.RunID] = c
+	return nil
+}
+
+// GetRun implements storage.Store.
+func (s *Store) GetRun(_ context.Context, id string) (*storage.Run, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if err := s.check(); err != nil {
+		return nil, err
+	}
+	r, ok := s.runs[id]
+	if !ok {
+		return nil, fmt.Errorf("run %q: %w", id, storage.ErrNotFound)
+	}
+	return cloneRun(r), nil
+}
+
+// ListRuns implements storage.Store.
+func (s *Store) ListRuns(_ context.Context, q storage.RunQuery) ([]*storage.Run, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if err := s.check(); err != nil {
+		return nil, err
+	}
+	var out []*storage.Run
+	for _, r := range s.runs {
+		if !MatchRun(r, q) {
+			continue
+		}
+		out = append(out, cloneRun(r))
+	}
+	slices.SortFunc(out, func(a, b *storage.Run) int {
+		c := cmp.Compare(a.CreatedAt, b.CreatedAt)
+		if c == 0 {
+			c = cmp.Compare(s.runOrder[a.RunID], s.runOrder[b.RunID])
+		}
+		if q.Newest {
+			c = -c
+		}
+		return c
+	})
+	if q.Limit > 0 && len(out) > q.Limit {
+		out = out[:q.Limit]
+	}
+	return out, nil
+}
+
+// MatchRun applies a RunQuery to one run.
+func MatchRun(r *storage.Run, q storage.RunQuery) bool {
+	switch {
+	case q.SessionID != "" && r.SessionID != q.SessionID:
+		return false
+	case q.ComponentID != "" && r.ComponentID != q.ComponentID:
+		return false
+	case q.TopLevel && r.ParentRunID != "":
+		return false
+	case q.ParentRunID != "" && r.ParentRunID != q.ParentRunID:
+		return false
+	case q.CreatedAfter != 0 && r.CreatedAt < q.CreatedAfter:
+		return false
+	case q.CreatedBefore != 0 && r.CreatedAt > q.CreatedBefore:
+		return false
+	case len(q.Status) > 0 && !slices.Contains(q.Status, r.Status):
+		return false
+	}
+	return true
+}
+
+// AppendEvents implements storage.Store.
+func (s *Store) AppendEvents(_ context.Context, runID string, events ...json.RawMessage) (int64, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.check(); err != nil {
+		return 0, err
+	}
+	list := s.events[runID]
+	first := int64(len(list))
+	for i, e := range events {
+		if !json.Valid(e) {
+			return 0, fmt.Errorf("storage: event %d of run %q is not valid JSON", i, runID)
+		}
+	}
+	for i, e := range events {
+		list = append(list, storage.Event{RunID: runID, Seq: first + int64(i), Data: append(json.RawMessage(nil), e...)})
+	}
+	s.events[runID] = list
+	return first, nil
+}
+
+// ListEvents implements storage.Store.
+func (s *Store) ListEvents(_ context.Context, runID string, after int64) ([]storage.Event, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if err := s.check(); err != nil {
+		return nil, err
+	}
+	var out []storage.Event
+	for _, e := range s.events[runID] {
+		if e.Seq > after {
+			out = append(out, e)
+		}
+	}
+	return out, nil
+}
+
+// UpsertMemory implements storage.Store.
+func (s *Store) UpsertMemory(_ context.Context, m *storage.Memory) error {
+	if m.MemoryID == "" {
+		return fmt.Errorf("storage: memory_id is empty")
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.check(); err != nil {
+		return err
+	}
+	c := *m
+	c.Topics = append([]string(nil), m.Topics...)
+	now := run.Now()
+	if old, ok := s.memories[m.MemoryID]; ok {
+		c.CreatedAt = old.CreatedAt
+	} else if c.CreatedAt == 0 {
+		c.CreatedAt = now
+	}
+	if c.UpdatedAt == 0 {
+		c.UpdatedAt = now
+	}
+	s.memories[m.MemoryID] = &c
+	return nil
+}
+
+// GetMemory implements storage.Store.
+func (s *Store) GetMemory(_ context.Context, id string) (*storage.Memory, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if err := s.check(); err != nil {
+		return nil, err
+	}
+	m, ok := s.memories[id]
+	if !ok {
+		return nil, fmt.Errorf("memory %q: %w", id, storage.ErrNotFound)
+	}
+	c := *m
+	c.Topics = append([]string(nil), m.Topics...)
+	return &c, nil
+}
+
+// MatchMemory applies a MemoryQuery's filters to one memory.
+func MatchMemory(m *storage.Memory, q storage.MemoryQuery) bool {
+	switch {
+	case q.UserID != "" && m.UserID != q.UserID:
+		return false
+	case q.AgentID != "" && m.AgentID != q.AgentID:
+		return false
+	case q.TeamID != "" && m.TeamID != q.TeamID:
+		return false
+	case q.ContentSearch != "" && !strings.Contains(strings.ToLower(m.Memory), strings.ToLower(q.ContentSearch)):
+		return false
+	}
+	for _, t := range q.Topics {
+		if !slices.Contains(m.Topics, t) {
+			return false
+		}
+	}
+	return true
+}
+
+// ListMemories implements storage.Store.
+func (s *Store) ListMemories(_ context.Context, q storage.MemoryQuery) ([]*storage.Memory, int, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if err := s.check(); err != nil {
+		return nil, 0, err
+	}
+	var out []*storage.Memory
+	for _, m := range s.memories {
+		if MatchMemory(m, q) {
+			c := *m
+			c.Topics = append([]string(nil), m.Topics...)
+			out = append(out, &c)
+		}
+	}
+	slices.SortFunc(out, func(a, b *storage.Memory) int {
+		c := cmp.Compare(a.UpdatedAt, b.UpdatedAt)
+		if q.SortBy == "created_at" {
+			c = cmp.Compare(a.CreatedAt, b.CreatedAt)
+		}
+		if c == 0 {
+			c = cmp.Compare(a.MemoryID, b.MemoryID)
+		}
+		if q.SortOrder != storage.Asc {
+			c = -c
+		}
+		return c
+	})
+	total := len(out)
+	return paginate(out, q.Limit, q.Page), total, nil
+}
+
+// DeleteMemories implements storage.Store.
+func (s *Store) DeleteMemories(_ context.Context, ids ...string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.check(); err != nil {
+		return err
+	}
+	for _, id := range ids {
+		delete(s.memories, id)
+	}
+	return nil
+}
+
+// MemoryTopics implements storage.Store.
+func (s *Store) MemoryTopics(_ context.Context, userID string) ([]string, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if err := s.check(); err != nil {
+		return nil, err
+	}
+	set := map[string]bool{}
+	for _, m := range s.memories {
+		if userID != "" && m.UserID != userID {
+			continue
+		}
+		for _, t := range m.Topics {
+			set[t] = true
+		}
+	}
+	out := make([]string, 0, len(set))
+	for t := range set {
+		out = append(out, t)
+	}
+	slices.Sort(out)
+	return out, nil
+}
+
+// MemoryStats implements storage.Store.
+func (s *Store) MemoryStats(_ context.Context, userID string, limit, page int) ([]storage.UserMemoryStats, int, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if err := s.check(); err != nil {
+		return nil, 0, err
+	}
+	by := map[string]*storage.UserMemoryStats{}
+	for _, m := range s.memories {
+		if m.UserID == "" || (userID != "" && m.UserID != userID) {
+			continue
+		}
+		st := by[m.UserID]
+		if st == nil {
+			st = &storage.UserMemoryStats{UserID: m.UserID}
+			by[m.UserID] = st
+		}
+		st.TotalMemories++
+		st.LastMemoryUpdatedAt = max(st.LastMemoryUpdatedAt, m.UpdatedAt)
+	}
+	out := make([]storage.UserMemoryStats, 0, len(by))
+	for _, st := range by {
+		out = append(out, *st)
+	}
+	slices.SortFunc(out, func(a, b storage.UserMemoryStats) int {
+		if c := cmp.Compare(b.LastMemoryUpdatedAt, a.LastMemoryUpdatedAt); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.UserID, b.UserID)
+	})
+	total := len(out)
+	return paginate(out, limit, page), total, nil
+}
+
+// Close implements storage.Store.
+func (s *Store) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.closed = true
+	return nil
+}

@@ -1,0 +1,235 @@
+// Package storage defines how sessions, runs, run events and user memories
+// are kept. Backends live in subpackages (memory, sqlite, postgres) and all
+// pass the conformance suite in storage/storetest.
+//
+// A run is its own row and its events are rows keyed by (run_id, seq):
+// nothing rewrites a whole session per turn. Session updates go through
+// UpdateSession, which applies a change under optimistic versioning so
+// concurrent runs in one session lose nothing.
+package storage
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+
+	"github.com/agno-go/agno/run"
+)
+
+// Errors every backend returns (wrapped) for these conditions.
+var (
+	ErrNotFound = errors.New("storage: not found")
+	// ErrConflict is returned when an optimistic update lost a race too
+	// many times, or a create found the key taken.
+	ErrConflict = errors.New("storage: conflict")
+	ErrClosed   = errors.New("storage: closed")
+)
+
+// SessionType is agent, team or workflow.
+type SessionType string
+
+// Session types.
+const (
+	SessionAgent    SessionType = "agent"
+	SessionTeam     SessionType = "team"
+	SessionWorkflow SessionType = "workflow"
+)
+
+// Valid reports a known session type.
+func (t SessionType) Valid() bool {
+	return t == SessionAgent || t == SessionTeam || t == SessionWorkflow
+}
+
+// Session is one conversation (agno's AgentSession / TeamSession /
+// WorkflowSession, without the runs, which are rows of their own).
+type Session struct {
+	SessionID    string         `json:"session_id"`
+	SessionType  SessionType    `json:"session_type"`
+	AgentID      string         `json:"agent_id,omitempty"`
+	TeamID       string         `json:"team_id,omitempty"`
+	WorkflowID   string         `json:"workflow_id,omitempty"`
+	UserID       string         `json:"user_id,omitempty"`
+	SessionName  string         `json:"session_name,omitempty"`
+	SessionState map[string]any `json:"session_state,omitempty"`
+	Metadata     map[string]any `json:"metadata,omitempty"`
+	Summary      *Summary       `json:"summary,omitempty"`
+	// Metrics are the session's accumulated run metrics.
+	Metrics *run.Metrics `json:"metrics,omitempty"`
+	// Data is agno's agent_data / team_data / workflow_data (name, model…).
+	Data      map[string]any `json:"data,omitempty"`
+	CreatedAt int64          `json:"created_at"`
+	UpdatedAt int64          `json:"updated_at"`
+	// Version increases with every write; UpdateSession uses it.
+	Version int64 `json:"-"`
+}
+
+// ComponentID is the id of the agent, team or workflow owning the session.
+func (s *Session) ComponentID() string {
+	switch s.SessionType {
+	case SessionTeam:
+		return s.TeamID
+	case SessionWorkflow:
+		return s.WorkflowID
+	}
+	return s.AgentID
+}
+
+// Summary is a session summary (agno's SessionSummary).
+type Summary struct {
+	Summary   string   `json:"summary"`
+	Topics    []string `json:"topics,omitempty"`
+	UpdatedAt string   `json:"updated_at,omitempty"`
+}
+
+// Run is one stored run: typed columns for querying, the full run document
+// in Data (RunOutput / TeamRunOutput / WorkflowRunOutput JSON).
+type Run struct {
+	RunID       string      `json:"run_id"`
+	SessionID   string      `json:"session_id"`
+	ParentRunID string      `json:"parent_run_id,omitempty"`
+	SessionType SessionType `json:"session_type"`
+	// ComponentID is the agent, team or workflow id that ran.
+	ComponentID string          `json:"component_id"`
+	UserID      string          `json:"user_id,omitempty"`
+	Status      run.Status      `json:"status"`
+	CreatedAt   int64           `json:"created_at"`
+	UpdatedAt   int64           `json:"updated_at"`
+	Data        json.RawMessage `json:"data"`
+}
+
+// Event is one stored event of a run stream. Seq starts at 0 and is
+// contiguous per run.
+type Event struct {
+	RunID string          `json:"run_id"`
+	Seq   int64           `json:"seq"`
+	Data  json.RawMessage `json:"data"`
+}
+
+// Memory is one user memory (agno's UserMemory).
+type Memory struct {
+	MemoryID  string   `json:"memory_id"`
+	Memory    string   `json:"memory"`
+	Topics    []string `json:"topics,omitempty"`
+	UserID    string   `json:"user_id,omitempty"`
+	AgentID   string   `json:"agent_id,omitempty"`
+	TeamID    string   `json:"team_id,omitempty"`
+	Input     string   `json:"input,omitempty"`
+	Feedback  string   `json:"feedback,omitempty"`
+	CreatedAt int64    `json:"created_at"`
+	UpdatedAt int64    `json:"updated_at"`
+}
+
+// SortOrder is asc or desc.
+type SortOrder string
+
+// Sort orders.
+const (
+	Asc  SortOrder = "asc"
+	Desc SortOrder = "desc"
+)
+
+// SessionQuery filters ListSessions. Zero values do not filter. Page is
+// 1-based; Limit 0 means no limit.
+type SessionQuery struct {
+	SessionType SessionType
+	ComponentID string
+	UserID      string
+	// NameContains matches session_name case-insensitively.
+	NameContains string
+	SortBy       string // created_at (default), updated_at, session_name
+	SortOrder    SortOrder
+	Limit        int
+	Page         int
+}
+
+// RunQuery filters ListRuns; results are in creation order (oldest first)
+// unless Newest is set.
+type RunQuery struct {
+	SessionID   string
+	ComponentID string
+	Status      []run.Status
+	// TopLevel keeps only runs without a parent run.
+	TopLevel      bool
+	ParentRunID   string
+	CreatedAfter  int64
+	CreatedBefore int64
+	Newest        bool
+	Limit         int
+}
+
+// MemoryQuery filters ListMemories.
+type MemoryQuery struct {
+	UserID        string
+	AgentID       string
+	TeamID        string
+	Topics        []string
+	ContentSearch string
+	SortBy        string // updated_at (default), created_at
+	SortOrder     SortOrder
+	Limit         int
+	Page          int
+}
+
+// UserMemoryStats is one row of GET /user_memory_stats.
+type UserMemoryStats struct {
+	UserID              string `json:"user_id"`
+	TotalMemories       int    `json:"total_memories"`
+	LastMemoryUpdatedAt int64  `json:"last_memory_updated_at"`
+}
+
+// Store is a storage backend. Every method is safe for concurrent use.
+type Store interface {
+	// EnsureSession creates the session if no session has its id and
+	// returns the stored one; created reports whether it was new.
+	EnsureSession(ctx context.Context, s *Session) (stored *Session, created bool, err error)
+	GetSession(ctx context.Context, sessionID string) (*Session, error)
+	// UpdateSession reads the session, calls fn on a copy and writes it
+	// back if nobody wrote in between, retrying fn otherwise. An error from
+	// fn aborts and leaves the stored session untouched.
+	UpdateSession(ctx context.Context, sessionID string, fn func(*Session) error) (*Session, error)
+	ListSessions(ctx context.Context, q SessionQuery) (sessions []*Session, total int, err error)
+	// DeleteSessions removes sessions with their runs and events.
+	DeleteSessions(ctx context.Context, sessionIDs ...string) error
+
+	// PutRun inserts or replaces a run by run_id.
+	PutRun(ctx context.Context, r *Run) error
+	GetRun(ctx context.Context, runID string) (*Run, error)
+	ListRuns(ctx context.Context, q RunQuery) ([]*Run, error)
+
+	// AppendEvents stores events after the run's last one; Seq values are
+	// assigned by the store and returned.
+	AppendEvents(ctx context.Context, runID string, events ...json.RawMessage) (firstSeq int64, err error)
+	// ListEvents returns events with Seq > afterSeq (-1 for all).
+	ListEvents(ctx context.Context, runID string, afterSeq int64) ([]Event, error)
+
+	UpsertMemory(ctx context.Context, m *Memory) error
+	GetMemory(ctx context.Context, memoryID string) (*Memory, error)
+	ListMemories(ctx context.Context, q MemoryQuery) (memories []*Memory, total int, err error)
+	DeleteMemories(ctx context.Context, memoryIDs ...string) error
+	MemoryTopics(ctx context.Context, userID string) ([]string, error)
+	MemoryStats(ctx context.Context, userID string, limit, page int) (stats []UserMemoryStats, total int, err error)
+
+	Close() error
+}
+
+// Clone deep-copies a session.
+func (s *Session) Clone() *Session {
+	if s == nil {
+		return nil
+	}
+	c := *s
+	c.SessionState = run.CloneMap(s.SessionState)
+	c.Metadata = run.CloneMap(s.Metadata)
+	c.Data = run.CloneMap(s.Data)
+	if s.Summary != nil {
+		sum := *s.Summary
+		sum.Topics = append([]string(nil), s.Summary.Topics...)
+		c.Summary = &sum
+	}
+	if s.Metrics != nil {
+		m := *s.Metrics
+		m.Details = nil
+		c.Metrics = &m
+	}
+	return &c
+}
