@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"iter"
+	"strings"
 	"time"
 )
 
@@ -117,7 +118,8 @@ func (u *Usage) Add(o *Usage) {
 	}
 }
 
-// Response is a whole model response, collected from its chunks.
+// Response is a whole model response, collected from its chunks. Do not
+// copy a Response that is still being appended to.
 type Response struct {
 	Content          string
 	ReasoningContent string
@@ -125,6 +127,9 @@ type Response struct {
 	FinishReason     string
 	Usage            Usage
 	ProviderData     map[string]any
+
+	// Builders keep Append linear in the response size.
+	content, reasoning strings.Builder
 }
 
 // Collect drains a chunk stream into one Response.
@@ -141,8 +146,20 @@ func Collect(seq iter.Seq2[*Chunk, error]) (*Response, error) {
 
 // Append folds one chunk into the response.
 func (r *Response) Append(c *Chunk) {
-	r.Content += c.Content
-	r.ReasoningContent += c.ReasoningContent
+	if c.Content != "" {
+		if r.content.Len() == 0 && r.Content != "" {
+			r.content.WriteString(r.Content)
+		}
+		r.content.WriteString(c.Content)
+		r.Content = r.content.String()
+	}
+	if c.ReasoningContent != "" {
+		if r.reasoning.Len() == 0 && r.ReasoningContent != "" {
+			r.reasoning.WriteString(r.ReasoningContent)
+		}
+		r.reasoning.WriteString(c.ReasoningContent)
+		r.ReasoningContent = r.reasoning.String()
+	}
 	r.ToolCalls = append(r.ToolCalls, c.ToolCalls...)
 	if c.FinishReason != "" {
 		r.FinishReason = c.FinishReason

@@ -1,0 +1,333 @@
+// Package agent is agno's Agent in Go: a model with tools, instructions,
+// session state, history, structured output, guardrails and
+// human-in-the-loop pauses.
+//
+//	a, err := agent.New(agent.Config{Name: "Weather", Model: m, Tools: []tool.Provider{getWeather}})
+//	out, err := a.Run(ctx, "Weather in SF?")
+//	for ev, err := range a.RunStream(ctx, "Weather in SF?") { … }
+//
+// One Agent serves any number of concurrent runs: all per-run state lives
+// in the run.
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"iter"
+	"log/slog"
+	"reflect"
+	"strings"
+	"time"
+
+	"github.com/agno-go/agno/internal/engine"
+	"github.com/agno-go/agno/model"
+	"github.com/agno-go/agno/run"
+	"github.com/agno-go/agno/storage"
+	"github.com/agno-go/agno/tool"
+)
+
+// Config configures an Agent. Field names follow agno's Agent; defaults are
+// agno's unless noted.
+type Config struct {
+	ID          string // default: Name lower-cased, spaces/underscores → "-"; else a UUID
+	Name        string
+	Description string
+	// Role is used when the agent is a team member.
+	Role string
+
+	Model model.Model
+	// FallbackModels are tried, in order, when Model fails with a
+	// non-client error; Fallbacks gives per-failure lists instead.
+	FallbackModels []model.Model
+	Fallbacks      *Fallbacks
+
+	Instructions       []string
+	InstructionsFunc   func(ctx context.Context, rc *run.Context) ([]string, error)
+	SystemMessage      string
+	SystemMessageFunc  func(ctx context.Context, rc *run.Context) (string, error)
+	SystemMessageRole  model.Role
+	BuildContext       *bool // default true
+	ResolveInContext   *bool // default true: {var} from session state, dependencies, metadata
+	UseInstructionTags bool
+	Markdown           bool
+	AddNameToContext   bool
+	AddDatetime        bool
+	Timezone           *time.Location
+	ExpectedOutput     string
+	AdditionalContext  string
+	AdditionalInput    []model.Message
+
+	Tools         []tool.Provider
+	ToolHooks     []tool.Hook
+	ToolCallLimit int
+	ToolChoice    *model.ToolChoice
+
+	// Store keeps sessions, runs and events (agno's db). Without it runs
+	// are not persisted and a paused run can only be continued from its
+	// returned output.
+	Store                    storage.Store
+	SessionState             map[string]any
+	OverwriteDBSessionState  bool
+	AddSessionStateToContext bool
+	Dependencies             map[string]any
+	Metadata                 map[string]any
+	AddHistoryToContext      bool
+	NumHistoryRuns           int // default 3 when neither limit is set
+	NumHistoryMessages       int
+	StoreEvents              bool
+	EventsToSkip             []string // default ["RunContent"]
+	StoreHistoryMessages     bool
+	StoreToolMessages        *bool // default true
+	AddSessionSummary        bool
+
+	OutputSchema  *OutputSchema
+	UseJSONMode   bool
+	ParseResponse *bool // default true
+
+	PreHooks  []PreHook
+	PostHooks []PostHook
+
+	Retries             int
+	DelayBetweenRetries time.Duration // default 1s
+	ExponentialBackoff  bool
+
+	// StreamEvents is the default for RunStream (run.WithStreamEvents
+	// overrides it).
+	StreamEvents bool
+
+	Canceller run.Canceller
+	Logger    *slog.Logger
+}
+
+// Fallbacks are per-failure fallback model lists (agno's FallbackConfig).
+type Fallbacks = engine.Fallbacks
+
+// OutputSchema is a structured-output schema; build it with
+// OutputSchemaFor or OutputSchemaFromJSON.
+type OutputSchema = engine.OutputSchema
+
+// PreHook, PostHook, HookInput and CheckError are the guardrail types.
+type (
+	PreHook    = engine.PreHook
+	PostHook   = engine.PostHook
+	HookInput  = engine.HookInput
+	CheckError = engine.CheckError
+)
+
+// Agent is a configured agent; safe for concurrent use.
+type Agent struct {
+	cfg  Config
+	spec *engine.Spec
+}
+
+// New validates cfg and returns the agent. Static tools are resolved and
+// their schemas rendered here, not on the first run.
+func New(cfg Config) (*Agent, error) {
+	if cfg.Model == nil {
+		return nil, errors.New("agent: Model is required (for example openai.New(openai.Config{ID: \"gpt-4o-mini\"}))")
+	}
+	if cfg.ToolCallLimit < 0 {
+		return nil, fmt.Errorf("agent: ToolCallLimit is %d; use 0 for no limit or a positive number", cfg.ToolCallLimit)
+	}
+	if cfg.Retries < 0 {
+		return nil, fmt.Errorf("agent: Retries is %d; it must be 0 or more", cfg.Retries)
+	}
+	if cfg.ID == "" {
+		cfg.ID = DefaultID(cfg.Name)
+	}
+	spec := &engine.Spec{
+		ID:                       cfg.ID,
+		Name:                     cfg.Name,
+		Model:                    cfg.Model,
+		SystemMessage:            cfg.SystemMessage,
+		SystemMessageFunc:        cfg.SystemMessageFunc,
+		SystemMessageRole:        cfg.SystemMessageRole,
+		NoContext:                isFalse(cfg.BuildContext),
+		Description:              cfg.Description,
+		Role:                     cfg.Role,
+		Instructions:             cfg.Instructions,
+		InstructionsFunc:         cfg.InstructionsFunc,
+		UseInstructionTags:       cfg.UseInstructionTags,
+		Markdown:                 cfg.Markdown,
+		AddNameToContext:         cfg.AddNameToContext,
+		AddDatetime:              cfg.AddDatetime,
+		Timezone:                 cfg.Timezone,
+		ExpectedOutput:           cfg.ExpectedOutput,
+		AdditionalContext:        cfg.AdditionalContext,
+		NoResolveInContext:       isFalse(cfg.ResolveInContext),
+		AddSessionStateToContext: cfg.AddSessionStateToContext,
+		AddSessionSummary:        cfg.AddSessionSummary,
+		AdditionalInput:          cfg.AdditionalInput,
+		Tools:                    cfg.Tools,
+		ToolHooks:                cfg.ToolHooks,
+		ToolCallLimit:            cfg.ToolCallLimit,
+		ToolChoice:               cfg.ToolChoice,
+		Store:                    cfg.Store,
+		Canceller:                cfg.Canceller,
+		SessionState:             cfg.SessionState,
+		OverwriteSessionState:    cfg.OverwriteDBSessionState,
+		Dependencies:             cfg.Dependencies,
+		Metadata:                 cfg.Metadata,
+		AddHistory:               cfg.AddHistoryToContext,
+		NumHistoryRuns:           cfg.NumHistoryRuns,
+		NumHistoryMessages:       cfg.NumHistoryMessages,
+		StoreEvents:              cfg.StoreEvents,
+		EventsToSkip:             cfg.EventsToSkip,
+		StoreHistoryMessages:     cfg.StoreHistoryMessages,
+		NoStoreToolMessages:      isFalse(cfg.StoreToolMessages),
+		OutputSchema:             cfg.OutputSchema,
+		UseJSONMode:              cfg.UseJSONMode,
+		NoParse:                  isFalse(cfg.ParseResponse),
+		PreHooks:                 cfg.PreHooks,
+		PostHooks:                cfg.PostHooks,
+		Retries:                  cfg.Retries,
+		RetryDelay:               cfg.DelayBetweenRetries,
+		ExponentialBackoff:       cfg.ExponentialBackoff,
+		Logger:                   cfg.Logger,
+	}
+	if cfg.Fallbacks != nil {
+		spec.Fallbacks = *cfg.Fallbacks
+	} else {
+		spec.Fallbacks.OnError = cfg.FallbackModels
+	}
+	if cfg.NumHistoryRuns > 0 && cfg.NumHistoryMessages > 0 {
+		spec.NumHistoryMessages = 0 // agno: the two are exclusive and runs wins
+	}
+	if err := spec.Prepare(); err != nil {
+		return nil, fmt.Errorf("agent %q: %w", cfg.ID, err)
+	}
+	return &Agent{cfg: cfg, spec: spec}, nil
+}
+
+func isFalse(b *bool) bool { return b != nil && !*b }
+
+// DefaultID derives agno's id from a name: lower-case, spaces and
+// underscores become "-"; no name gives a random UUID.
+func DefaultID(name string) string {
+	if name == "" {
+		return run.NewID()
+	}
+	return strings.NewReplacer(" ", "-", "_", "-").Replace(strings.ToLower(name))
+}
+
+// ID returns the agent id.
+func (a *Agent) ID() string { return a.cfg.ID }
+
+// Name returns the agent name.
+func (a *Agent) Name() string { return a.cfg.Name }
+
+// Config returns the configuration the agent was built with (with the id
+// filled in).
+func (a *Agent) Config() Config { return a.cfg }
+
+func (a *Agent) request(input string, opts []run.Option) *run.Request {
+	req := &run.Request{Input: input, StreamEvents: a.cfg.StreamEvents}
+	for _, o := range opts {
+		o(req)
+	}
+	return req
+}
+
+// Run runs the agent and returns its output. A failed run is an output
+// with status ERROR, not an error; the error is for misuse only.
+func (a *Agent) Run(ctx context.Context, input string, opts ...run.Option) (*run.Output, error) {
+	req := a.request(input, opts)
+	req.Stream, req.StreamEvents = false, false
+	return a.spec.Execute(ctx, req, nil)
+}
+
+// RunStream runs the agent and yields its events as they happen. Breaking
+// out of the loop cancels the run.
+func (a *Agent) RunStream(ctx context.Context, input string, opts ...run.Option) iter.Seq2[run.Event, error] {
+	return func(yield func(run.Event, error) bool) {
+		req := a.request(input, opts)
+		req.Stream = true
+		_, err := a.spec.Execute(ctx, req, func(e run.Event) bool { return yield(e, nil) })
+		if err != nil {
+			yield(nil, err)
+		}
+	}
+}
+
+// Execute runs a prepared request, emitting events to emit (which may be
+// nil). Teams, workflows and AgentOS use it to nest and stream runs.
+func (a *Agent) Execute(ctx context.Context, req *run.Request, emit run.Emitter) (*run.Output, error) {
+	return a.spec.Execute(ctx, req, emit)
+}
+
+// Continue resumes a paused run (see run.ContinueRequest): it returns
+// run.ErrNotPaused (wrapped) for a run that is not paused and
+// run.ErrUnresolved while requirements are unanswered.
+func (a *Agent) Continue(ctx context.Context, req run.ContinueRequest) (*run.Output, error) {
+	req.Stream, req.StreamEvents = false, false
+	return a.spec.Continue(ctx, &req, nil)
+}
+
+// ContinueStream is Continue with events.
+func (a *Agent) ContinueStream(ctx context.Context, req run.ContinueRequest) iter.Seq2[run.Event, error] {
+	return func(yield func(run.Event, error) bool) {
+		req.Stream = true
+		_, err := a.spec.Continue(ctx, &req, func(e run.Event) bool { return yield(e, nil) })
+		if err != nil {
+			yield(nil, err)
+		}
+	}
+}
+
+// ExecuteContinue continues with an explicit emitter.
+func (a *Agent) ExecuteContinue(ctx context.Context, req *run.ContinueRequest, emit run.Emitter) (*run.Output, error) {
+	return a.spec.Continue(ctx, req, emit)
+}
+
+// Cancel cancels a running run by id (or records the intent for a run about
+// to start). It reports whether a running run was reached.
+func (a *Agent) Cancel(ctx context.Context, runID string) (bool, error) {
+	return a.spec.Canceller.Cancel(ctx, runID)
+}
+
+// Close releases connection-backed tools (MCP servers) the agent holds.
+func (a *Agent) Close() error {
+	var errs []error
+	for _, p := range a.cfg.Tools {
+		if c, ok := p.(tool.Connector); ok {
+			errs = append(errs, c.Close())
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// OutputSchemaFor builds a structured-output schema from a Go struct type;
+// run content is then a value of T.
+func OutputSchemaFor[T any]() (*OutputSchema, error) {
+	t := reflect.TypeFor[T]()
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	name := t.Name()
+	if name == "" {
+		name = "Output"
+	}
+	raw, err := tool.ParametersSchema(name, t)
+	if err != nil {
+		return nil, fmt.Errorf("output schema: %w", err)
+	}
+	strict, err := engine.Strict(raw)
+	if err != nil {
+		return nil, fmt.Errorf("output schema: %w", err)
+	}
+	return &OutputSchema{Name: name, Schema: strict, Strict: true, Type: t}, nil
+}
+
+// OutputSchemaFromJSON uses a raw JSON schema; run content is then a map
+// (content_type "dict").
+func OutputSchemaFromJSON(name string, schema []byte) (*OutputSchema, error) {
+	if name == "" {
+		return nil, errors.New("output schema: a name is required (the provider sends it with the schema)")
+	}
+	var probe map[string]any
+	if err := run.DecodeJSON(schema, &probe); err != nil {
+		return nil, fmt.Errorf("output schema %q: not a JSON object: %w", name, err)
+	}
+	return &OutputSchema{Name: name, Schema: append([]byte(nil), schema...)}, nil
+}

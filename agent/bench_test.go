@@ -1,0 +1,91 @@
+package agent_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/agno-go/agno/agent"
+	"github.com/agno-go/agno/model"
+	"github.com/agno-go/agno/model/modeltest"
+	"github.com/agno-go/agno/run"
+	"github.com/agno-go/agno/tool"
+)
+
+type cityArgs struct {
+	City string `json:"city" enum:"nyc,sf"`
+}
+
+var getWeather = tool.Must(tool.New("get_weather", "Get the weather of a city.", func(_ context.Context, a cityArgs) (string, error) {
+	if a.City == "nyc" {
+		return "It might be cloudy in nyc.", nil
+	}
+	return "It's always sunny in sf.", nil
+}))
+
+// BenchmarkAgentNew is agno's instantiation measure: an agent with a model
+// and one tool (get_weather(city: Literal["nyc","sf"])).
+func BenchmarkAgentNew(b *testing.B) {
+	m := modeltest.New(text("ok"))
+	tools := []tool.Provider{getWeather}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := agent.New(agent.Config{Model: m, Tools: tools}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkRun is one run with the in-process fake model.
+func BenchmarkRun(b *testing.B) {
+	a, _ := agent.New(agent.Config{Model: modeltest.New(text("Hello there"))})
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		out, _ := a.Run(ctx, "hi")
+		if out.Status != run.StatusCompleted {
+			b.Fatal(out.Content)
+		}
+	}
+}
+
+// BenchmarkToolRound is one run with one tool round: model → tool → model.
+func BenchmarkToolRound(b *testing.B) {
+	fake := modeltest.NewFunc(func(req *model.Request) modeltest.Response {
+		if req.Messages[len(req.Messages)-1].Role == model.RoleTool {
+			return text("It's sunny.")
+		}
+		return calls(modeltest.ToolCall("c1", "get_weather", `{"city":"sf"}`))
+	})
+	a, _ := agent.New(agent.Config{Model: fake, Tools: []tool.Provider{getWeather}})
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		out, _ := a.Run(ctx, "weather in sf?")
+		if out.Content != "It's sunny." {
+			b.Fatal(out.Content)
+		}
+	}
+}
+
+// BenchmarkStreamToken is the cost per streamed token: a 1000-token stream
+// consumed through RunStream, reported per token.
+func BenchmarkStreamToken(b *testing.B) {
+	toks := make([]string, 1000)
+	for i := range toks {
+		toks[i] = "tok "
+	}
+	a, _ := agent.New(agent.Config{Model: modeltest.New(modeltest.Response{Tokens: toks})})
+	ctx := context.Background()
+	b.ReportAllocs()
+	n := 0
+	for b.Loop() {
+		for ev, err := range a.RunStream(ctx, "go") {
+			if err != nil {
+				b.Fatal(err)
+			}
+			_ = ev
+			n++
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(n), "ns/token")
+}

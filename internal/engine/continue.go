@@ -1,0 +1,387 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/agno-go/agno/model"
+	"github.com/agno-go/agno/run"
+	"github.com/agno-go/agno/storage"
+)
+
+// Continue resumes a paused run once its requirements are answered
+// (agno's continue_run): confirmed calls run, rejected ones get an error
+// tool message, external results and user input are applied, and the
+// model loop goes on — possibly pausing again. The paused run comes from
+// req.Output or, by id, from storage, so a fresh process can continue it.
+func (s *Spec) Continue(ctx context.Context, req *run.ContinueRequest, emit run.Emitter) (*run.Output, error) {
+	out, err := s.loadPaused(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	if err := applyAnswers(out, req); err != nil {
+		return nil, err
+	}
+	if pending := out.ActiveRequirements(); len(pending) > 0 {
+		ids := make([]string, len(pending))
+		for i, r := range pending {
+			ids[i] = r.ID + " (" + string(r.PauseType()) + ")"
+		}
+		return nil, fmt.Errorf("%w: answer %s before continuing", run.ErrUnresolved, strings.Join(ids, ", "))
+	}
+
+	rreq := &run.Request{
+		RunID: out.RunID, SessionID: out.SessionID, UserID: out.UserID, ParentRunID: out.ParentRunID,
+		Dependencies: req.Dependencies, Metadata: req.Metadata, Stream: req.Stream, StreamEvents: req.StreamEvents,
+	}
+	if req.UserID != "" {
+		rreq.UserID = req.UserID
+	}
+	st := s.newState(rreq, emit)
+	st.out = out
+	st.out.Status = run.StatusRunning
+	st.storedEvents = len(out.Events)
+	if out.Metrics == nil {
+		out.Metrics = &run.Metrics{}
+	}
+	defer st.finish()
+	if err := st.begin(ctx); err != nil {
+		return st.fail(err), nil
+	}
+	st.sendOptional(&run.RunContinued{EventBase: st.base()})
+	err = st.resume()
+	return st.conclude(err), nil
+}
+
+// loadPaused finds the paused run and checks it may be continued here.
+func (s *Spec) loadPaused(ctx context.Context, req *run.ContinueRequest) (*run.Output, error) {
+	out := req.Output
+	if out == nil {
+		if req.RunID == "" {
+			return nil, errors.New("continue: give the paused run (Output) or its RunID")
+		}
+		if s.Store == nil {
+			return nil, fmt.Errorf("continue run %s: %w (a run can only be continued by id from storage)", req.RunID, run.ErrNoStorage)
+		}
+		rec, err := s.Store.GetRun(ctx, req.RunID)
+		if errors.Is(err, storage.ErrNotFound) {
+			return nil, fmt.Errorf("continue run %s: %w", req.RunID, run.ErrNotFound)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("continue run %s: %w", req.RunID, err)
+		}
+		if rec.ComponentID != s.ID || (req.SessionID != "" && rec.SessionID != req.SessionID) {
+			return nil, fmt.Errorf("continue run %s: %w", req.RunID, run.ErrNotFound)
+		}
+		out = &run.Output{}
+		if err := json.Unmarshal(rec.Data, out); err != nil {
+			return nil, fmt.Errorf("continue run %s: stored run is unreadable: %w", req.RunID, err)
+		}
+		if s.StoreEvents {
+			evs, err := s.Store.ListEvents(ctx, req.RunID, -1)
+			if err == nil {
+				for _, e := range evs {
+					if ev, err := run.DecodeEvent(e.Data); err == nil {
+						out.Events = append(out.Events, ev)
+					}
+				}
+			}
+		}
+	} else {
+		out = out.Clone()
+	}
+	if out.Status != run.StatusPaused {
+		return nil, fmt.Errorf("continue run %s: %w (status=%s)", out.RunID, run.ErrNotPaused, out.Status)
+	}
+	return out, nil
+}
+
+// applyAnswers copies the caller's answers onto the stored run: resolved
+// requirements by id, resolved tool executions by tool_call_id.
+func applyAnswers(out *run.Output, req *run.ContinueRequest) error {
+	byCall := map[string]*run.ToolExecution{}
+	for _, t := range out.Tools {
+		byCall[t.ToolCallID] = t
+	}
+	for _, ans := range req.Requirements {
+		var target *run.Requirement
+		for _, r := range out.Requirements {
+			if r.ID == ans.ID {
+				target = r
+			}
+		}
+		if target == nil {
+			return fmt.Errorf("continue: requirement %q is not part of run %s", ans.ID, out.RunID)
+		}
+		target.Confirmation = ans.Confirmation
+		target.ConfirmationNote = ans.ConfirmationNote
+		target.ExternalExecutionResult = ans.ExternalExecutionResult
+		if ans.UserInputSchema != nil {
+			target.UserInputSchema = ans.UserInputSchema
+		}
+		if ans.UserFeedbackSchema != nil {
+			target.UserFeedbackSchema = ans.UserFeedbackSchema
+		}
+		if ans.ToolExecution != nil {
+			mergeTool(target.ToolExecution, ans.ToolExecution)
+		}
+		syncRequirement(target)
+		if t := byCall[target.ToolExecution.ToolCallID]; t != nil && t != target.ToolExecution {
+			mergeTool(t, target.ToolExecution)
+			target.ToolExecution = t
+		}
+	}
+	for _, ans := range req.Tools {
+		t := byCall[ans.ToolCallID]
+		if t == nil {
+			return fmt.Errorf("continue: tool call %q is not part of run %s", ans.ToolCallID, out.RunID)
+		}
+		mergeTool(t, ans)
+		for _, r := range out.Requirements {
+			if r.ToolExecution != nil && r.ToolExecution.ToolCallID == t.ToolCallID {
+				r.ToolExecution = t
+				r.Confirmation = t.Confirmed
+				r.ConfirmationNote = t.ConfirmationNote
+				if t.ExternalExecutionRequired && t.Result != nil {
+					r.ExternalExecutionResult = t.Result
+				}
+				if t.UserInputSchema != nil {
+					r.UserInputSchema = t.UserInputSchema
+				}
+				syncRequirement(r)
+			}
+		}
+	}
+	return nil
+}
+
+// mergeTool applies the answer fields of a tool execution.
+func mergeTool(dst, src *run.ToolExecution) {
+	if dst == nil || src == nil {
+		return
+	}
+	if src.Confirmed != nil {
+		dst.Confirmed = src.Confirmed
+	}
+	if src.ConfirmationNote != nil {
+		dst.ConfirmationNote = src.ConfirmationNote
+	}
+	if src.Result != nil && dst.ExternalExecutionRequired {
+		dst.Result = src.Result
+	}
+	if src.UserInputSchema != nil {
+		dst.UserInputSchema = src.UserInputSchema
+	}
+	if src.UserFeedbackSchema != nil {
+		dst.UserFeedbackSchema = src.UserFeedbackSchema
+	}
+	if src.Answered != nil {
+		dst.Answered = src.Answered
+	}
+}
+
+// syncRequirement keeps a requirement and its tool execution in step and
+// marks user input answered once every field has a value.
+func syncRequirement(r *run.Requirement) {
+	t := r.ToolExecution
+	if t == nil {
+		return
+	}
+	if r.Confirmation != nil && t.Confirmed == nil {
+		t.Confirmed = r.Confirmation
+	}
+	if t.Confirmed != nil && r.Confirmation == nil {
+		r.Confirmation = t.Confirmed
+	}
+	if r.ConfirmationNote != nil {
+		t.ConfirmationNote = r.ConfirmationNote
+	}
+	if r.ExternalExecutionResult != nil {
+		t.Result = r.ExternalExecutionResult
+	}
+	if len(r.UserInputSchema) > 0 {
+		t.UserInputSchema = r.UserInputSchema
+		complete := true
+		for _, f := range r.UserInputSchema {
+			if f.Value == nil {
+				complete = false
+			}
+		}
+		if complete {
+			yes := true
+			t.Answered = &yes
+		}
+	}
+	if len(r.UserFeedbackSchema) > 0 {
+		t.UserFeedbackSchema = r.UserFeedbackSchema
+		complete := true
+		for _, q := range r.UserFeedbackSchema {
+			if q.SelectedOptions == nil {
+				complete = false
+			}
+		}
+		if complete {
+			yes := true
+			t.Answered = &yes
+		}
+	}
+}
+
+// resume rebuilds the conversation, applies the answers and continues the
+// model loop.
+func (st *runState) resume() error {
+	if err := st.resolveTools(); err != nil {
+		return err
+	}
+	st.messages = append(st.messages[:0], st.out.Messages...)
+	if err := st.restoreHistory(); err != nil {
+		return err
+	}
+	st.content = append(st.content[:0], "" ...)
+	if err := st.applyToolUpdates(); err != nil {
+		return err
+	}
+	if !st.pausedTools() && len(st.out.ActiveRequirements()) == 0 && !st.stoppedAfterTool() {
+		if err := st.loop(); err != nil {
+			return err
+		}
+	}
+	return st.settle()
+}
+
+// restoreHistory re-reads history when the stored messages do not carry it.
+func (st *runState) restoreHistory() error {
+	for _, m := range st.messages {
+		if m.FromHistory {
+			return nil
+		}
+	}
+	own := st.messages
+	st.messages = nil
+	var head []model.Message
+	if len(own) > 0 && own[0].Role == st.spec.SystemMessageRole {
+		head, own = own[:1], own[1:]
+	}
+	st.messages = append(st.messages, head...)
+	if err := st.addHistory(); err != nil {
+		return err
+	}
+	st.messages = append(st.messages, own...)
+	return nil
+}
+
+func (st *runState) stoppedAfterTool() bool { return st.stopAfter }
+
+// applyToolUpdates runs or rejects each answered call (agno's
+// handle_tool_call_updates) and hands member requirements to the team.
+func (st *runState) applyToolUpdates() error {
+	var member []*run.Requirement
+	var batch []*call
+	for _, r := range st.out.Requirements {
+		t := r.ToolExecution
+		if r.MemberAgentID != "" || r.MemberRunID != "" {
+			if t != nil && t.Paused() {
+				member = append(member, r)
+			}
+			continue
+		}
+		if t == nil || !t.Paused() {
+			continue
+		}
+		fn := st.function(t.ToolName)
+		c := &call{tc: model.NewToolCall(t.ToolCallID, t.ToolName, ""), fn: fn, exec: t, args: t.ToolArgs}
+		switch {
+		case t.RequiresConfirmation:
+			t.RequiresConfirmation = false
+			if t.Confirmed != nil && *t.Confirmed && t.Result == nil {
+				c.runIt = fn != nil
+				if fn == nil {
+					c.text = unknownToolText
+					t.ToolCallError = true
+				}
+			} else {
+				no := false
+				t.Confirmed = &no
+				c.text = rejectedToolText
+				if t.ConfirmationNote != nil && *t.ConfirmationNote != "" {
+					c.text = *t.ConfirmationNote
+				}
+				t.ToolCallError = true
+			}
+		case t.ExternalExecutionRequired:
+			t.ExternalExecutionRequired = false
+			c.text = t.ResultText()
+		case t.RequiresUserInput:
+			t.RequiresUserInput = false
+			if t.ToolArgs == nil {
+				t.ToolArgs = map[string]any{}
+			}
+			for _, f := range t.UserInputSchema {
+				t.ToolArgs[f.Name] = f.Value
+			}
+			c.args = t.ToolArgs
+			yes := true
+			t.Answered = &yes
+			c.runIt = fn != nil
+			if fn == nil {
+				c.text = unknownToolText
+				t.ToolCallError = true
+			}
+		default:
+			continue
+		}
+		batch = append(batch, c)
+	}
+	if len(batch) > 0 {
+		if err := st.execute(batch); err != nil {
+			return err
+		}
+		if st.appendToolResults(batch) {
+			st.stopAfter = true
+		}
+	}
+	if len(member) > 0 {
+		if st.spec.ContinueMember == nil {
+			return fmt.Errorf("continue: run %s has member requirements but no team to resolve them", st.out.RunID)
+		}
+		content, pending, err := st.spec.ContinueMember(st.ctx, st.rc, member, st.forward)
+		if err != nil {
+			return err
+		}
+		for _, r := range member {
+			if t := r.ToolExecution; t != nil {
+				t.RequiresConfirmation, t.RequiresUserInput, t.ExternalExecutionRequired = false, false, false
+			}
+		}
+		st.out.Requirements = append(st.out.Requirements, pending...)
+		st.rewriteDelegateResult(member, content)
+	}
+	return nil
+}
+
+// rewriteDelegateResult replaces the delegate tool's "requires human
+// input" message with the member's result after resolution.
+func (st *runState) rewriteDelegateResult(member []*run.Requirement, content string) {
+	runIDs := map[string]bool{}
+	for _, r := range member {
+		runIDs[r.MemberRunID] = true
+	}
+	for i := len(st.out.Tools) - 1; i >= 0; i-- {
+		t := st.out.Tools[i]
+		if runIDs[t.ChildRunID] {
+			t.SetResult(content)
+			for j := range st.messages {
+				if st.messages[j].Role == model.RoleTool && st.messages[j].ToolCallID == t.ToolCallID {
+					st.messages[j].Content = content
+				}
+			}
+			return
+		}
+	}
+}
+
+var _ = time.Now

@@ -1,0 +1,597 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/agno-go/agno/model"
+	"github.com/agno-go/agno/run"
+	"github.com/agno-go/agno/storage"
+	"github.com/agno-go/agno/tool"
+)
+
+// Execute runs one request to the end — COMPLETED, PAUSED, CANCELLED or
+// ERROR — emitting events through emit (nil: none). Run failures are in
+// the returned output; the error is only for misuse.
+func (s *Spec) Execute(ctx context.Context, req *run.Request, emit run.Emitter) (*run.Output, error) {
+	st := s.newState(req, emit)
+	st.out.Input = &run.Input{Content: inputContent(req), Images: req.Images}
+	defer st.finish()
+	if err := st.begin(ctx); err != nil {
+		return st.fail(err), nil
+	}
+	st.sendOptional(&run.RunStarted{EventBase: st.base(), Model: st.out.Model, ModelProvider: st.out.ModelProvider})
+
+	var err error
+	for attempt := 0; attempt <= s.Retries; attempt++ {
+		if attempt > 0 {
+			if werr := st.sleep(s.retryDelay(attempt - 1)); werr != nil {
+				err = werr
+				break
+			}
+			if rerr := st.reloadState(); rerr != nil {
+				err = rerr
+				continue
+			}
+		}
+		err = st.attempt()
+		if err == nil || !retryable(err) || st.ctx.Err() != nil {
+			break
+		}
+		s.Logger.Warn("run attempt failed", "run_id", st.out.RunID, "attempt", attempt+1, "error", err)
+	}
+	return st.conclude(err), nil
+}
+
+func inputContent(req *run.Request) any {
+	if len(req.Messages) > 0 {
+		return req.Messages
+	}
+	return req.Input
+}
+
+func (s *Spec) retryDelay(n int) time.Duration {
+	d := s.RetryDelay
+	if d == 0 {
+		d = time.Second
+	}
+	if s.ExponentialBackoff {
+		d <<= n
+	}
+	return d
+}
+
+func retryable(err error) bool {
+	var ce *CheckError
+	if errors.As(err, &ce) || errors.Is(err, context.Canceled) || errors.Is(err, run.ErrCancelled) {
+		return false
+	}
+	return true
+}
+
+func (s *Spec) newState(req *run.Request, emit run.Emitter) *runState {
+	if req.RunID == "" {
+		req.RunID = run.NewID()
+	}
+	if req.SessionID == "" {
+		req.SessionID = run.NewID()
+	}
+	info := s.Model.Info()
+	out := &run.Output{
+		RunID:         req.RunID,
+		SessionID:     req.SessionID,
+		ParentRunID:   req.ParentRunID,
+		UserID:        req.UserID,
+		ContentType:   "str",
+		Model:         info.ID,
+		ModelProvider: info.Provider,
+		CreatedAt:     run.Now(),
+		Status:        run.StatusRunning,
+		Metrics:       &run.Metrics{},
+	}
+	if s.Team {
+		out.TeamID, out.TeamName = s.ID, s.Name
+	} else {
+		out.AgentID, out.AgentName = s.ID, s.Name
+	}
+	if req.Workflow != nil {
+		out.WorkflowID = req.Workflow.WorkflowID
+		out.WorkflowStepID = req.Workflow.StepID
+	}
+	return &runState{
+		spec:         s,
+		req:          req,
+		out:          out,
+		stream:       req.Stream,
+		streamEvents: req.StreamEvents,
+		emit:         emit,
+		started:      time.Now(),
+	}
+}
+
+// begin sets up the run context, cancellation, session and state.
+func (st *runState) begin(parent context.Context) error {
+	s := st.spec
+	ctx, cancel := context.WithCancelCause(parent)
+	st.ctx, st.cancel = ctx, cancel
+	unregister := s.Canceller.Register(st.out.RunID, cancel)
+	st.onFinish(unregister)
+
+	st.rc = run.NewContext(nil)
+	st.rc.RunID, st.rc.SessionID, st.rc.UserID = st.out.RunID, st.out.SessionID, st.out.UserID
+	st.rc.ParentRunID = st.out.ParentRunID
+	if s.Team {
+		st.rc.TeamID, st.rc.TeamName = s.ID, s.Name
+	} else {
+		st.rc.AgentID, st.rc.AgentName = s.ID, s.Name
+	}
+	if w := st.req.Workflow; w != nil {
+		st.rc.WorkflowID, st.rc.WorkflowName = w.WorkflowID, w.WorkflowName
+	}
+	st.rc.Dependencies = mergeMaps(s.Dependencies, st.req.Dependencies)
+	// Agent metadata wins over call-site metadata, as in agno.
+	st.rc.Metadata = mergeMaps(st.req.Metadata, s.Metadata)
+	st.rc.KnowledgeFilters = st.req.KnowledgeFilters
+	st.out.Metadata = st.rc.Metadata
+	st.ctx = run.WithContext(st.ctx, st.rc)
+
+	if err := st.loadSession(); err != nil {
+		return err
+	}
+	st.persist(false)
+	return nil
+}
+
+func mergeMaps(low, high map[string]any) map[string]any {
+	if len(low) == 0 && len(high) == 0 {
+		return nil
+	}
+	out := make(map[string]any, len(low)+len(high))
+	for k, v := range low {
+		out[k] = v
+	}
+	for k, v := range high {
+		out[k] = v
+	}
+	return out
+}
+
+// loadSession reads or creates the session and builds this run's state:
+// stored state ← run state (deep merge, run wins). The agent's default
+// state seeds only a new session.
+func (st *runState) loadSession() error {
+	s := st.spec
+	state := map[string]any{}
+	if s.Store != nil {
+		sess := &storage.Session{
+			SessionID:    st.out.SessionID,
+			SessionType:  st.sessionType(),
+			UserID:       st.out.UserID,
+			SessionState: run.CloneMap(s.SessionState),
+			Metadata:     run.CloneMap(s.Metadata),
+		}
+		switch sess.SessionType {
+		case storage.SessionTeam:
+			sess.TeamID = s.ID
+		case storage.SessionAgent:
+			sess.AgentID = s.ID
+		}
+		if st.req.Workflow != nil {
+			sess.SessionType, sess.WorkflowID, sess.AgentID, sess.TeamID = storage.SessionWorkflow, st.req.Workflow.WorkflowID, "", ""
+		}
+		stored, _, err := s.Store.EnsureSession(st.ctx, sess)
+		if err != nil {
+			return fmt.Errorf("load session %s: %w", st.out.SessionID, err)
+		}
+		st.session = stored
+		if !s.OverwriteSessionState && stored.SessionState != nil {
+			state = run.CloneMap(stored.SessionState)
+		}
+	} else if s.SessionState != nil {
+		state = run.CloneMap(s.SessionState)
+	}
+	st.stateAtLoad = run.CloneMap(state)
+	if st.req.SessionState != nil {
+		run.MergeMaps(state, st.req.SessionState)
+	}
+	st.rc.ReplaceState(state)
+	return nil
+}
+
+func (st *runState) sessionType() storage.SessionType {
+	if st.spec.Team {
+		return storage.SessionTeam
+	}
+	return storage.SessionAgent
+}
+
+func (st *runState) reloadState() error {
+	if st.spec.Store == nil {
+		return nil
+	}
+	return st.loadSession()
+}
+
+// attempt is one try at the run: hooks, tools, messages, the model loop.
+func (st *runState) attempt() error {
+	st.content, st.reasoning = st.content[:0], st.reasoning[:0]
+	st.out.Tools, st.out.Requirements = nil, nil
+	input := st.req.Input
+	if err := st.runPreHooks(&input); err != nil {
+		return err
+	}
+	if err := st.resolveTools(); err != nil {
+		return err
+	}
+	if err := st.buildMessages(input); err != nil {
+		return err
+	}
+	if err := st.loop(); err != nil {
+		return err
+	}
+	return st.settle()
+}
+
+// settle turns the loop's result into the output: content, pause, parse,
+// post-hooks.
+func (st *runState) settle() error {
+	st.out.Content = string(st.content)
+	st.out.ReasoningContent = string(st.reasoning)
+	if st.pausedTools() || len(st.out.ActiveRequirements()) > 0 {
+		st.out.Status = run.StatusPaused
+		if st.out.ContentString() == "" {
+			st.out.Content = pausedContent(st.out.Tools)
+		}
+		return nil
+	}
+	st.parseStructured()
+	return st.runPostHooks()
+}
+
+func (st *runState) pausedTools() bool {
+	for _, t := range st.out.Tools {
+		if t.Paused() {
+			return true
+		}
+	}
+	return false
+}
+
+// pausedContent is agno's content for a paused run without text.
+func pausedContent(tools []*run.ToolExecution) string {
+	var conf, input, ext bool
+	for _, t := range tools {
+		conf = conf || t.RequiresConfirmation
+		input = input || t.RequiresUserInput
+		ext = ext || t.ExternalExecutionRequired
+	}
+	var needs []string
+	if conf {
+		needs = append(needs, "confirmation")
+	}
+	if input {
+		needs = append(needs, "user input")
+	}
+	if ext {
+		needs = append(needs, "external execution")
+	}
+	switch len(needs) {
+	case 0:
+		return "I have tools to execute, but I need confirmation."
+	case 1:
+		if ext {
+			return "I have tools to execute, but it needs external execution."
+		}
+		return "I have tools to execute, but I need " + needs[0] + "."
+	case 2:
+		return "I have tools to execute, but I need " + needs[0] + " or " + needs[1] + "."
+	}
+	return "I have tools to execute, but I need " + strings.Join(needs[:len(needs)-1], ", ") + ", or " + needs[len(needs)-1] + "."
+}
+
+func (st *runState) runPreHooks(input *string) error {
+	for _, h := range st.spec.PreHooks {
+		name := FuncName(h)
+		st.sendOptional(&run.PreHookStarted{EventBase: st.base(), PreHookName: name, RunInput: *input})
+		in := &HookInput{Input: *input, RunContext: st.rc}
+		err := h(st.ctx, in)
+		var ce *CheckError
+		if errors.As(err, &ce) {
+			return err
+		}
+		if err != nil {
+			st.spec.Logger.Warn("pre-hook failed", "hook", name, "error", err)
+		} else {
+			*input = in.Input
+		}
+		st.sendOptional(&run.PreHookCompleted{EventBase: st.base(), PreHookName: name, RunInput: *input})
+	}
+	return nil
+}
+
+func (st *runState) runPostHooks() error {
+	for _, h := range st.spec.PostHooks {
+		name := FuncName(h)
+		st.sendOptional(&run.PostHookStarted{EventBase: st.base(), PostHookName: name})
+		err := h(st.ctx, st.out)
+		var ce *CheckError
+		if errors.As(err, &ce) {
+			return err
+		}
+		if err != nil {
+			st.spec.Logger.Warn("post-hook failed", "hook", name, "error", err)
+		}
+		st.sendOptional(&run.PostHookCompleted{EventBase: st.base(), PostHookName: name})
+	}
+	return nil
+}
+
+// resolveTools gathers this run's functions: the static ones resolved at
+// Prepare plus connector-backed ones (MCP), connected on first use.
+func (st *runState) resolveTools() error {
+	s := st.spec
+	if len(s.dynamic) == 0 {
+		st.functions, st.defs = s.static, s.staticDefs
+		return nil
+	}
+	fns := append([]*tool.Function(nil), s.static...)
+	seen := map[string]bool{}
+	for _, f := range fns {
+		seen[f.Name] = true
+	}
+	for _, p := range s.dynamic {
+		c := p.(tool.Connector)
+		if err := c.Connect(st.ctx); err != nil {
+			s.Logger.Warn("tool provider failed to connect; its tools are skipped this run", "error", err)
+			continue
+		}
+		more, err := p.Functions(st.ctx)
+		if err != nil {
+			s.Logger.Warn("tool provider failed to list tools; skipped this run", "error", err)
+			continue
+		}
+		for _, f := range more {
+			if seen[f.Name] {
+				continue
+			}
+			if err := f.Validate(); err != nil {
+				s.Logger.Warn("invalid tool skipped", "tool", f.Name, "error", err)
+				continue
+			}
+			seen[f.Name] = true
+			fns = append(fns, f)
+		}
+	}
+	st.functions, st.defs = fns, definitions(fns)
+	return nil
+}
+
+func (st *runState) function(name string) *tool.Function {
+	for _, f := range st.functions {
+		if f.Name == name {
+			return f
+		}
+	}
+	return nil
+}
+
+// conclude maps the final error to a status and emits terminal events.
+func (st *runState) conclude(err error) *run.Output {
+	switch {
+	case err == nil && st.out.Status == run.StatusPaused:
+		st.send(&run.RunPaused{EventBase: st.base(), Tools: st.out.Tools, Requirements: st.out.ActiveRequirements()})
+	case err == nil:
+		st.out.Status = run.StatusCompleted
+		st.sendOptional(&run.RunContentCompleted{EventBase: st.base()})
+		st.finalizeMetrics()
+		st.sendOptional(&run.RunCompleted{
+			EventBase:        st.base(),
+			Content:          st.out.Content,
+			ContentType:      st.out.ContentType,
+			ReasoningContent: st.out.ReasoningContent,
+			Metadata:         st.out.Metadata,
+			Metrics:          st.out.Metrics,
+			SessionState:     st.rc.StateSnapshot(),
+			MemberResponses:  st.out.MemberResponses,
+		})
+	case st.cancelled(err):
+		st.out.Status = run.StatusCancelled
+		reason := "Run " + st.out.RunID + " was cancelled"
+		if st.out.ContentString() == "" || st.out.ContentString() == string(st.content) {
+			if len(st.content) > 0 {
+				st.messages = append(st.messages, model.Message{Role: model.RoleAssistant, Content: string(st.content), CreatedAt: run.Now()})
+			}
+			st.out.Content = reason
+		}
+		// Unresolved requirements are dropped and pause flags cleared.
+		st.out.Requirements = nil
+		for _, t := range st.out.Tools {
+			t.RequiresConfirmation, t.RequiresUserInput, t.ExternalExecutionRequired = false, false, false
+		}
+		st.send(&run.RunCancelled{EventBase: st.base(), Reason: reason})
+	default:
+		return st.fail(err)
+	}
+	return st.out
+}
+
+func (st *runState) cancelled(err error) bool {
+	return errors.Is(err, context.Canceled) || errors.Is(err, run.ErrCancelled) ||
+		errors.Is(context.Cause(st.ctx), run.ErrCancelled) || st.ctx.Err() != nil
+}
+
+// fail marks the run ERROR with the error text as content.
+func (st *runState) fail(err error) *run.Output {
+	st.out.Status = run.StatusError
+	st.out.Content = err.Error()
+	ev := &run.RunError{EventBase: st.base(), Content: err.Error()}
+	var ce *CheckError
+	if errors.As(err, &ce) {
+		ev.ErrorType, ev.ErrorID = ce.typeName(), ce.Trigger
+	} else if pe, ok := model.AsProviderError(err); ok {
+		ev.ErrorType = "ModelProviderError"
+		ev.AdditionalData = map[string]any{"status_code": pe.StatusCode, "model": pe.Model, "provider": pe.Provider}
+	}
+	if st.ctx == nil {
+		st.ctx, st.cancel = context.WithCancelCause(context.Background())
+	}
+	st.send(ev)
+	return st.out
+}
+
+func (st *runState) finalizeMetrics() {
+	st.out.Metrics.SetDuration(time.Since(st.started))
+}
+
+// finish stores the run and the session, then releases run resources.
+func (st *runState) finish() {
+	if st.out.Status != run.StatusCompleted {
+		st.finalizeMetrics()
+	}
+	if st.rc != nil {
+		st.out.SessionState = st.rc.StateSnapshot()
+	}
+	st.out.Messages = st.storedMessages()
+	st.persist(true)
+	for _, f := range st.onDone {
+		f()
+	}
+	if st.cancel != nil {
+		st.cancel(context.Canceled)
+	}
+}
+
+func (st *runState) onFinish(f func()) { st.onDone = append(st.onDone, f) }
+
+func (st *runState) sleep(d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-st.ctx.Done():
+		return context.Cause(st.ctx)
+	case <-t.C:
+		return nil
+	}
+}
+
+// storedMessages are the run's own messages, without history unless
+// store_history_messages.
+func (st *runState) storedMessages() []model.Message {
+	if st.spec.StoreHistoryMessages && !st.spec.NoStoreToolMessages {
+		return st.messages
+	}
+	out := make([]model.Message, 0, len(st.messages))
+	for _, m := range st.messages {
+		if m.FromHistory && !st.spec.StoreHistoryMessages {
+			continue
+		}
+		if st.spec.NoStoreToolMessages && m.Role == model.RoleTool {
+			continue
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+// persist writes the run row, and at the end the events and the session
+// state this run changed. Storage errors are logged: the run's result is
+// still returned to the caller.
+func (st *runState) persist(final bool) {
+	s := st.spec
+	if s.Store == nil || st.session == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(st.ctx), 30*time.Second)
+	defer cancel()
+	events := st.out.Events
+	st.out.Events = nil
+	data, err := json.Marshal(st.out)
+	st.out.Events = events
+	if err != nil {
+		s.Logger.Error("encode run", "run_id", st.out.RunID, "error", err)
+		return
+	}
+	rec := &storage.Run{
+		RunID:       st.out.RunID,
+		SessionID:   st.out.SessionID,
+		ParentRunID: st.out.ParentRunID,
+		SessionType: st.session.SessionType,
+		ComponentID: s.ID,
+		UserID:      st.out.UserID,
+		Status:      st.out.Status,
+		CreatedAt:   st.out.CreatedAt,
+		Data:        data,
+	}
+	if err := s.Store.PutRun(ctx, rec); err != nil {
+		s.Logger.Error("store run", "run_id", rec.RunID, "error", err)
+	}
+	if !final {
+		return
+	}
+	if len(events) > st.storedEvents {
+		raw := make([]json.RawMessage, 0, len(events)-st.storedEvents)
+		for _, e := range events[st.storedEvents:] {
+			if b, err := json.Marshal(e); err == nil {
+				raw = append(raw, b)
+			}
+		}
+		if _, err := s.Store.AppendEvents(ctx, st.out.RunID, raw...); err != nil {
+			s.Logger.Error("store run events", "run_id", st.out.RunID, "error", err)
+		}
+	}
+	changed, removed := diffState(st.stateAtLoad, st.out.SessionState)
+	metrics := st.out.Metrics
+	_, err = s.Store.UpdateSession(ctx, st.out.SessionID, func(sess *storage.Session) error {
+		if sess.SessionState == nil {
+			sess.SessionState = map[string]any{}
+		}
+		for k, v := range changed {
+			sess.SessionState[k] = v
+		}
+		for _, k := range removed {
+			delete(sess.SessionState, k)
+		}
+		if sess.Metrics == nil {
+			sess.Metrics = &run.Metrics{}
+		}
+		sess.Metrics.Merge(metrics)
+		if sess.UserID == "" {
+			sess.UserID = st.out.UserID
+		}
+		return nil
+	})
+	if err != nil {
+		s.Logger.Error("store session", "session_id", st.out.SessionID, "error", err)
+	}
+}
+
+// diffState returns the top-level keys this run set or removed, so
+// concurrent runs in one session merge instead of overwriting each other.
+func diffState(before, after map[string]any) (changed map[string]any, removed []string) {
+	changed = map[string]any{}
+	for k, v := range after {
+		if k == "current_user_id" || k == "current_session_id" || k == "current_run_id" {
+			continue
+		}
+		old, ok := before[k]
+		if !ok || !jsonEqual(old, v) {
+			changed[k] = v
+		}
+	}
+	for k := range before {
+		if _, ok := after[k]; !ok {
+			removed = append(removed, k)
+		}
+	}
+	return changed, removed
+}
+
+func jsonEqual(a, b any) bool {
+	ab, err1 := json.Marshal(a)
+	bb, err2 := json.Marshal(b)
+	return err1 == nil && err2 == nil && string(ab) == string(bb)
+}

@@ -1,0 +1,356 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"time"
+
+	"github.com/agno-go/agno/model"
+	"github.com/agno-go/agno/run"
+	"github.com/agno-go/agno/tool"
+)
+
+// Tool-call texts agno gives the model.
+const (
+	unknownToolText   = "Error: The requested tool does not exist or is not available."
+	toolLimitTextFmt  = "Tool call limit reached. Tool call %s not executed. Don't try to execute it again."
+	rejectedToolText  = "Function call was rejected by the user"
+	takeNoteOfContent = "Take note of the following content"
+)
+
+// loop is the model ↔ tool loop (agno's Model.response).
+func (st *runState) loop() error {
+	for {
+		if err := st.ctx.Err(); err != nil {
+			return context.Cause(st.ctx)
+		}
+		resp, err := st.callModel()
+		if err != nil {
+			return err
+		}
+		msg := model.Message{
+			Role:             model.RoleAssistant,
+			Content:          resp.Content,
+			ReasoningContent: resp.ReasoningContent,
+			ToolCalls:        resp.ToolCalls,
+			Metrics:          &resp.Usage,
+			CreatedAt:        run.Now(),
+		}
+		st.messages = append(st.messages, msg)
+		if len(resp.ToolCalls) == 0 {
+			return nil
+		}
+		stop, err := st.runToolCalls(len(st.messages)-1, resp.ToolCalls)
+		if err != nil {
+			return err
+		}
+		if stop || st.pausedTools() || len(st.out.ActiveRequirements()) > 0 {
+			return nil
+		}
+	}
+}
+
+// callModel asks the primary model, then fallbacks in agno's order.
+func (st *runState) callModel() (*model.Response, error) {
+	resp, err := st.invoke(st.spec.Model)
+	if err == nil || st.ctx.Err() != nil {
+		return resp, err
+	}
+	for _, m := range st.spec.Fallbacks.pick(err) {
+		st.spec.Logger.Warn("model failed, trying fallback", "error", err, "fallback", m.Info().ID)
+		if resp, ferr := st.invoke(m); ferr == nil {
+			return resp, nil
+		} else if st.ctx.Err() != nil {
+			return nil, ferr
+		}
+	}
+	return nil, err
+}
+
+func (f Fallbacks) pick(err error) []model.Model {
+	pe, ok := model.AsProviderError(err)
+	if !ok {
+		return f.OnError
+	}
+	switch {
+	case pe.ContextOverflow:
+		return f.OnContextOverflow
+	case pe.RateLimited():
+		if len(f.OnRateLimit) > 0 {
+			return f.OnRateLimit
+		}
+		return f.OnError
+	case pe.StatusCode >= 400 && pe.StatusCode < 500:
+		return nil
+	}
+	return f.OnError
+}
+
+// invoke sends one request to m and streams its content as events.
+func (st *runState) invoke(m model.Model) (*model.Response, error) {
+	info := m.Info()
+	structured := st.spec.OutputSchema != nil && !st.spec.NoParse
+	req := &model.Request{
+		Messages:       st.messages,
+		Tools:          st.defs,
+		ToolChoice:     st.spec.ToolChoice,
+		ResponseFormat: st.responseFormat(info),
+		Stream:         st.stream && !structured,
+	}
+	if len(req.Tools) == 0 {
+		req.ToolChoice = nil
+	}
+	if st.wantsEvent() {
+		st.sendOptional(&run.ModelRequestStarted{EventBase: st.base(), Model: info.ID, ModelProvider: info.Provider})
+	}
+	resp := &model.Response{}
+	start := time.Now()
+	for chunk, err := range m.Generate(st.ctx, req) {
+		if err != nil {
+			if st.ctx.Err() != nil {
+				return nil, context.Cause(st.ctx)
+			}
+			return nil, err
+		}
+		resp.Append(chunk)
+		if req.Stream && (chunk.Content != "" || chunk.ReasoningContent != "") {
+			st.send(&run.RunContent{EventBase: st.base(), Content: chunk.Content, ContentType: "str", ReasoningContent: chunk.ReasoningContent})
+			if st.consumerGone {
+				return nil, context.Cause(st.ctx)
+			}
+		}
+	}
+	if resp.Usage.TimeToFirstToken == 0 && req.Stream {
+		resp.Usage.TimeToFirstToken = time.Since(start)
+	}
+	st.content = append(st.content, resp.Content...)
+	st.reasoning = append(st.reasoning, resp.ReasoningContent...)
+	if !req.Stream && !structured && resp.Content != "" && st.stream {
+		st.send(&run.RunContent{EventBase: st.base(), Content: resp.Content, ContentType: "str", ReasoningContent: resp.ReasoningContent})
+	}
+	st.out.Metrics.AddUsage("model", info, &resp.Usage)
+	if st.wantsEvent() {
+		ev := &run.ModelRequestCompleted{
+			EventBase: st.base(), Model: info.ID, ModelProvider: info.Provider,
+			InputTokens: resp.Usage.InputTokens, OutputTokens: resp.Usage.OutputTokens, TotalTokens: resp.Usage.TotalTokens,
+			ReasoningTokens: resp.Usage.ReasoningTokens, CacheReadTokens: resp.Usage.CacheReadTokens, CacheWriteTokens: resp.Usage.CacheWriteTokens,
+		}
+		if resp.Usage.TimeToFirstToken > 0 {
+			t := resp.Usage.TimeToFirstToken.Seconds()
+			ev.TimeToFirstToken = &t
+		}
+		st.sendOptional(ev)
+	}
+	return resp, nil
+}
+
+// call is one tool call of an assistant turn.
+type call struct {
+	tc     model.ToolCall
+	fn     *tool.Function
+	exec   *run.ToolExecution
+	args   map[string]any
+	result tool.Result
+	err    error
+	// text is the tool message content for calls that are not run.
+	text    string
+	skip    bool // no tool message (paused)
+	runIt   bool
+	elapsed time.Duration
+}
+
+// runToolCalls executes one assistant turn's tool calls: HITL-flagged
+// calls pause (the others still run), unknown tools and bad arguments get
+// agno's error messages, and runnable calls run concurrently with their
+// results appended in call order. It reports whether the loop must stop.
+func (st *runState) runToolCalls(assistantIdx int, calls []model.ToolCall) (bool, error) {
+	batch := make([]*call, len(calls))
+	for i, tc := range calls {
+		c := &call{tc: tc}
+		batch[i] = c
+		st.toolCalls++
+		c.fn = st.function(tc.Function.Name)
+		if c.fn == nil {
+			c.text = unknownToolText
+			continue
+		}
+		args := c.fn.DecodeArguments(tc.Function.Arguments)
+		if args.Normalized != tc.Function.Arguments {
+			st.messages[assistantIdx].ToolCalls[i].Function.Arguments = args.Normalized
+		}
+		c.args = args.Values
+		c.exec = &run.ToolExecution{
+			ToolCallID:        tc.ID,
+			ToolName:          tc.Function.Name,
+			ToolArgs:          args.Values,
+			StopAfterToolCall: c.fn.StopAfterToolCall,
+			CreatedAt:         run.Now(),
+		}
+		st.out.Tools = append(st.out.Tools, c.exec)
+		switch {
+		case st.spec.ToolCallLimit > 0 && st.toolCalls > st.spec.ToolCallLimit:
+			c.text = sprintf(toolLimitTextFmt, tc.Function.Name)
+			c.exec.ToolCallError = true
+		case args.Error != "":
+			c.text = args.Error
+			c.exec.ToolCallError = true
+		case c.fn.RequiresConfirmation || c.fn.RequiresUserInput || c.fn.ExternalExecution:
+			c.exec.RequiresConfirmation = c.fn.RequiresConfirmation
+			c.exec.RequiresUserInput = c.fn.RequiresUserInput
+			c.exec.ExternalExecutionRequired = c.fn.ExternalExecution
+			c.exec.ExternalExecutionSilent = c.fn.ExternalExecutionSilent
+			if c.fn.RequiresUserInput {
+				c.exec.UserInputSchema = c.fn.UserInputSchema(c.args)
+			}
+			st.out.Requirements = append(st.out.Requirements, run.NewRequirement(c.exec))
+			c.skip = true
+		default:
+			c.runIt = true
+		}
+	}
+	if err := st.execute(batch); err != nil {
+		return false, err
+	}
+	return st.appendToolResults(batch), nil
+}
+
+// execute runs the runnable calls: inline when there is one, else
+// concurrently, forwarding events of nested runs live and emitting
+// completions in call order.
+func (st *runState) execute(batch []*call) error {
+	var runnable []*call
+	for _, c := range batch {
+		if c.runIt || (c.exec != nil && !c.skip) {
+			st.sendOptional(&run.ToolCallStarted{EventBase: st.base(), Tool: c.exec.Clone()})
+		}
+		if c.runIt {
+			runnable = append(runnable, c)
+		}
+	}
+	if len(runnable) == 1 {
+		c := runnable[0]
+		st.invokeTool(st.ctx, c, st.forward)
+	} else if len(runnable) > 1 {
+		st.invokeConcurrently(runnable)
+	}
+	if err := st.ctx.Err(); err != nil {
+		return context.Cause(st.ctx)
+	}
+	for _, c := range batch {
+		if c.exec == nil || c.skip {
+			continue
+		}
+		st.completeTool(c)
+	}
+	return nil
+}
+
+type toolItem struct {
+	ev   run.Event
+	done *call
+}
+
+func (st *runState) invokeConcurrently(calls []*call) {
+	items := make(chan toolItem, 64)
+	ctx := st.ctx
+	for _, c := range calls {
+		go func() {
+			emit := func(e run.Event) bool {
+				select {
+				case items <- toolItem{ev: e}:
+					return true
+				case <-ctx.Done():
+					return false
+				}
+			}
+			st.invokeTool(ctx, c, emit)
+			items <- toolItem{done: c}
+		}()
+	}
+	for pending := len(calls); pending > 0; {
+		it := <-items
+		if it.done != nil {
+			pending--
+			continue
+		}
+		st.forward(it.ev)
+	}
+}
+
+// invokeTool runs one call with the run context and an emitter for
+// nested-run events attached.
+func (st *runState) invokeTool(ctx context.Context, c *call, emit run.Emitter) {
+	ctx = run.WithEmitter(ctx, emit)
+	start := time.Now()
+	c.result, c.err = c.fn.Invoke(ctx, &tool.Call{Function: c.fn, ToolCallID: c.tc.ID}, c.args, st.spec.ToolHooks...)
+	c.elapsed = time.Since(start)
+}
+
+// completeTool records a finished call and emits its completion.
+func (st *runState) completeTool(c *call) {
+	e := c.exec
+	content := c.text
+	if c.runIt {
+		e.Metrics = &run.ToolMetrics{Duration: c.elapsed.Seconds()}
+		if c.err != nil {
+			content = c.err.Error()
+			e.ToolCallError = true
+		} else {
+			content = c.result.Content
+			e.ChildRunID = c.result.ChildRunID
+			if len(c.result.Requirements) > 0 {
+				st.out.Requirements = append(st.out.Requirements, c.result.Requirements...)
+			}
+		}
+	}
+	e.SetResult(content)
+	st.sendOptional(&run.ToolCallCompleted{EventBase: st.base(), Tool: e.Clone(), Content: content})
+	if e.ToolCallError {
+		st.send(&run.ToolCallError{EventBase: st.base(), Tool: e.Clone(), Error: content})
+	}
+}
+
+// appendToolResults adds tool messages in call order, applies
+// show_result, and reports whether the loop stops after this batch.
+func (st *runState) appendToolResults(batch []*call) bool {
+	stop := false
+	var images []model.Image
+	for _, c := range batch {
+		if c.skip {
+			continue
+		}
+		msg := model.Message{Role: model.RoleTool, ToolCallID: c.tc.ID, ToolName: c.tc.Function.Name, CreatedAt: run.Now()}
+		if c.exec != nil {
+			msg.Content = c.exec.ResultText()
+			msg.ToolCallError = c.exec.ToolCallError
+			msg.StopAfterToolCall = c.exec.StopAfterToolCall
+			if b, err := json.Marshal(c.exec.ToolArgs); err == nil && c.exec.ToolArgs != nil {
+				msg.ToolArgs = b
+			}
+		} else {
+			msg.Content = c.text
+			msg.ToolCallError = true
+		}
+		st.messages = append(st.messages, msg)
+		if c.runIt && c.err == nil {
+			images = append(images, c.result.Images...)
+			if c.fn.ShowResult && c.result.Content != "" {
+				st.content = append(st.content, c.result.Content...)
+				if st.stream {
+					st.send(&run.RunContent{EventBase: st.base(), Content: c.result.Content, ContentType: "str"})
+				}
+			}
+			if c.fn.StopAfterToolCall || c.result.Stop {
+				stop = true
+			}
+		}
+	}
+	if len(images) > 0 {
+		st.out.Images = append(st.out.Images, images...)
+		st.messages = append(st.messages, model.Message{Role: model.RoleUser, Content: takeNoteOfContent, Images: images, CreatedAt: run.Now()})
+	}
+	return stop
+}
+
+var errNoModel = errors.New("engine: no model")

@@ -1,0 +1,276 @@
+package engine
+
+import (
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/agno-go/agno/model"
+	"github.com/agno-go/agno/run"
+	"github.com/agno-go/agno/storage"
+)
+
+// buildMessages assembles agno's run messages: system message, additional
+// input, history, then the input.
+func (st *runState) buildMessages(input string) error {
+	st.messages = st.messages[:0]
+	sys, err := st.systemMessage()
+	if err != nil {
+		return err
+	}
+	if sys != "" {
+		st.messages = append(st.messages, model.Message{Role: st.spec.SystemMessageRole, Content: sys, CreatedAt: run.Now()})
+	}
+	if len(st.spec.AdditionalInput) > 0 {
+		st.messages = append(st.messages, st.spec.AdditionalInput...)
+		st.out.AdditionalInput = st.spec.AdditionalInput
+	}
+	if err := st.addHistory(); err != nil {
+		return err
+	}
+	if len(st.req.Messages) > 0 {
+		st.messages = append(st.messages, st.req.Messages...)
+		return nil
+	}
+	st.messages = append(st.messages, model.Message{Role: model.RoleUser, Content: input, Images: st.req.Images, CreatedAt: run.Now()})
+	return nil
+}
+
+// systemMessage builds the system message in agno's order (§1.5).
+func (st *runState) systemMessage() (string, error) {
+	s := st.spec
+	if s.SystemMessageFunc != nil || s.SystemMessage != "" {
+		msg := s.SystemMessage
+		if s.SystemMessageFunc != nil {
+			m, err := s.SystemMessageFunc(st.ctx, st.rc)
+			if err != nil {
+				return "", fmt.Errorf("system message: %w", err)
+			}
+			msg = m
+		}
+		if !s.NoResolveInContext {
+			msg = st.substitute(msg)
+		}
+		return msg, nil
+	}
+	if s.NoContext {
+		return "", nil
+	}
+	instructions := s.Instructions
+	if s.InstructionsFunc != nil {
+		more, err := s.InstructionsFunc(st.ctx, st.rc)
+		if err != nil {
+			return "", fmt.Errorf("instructions: %w", err)
+		}
+		instructions = append(append([]string(nil), instructions...), more...)
+	}
+	var info []string
+	if s.Markdown && s.OutputSchema == nil {
+		info = append(info, "Use markdown to format your answers.")
+	}
+	if s.AddDatetime {
+		now := time.Now()
+		if s.Timezone != nil {
+			now = now.In(s.Timezone)
+		}
+		info = append(info, fmt.Sprintf("The current time is %s.", now.Format("2006-01-02 15:04:05.000000")))
+	}
+	if s.Name != "" && s.AddNameToContext {
+		info = append(info, fmt.Sprintf("Your name is: %s.", s.Name))
+	}
+
+	var b strings.Builder
+	if s.Description != "" {
+		b.WriteString(s.Description + "\n")
+	}
+	if s.Role != "" {
+		b.WriteString("\n<your_role>\n" + s.Role + "\n</your_role>\n\n")
+	}
+	if len(instructions) > 0 {
+		if s.UseInstructionTags {
+			b.WriteString("<instructions>")
+			if len(instructions) > 1 {
+				for _, in := range instructions {
+					b.WriteString("\n- " + in)
+				}
+			} else {
+				b.WriteString("\n" + instructions[0])
+			}
+			b.WriteString("\n</instructions>\n\n")
+		} else if len(instructions) > 1 {
+			for _, in := range instructions {
+				b.WriteString("- " + in + "\n")
+			}
+		} else {
+			b.WriteString(instructions[0] + "\n\n")
+		}
+	}
+	if len(info) > 0 {
+		b.WriteString("<additional_information>")
+		for _, i := range info {
+			b.WriteString("\n- " + i)
+		}
+		b.WriteString("\n</additional_information>\n\n")
+	}
+	for _, ti := range s.toolInstr {
+		b.WriteString(ti + "\n")
+	}
+	if s.Sections != nil {
+		b.WriteString(s.Sections(st.rc))
+	}
+	content := b.String()
+	if !s.NoResolveInContext {
+		content = st.substitute(content)
+	}
+	b.Reset()
+	b.WriteString(content)
+	if s.ExpectedOutput != "" {
+		b.WriteString("<expected_output>\n" + strings.TrimSpace(s.ExpectedOutput) + "\n</expected_output>\n\n")
+	}
+	if s.AdditionalContext != "" {
+		b.WriteString(s.AdditionalContext + "\n")
+	}
+	if st.session != nil && st.session.Summary != nil && st.session.Summary.Summary != "" && s.AddSessionSummary {
+		b.WriteString("Here is a brief summary of your previous interactions:\n\n<summary_of_previous_interactions>\n")
+		b.WriteString(st.session.Summary.Summary)
+		b.WriteString("\n</summary_of_previous_interactions>\n\nNote: this information is from previous interactions and may be outdated. You should ALWAYS prefer information from this conversation over the past summary.\n\n")
+	}
+	if s.OutputSchema != nil && st.needsJSONPrompt() {
+		b.WriteString(jsonOutputPrompt(s.OutputSchema))
+	}
+	if s.AddSessionStateToContext {
+		b.WriteString("\n<session_state>\n" + pythonRepr(st.rc.StateSnapshot()) + "\n</session_state>\n\n")
+	}
+	return strings.TrimSpace(b.String()), nil
+}
+
+// needsJSONPrompt: a schema the provider cannot enforce is asked for in
+// the prompt (agno 3.3.15).
+func (st *runState) needsJSONPrompt() bool {
+	info := st.spec.Model.Info()
+	return !(info.NativeStructuredOutputs && !st.spec.UseJSONMode)
+}
+
+// responseFormat chooses the provider's structured-output mode (§1.9).
+func (st *runState) responseFormat(info model.Info) *model.ResponseFormat {
+	os := st.spec.OutputSchema
+	if os == nil {
+		return nil
+	}
+	if info.NativeStructuredOutputs && !st.spec.UseJSONMode {
+		return &model.ResponseFormat{Type: "json_schema", Name: os.Name, Schema: os.Schema, Strict: os.Strict}
+	}
+	if info.JSONMode {
+		return &model.ResponseFormat{Type: "json_object"}
+	}
+	return nil
+}
+
+// jsonOutputPrompt asks for JSON matching the schema, as agno's
+// get_json_output_prompt does for providers without native support.
+func jsonOutputPrompt(os *OutputSchema) string {
+	var schema struct {
+		Properties json.RawMessage `json:"properties"`
+	}
+	_ = json.Unmarshal(os.Schema, &schema)
+	var b strings.Builder
+	b.WriteString("Provide your output as a JSON containing the following fields:")
+	if len(schema.Properties) > 0 {
+		var props map[string]json.RawMessage
+		_ = json.Unmarshal(schema.Properties, &props)
+		names := make([]string, 0, len(props))
+		for k := range props {
+			names = append(names, k)
+		}
+		sort.Strings(names)
+		nb, _ := json.Marshal(names)
+		b.WriteString("\n<json_fields>\n" + string(nb) + "\n</json_fields>")
+		b.WriteString("\n\nHere are the properties for each field:\n<json_field_properties>\n")
+		pb, _ := json.MarshalIndent(props, "", "  ")
+		b.WriteString(string(pb) + "\n</json_field_properties>")
+	}
+	b.WriteString("\nStart your response with `{` and end it with `}`.")
+	b.WriteString("\nYour output will be passed to json.loads() to convert it to a Python object.")
+	b.WriteString("\nMake sure it only contains valid JSON.")
+	return b.String()
+}
+
+var varPattern = regexp.MustCompile(`\{([A-Za-z_][A-Za-z0-9_]*)\}`)
+
+// substitute replaces {var} from session state ▸ dependencies ▸ metadata
+// ▸ user_id; unknown names stay as written (agno's safe_substitute).
+func (st *runState) substitute(msg string) string {
+	if !strings.Contains(msg, "{") {
+		return msg
+	}
+	state := st.rc.StateSnapshot()
+	return varPattern.ReplaceAllStringFunc(msg, func(m string) string {
+		name := m[1 : len(m)-1]
+		for _, src := range []map[string]any{state, st.rc.Dependencies, st.rc.Metadata} {
+			if v, ok := src[name]; ok {
+				return pythonStr(v)
+			}
+		}
+		if name == "user_id" && st.rc.UserID != "" {
+			return st.rc.UserID
+		}
+		return m
+	})
+}
+
+// addHistory prepends earlier runs' messages of this session (§9).
+func (st *runState) addHistory() error {
+	s := st.spec
+	on := s.AddHistory
+	if st.req.AddHistory != nil {
+		on = *st.req.AddHistory
+	}
+	if !on || s.Store == nil {
+		return nil
+	}
+	q := storage.RunQuery{
+		SessionID:   st.out.SessionID,
+		ComponentID: s.ID,
+		TopLevel:    !st.req.HistoryOfChildRuns,
+		Status:      []run.Status{run.StatusCompleted},
+		Newest:      true,
+	}
+	if s.NumHistoryRuns > 0 {
+		q.Limit = s.NumHistoryRuns
+	}
+	recs, err := s.Store.ListRuns(st.ctx, q)
+	if err != nil {
+		return fmt.Errorf("read history: %w", err)
+	}
+	var hist []model.Message
+	for i := len(recs) - 1; i >= 0; i-- {
+		if recs[i].RunID == st.out.RunID {
+			continue
+		}
+		var past struct {
+			Messages []model.Message `json:"messages"`
+		}
+		if err := json.Unmarshal(recs[i].Data, &past); err != nil {
+			s.Logger.Warn("skipping unreadable run in history", "run_id", recs[i].RunID, "error", err)
+			continue
+		}
+		for _, m := range past.Messages {
+			if m.FromHistory || m.Role == st.spec.SystemMessageRole || m.Role == model.RoleSystem {
+				continue
+			}
+			m.FromHistory = true
+			hist = append(hist, m)
+		}
+	}
+	if s.NumHistoryMessages > 0 && len(hist) > s.NumHistoryMessages {
+		hist = hist[len(hist)-s.NumHistoryMessages:]
+		for len(hist) > 0 && hist[0].Role == model.RoleTool {
+			hist = hist[1:]
+		}
+	}
+	st.messages = append(st.messages, hist...)
+	return nil
+}

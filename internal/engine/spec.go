@@ -1,0 +1,238 @@
+// Package engine runs agents and team leaders: the model ↔ tool loop,
+// human-in-the-loop pauses and continues, hooks, retries, history, session
+// state and persistence. package agent and package team are its two
+// front ends; everything per run lives in a runState, never in the Spec,
+// so one Spec serves any number of concurrent runs.
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"reflect"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/agno-go/agno/model"
+	"github.com/agno-go/agno/run"
+	"github.com/agno-go/agno/storage"
+	"github.com/agno-go/agno/tool"
+)
+
+// Spec is the immutable description of an agent or a team leader.
+type Spec struct {
+	// Team switches events to their Team* names and runs to team runs.
+	Team bool
+	ID   string
+	Name string
+
+	Model     model.Model
+	Fallbacks Fallbacks
+
+	// System message.
+	SystemMessage      string
+	SystemMessageFunc  func(ctx context.Context, rc *run.Context) (string, error)
+	SystemMessageRole  model.Role
+	NoContext          bool // agno's build_context=False
+	Description        string
+	Role               string
+	Instructions       []string
+	InstructionsFunc   func(ctx context.Context, rc *run.Context) ([]string, error)
+	UseInstructionTags bool
+	Markdown           bool
+	AddNameToContext   bool
+	AddDatetime        bool
+	Timezone           *time.Location
+	ExpectedOutput     string
+	AdditionalContext  string
+	// Sections adds text after the tool instructions (team rosters).
+	Sections func(rc *run.Context) string
+	// NoResolveInContext turns off {var} substitution.
+	NoResolveInContext       bool
+	AddSessionStateToContext bool
+	// AddSessionSummary puts the stored session summary in the system
+	// message.
+	AddSessionSummary bool
+	AdditionalInput   []model.Message
+
+	// Tools.
+	Tools         []tool.Provider
+	ToolHooks     []tool.Hook
+	ToolCallLimit int
+	ToolChoice    *model.ToolChoice
+
+	// Sessions and state.
+	Store                 storage.Store
+	Canceller             run.Canceller
+	SessionState          map[string]any
+	OverwriteSessionState bool
+	Dependencies          map[string]any
+	Metadata              map[string]any
+	AddHistory            bool
+	NumHistoryRuns        int
+	NumHistoryMessages    int
+	StoreEvents           bool
+	EventsToSkip          []string
+	StoreHistoryMessages  bool
+	NoStoreToolMessages   bool
+
+	// Structured output.
+	OutputSchema *OutputSchema
+	UseJSONMode  bool
+	NoParse      bool
+
+	PreHooks  []PreHook
+	PostHooks []PostHook
+
+	Retries            int
+	RetryDelay         time.Duration
+	ExponentialBackoff bool
+
+	// ContinueMember resolves requirements that belong to a team member:
+	// it continues the member's run and returns the new delegate-tool
+	// result text, or further unresolved requirements.
+	ContinueMember func(ctx context.Context, rc *run.Context, reqs []*run.Requirement, emit run.Emitter) (content string, pending []*run.Requirement, err error)
+
+	Logger *slog.Logger
+
+	// Resolved at Prepare.
+	static     []*tool.Function
+	staticDefs []model.ToolDefinition
+	dynamic    []tool.Provider
+	toolInstr  []string
+	skip       map[string]bool
+}
+
+// Fallbacks are models tried when the primary fails (agno's
+// FallbackConfig). A rate limit uses OnRateLimit (else OnError); a
+// context overflow only OnContextOverflow; other 4xx never fall back.
+type Fallbacks struct {
+	OnError           []model.Model
+	OnRateLimit       []model.Model
+	OnContextOverflow []model.Model
+}
+
+// PreHook runs before the model; it may change the input. A *CheckError
+// ends the run with status ERROR (no retry); other errors are logged.
+type PreHook func(ctx context.Context, in *HookInput) error
+
+// PostHook runs after a successful run; a *CheckError fails the run.
+type PostHook func(ctx context.Context, out *run.Output) error
+
+// HookInput is what a pre-hook sees and may change.
+type HookInput struct {
+	Input      string
+	RunContext *run.Context
+}
+
+// CheckError is a guardrail verdict (agno's InputCheckError /
+// OutputCheckError).
+type CheckError struct {
+	Message string
+	// Trigger names the check that fired (agno's check_trigger).
+	Trigger string
+	// Output marks an output check.
+	Output bool
+}
+
+func (e *CheckError) Error() string { return e.Message }
+
+func (e *CheckError) typeName() string {
+	if e.Output {
+		return "OutputCheckError"
+	}
+	return "InputCheckError"
+}
+
+// OutputSchema asks the model for structured output. Type, when set, is
+// the Go type content is decoded into; else content becomes a map.
+type OutputSchema struct {
+	Name   string
+	Schema json.RawMessage
+	Strict bool
+	Type   reflect.Type
+}
+
+// Prepare validates the spec and resolves static tools, so runs only do
+// per-run work. It must be called once before Execute.
+func (s *Spec) Prepare() error {
+	if s.SystemMessageRole == "" {
+		s.SystemMessageRole = model.RoleSystem
+	}
+	if s.Canceller == nil {
+		s.Canceller = run.DefaultCanceller
+	}
+	if s.Logger == nil {
+		s.Logger = slog.Default()
+	}
+	if s.NumHistoryRuns == 0 && s.NumHistoryMessages == 0 {
+		s.NumHistoryRuns = 3
+	}
+	s.skip = map[string]bool{}
+	if s.EventsToSkip == nil {
+		s.skip["RunContent"] = true
+	}
+	for _, e := range s.EventsToSkip {
+		s.skip[e] = true
+	}
+	seen := map[string]bool{}
+	for _, p := range s.Tools {
+		if _, ok := p.(tool.Connector); ok {
+			s.dynamic = append(s.dynamic, p)
+			continue
+		}
+		fns, err := p.Functions(context.Background())
+		if err != nil {
+			return err
+		}
+		for _, f := range fns {
+			if err := f.Validate(); err != nil {
+				return err
+			}
+			if seen[f.Name] {
+				continue // first wins, as in agno
+			}
+			seen[f.Name] = true
+			s.static = append(s.static, f)
+			if f.AddInstructions && f.Instructions != "" {
+				s.toolInstr = append(s.toolInstr, f.Instructions)
+			}
+		}
+		if tk, ok := p.(interface{ Instructions() string }); ok {
+			if in := tk.Instructions(); in != "" {
+				s.toolInstr = append(s.toolInstr, in)
+			}
+		}
+	}
+	s.staticDefs = definitions(s.static)
+	return nil
+}
+
+// definitions returns tool definitions sorted by name (stable prompts for
+// provider caching, as agno sends them).
+func definitions(fns []*tool.Function) []model.ToolDefinition {
+	defs := make([]model.ToolDefinition, len(fns))
+	for i, f := range fns {
+		defs[i] = f.Definition()
+	}
+	for i := 1; i < len(defs); i++ {
+		for j := i; j > 0 && defs[j].Name < defs[j-1].Name; j-- {
+			defs[j], defs[j-1] = defs[j-1], defs[j]
+		}
+	}
+	return defs
+}
+
+// FuncName names a hook function for events.
+func FuncName(fn any) string {
+	v := reflect.ValueOf(fn)
+	if v.Kind() != reflect.Func {
+		return ""
+	}
+	name := runtime.FuncForPC(v.Pointer()).Name()
+	if i := strings.LastIndex(name, "/"); i >= 0 {
+		name = name[i+1:]
+	}
+	return name
+}

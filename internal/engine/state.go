@@ -1,0 +1,137 @@
+package engine
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/agno-go/agno/model"
+	"github.com/agno-go/agno/run"
+	"github.com/agno-go/agno/storage"
+	"github.com/agno-go/agno/tool"
+)
+
+// runState is everything one run owns.
+type runState struct {
+	spec *Spec
+	req  *run.Request
+	out  *run.Output
+	rc   *run.Context
+
+	ctx    context.Context
+	cancel context.CancelCauseFunc
+
+	stream       bool
+	streamEvents bool
+	emit         run.Emitter
+	consumerGone bool
+
+	messages  []model.Message
+	functions []*tool.Function
+	defs      []model.ToolDefinition
+	connected []tool.Connector
+
+	toolCalls int
+	started   time.Time
+
+	// stateAtLoad is the session state as loaded, to write back only what
+	// this run changed.
+	stateAtLoad map[string]any
+	session     *storage.Session
+
+	// content accumulated across loop iterations.
+	content   []byte
+	reasoning []byte
+
+	mu sync.Mutex // guards out.Events appends from concurrent emitters
+
+	// storedEvents counts events already in storage (a continued run).
+	storedEvents int
+	onDone       []func()
+	// stopAfter: a call resolved on continue had stop_after_tool_call.
+	stopAfter bool
+}
+
+// base returns the identity fields every event of this run carries.
+func (s *runState) base() run.EventBase {
+	b := run.EventBase{
+		RunID:       s.out.RunID,
+		SessionID:   s.out.SessionID,
+		ParentRunID: s.out.ParentRunID,
+		NestedDepth: s.req.NestedDepth,
+	}
+	if s.spec.Team {
+		b.TeamID, b.TeamName = s.spec.ID, s.spec.Name
+	} else {
+		b.AgentID, b.AgentName = s.spec.ID, s.spec.Name
+	}
+	s.req.Workflow.Apply(&b)
+	return b
+}
+
+// send emits one of this run's own events. Events are recorded for
+// storage when store_events is on and the kind is not skipped.
+func (s *runState) send(e run.Event) {
+	run.Stamp(e)
+	s.record(e)
+	if s.consumerGone || s.emit == nil {
+		return
+	}
+	if !s.emit(e) {
+		s.consumerGone = true
+		s.cancel(context.Canceled)
+	}
+}
+
+// forward passes a nested run's event (a member, a sub-agent) through
+// unchanged, as agno bubbles them; only workflow tags are added.
+func (s *runState) forward(e run.Event) bool {
+	if s.req.Workflow != nil {
+		b := e.Base()
+		if b.WorkflowRunID == "" {
+			s.req.Workflow.Apply(b)
+		}
+	}
+	s.record(e)
+	if s.consumerGone || s.emit == nil {
+		return !s.consumerGone
+	}
+	if !s.emit(e) {
+		s.consumerGone = true
+		s.cancel(context.Canceled)
+		return false
+	}
+	return true
+}
+
+func (s *runState) record(e run.Event) {
+	if !s.spec.StoreEvents || s.spec.skip[e.Kind()] || s.spec.skip[trimTeam(e.Kind())] {
+		return
+	}
+	s.mu.Lock()
+	s.out.Events = append(s.out.Events, e)
+	s.mu.Unlock()
+}
+
+func trimTeam(k string) string {
+	if len(k) > 4 && k[:4] == "Team" {
+		return k[4:]
+	}
+	return k
+}
+
+// wantsEvent reports whether an optional (stream_events-only) event is
+// emitted or stored; building it is skipped otherwise.
+func (s *runState) wantsEvent() bool {
+	return (s.streamEvents && s.emit != nil) || s.spec.StoreEvents
+}
+
+// sendOptional emits an event that only appears with stream_events.
+func (s *runState) sendOptional(e run.Event) {
+	if !s.streamEvents {
+		run.Stamp(e)
+		s.record(e)
+		return
+	}
+	s.send(e)
+}

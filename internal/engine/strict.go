@@ -1,0 +1,71 @@
+package engine
+
+import (
+	"encoding/json"
+
+	"github.com/agno-go/agno/run"
+)
+
+// Strict rewrites a JSON schema for strict structured output, as agno's
+// process_schema_for_strict does: every object gets
+// additionalProperties:false and lists all its properties as required.
+func Strict(raw json.RawMessage) (json.RawMessage, error) {
+	var v any
+	if err := run.DecodeJSON(raw, &v); err != nil {
+		return nil, err
+	}
+	strictify(v)
+	return json.Marshal(v)
+}
+
+func strictify(v any) {
+	switch x := v.(type) {
+	case map[string]any:
+		if props, ok := x["properties"].(map[string]any); ok {
+			x["additionalProperties"] = false
+			req := make([]any, 0, len(props))
+			for _, k := range orderedProps(x, props) {
+				req = append(req, k)
+			}
+			x["required"] = req
+		}
+		for _, child := range x {
+			strictify(child)
+		}
+	case []any:
+		for _, e := range x {
+			strictify(e)
+		}
+	}
+}
+
+// orderedProps keeps an existing required order and appends the rest
+// sorted, so output is deterministic.
+func orderedProps(obj, props map[string]any) []string {
+	seen := map[string]bool{}
+	var out []string
+	if req, ok := obj["required"].([]any); ok {
+		for _, r := range req {
+			if s, ok := r.(string); ok && props[s] != nil && !seen[s] {
+				seen[s] = true
+				out = append(out, s)
+			}
+		}
+	}
+	var rest []string
+	for k := range props {
+		if !seen[k] {
+			rest = append(rest, k)
+		}
+	}
+	sortStrings(rest)
+	return append(out, rest...)
+}
+
+func sortStrings(s []string) {
+	for i := 1; i < len(s); i++ {
+		for j := i; j > 0 && s[j] < s[j-1]; j-- {
+			s[j], s[j-1] = s[j-1], s[j]
+		}
+	}
+}

@@ -1,0 +1,142 @@
+package run
+
+import (
+	"errors"
+
+	"github.com/agno-go/agno/model"
+)
+
+// Errors for misuse of the run API. Run failures are not Go errors: they
+// come back as an Output with status ERROR.
+var (
+	// ErrNotPaused: Continue on a run that is not paused.
+	ErrNotPaused = errors.New("run is not paused")
+	// ErrUnresolved: Continue with requirements still unanswered.
+	ErrUnresolved = errors.New("run has unresolved requirements")
+	// ErrNotFound: no run with that id.
+	ErrNotFound = errors.New("run not found")
+	// ErrNoStorage: the operation needs a Store.
+	ErrNoStorage = errors.New("no storage configured")
+)
+
+// Request is one call to run an agent or team.
+type Request struct {
+	// Input is the user message.
+	Input string
+	// Messages, when set, are sent after history instead of a user message
+	// built from Input (agno's list-of-messages input).
+	Messages []model.Message
+	Images   []model.Image
+
+	RunID       string
+	SessionID   string
+	UserID      string
+	ParentRunID string
+
+	SessionState     map[string]any
+	Dependencies     map[string]any
+	Metadata         map[string]any
+	KnowledgeFilters map[string]any
+
+	// Stream asks the model for a streamed response (token deltas).
+	Stream bool
+	// StreamEvents emits the full event set, not just content.
+	StreamEvents bool
+	// AddHistory overrides the agent's add_history_to_context.
+	AddHistory *bool
+	// HistoryOfChildRuns reads history from runs that have a parent (a
+	// team member reading its runs from the team session).
+	HistoryOfChildRuns bool
+	// Workflow tags events and runs executed as a workflow step.
+	Workflow *WorkflowTags
+	// NestedDepth is 0 for top-level runs.
+	NestedDepth int
+}
+
+// WorkflowTags are the workflow fields stamped on events of a step's
+// executor.
+type WorkflowTags struct {
+	WorkflowID    string
+	WorkflowName  string
+	WorkflowRunID string
+	StepID        string
+	StepName      string
+	StepIndex     *int
+	ParentStepID  string
+}
+
+// Apply copies the tags into an event base.
+func (w *WorkflowTags) Apply(b *EventBase) {
+	if w == nil {
+		return
+	}
+	b.WorkflowID = w.WorkflowID
+	b.WorkflowRunID = w.WorkflowRunID
+	b.StepID = w.StepID
+	b.StepName = w.StepName
+	b.StepIndex = w.StepIndex
+	if w.ParentStepID != "" {
+		b.ParentStepID = w.ParentStepID
+	}
+}
+
+// Option sets a field of a Request.
+type Option func(*Request)
+
+// WithSessionID runs in the given session (a new one is created when it
+// does not exist).
+func WithSessionID(id string) Option { return func(r *Request) { r.SessionID = id } }
+
+// WithUserID sets the user.
+func WithUserID(id string) Option { return func(r *Request) { r.UserID = id } }
+
+// WithRunID fixes the run id (default: a new UUID).
+func WithRunID(id string) Option { return func(r *Request) { r.RunID = id } }
+
+// WithSessionState merges state into the session state for this run.
+func WithSessionState(s map[string]any) Option { return func(r *Request) { r.SessionState = s } }
+
+// WithDependencies sets run dependencies.
+func WithDependencies(d map[string]any) Option { return func(r *Request) { r.Dependencies = d } }
+
+// WithMetadata sets run metadata (the agent's own metadata wins on
+// conflicts, as in agno).
+func WithMetadata(m map[string]any) Option { return func(r *Request) { r.Metadata = m } }
+
+// WithImages attaches images to the user message.
+func WithImages(imgs ...model.Image) Option {
+	return func(r *Request) { r.Images = append(r.Images, imgs...) }
+}
+
+// WithMessages sends these messages instead of a user message.
+func WithMessages(msgs ...model.Message) Option {
+	return func(r *Request) { r.Messages = append(r.Messages, msgs...) }
+}
+
+// WithStreamEvents emits the full event set in streams.
+func WithStreamEvents(on bool) Option { return func(r *Request) { r.StreamEvents = on } }
+
+// WithHistory overrides add_history_to_context for this run.
+func WithHistory(on bool) Option { return func(r *Request) { r.AddHistory = &on } }
+
+// WithParentRunID marks the run as a child of another run.
+func WithParentRunID(id string) Option { return func(r *Request) { r.ParentRunID = id } }
+
+// ContinueRequest continues a paused run.
+type ContinueRequest struct {
+	// RunID names the paused run (loaded from storage); or pass Output.
+	RunID     string
+	SessionID string
+	UserID    string
+	Output    *Output
+	// Requirements are the resolved requirements (matched by id).
+	Requirements []*Requirement
+	// Tools are resolved tool executions (agno's legacy updated_tools,
+	// and the AgentOS `tools` form field), matched by tool_call_id.
+	Tools []*ToolExecution
+
+	Stream       bool
+	StreamEvents bool
+	Dependencies map[string]any
+	Metadata     map[string]any
+}
