@@ -241,7 +241,7 @@ func (st *runState) resume() error {
 	if err := st.restoreHistory(); err != nil {
 		return err
 	}
-	st.content = append(st.content[:0], "" ...)
+	st.content = append(st.content[:0], ""...)
 	if err := st.applyToolUpdates(); err != nil {
 		return err
 	}
