@@ -22,6 +22,11 @@ type Context struct {
 	WorkflowID   string
 	WorkflowName string
 
+	// Stream and StreamEvents tell tools that start nested runs how the
+	// enclosing run is being consumed.
+	Stream       bool
+	StreamEvents bool
+
 	Dependencies     map[string]any
 	Metadata         map[string]any
 	KnowledgeFilters map[string]any

@@ -47,6 +47,10 @@ type Request struct {
 	// HistoryOfChildRuns reads history from runs that have a parent (a
 	// team member reading its runs from the team session).
 	HistoryOfChildRuns bool
+	// Nested marks a run inside another run's session (a team member, a
+	// sub-agent, a workflow step): it does not write the session; the
+	// parent stores the run.
+	Nested bool
 	// Workflow tags events and runs executed as a workflow step.
 	Workflow *WorkflowTags
 	// NestedDepth is 0 for top-level runs.
@@ -139,4 +143,11 @@ type ContinueRequest struct {
 	StreamEvents bool
 	Dependencies map[string]any
 	Metadata     map[string]any
+	// SessionState is merged over the stored state (a team hands a member
+	// its copy of the team state).
+	SessionState map[string]any
+	// Nested: see Request.Nested.
+	Nested bool
+	// Workflow tags events of a step's executor.
+	Workflow *WorkflowTags
 }

@@ -37,6 +37,7 @@ func (s *Spec) Continue(ctx context.Context, req *run.ContinueRequest, emit run.
 	rreq := &run.Request{
 		RunID: out.RunID, SessionID: out.SessionID, UserID: out.UserID, ParentRunID: out.ParentRunID,
 		Dependencies: req.Dependencies, Metadata: req.Metadata, Stream: req.Stream, StreamEvents: req.StreamEvents,
+		SessionState: req.SessionState, Nested: req.Nested, Workflow: req.Workflow,
 	}
 	if req.UserID != "" {
 		rreq.UserID = req.UserID

@@ -136,6 +136,7 @@ func (st *runState) begin(parent context.Context) error {
 	// Agent metadata wins over call-site metadata, as in agno.
 	st.rc.Metadata = mergeMaps(st.req.Metadata, s.Metadata)
 	st.rc.KnowledgeFilters = st.req.KnowledgeFilters
+	st.rc.Stream, st.rc.StreamEvents = st.stream, st.streamEvents
 	st.out.Metadata = st.rc.Metadata
 	st.ctx = run.WithContext(st.ctx, st.rc)
 
@@ -166,7 +167,7 @@ func mergeMaps(low, high map[string]any) map[string]any {
 func (st *runState) loadSession() error {
 	s := st.spec
 	state := map[string]any{}
-	if s.Store != nil {
+	if s.Store != nil && !st.req.Nested {
 		sess := &storage.Session{
 			SessionID:    st.out.SessionID,
 			SessionType:  st.sessionType(),
@@ -191,7 +192,7 @@ func (st *runState) loadSession() error {
 		if !s.OverwriteSessionState && stored.SessionState != nil {
 			state = run.CloneMap(stored.SessionState)
 		}
-	} else if s.SessionState != nil {
+	} else if s.SessionState != nil && !st.req.Nested {
 		state = run.CloneMap(s.SessionState)
 	}
 	st.stateAtLoad = run.CloneMap(state)
