@@ -217,6 +217,16 @@ func (a *Agent) ID() string { return a.cfg.ID }
 // Name returns the agent name.
 func (a *Agent) Name() string { return a.cfg.Name }
 
+// Role returns the agent's role in a team.
+func (a *Agent) Role() string { return a.cfg.Role }
+
+// Description returns the agent's description.
+func (a *Agent) Description() string { return a.cfg.Description }
+
+// ToolNames lists the names of the agent's static tools (connection-backed
+// toolkits are listed when connected at run time).
+func (a *Agent) ToolNames() []string { return a.spec.ToolNames() }
+
 // Config returns the configuration the agent was built with (with the id
 // filled in).
 func (a *Agent) Config() Config { return a.cfg }

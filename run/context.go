@@ -10,8 +10,12 @@ import (
 // never appears in a tool's schema. Session state may be touched by tool
 // calls running in parallel, so it is only reached through its methods.
 type Context struct {
-	RunID       string
-	SessionID   string
+	RunID     string
+	SessionID string
+	// NestedDepth is 0 for a top-level run, +1 per nesting level.
+	NestedDepth int
+	// Input is the run's input text (after pre-hooks).
+	Input       string
 	UserID      string
 	ParentRunID string
 
@@ -31,8 +35,27 @@ type Context struct {
 	Metadata         map[string]any
 	KnowledgeFilters map[string]any
 
-	mu    sync.Mutex
-	state map[string]any
+	mu     sync.Mutex
+	state  map[string]any
+	values map[any]any
+}
+
+// Value returns per-run data stored by tools with SetValue (not part of
+// the session state; never persisted).
+func (c *Context) Value(key any) any {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.values[key]
+}
+
+// SetValue stores per-run data for later tool calls of the same run.
+func (c *Context) SetValue(key, v any) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.values == nil {
+		c.values = map[any]any{}
+	}
+	c.values[key] = v
 }
 
 // NewContext returns a run context owning a copy of state.

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/agno-go/agno/model"
 	"github.com/agno-go/agno/run"
@@ -349,7 +348,12 @@ func (st *runState) applyToolUpdates() error {
 		if st.spec.ContinueMember == nil {
 			return fmt.Errorf("continue: run %s has member requirements but no team to resolve them", st.out.RunID)
 		}
-		content, pending, err := st.spec.ContinueMember(st.ctx, st.rc, member, st.forward)
+		res, err := st.spec.ContinueMember(st.ctx, &MemberContinuation{
+			RunContext:   st.rc,
+			Requirements: member,
+			MemberRun:    st.memberRun,
+			Emit:         st.forward,
+		})
 		if err != nil {
 			return err
 		}
@@ -358,31 +362,28 @@ func (st *runState) applyToolUpdates() error {
 				t.RequiresConfirmation, t.RequiresUserInput, t.ExternalExecutionRequired = false, false, false
 			}
 		}
-		st.out.Requirements = append(st.out.Requirements, pending...)
-		st.rewriteDelegateResult(member, content)
+		for _, o := range res.Runs {
+			st.addChildRun(o)
+		}
+		st.out.Requirements = append(st.out.Requirements, res.Pending...)
+		st.rewriteDelegateResult(member, res.Content)
 	}
 	return nil
 }
 
-// rewriteDelegateResult replaces the delegate tool's "requires human
-// input" message with the member's result after resolution.
-func (st *runState) rewriteDelegateResult(member []*run.Requirement, content string) {
-	runIDs := map[string]bool{}
-	for _, r := range member {
-		runIDs[r.MemberRunID] = true
-	}
-	for i := len(st.out.Tools) - 1; i >= 0; i-- {
-		t := st.out.Tools[i]
-		if runIDs[t.ChildRunID] {
-			t.SetResult(content)
-			for j := range st.messages {
-				if st.messages[j].Role == model.RoleTool && st.messages[j].ToolCallID == t.ToolCallID {
-					st.messages[j].Content = content
-				}
+// rewriteDelegateResult replaces the result of every delegate tool call
+// that said a member "requires human input" with the members' results
+// after resolution (agno's _prepare_member_hitl_continuation).
+func (st *runState) rewriteDelegateResult(_ []*run.Requirement, content string) {
+	for _, t := range st.out.Tools {
+		if !strings.Contains(strings.ToLower(t.ResultText()), "requires human input") {
+			continue
+		}
+		t.SetResult(content)
+		for j := range st.messages {
+			if st.messages[j].Role == model.RoleTool && st.messages[j].ToolCallID == t.ToolCallID {
+				st.messages[j].Content = content
 			}
-			return
 		}
 	}
 }
-
-var _ = time.Now

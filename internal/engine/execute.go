@@ -137,6 +137,7 @@ func (st *runState) begin(parent context.Context) error {
 	st.rc.Metadata = mergeMaps(st.req.Metadata, s.Metadata)
 	st.rc.KnowledgeFilters = st.req.KnowledgeFilters
 	st.rc.Stream, st.rc.StreamEvents = st.stream, st.streamEvents
+	st.rc.NestedDepth = st.req.NestedDepth
 	st.out.Metadata = st.rc.Metadata
 	st.ctx = run.WithContext(st.ctx, st.rc)
 
@@ -225,16 +226,57 @@ func (st *runState) attempt() error {
 	if err := st.runPreHooks(&input); err != nil {
 		return err
 	}
+	st.rc.Input = input
 	if err := st.resolveTools(); err != nil {
 		return err
 	}
 	if err := st.buildMessages(input); err != nil {
 		return err
 	}
-	if err := st.loop(); err != nil {
+	if err := st.iterate(); err != nil {
 		return err
 	}
 	return st.settle()
+}
+
+// iterate runs the model loop, inside the spec's outer loop if it has
+// one. Running out of iterations is not an error (agno logs it).
+func (st *runState) iterate() error {
+	it := st.spec.Iterations
+	if it == nil {
+		return st.loop()
+	}
+	for i := 1; i <= it.Max; i++ {
+		if it.Before != nil {
+			msg, evs := it.Before(st.rc, i)
+			st.sendAll(evs)
+			if msg != "" {
+				st.messages = append(st.messages, model.Message{Role: model.RoleUser, Content: msg, CreatedAt: run.Now()})
+			}
+		}
+		if err := st.loop(); err != nil {
+			return err
+		}
+		if st.pausedTools() || len(st.out.ActiveRequirements()) > 0 {
+			return nil
+		}
+		evs, done := it.After(st.rc, i)
+		st.sendAll(evs)
+		if done {
+			return nil
+		}
+	}
+	st.spec.Logger.Warn(fmt.Sprintf("Reached max_iterations (%d) without completing all tasks.", it.Max), "run_id", st.out.RunID)
+	return nil
+}
+
+// sendAll emits hook events (stream_events only) with this run's base.
+func (st *runState) sendAll(evs []run.Event) {
+	for _, e := range evs {
+		b := e.Base()
+		*b = st.base()
+		st.sendOptional(e)
+	}
 }
 
 // settle turns the loop's result into the output: content, pause, parse,
@@ -397,7 +439,7 @@ func (st *runState) conclude(err error) *run.Output {
 			Metadata:         st.out.Metadata,
 			Metrics:          st.out.Metrics,
 			SessionState:     st.rc.StateSnapshot(),
-			MemberResponses:  st.out.MemberResponses,
+			MemberResponses:  st.storedMembers(),
 		})
 	case st.cancelled(err):
 		st.out.Status = run.StatusCancelled
@@ -508,10 +550,13 @@ func (st *runState) persist(final bool) {
 	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(st.ctx), 30*time.Second)
 	defer cancel()
-	events := st.out.Events
+	events, members := st.out.Events, st.out.MemberResponses
 	st.out.Events = nil
+	if !s.StoreMemberResponses {
+		st.out.MemberResponses = nil
+	}
 	data, err := json.Marshal(st.out)
-	st.out.Events = events
+	st.out.Events, st.out.MemberResponses = events, members
 	if err != nil {
 		s.Logger.Error("encode run", "run_id", st.out.RunID, "error", err)
 		return
@@ -568,6 +613,78 @@ func (st *runState) persist(final bool) {
 	if err != nil {
 		s.Logger.Error("store session", "session_id", st.out.SessionID, "error", err)
 	}
+}
+
+// storedMembers are the member responses a completion carries: only when
+// they are stored, as agno.
+func (st *runState) storedMembers() []*run.Output {
+	if st.spec.StoreMemberResponses {
+		return st.out.MemberResponses
+	}
+	return nil
+}
+
+// addChildRun records a nested run the tool started: team runs keep it as a
+// member response, and it is stored as its own row under this run.
+func (st *runState) addChildRun(o *run.Output) {
+	if st.spec.Team {
+		replaced := false
+		for i, m := range st.out.MemberResponses {
+			if m.RunID == o.RunID {
+				st.out.MemberResponses[i], replaced = o, true
+			}
+		}
+		if !replaced {
+			st.out.MemberResponses = append(st.out.MemberResponses, o)
+		}
+	}
+	s := st.spec
+	if s.Store == nil || st.session == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(st.ctx), 30*time.Second)
+	defer cancel()
+	data, err := json.Marshal(o)
+	if err != nil {
+		s.Logger.Error("encode member run", "run_id", o.RunID, "error", err)
+		return
+	}
+	component := o.AgentID
+	if o.TeamID != "" {
+		component = o.TeamID
+	}
+	rec := &storage.Run{
+		RunID: o.RunID, SessionID: st.out.SessionID, ParentRunID: st.out.RunID,
+		SessionType: st.session.SessionType, ComponentID: component, UserID: o.UserID,
+		Status: o.Status, CreatedAt: o.CreatedAt, Data: data,
+	}
+	if err := s.Store.PutRun(ctx, rec); err != nil {
+		s.Logger.Error("store member run", "run_id", o.RunID, "error", err)
+	}
+}
+
+// memberRun finds a member's run by id.
+func (st *runState) memberRun(runID string) (*run.Output, error) {
+	for _, m := range st.out.MemberResponses {
+		if m.RunID == runID {
+			return m, nil
+		}
+	}
+	if st.spec.Store == nil {
+		return nil, fmt.Errorf("member run %s: %w", runID, run.ErrNotFound)
+	}
+	rec, err := st.spec.Store.GetRun(st.ctx, runID)
+	if errors.Is(err, storage.ErrNotFound) {
+		return nil, fmt.Errorf("member run %s: %w", runID, run.ErrNotFound)
+	}
+	if err != nil {
+		return nil, err
+	}
+	out := &run.Output{}
+	if err := json.Unmarshal(rec.Data, out); err != nil {
+		return nil, fmt.Errorf("member run %s is unreadable: %w", runID, err)
+	}
+	return out, nil
 }
 
 // diffState returns the top-level keys this run set or removed, so

@@ -235,6 +235,12 @@ func (st *runState) execute(batch []*call) error {
 		st.invokeConcurrently(runnable)
 	}
 	if err := st.ctx.Err(); err != nil {
+		// Nested runs the tools started are kept even when cancelled.
+		for _, c := range runnable {
+			for _, child := range c.result.ChildRuns {
+				st.addChildRun(child)
+			}
+		}
 		return context.Cause(st.ctx)
 	}
 	for _, c := range batch {
@@ -299,6 +305,12 @@ func (st *runState) completeTool(c *call) {
 		} else {
 			content = c.result.Content
 			e.ChildRunID = c.result.ChildRunID
+			for _, child := range c.result.ChildRuns {
+				st.addChildRun(child)
+				if e.ChildRunID == "" {
+					e.ChildRunID = child.RunID
+				}
+			}
 			if len(c.result.Requirements) > 0 {
 				st.out.Requirements = append(st.out.Requirements, c.result.Requirements...)
 			}

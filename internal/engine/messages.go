@@ -59,27 +59,12 @@ func (st *runState) systemMessage() (string, error) {
 	if s.NoContext {
 		return "", nil
 	}
-	instructions := s.Instructions
-	if s.InstructionsFunc != nil {
-		more, err := s.InstructionsFunc(st.ctx, st.rc)
-		if err != nil {
-			return "", fmt.Errorf("instructions: %w", err)
-		}
-		instructions = append(append([]string(nil), instructions...), more...)
+	if s.Team {
+		return st.teamSystemMessage()
 	}
-	var info []string
-	if s.Markdown && s.OutputSchema == nil {
-		info = append(info, "Use markdown to format your answers.")
-	}
-	if s.AddDatetime {
-		now := time.Now()
-		if s.Timezone != nil {
-			now = now.In(s.Timezone)
-		}
-		info = append(info, fmt.Sprintf("The current time is %s.", now.Format("2006-01-02 15:04:05.000000")))
-	}
-	if s.Name != "" && s.AddNameToContext {
-		info = append(info, fmt.Sprintf("Your name is: %s.", s.Name))
+	instructions, info, err := st.instructionsAndInfo()
+	if err != nil {
+		return "", err
 	}
 
 	var b strings.Builder
@@ -89,37 +74,10 @@ func (st *runState) systemMessage() (string, error) {
 	if s.Role != "" {
 		b.WriteString("\n<your_role>\n" + s.Role + "\n</your_role>\n\n")
 	}
-	if len(instructions) > 0 {
-		if s.UseInstructionTags {
-			b.WriteString("<instructions>")
-			if len(instructions) > 1 {
-				for _, in := range instructions {
-					b.WriteString("\n- " + in)
-				}
-			} else {
-				b.WriteString("\n" + instructions[0])
-			}
-			b.WriteString("\n</instructions>\n\n")
-		} else if len(instructions) > 1 {
-			for _, in := range instructions {
-				b.WriteString("- " + in + "\n")
-			}
-		} else {
-			b.WriteString(instructions[0] + "\n\n")
-		}
-	}
-	if len(info) > 0 {
-		b.WriteString("<additional_information>")
-		for _, i := range info {
-			b.WriteString("\n- " + i)
-		}
-		b.WriteString("\n</additional_information>\n\n")
-	}
+	writeInstructions(&b, instructions, s.UseInstructionTags)
+	writeInfo(&b, info)
 	for _, ti := range s.toolInstr {
 		b.WriteString(ti + "\n")
-	}
-	if s.Sections != nil {
-		b.WriteString(s.Sections(st.rc))
 	}
 	content := b.String()
 	if !s.NoResolveInContext {
@@ -133,11 +91,7 @@ func (st *runState) systemMessage() (string, error) {
 	if s.AdditionalContext != "" {
 		b.WriteString(s.AdditionalContext + "\n")
 	}
-	if st.session != nil && st.session.Summary != nil && st.session.Summary.Summary != "" && s.AddSessionSummary {
-		b.WriteString("Here is a brief summary of your previous interactions:\n\n<summary_of_previous_interactions>\n")
-		b.WriteString(st.session.Summary.Summary)
-		b.WriteString("\n</summary_of_previous_interactions>\n\nNote: this information is from previous interactions and may be outdated. You should ALWAYS prefer information from this conversation over the past summary.\n\n")
-	}
+	st.writeSummary(&b)
 	if s.OutputSchema != nil && st.needsJSONPrompt() {
 		b.WriteString(jsonOutputPrompt(s.OutputSchema))
 	}
@@ -145,6 +99,123 @@ func (st *runState) systemMessage() (string, error) {
 		b.WriteString("\n<session_state>\n" + pythonRepr(st.rc.StateSnapshot()) + "\n</session_state>\n\n")
 	}
 	return strings.TrimSpace(b.String()), nil
+}
+
+// instructionsAndInfo resolves the instruction list and the
+// <additional_information> bullets.
+func (st *runState) instructionsAndInfo() (instructions, info []string, err error) {
+	s := st.spec
+	instructions = s.Instructions
+	if s.InstructionsFunc != nil {
+		more, err := s.InstructionsFunc(st.ctx, st.rc)
+		if err != nil {
+			return nil, nil, fmt.Errorf("instructions: %w", err)
+		}
+		instructions = append(append([]string(nil), instructions...), more...)
+	}
+	if s.Markdown && s.OutputSchema == nil {
+		info = append(info, "Use markdown to format your answers.")
+	}
+	if s.AddDatetime {
+		now := time.Now()
+		if s.Timezone != nil {
+			now = now.In(s.Timezone)
+		}
+		info = append(info, fmt.Sprintf("The current time is %s.", now.Format("2006-01-02 15:04:05.000000")))
+	}
+	if s.Name != "" && s.AddNameToContext {
+		info = append(info, fmt.Sprintf("Your name is: %s.", s.Name))
+	}
+	return instructions, info, nil
+}
+
+func writeInstructions(b *strings.Builder, instructions []string, tags bool) {
+	if len(instructions) == 0 {
+		return
+	}
+	switch {
+	case tags:
+		b.WriteString("<instructions>")
+		if len(instructions) > 1 {
+			for _, in := range instructions {
+				b.WriteString("\n- " + in)
+			}
+		} else {
+			b.WriteString("\n" + instructions[0])
+		}
+		b.WriteString("\n</instructions>\n\n")
+	case len(instructions) > 1:
+		for _, in := range instructions {
+			b.WriteString("- " + in + "\n")
+		}
+	default:
+		b.WriteString(instructions[0] + "\n\n")
+	}
+}
+
+func writeInfo(b *strings.Builder, info []string) {
+	if len(info) == 0 {
+		return
+	}
+	b.WriteString("<additional_information>")
+	for _, i := range info {
+		b.WriteString("\n- " + i)
+	}
+	b.WriteString("\n</additional_information>\n\n")
+}
+
+func (st *runState) writeSummary(b *strings.Builder) {
+	if st.session == nil || st.session.Summary == nil || st.session.Summary.Summary == "" || !st.spec.AddSessionSummary {
+		return
+	}
+	b.WriteString("Here is a brief summary of your previous interactions:\n\n<summary_of_previous_interactions>\n")
+	b.WriteString(st.session.Summary.Summary)
+	b.WriteString("\n</summary_of_previous_interactions>\n\nNote: this information is from previous interactions and may be outdated. You should ALWAYS prefer information from this conversation over the past summary.\n\n")
+}
+
+// teamSystemMessage builds a team leader's system message in agno's team
+// order: team context, description, role, instructions, summary, then
+// additional information, tool instructions, expected output, additional
+// context, session state and the JSON prompt; {var} substitution last.
+func (st *runState) teamSystemMessage() (string, error) {
+	s := st.spec
+	instructions, info, err := st.instructionsAndInfo()
+	if err != nil {
+		return "", err
+	}
+	var b strings.Builder
+	if s.TeamContext != nil {
+		b.WriteString(s.TeamContext(st.rc))
+	}
+	if s.Description != "" {
+		b.WriteString("<description>\n" + s.Description + "\n</description>\n\n")
+	}
+	if s.Role != "" {
+		b.WriteString("<your_role>\n" + s.Role + "\n</your_role>\n\n")
+	}
+	writeInstructions(&b, instructions, s.UseInstructionTags)
+	st.writeSummary(&b)
+	writeInfo(&b, info)
+	for _, ti := range s.toolInstr {
+		b.WriteString(ti + "\n")
+	}
+	if s.ExpectedOutput != "" {
+		b.WriteString("<expected_output>\n" + strings.TrimSpace(s.ExpectedOutput) + "\n</expected_output>\n\n")
+	}
+	if s.AdditionalContext != "" {
+		b.WriteString("<additional_context>\n" + strings.TrimSpace(s.AdditionalContext) + "\n</additional_context>\n\n")
+	}
+	if s.AddSessionStateToContext {
+		b.WriteString("\n<session_state>\n" + pythonRepr(st.rc.StateSnapshot()) + "\n</session_state>\n\n")
+	}
+	if s.OutputSchema != nil && st.needsJSONPrompt() {
+		b.WriteString(jsonOutputPrompt(s.OutputSchema))
+	}
+	content := b.String()
+	if !s.NoResolveInContext {
+		content = st.substitute(content)
+	}
+	return strings.TrimSpace(content), nil
 }
 
 // needsJSONPrompt: a schema the provider cannot enforce is asked for in

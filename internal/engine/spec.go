@@ -46,8 +46,11 @@ type Spec struct {
 	Timezone           *time.Location
 	ExpectedOutput     string
 	AdditionalContext  string
-	// Sections adds text after the tool instructions (team rosters).
-	Sections func(rc *run.Context) string
+	// TeamContext opens a team leader's system message (roster and
+	// how-to-respond); team prompts follow agno's team order.
+	TeamContext func(rc *run.Context) string
+	// Iterations wraps the model loop in an outer loop (tasks mode).
+	Iterations *Iterations
 	// NoResolveInContext turns off {var} substitution.
 	NoResolveInContext       bool
 	AddSessionStateToContext bool
@@ -89,10 +92,11 @@ type Spec struct {
 	RetryDelay         time.Duration
 	ExponentialBackoff bool
 
-	// ContinueMember resolves requirements that belong to a team member:
-	// it continues the member's run and returns the new delegate-tool
-	// result text, or further unresolved requirements.
-	ContinueMember func(ctx context.Context, rc *run.Context, reqs []*run.Requirement, emit run.Emitter) (content string, pending []*run.Requirement, err error)
+	// ContinueMember resolves requirements that belong to team members:
+	// it continues each member's run where it paused.
+	ContinueMember func(ctx context.Context, mc *MemberContinuation) (*MemberResult, error)
+	// StoreMemberResponses keeps member outputs in the stored team run.
+	StoreMemberResponses bool
 
 	Logger *slog.Logger
 
@@ -143,6 +147,35 @@ func (e *CheckError) typeName() string {
 		return "OutputCheckError"
 	}
 	return "InputCheckError"
+}
+
+// Iterations is an outer loop around the model loop: each iteration runs
+// the model loop to its end; Before may add a user message and events,
+// After reports events and whether the goal is reached.
+type Iterations struct {
+	Max    int
+	Before func(rc *run.Context, iteration int) (message string, events []run.Event)
+	After  func(rc *run.Context, iteration int) (events []run.Event, done bool)
+}
+
+// MemberContinuation is handed to Spec.ContinueMember.
+type MemberContinuation struct {
+	RunContext   *run.Context
+	Requirements []*run.Requirement
+	// MemberRun finds a member's paused run by id (in this run's member
+	// responses, else in storage).
+	MemberRun func(runID string) (*run.Output, error)
+	Emit      run.Emitter
+}
+
+// MemberResult is what continuing members produced.
+type MemberResult struct {
+	// Content replaces the delegate tool's "requires human input" result.
+	Content string
+	// Pending are requirements of members that paused again.
+	Pending []*run.Requirement
+	// Runs are the members' new outputs.
+	Runs []*run.Output
 }
 
 // OutputSchema asks the model for structured output. Type, when set, is
@@ -207,6 +240,15 @@ func (s *Spec) Prepare() error {
 	}
 	s.staticDefs = definitions(s.static)
 	return nil
+}
+
+// ToolNames lists the static tool names.
+func (s *Spec) ToolNames() []string {
+	names := make([]string, len(s.static))
+	for i, f := range s.static {
+		names[i] = f.Name
+	}
+	return names
 }
 
 // definitions returns tool definitions sorted by name (stable prompts for

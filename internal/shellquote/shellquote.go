@@ -19,16 +19,19 @@ func Quote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'"'"'`) + "'"
 }
 
-// isSafe reports whether every byte of s needs no quoting. Bytes of
-// multi-byte UTF-8 sequences are >= 0x80 and so never safe, which matches
-// shlex's ASCII-only \w.
+// safe marks the bytes shlex leaves unquoted: ASCII [A-Za-z0-9_@%+=:,./-].
+// Bytes of multi-byte UTF-8 sequences are >= 0x80 and never safe, which
+// matches shlex's ASCII-only \w.
+var safe = func() (t [256]bool) {
+	for _, c := range []byte("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_@%+=:,./-") {
+		t[c] = true
+	}
+	return t
+}()
+
 func isSafe(s string) bool {
 	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
-		case strings.IndexByte("_@%+=:,./-", c) >= 0:
-		default:
+		if !safe[s[i]] {
 			return false
 		}
 	}

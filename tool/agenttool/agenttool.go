@@ -67,6 +67,7 @@ func RunNested(ctx context.Context, exec run.Executor, input string, toParent, s
 		req.ParentRunID, req.SessionID, req.UserID = rc.RunID, rc.SessionID, rc.UserID
 		req.Dependencies, req.Metadata = rc.Dependencies, rc.Metadata
 		req.Stream = rc.Stream
+		req.NestedDepth = rc.NestedDepth + 1
 	}
 	var emit run.Emitter
 	if toParent {
