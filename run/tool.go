@@ -1,6 +1,5 @@
 package run
 
-import "encoding/json"
 
 // ToolExecution is one tool call of a run, as agno records it.
 type ToolExecution struct {
@@ -47,15 +46,40 @@ func (t *ToolExecution) ResultText() string {
 // SetResult stores a result.
 func (t *ToolExecution) SetResult(s string) { t.Result = &s }
 
-// Clone returns a deep copy.
+// Clone returns a copy that later changes to t do not reach (events keep
+// the state of the call at the time they were emitted).
 func (t *ToolExecution) Clone() *ToolExecution {
 	if t == nil {
 		return nil
 	}
-	b, _ := json.Marshal(t)
-	var c ToolExecution
-	_ = decodeJSON(b, &c)
+	c := *t
+	c.ToolArgs = CloneMap(t.ToolArgs)
+	c.Result = clonePtr(t.Result)
+	c.Confirmed = clonePtr(t.Confirmed)
+	c.ConfirmationNote = clonePtr(t.ConfirmationNote)
+	c.Answered = clonePtr(t.Answered)
+	if t.Metrics != nil {
+		m := *t.Metrics
+		c.Metrics = &m
+	}
+	c.UserInputSchema = append([]UserInputField(nil), t.UserInputSchema...)
+	if t.UserFeedbackSchema != nil {
+		c.UserFeedbackSchema = make([]FeedbackQuestion, len(t.UserFeedbackSchema))
+		for i, q := range t.UserFeedbackSchema {
+			q.Options = append([]FeedbackOption(nil), q.Options...)
+			q.SelectedOptions = append([]string(nil), q.SelectedOptions...)
+			c.UserFeedbackSchema[i] = q
+		}
+	}
 	return &c
+}
+
+func clonePtr[T any](p *T) *T {
+	if p == nil {
+		return nil
+	}
+	v := *p
+	return &v
 }
 
 // UserInputField is one value a human supplies for a paused tool call.

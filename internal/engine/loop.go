@@ -220,8 +220,9 @@ func (st *runState) runToolCalls(assistantIdx int, calls []model.ToolCall) (bool
 // completions in call order.
 func (st *runState) execute(batch []*call) error {
 	var runnable []*call
+	events := st.wantsEvent()
 	for _, c := range batch {
-		if c.runIt || (c.exec != nil && !c.skip) {
+		if events && c.exec != nil && !c.skip {
 			st.sendOptional(&run.ToolCallStarted{EventBase: st.base(), Tool: c.exec.Clone()})
 		}
 		if c.runIt {
@@ -317,7 +318,9 @@ func (st *runState) completeTool(c *call) {
 		}
 	}
 	e.SetResult(content)
-	st.sendOptional(&run.ToolCallCompleted{EventBase: st.base(), Tool: e.Clone(), Content: content})
+	if st.wantsEvent() {
+		st.sendOptional(&run.ToolCallCompleted{EventBase: st.base(), Tool: e.Clone(), Content: content})
+	}
 	if e.ToolCallError {
 		st.send(&run.ToolCallError{EventBase: st.base(), Tool: e.Clone(), Error: content})
 	}
