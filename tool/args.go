@@ -3,6 +3,8 @@ package tool
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
+	"io"
 	"strings"
 	"unicode"
 )
@@ -44,18 +46,27 @@ func (f *Function) DecodeArguments(raw string) Arguments {
 		if perr != nil {
 			return Arguments{Normalized: raw, Error: sprintf(argsDecodeErrorFmt, err.Error())}
 		}
-		v = pv
 		if b, err := marshalNoEscape(pv); err == nil {
 			normalized = string(b)
 		}
+		v = plain(pv)
 	}
 	obj, ok := v.(map[string]any)
 	if !ok {
 		return Arguments{Normalized: normalized, Error: argsNotObjectError}
 	}
+	strParams := f.stringParams
+	if !f.prepared {
+		// A hand-built function not yet validated: read the schema
+		// without touching f.
+		strParams = map[string]bool{}
+		if root, props, err := parseParameters(f.Parameters); err == nil {
+			strParams = stringParams(root, props)
+		}
+	}
 	for k, val := range obj {
 		s, isStr := val.(string)
-		if !isStr || f.stringParams[k] {
+		if !isStr || strParams[k] {
 			continue
 		}
 		switch strings.ToLower(pyStrip(s)) {
@@ -78,10 +89,7 @@ func decodeStrict(s string, v *any) error {
 	if err := d.Decode(v); err != nil {
 		return err
 	}
-	var extra any
-	if err := d.Decode(&extra); err == nil {
-		return errExtraData
-	} else if err.Error() != "EOF" {
+	if _, err := d.Token(); !errors.Is(err, io.EOF) {
 		return errExtraData
 	}
 	return nil

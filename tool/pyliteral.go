@@ -3,16 +3,21 @@ package tool
 import (
 	"encoding/json"
 	"fmt"
+	"math"
+	"math/big"
 	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
 func sprintf(format string, a ...any) string { return fmt.Sprintf(format, a...) }
 
-// parsePythonLiteral parses the subset of Python literal syntax models emit
-// when they write arguments as a Python dict: dicts, lists, tuples, sets,
-// strings in either quote (with escapes), numbers, None, True, False.
+// parsePythonLiteral parses what ast.literal_eval accepts of the literals
+// models emit when they write arguments as a Python dict: dicts (as
+// *object, keys in order), lists, tuples and sets (as []any), strings in
+// either quote with escapes and u/r prefixes, exact numbers (json.Number),
+// None, True, False.
 func parsePythonLiteral(s string) (any, error) {
 	p := &pyParser{s: s}
 	p.space()
@@ -38,11 +43,22 @@ func (p *pyParser) errf(format string, a ...any) error {
 	return fmt.Errorf("python literal at offset %d: %s", p.i, fmt.Sprintf(format, a...))
 }
 
+// space skips what Python's tokenizer skips between tokens: blanks,
+// newlines (we are inside brackets), line continuations and comments.
 func (p *pyParser) space() {
 	for p.i < len(p.s) {
 		switch p.s[p.i] {
-		case ' ', '\t', '\n', '\r':
+		case ' ', '\t', '\n', '\r', '\f':
 			p.i++
+		case '\\':
+			if !strings.HasPrefix(p.s[p.i:], "\\\n") && !strings.HasPrefix(p.s[p.i:], "\\\r\n") {
+				return
+			}
+			p.i++
+		case '#':
+			for p.i < len(p.s) && p.s[p.i] != '\n' {
+				p.i++
+			}
 		default:
 			return
 		}
@@ -62,23 +78,36 @@ func (p *pyParser) value(depth int) (any, error) {
 	case c == '[':
 		return p.seq(depth, '[', ']')
 	case c == '(':
-		return p.seq(depth, '(', ')')
-	case c == '\'' || c == '"':
-		return p.str()
-	case c == '-' || c == '+' || c == '.' || (c >= '0' && c <= '9'):
+		return p.paren(depth)
+	case c == '\'' || c == '"' || p.stringPrefix() > 0:
+		return p.strings()
+	case c == '-' || c == '+':
+		return p.signed()
+	case c == '.' || (c >= '0' && c <= '9'):
 		return p.number()
 	default:
-		for _, kw := range []struct {
-			word string
-			val  any
-		}{{"None", nil}, {"True", true}, {"False", false}} {
-			if strings.HasPrefix(p.s[p.i:], kw.word) {
-				p.i += len(kw.word)
-				return kw.val, nil
-			}
+		word := p.s[p.i:]
+		end := strings.IndexFunc(word, func(r rune) bool { return !isIdentRune(r) })
+		if end >= 0 {
+			word = word[:end]
+		}
+		switch word {
+		case "None":
+			p.i += len(word)
+			return nil, nil
+		case "True":
+			p.i += len(word)
+			return true, nil
+		case "False":
+			p.i += len(word)
+			return false, nil
+		case "":
+		default:
+			return nil, p.errf("name %q is not a literal (only None, True and False are)", word)
 		}
 	}
-	return nil, p.errf("unexpected character %q", p.s[p.i])
+	r, _ := utf8.DecodeRuneInString(p.s[p.i:])
+	return nil, p.errf("unexpected character %q", r)
 }
 
 func (p *pyParser) dict(depth int) (any, error) {
@@ -86,7 +115,7 @@ func (p *pyParser) dict(depth int) (any, error) {
 	p.space()
 	if p.i < len(p.s) && p.s[p.i] == '}' {
 		p.i++
-		return map[string]any{}, nil
+		return newObject(), nil
 	}
 	first, err := p.value(depth + 1)
 	if err != nil {
@@ -98,7 +127,7 @@ func (p *pyParser) dict(depth int) (any, error) {
 		items := []any{first}
 		return p.rest(depth, items, '}')
 	}
-	out := map[string]any{}
+	out := newObject()
 	key := first
 	for {
 		p.space()
@@ -115,7 +144,7 @@ func (p *pyParser) dict(depth int) (any, error) {
 		if err != nil {
 			return nil, p.errf("%v", err)
 		}
-		out[ks] = val
+		out.set(ks, val)
 		p.space()
 		if p.i >= len(p.s) {
 			return nil, p.errf("unterminated dict")
@@ -154,6 +183,46 @@ func keyString(k any) (string, error) {
 		return "null", nil
 	}
 	return "", fmt.Errorf("unsupported dict key %v", k)
+}
+
+// paren parses a tuple, or a parenthesised value: (1) is 1, (1,) a tuple.
+func (p *pyParser) paren(depth int) (any, error) {
+	p.i++
+	p.space()
+	if p.i < len(p.s) && p.s[p.i] == ')' {
+		p.i++
+		return []any{}, nil
+	}
+	v, err := p.value(depth + 1)
+	if err != nil {
+		return nil, err
+	}
+	p.space()
+	if p.i < len(p.s) && p.s[p.i] == ')' {
+		p.i++
+		return v, nil
+	}
+	return p.rest(depth, []any{v}, ')')
+}
+
+// signed parses one unary sign before a number (literal_eval takes -1,
+// +1 and - 1, not --1).
+func (p *pyParser) signed() (any, error) {
+	neg := p.s[p.i] == '-'
+	p.i++
+	p.space()
+	if p.i >= len(p.s) || !(p.s[p.i] == '.' || (p.s[p.i] >= '0' && p.s[p.i] <= '9')) {
+		return nil, p.errf("a sign must be followed by a number")
+	}
+	v, err := p.number()
+	if err != nil || !neg {
+		return v, err
+	}
+	n := string(v.(json.Number))
+	if !strings.ContainsAny(n, ".eE") && strings.Trim(n, "0") == "" {
+		return v, nil // an integer -0 is 0
+	}
+	return json.Number("-" + n), nil
 }
 
 func (p *pyParser) seq(depth int, open, close byte) (any, error) {
@@ -199,32 +268,71 @@ func (p *pyParser) rest(depth int, items []any, close byte) (any, error) {
 	}
 }
 
-func (p *pyParser) str() (any, error) {
-	q := p.s[p.i]
-	triple := strings.HasPrefix(p.s[p.i:], strings.Repeat(string(q), 3))
-	if triple {
-		p.i += 3
-	} else {
-		p.i++
+// stringPrefix returns the length of a u/r string prefix at the cursor
+// (u'…', r"…", R'…'), or 0.
+func (p *pyParser) stringPrefix() int {
+	rest := p.s[p.i:]
+	if len(rest) >= 2 && strings.ContainsRune("uUrR", rune(rest[0])) && (rest[1] == '\'' || rest[1] == '"') {
+		return 1
 	}
+	return 0
+}
+
+// strings parses one string literal and any adjacent ones, which Python
+// concatenates ('a' "b" is "ab").
+func (p *pyParser) strings() (any, error) {
 	var b strings.Builder
 	for {
+		if err := p.str(&b); err != nil {
+			return nil, err
+		}
+		save := p.i
+		p.space()
+		if p.i < len(p.s) && (p.s[p.i] == '\'' || p.s[p.i] == '"' || p.stringPrefix() > 0) {
+			continue
+		}
+		p.i = save
+		return b.String(), nil
+	}
+}
+
+func (p *pyParser) str(b *strings.Builder) error {
+	raw := false
+	if n := p.stringPrefix(); n > 0 {
+		raw = p.s[p.i] == 'r' || p.s[p.i] == 'R'
+		p.i += n
+	}
+	q := p.s[p.i]
+	closing := string(q)
+	triple := strings.HasPrefix(p.s[p.i:], strings.Repeat(closing, 3))
+	if triple {
+		closing = strings.Repeat(closing, 3)
+	}
+	p.i += len(closing)
+	for {
 		if p.i >= len(p.s) {
-			return nil, p.errf("unterminated string")
+			return p.errf("unterminated string")
 		}
 		c := p.s[p.i]
 		switch {
-		case triple && strings.HasPrefix(p.s[p.i:], strings.Repeat(string(q), 3)):
-			p.i += 3
-			return b.String(), nil
-		case !triple && c == q:
+		case strings.HasPrefix(p.s[p.i:], closing):
+			p.i += len(closing)
+			return nil
+		case !triple && (c == '\n' || c == '\r'):
+			return p.errf("newline in string")
+		case c == '\\' && raw:
+			// A raw string keeps the backslash; it only stops the next
+			// character from closing the string.
+			b.WriteByte('\\')
 			p.i++
-			return b.String(), nil
-		case !triple && c == '\n':
-			return nil, p.errf("newline in string")
+			if p.i < len(p.s) {
+				r, size := utf8.DecodeRuneInString(p.s[p.i:])
+				b.WriteRune(r)
+				p.i += size
+			}
 		case c == '\\':
-			if err := p.escape(&b); err != nil {
-				return nil, err
+			if err := p.escape(b); err != nil {
+				return err
 			}
 		default:
 			r, size := utf8.DecodeRuneInString(p.s[p.i:])
@@ -241,41 +349,147 @@ func (p *pyParser) escape(b *strings.Builder) error {
 	}
 	c := p.s[p.i]
 	p.i++
-	simple := map[byte]string{'n': "\n", 't': "\t", 'r': "\r", '\\': "\\", '\'': "'", '"': "\"", 'a': "\a", 'b': "\b", 'f': "\f", 'v': "\v", '0': "\x00", '\n': ""}
-	if s, ok := simple[c]; ok {
-		b.WriteString(s)
-		return nil
-	}
-	width := map[byte]int{'x': 2, 'u': 4, 'U': 8}[c]
-	if width == 0 {
-		b.WriteByte('\\')
+	switch c {
+	case 'n':
+		b.WriteByte('\n')
+	case 't':
+		b.WriteByte('\t')
+	case 'r':
+		b.WriteByte('\r')
+	case '\\', '\'', '"':
 		b.WriteByte(c)
-		return nil
+	case 'a':
+		b.WriteByte('\a')
+	case 'b':
+		b.WriteByte('\b')
+	case 'f':
+		b.WriteByte('\f')
+	case 'v':
+		b.WriteByte('\v')
+	case '\n': // line continuation
+	case '\r':
+		if p.i < len(p.s) && p.s[p.i] == '\n' {
+			p.i++
+		}
+	case '0', '1', '2', '3', '4', '5', '6', '7':
+		// Up to three octal digits.
+		n := int(c - '0')
+		for k := 0; k < 2 && p.i < len(p.s) && p.s[p.i] >= '0' && p.s[p.i] <= '7'; k++ {
+			n = n*8 + int(p.s[p.i]-'0')
+			p.i++
+		}
+		b.WriteRune(rune(n))
+	case 'x', 'u', 'U':
+		width := map[byte]int{'x': 2, 'u': 4, 'U': 8}[c]
+		if p.i+width > len(p.s) {
+			return p.errf("truncated \\%c escape", c)
+		}
+		digits := p.s[p.i : p.i+width]
+		n, err := strconv.ParseUint(digits, 16, 32)
+		if err != nil || n > utf8.MaxRune || strings.ContainsAny(digits, "+-_") {
+			return p.errf("bad \\%c escape", c)
+		}
+		p.i += width
+		b.WriteRune(rune(n))
+	default:
+		// Python keeps an unknown escape as written.
+		b.WriteByte('\\')
+		p.i--
 	}
-	if p.i+width > len(p.s) {
-		return p.errf("truncated \\%c escape", c)
-	}
-	n, err := strconv.ParseUint(p.s[p.i:p.i+width], 16, 32)
-	if err != nil || n > utf8.MaxRune {
-		return p.errf("bad \\%c escape", c)
-	}
-	p.i += width
-	b.WriteRune(rune(n))
 	return nil
 }
 
+// number parses an unsigned int or float literal into an exact JSON
+// number: integers of any size keep every digit (Python ints are
+// unbounded), floats are written as Python writes them (1.0 stays 1.0).
 func (p *pyParser) number() (any, error) {
 	start := p.i
-	for p.i < len(p.s) && strings.IndexByte("+-0123456789._eExXabcdefABCDEFjJ", p.s[p.i]) >= 0 {
-		p.i++
+	for p.i < len(p.s) {
+		c := p.s[p.i]
+		if isIdentByte(c) || c == '.' {
+			p.i++
+			continue
+		}
+		// An exponent sign: 1e-5, 2.5E+3.
+		if (c == '+' || c == '-') && p.i > start && (p.s[p.i-1] == 'e' || p.s[p.i-1] == 'E') && !isHexPrefixed(p.s[start:p.i]) {
+			p.i++
+			continue
+		}
+		break
 	}
-	lit := strings.ReplaceAll(p.s[start:p.i], "_", "")
-	if n, err := strconv.ParseInt(lit, 0, 64); err == nil {
-		return json.Number(strconv.FormatInt(n, 10)), nil
+	text := p.s[start:p.i]
+	bad := func() (any, error) { return nil, p.errf("bad number %q", text) }
+	if strings.HasPrefix(text, "_") || strings.HasSuffix(text, "_") || strings.Contains(text, "__") {
+		return bad()
+	}
+	lit := strings.ReplaceAll(text, "_", "")
+	lower := strings.ToLower(lit)
+	if len(lower) > 1 && lower[0] == '0' && strings.ContainsRune("xob", rune(lower[1])) {
+		n, ok := new(big.Int).SetString(lower, 0)
+		if !ok {
+			return bad()
+		}
+		return json.Number(n.String()), nil
+	}
+	if lit != "" && strings.Trim(lit, "0123456789") == "" {
+		// Python 3 refuses leading zeros (017) except in 0, 00, …
+		if len(lit) > 1 && lit[0] == '0' && strings.Trim(lit, "0") != "" {
+			return bad()
+		}
+		n, _ := new(big.Int).SetString(lit, 10)
+		return json.Number(n.String()), nil
+	}
+	if strings.ContainsAny(lower, "jxob") || strings.Count(lower, ".") > 1 {
+		return bad() // complex and malformed literals have no JSON form
 	}
 	f, err := strconv.ParseFloat(lit, 64)
-	if err != nil {
-		return nil, p.errf("bad number %q", p.s[start:p.i])
+	if err != nil || math.IsInf(f, 0) || math.IsNaN(f) {
+		return bad()
 	}
-	return json.Number(strconv.FormatFloat(f, 'g', -1, 64)), nil
+	return json.Number(pyFloat(f)), nil
+}
+
+// pyFloat formats a float the way Python's repr does, which json.dumps
+// uses: shortest round-trip digits, always a decimal point or exponent.
+func pyFloat(f float64) string {
+	abs := math.Abs(f)
+	if abs != 0 && (abs < 1e-4 || abs >= 1e16) {
+		// Go, like Python, writes at least two exponent digits: 1e-05.
+		return strconv.FormatFloat(f, 'e', -1, 64)
+	}
+	s := strconv.FormatFloat(f, 'f', -1, 64)
+	if !strings.Contains(s, ".") {
+		s += ".0"
+	}
+	return s
+}
+
+func isHexPrefixed(s string) bool {
+	return len(s) > 1 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')
+}
+
+func isIdentByte(c byte) bool {
+	return c == '_' || (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')
+}
+
+func isIdentRune(r rune) bool {
+	return r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r)
+}
+
+// plain turns ordered objects into maps, recursively.
+func plain(v any) any {
+	switch x := v.(type) {
+	case *object:
+		m := make(map[string]any, len(x.keys))
+		for _, k := range x.keys {
+			m[k] = plain(x.vals[k])
+		}
+		return m
+	case []any:
+		for i, e := range x {
+			x[i] = plain(e)
+		}
+		return x
+	}
+	return v
 }

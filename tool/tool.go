@@ -4,11 +4,14 @@
 package tool
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"runtime/debug"
+	"strings"
+	"sync"
 
 	"github.com/agno-go/agno/model"
 	"github.com/agno-go/agno/run"
@@ -28,6 +31,9 @@ type Result struct {
 	Requirements []*run.Requirement
 	// ChildRunID is the id of a run the tool started.
 	ChildRunID string
+	// ChildRuns are outputs of nested runs the tool started (team
+	// members): the enclosing run stores them with its id as parent.
+	ChildRuns []*run.Output
 	// Stop ends the model loop after this batch (agno's StopAgentRun).
 	Stop bool
 }
@@ -72,12 +78,18 @@ type Function struct {
 	Handler Handler
 	Hooks   []Hook
 
-	// userInputSchema and paramKinds are derived from Parameters by
-	// prepare.
-	userInputSchema []run.UserInputField
-	stringParams    map[string]bool
-	prepared        bool
+	// Derived by Validate: the user-input fields, the parameters whose
+	// schema admits a string, and the schema as written before Validate
+	// hid the user-input fields from it.
+	userInputSchema  []run.UserInputField
+	stringParams     map[string]bool
+	sourceParameters json.RawMessage
+	prepared         bool
 }
+
+// validateMu serialises Validate, the only writer of a Function after
+// construction.
+var validateMu sync.Mutex
 
 // Provider supplies functions to an agent: a *Function, a *Toolkit, or a
 // connection-backed set such as an MCP server.
@@ -101,9 +113,18 @@ func (f *Function) Definition() model.ToolDefinition {
 	return model.ToolDefinition{Name: f.Name, Description: f.Description, Parameters: f.Parameters, Strict: f.Strict}
 }
 
+// defaultParameters is agno's schema of a function without parameters.
+const defaultParameters = `{"type":"object","properties":{},"required":[]}`
+
 // Validate checks the function and derives what decoding needs. It is
-// called by the constructors and by agents for hand-built functions.
+// called by the constructors and by agents for hand-built functions. With
+// UserInputFields it hides those fields from the model-facing Parameters
+// (keeping the author's property order); calling it again on a copy
+// starts from the original schema.
 func (f *Function) Validate() error {
+	// Functions are shared between agents that may be built concurrently.
+	validateMu.Lock()
+	defer validateMu.Unlock()
 	if f.prepared {
 		return nil
 	}
@@ -113,6 +134,9 @@ func (f *Function) Validate() error {
 	if f.Handler == nil && !f.ExternalExecution {
 		return fmt.Errorf("tool %q: Handler is nil (set Handler, or ExternalExecution for a tool run outside the agent)", f.Name)
 	}
+	if len(f.UserInputFields) > 0 {
+		f.RequiresUserInput = true
+	}
 	n := 0
 	for _, b := range []bool{f.RequiresConfirmation, f.RequiresUserInput, f.ExternalExecution} {
 		if b {
@@ -120,30 +144,33 @@ func (f *Function) Validate() error {
 		}
 	}
 	if n > 1 {
-		return fmt.Errorf("tool %q: only one of RequiresConfirmation, RequiresUserInput and ExternalExecution may be set", f.Name)
+		return fmt.Errorf("tool %q: only one of RequiresConfirmation, RequiresUserInput (or UserInputFields) and ExternalExecution may be set", f.Name)
 	}
-	if len(f.Parameters) == 0 {
-		f.Parameters = json.RawMessage(`{"type":"object","properties":{},"required":[]}`)
+	source := f.Parameters
+	if f.sourceParameters != nil {
+		source = f.sourceParameters
 	}
-	var schema map[string]any
-	if err := run.DecodeJSON(f.Parameters, &schema); err != nil {
-		return fmt.Errorf("tool %q: Parameters is not a JSON object schema: %w", f.Name, err)
+	if len(bytes.TrimSpace(source)) == 0 {
+		source = json.RawMessage(defaultParameters)
 	}
-	props, _ := schema["properties"].(map[string]any)
-	f.stringParams = map[string]bool{}
-	for name, p := range props {
-		if ps, ok := p.(map[string]any); ok && declaresString(ps) {
-			f.stringParams[name] = true
-		}
+	root, props, err := parseParameters(source)
+	if err != nil {
+		return fmt.Errorf("tool %q: Parameters: %w", f.Name, err)
 	}
-	if len(f.UserInputFields) > 0 {
-		f.RequiresUserInput = true
-	}
+	f.stringParams = stringParams(root, props)
+	f.userInputSchema = nil
+	params := source
 	if f.RequiresUserInput {
-		if err := f.deriveUserInput(schema, props); err != nil {
+		hidden, err := f.deriveUserInput(root, props)
+		if err != nil {
 			return err
 		}
+		if hidden != nil {
+			params = hidden
+			f.sourceParameters = source
+		}
 	}
+	f.Parameters = params
 	if f.StopAfterToolCall {
 		f.ShowResult = true
 	}
@@ -151,45 +178,86 @@ func (f *Function) Validate() error {
 	return nil
 }
 
-// deriveUserInput builds the user-input schema from every parameter and
-// hides the human-filled fields from the model.
-func (f *Function) deriveUserInput(schema, props map[string]any) error {
-	for _, name := range f.UserInputFields {
-		if _, ok := props[name]; !ok {
-			return fmt.Errorf("tool %q: user input field %q is not a parameter", f.Name, name)
+// parseParameters decodes a parameters schema, which must be a JSON
+// object whose "properties", when present, is an object.
+func parseParameters(raw json.RawMessage) (root, props *object, err error) {
+	v, err := decodeOrdered(raw)
+	if err != nil {
+		return nil, nil, fmt.Errorf("not valid JSON: %w", err)
+	}
+	root, ok := asObject(v)
+	if !ok {
+		return nil, nil, errors.New(`not a JSON object schema (want {"type":"object","properties":{…}})`)
+	}
+	p, present := root.get("properties")
+	props, ok = asObject(p)
+	if present && !ok {
+		return nil, nil, errors.New(`"properties" is not a JSON object`)
+	}
+	if props == nil {
+		props = newObject()
+	}
+	return root, props, nil
+}
+
+// stringParams lists the parameters whose schema admits a string.
+func stringParams(root, props *object) map[string]bool {
+	refs := schemaRefs{root: root}
+	out := map[string]bool{}
+	for _, name := range props.keys {
+		if p, ok := asObject(props.vals[name]); ok && refs.declaresString(p, 0) {
+			out[name] = true
 		}
 	}
-	for _, name := range orderedKeys(f.Parameters, "properties") {
-		p, _ := props[name].(map[string]any)
-		field := run.UserInputField{Name: name, FieldType: pythonTypeName(p)}
-		if d, ok := p["description"].(string); ok {
+	return out
+}
+
+// deriveUserInput builds the user-input schema from every parameter and
+// returns the model-facing schema without the human-filled fields (nil
+// when no field is hidden).
+func (f *Function) deriveUserInput(root, props *object) (json.RawMessage, error) {
+	for _, name := range f.UserInputFields {
+		if _, ok := props.get(name); !ok {
+			return nil, fmt.Errorf("tool %q: user input field %q is not a parameter (parameters: %s)", f.Name, name, strings.Join(props.keys, ", "))
+		}
+	}
+	refs := schemaRefs{root: root}
+	for _, name := range props.keys {
+		p, _ := asObject(props.vals[name])
+		if p == nil {
+			p = newObject()
+		}
+		field := run.UserInputField{Name: name, FieldType: refs.pythonTypeName(p)}
+		if d, ok := refs.resolve(p, 0).vals["description"].(string); ok {
+			field.Description = d
+		}
+		if d, ok := p.vals["description"].(string); ok {
 			field.Description = d
 		}
 		f.userInputSchema = append(f.userInputSchema, field)
 	}
 	if len(f.UserInputFields) == 0 {
-		return nil
+		return nil, nil
 	}
 	hidden := map[string]bool{}
 	for _, n := range f.UserInputFields {
 		hidden[n] = true
-		delete(props, n)
+		props.delete(n)
 	}
-	if req, ok := schema["required"].([]any); ok {
+	if req, ok := root.vals["required"].([]any); ok {
 		kept := []any{}
 		for _, r := range req {
 			if s, _ := r.(string); !hidden[s] {
 				kept = append(kept, r)
 			}
 		}
-		schema["required"] = kept
+		root.set("required", kept)
 	}
-	b, err := json.Marshal(schema)
+	b, err := root.MarshalJSON()
 	if err != nil {
-		return fmt.Errorf("tool %q: %w", f.Name, err)
+		return nil, fmt.Errorf("tool %q: %w", f.Name, err)
 	}
-	f.Parameters = b
-	return nil
+	return b, nil
 }
 
 // UserInputSchema returns a fresh copy of the user-input fields of a
@@ -241,3 +309,6 @@ type PanicError struct {
 }
 
 func (e *PanicError) Error() string { return fmt.Sprintf("tool %s panicked: %v", e.Tool, e.Value) }
+
+// Unwrap returns the panic value when it is an error.
+func (e *PanicError) Unwrap() error { err, _ := e.Value.(error); return err }

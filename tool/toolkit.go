@@ -3,6 +3,7 @@ package tool
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"slices"
 	"strings"
 )
@@ -19,10 +20,15 @@ type ToolkitConfig struct {
 	Include []string
 	Exclude []string
 
+	// Per-name flags, OR-ed with the functions' own; StopAfterToolCall
+	// implies ShowResult. Unknown names are errors.
 	RequiresConfirmation []string
 	ExternalExecution    []string
 	StopAfterToolCall    []string
 	ShowResult           []string
+
+	// Logger receives the duplicate-name warning; nil is slog.Default().
+	Logger *slog.Logger
 }
 
 // Toolkit is a named set of functions.
@@ -35,37 +41,49 @@ type Toolkit struct {
 
 // NewToolkit validates the configuration and returns the toolkit. Each
 // function is copied, so flags set here never leak into another toolkit
-// sharing it.
+// sharing it. A nil Include registers every function; an empty non-nil
+// Include registers none (agno's include_tools=[]). When two functions
+// share a name the first wins and the second is logged and dropped.
 func NewToolkit(cfg ToolkitConfig) (*Toolkit, error) {
 	name := cfg.Name
 	if name == "" {
 		name = "toolkit"
 	}
+	log := cfg.Logger
+	if log == nil {
+		log = slog.Default()
+	}
+	var available []string
 	known := map[string]bool{}
-	for _, f := range cfg.Functions {
+	for i, f := range cfg.Functions {
+		if f == nil {
+			return nil, fmt.Errorf("toolkit %q: Functions[%d] is nil", name, i)
+		}
+		if !known[f.Name] {
+			available = append(available, f.Name)
+		}
 		known[f.Name] = true
 	}
-	check := func(list []string, what string) error {
+	for _, l := range []struct {
+		names []string
+		what  string
+	}{
+		{cfg.Include, "included"},
+		{cfg.Exclude, "excluded"},
+		{cfg.RequiresConfirmation, "requires-confirmation"},
+		{cfg.ExternalExecution, "external-execution"},
+		{cfg.StopAfterToolCall, "stop-after-tool-call"},
+		{cfg.ShowResult, "show-result"},
+	} {
 		var missing []string
-		for _, n := range list {
-			if !known[n] {
+		for _, n := range l.names {
+			if !known[n] && !slices.Contains(missing, n) {
 				missing = append(missing, n)
 			}
 		}
 		if len(missing) > 0 {
-			return fmt.Errorf("toolkit %q: %s tool(s) not present in the toolkit: %s", name, what, strings.Join(missing, ", "))
-		}
-		return nil
-	}
-	if err := check(cfg.Include, "included"); err != nil {
-		return nil, err
-	}
-	if err := check(cfg.Exclude, "excluded"); err != nil {
-		return nil, err
-	}
-	for _, l := range [][]string{cfg.RequiresConfirmation, cfg.ExternalExecution, cfg.StopAfterToolCall, cfg.ShowResult} {
-		if err := check(l, "flagged"); err != nil {
-			return nil, err
+			return nil, fmt.Errorf("toolkit %q: %s tool(s) not present in the toolkit: %s (available: %s)",
+				name, l.what, strings.Join(missing, ", "), strings.Join(available, ", "))
 		}
 	}
 	tk := &Toolkit{name: name, instructions: cfg.Instructions, addInstr: cfg.AddInstructions}
@@ -74,12 +92,18 @@ func NewToolkit(cfg ToolkitConfig) (*Toolkit, error) {
 		if cfg.Include != nil && !slices.Contains(cfg.Include, f.Name) {
 			continue
 		}
-		if slices.Contains(cfg.Exclude, f.Name) || seen[f.Name] {
+		if slices.Contains(cfg.Exclude, f.Name) {
+			continue
+		}
+		if seen[f.Name] {
+			log.Warn("tool: duplicate function name in toolkit; keeping the first", "toolkit", name, "function", f.Name)
 			continue
 		}
 		seen[f.Name] = true
 		c := *f
 		c.prepared = false
+		c.Hooks = slices.Clone(f.Hooks)
+		c.UserInputFields = slices.Clone(f.UserInputFields)
 		c.RequiresConfirmation = c.RequiresConfirmation || slices.Contains(cfg.RequiresConfirmation, f.Name)
 		c.ExternalExecution = c.ExternalExecution || slices.Contains(cfg.ExternalExecution, f.Name)
 		c.StopAfterToolCall = c.StopAfterToolCall || slices.Contains(cfg.StopAfterToolCall, f.Name)

@@ -106,7 +106,9 @@ func Must(f *Function, err error) *Function {
 	return f
 }
 
-// ToResult turns a Go value into a tool result.
+// ToResult turns a Go value into a tool result: nil is empty; a Result is
+// itself; strings, []byte, fmt.Stringer and error are their text; anything
+// else is JSON (without HTML escaping, so code and markup stay readable).
 func ToResult(v any) (Result, error) {
 	switch x := v.(type) {
 	case nil:
@@ -127,7 +129,11 @@ func ToResult(v any) (Result, error) {
 	case error:
 		return Result{Content: x.Error()}, nil
 	}
-	b, err := json.Marshal(v)
+	if rv := reflect.ValueOf(v); rv.Kind() == reflect.String {
+		// A named string type is text, as str() of a str subclass is.
+		return Result{Content: rv.String()}, nil
+	}
+	b, err := marshalNoEscape(v)
 	if err != nil {
 		return Result{}, fmt.Errorf("tool result: %w", err)
 	}
