@@ -55,7 +55,12 @@ type Request struct {
 	Workflow *WorkflowTags
 	// NestedDepth is 0 for top-level runs.
 	NestedDepth int
+	// AdditionalData is passed to workflow steps (StepInput.AdditionalData).
+	AdditionalData map[string]any
 }
+
+// WithAdditionalData passes data to workflow steps.
+func WithAdditionalData(d map[string]any) Option { return func(r *Request) { r.AdditionalData = d } }
 
 // WorkflowTags are the workflow fields stamped on events of a step's
 // executor.

@@ -1,6 +1,5 @@
 package run
 
-
 // ToolExecution is one tool call of a run, as agno records it.
 type ToolExecution struct {
 	ToolCallID    string         `json:"tool_call_id,omitempty"`

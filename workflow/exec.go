@@ -1,0 +1,490 @@
+package workflow
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/agno-go/agno/run"
+	"github.com/agno-go/agno/storage"
+)
+
+// execution is one run (or continuation) of a workflow.
+type execution struct {
+	w   *Workflow
+	req *run.Request
+	out *RunOutput
+	rc  *run.Context
+
+	ctx    context.Context
+	cancel context.CancelCauseFunc
+
+	emit         run.Emitter
+	stream       bool
+	streamEvents bool
+	consumerGone bool
+	emitMu       sync.Mutex
+
+	// resume is the paused run's state; answer the resolved requirement.
+	resume *resumeState
+	answer *StepRequirement
+	// state collects this execution's finished nodes for a later resume.
+	state *resumeState
+	mu    sync.Mutex
+
+	session     *storage.Session
+	stateAtLoad map[string]any
+	history     []HistoryRun
+	started     time.Time
+	storedEv    int
+	tags        run.WorkflowTags
+	releases    []func()
+}
+
+// pauseSignal unwinds the step tree when a node pauses.
+type pauseSignal struct {
+	req     *StepRequirement
+	errReq  *ErrorRequirement
+	kind    string
+	address string
+	name    string
+}
+
+func (p *pauseSignal) Error() string { return "workflow paused at " + p.name }
+
+// cancelSignal ends the run as cancelled (a rejection with on_reject
+// cancel).
+type cancelSignal struct{ reason string }
+
+func (c *cancelSignal) Error() string { return c.reason }
+
+// Execute runs a request, emitting events to emit (nil: none).
+func (w *Workflow) Execute(ctx context.Context, req *run.Request, emit run.Emitter) (*RunOutput, error) {
+	if req.RunID == "" {
+		req.RunID = run.NewID()
+	}
+	if req.SessionID == "" {
+		req.SessionID = run.NewID()
+	}
+	x := w.newExecution(req, emit)
+	x.out = &RunOutput{
+		RunID: req.RunID, WorkflowID: w.cfg.ID, WorkflowName: w.cfg.Name, SessionID: req.SessionID,
+		UserID: req.UserID, ParentRunID: req.ParentRunID, Input: req.Input, Status: run.StatusPending,
+		CreatedAt: run.Now(), Metadata: mergeMaps(req.Metadata, w.cfg.Metadata), Metrics: &Metrics{},
+	}
+	input, err := w.parseInput(req.Input)
+	if err != nil {
+		return nil, err
+	}
+	if err := x.begin(ctx); err != nil {
+		return x.finish(err), fmt.Errorf("%w: %v", ErrRunFailed, err)
+	}
+	defer x.release()
+	x.out.Status = run.StatusRunning
+	x.persist(false)
+	x.send(&run.WorkflowStarted{EventBase: x.base()}, true)
+	err = x.drive(input, 0)
+	out := x.finish(err)
+	if out.Status == run.StatusError {
+		return out, fmt.Errorf("%w: %s", ErrRunFailed, out.ContentString())
+	}
+	return out, nil
+}
+
+// parseInput validates the input against the input schema.
+func (w *Workflow) parseInput(input string) (any, error) {
+	if w.schema == nil {
+		return input, nil
+	}
+	var v any
+	if err := run.DecodeJSON([]byte(input), &v); err != nil {
+		return nil, fmt.Errorf("%w: workflow %q takes a JSON object as input: %v", ErrInvalidInput, w.cfg.ID, err)
+	}
+	var plain any
+	_ = json.Unmarshal([]byte(input), &plain) // the validator wants float64 numbers
+	if err := w.schema.Validate(plain); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrInvalidInput, err)
+	}
+	return v, nil
+}
+
+func mergeMaps(low, high map[string]any) map[string]any {
+	if len(low) == 0 && len(high) == 0 {
+		return nil
+	}
+	out := map[string]any{}
+	for k, v := range low {
+		out[k] = v
+	}
+	for k, v := range high {
+		out[k] = v
+	}
+	return out
+}
+
+func (w *Workflow) newExecution(req *run.Request, emit run.Emitter) *execution {
+	x := &execution{w: w, req: req, emit: emit, stream: req.Stream, streamEvents: req.StreamEvents, started: time.Now()}
+	x.state = &resumeState{Done: map[string]*StepOutput{}, Decisions: map[string]json.RawMessage{}, LoopOutputs: map[string][]*StepOutput{}}
+	x.tags = run.WorkflowTags{WorkflowID: w.cfg.ID, WorkflowName: w.cfg.Name, WorkflowRunID: req.RunID}
+	return x
+}
+
+// begin sets up cancellation, the run context and the session.
+func (x *execution) begin(parent context.Context) error {
+	ctx, cancel := context.WithCancelCause(parent)
+	x.ctx, x.cancel = ctx, cancel
+	unregister := x.w.cfg.Canceller.Register(x.out.RunID, cancel)
+	x.onRelease(unregister)
+	x.rc = run.NewContext(nil)
+	x.rc.RunID, x.rc.SessionID, x.rc.UserID = x.out.RunID, x.out.SessionID, x.out.UserID
+	x.rc.WorkflowID, x.rc.WorkflowName = x.w.cfg.ID, x.w.cfg.Name
+	x.rc.Dependencies = mergeMaps(x.w.cfg.Dependencies, x.req.Dependencies)
+	x.rc.Metadata = x.out.Metadata
+	x.rc.Stream, x.rc.StreamEvents = x.stream, x.streamEvents
+	x.ctx = run.WithContext(x.ctx, x.rc)
+
+	state := map[string]any{}
+	if st := x.w.cfg.Store; st != nil {
+		sess, _, err := st.EnsureSession(x.ctx, &storage.Session{
+			SessionID: x.out.SessionID, SessionType: storage.SessionWorkflow, WorkflowID: x.w.cfg.ID,
+			UserID: x.out.UserID, SessionState: run.CloneMap(x.w.cfg.SessionState),
+			Data: map[string]any{"workflow_name": x.w.cfg.Name},
+		})
+		if err != nil {
+			return fmt.Errorf("load session %s: %w", x.out.SessionID, err)
+		}
+		x.session = sess
+		if sess.SessionState != nil {
+			state = run.CloneMap(sess.SessionState)
+		}
+		if x.w.cfg.AddWorkflowHistoryToSteps || x.anyStepWantsHistory() {
+			x.loadHistory()
+		}
+	} else if x.w.cfg.SessionState != nil {
+		state = run.CloneMap(x.w.cfg.SessionState)
+	}
+	x.stateAtLoad = run.CloneMap(state)
+	if x.req.SessionState != nil {
+		run.MergeMaps(state, x.req.SessionState)
+	}
+	x.rc.ReplaceState(state)
+	return nil
+}
+
+func (x *execution) anyStepWantsHistory() bool {
+	var walk func([]Node) bool
+	walk = func(nodes []Node) bool {
+		for _, n := range nodes {
+			if s, ok := n.(*Step); ok && s.AddWorkflowHistory {
+				return true
+			}
+			for _, l := range children(n) {
+				if walk(l) {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	return walk(x.w.cfg.Steps)
+}
+
+func (x *execution) loadHistory() {
+	recs, err := x.w.cfg.Store.ListRuns(x.ctx, storage.RunQuery{
+		SessionID: x.out.SessionID, ComponentID: x.w.cfg.ID, TopLevel: true,
+		Status: []run.Status{run.StatusCompleted}, Newest: true, Limit: x.w.cfg.NumHistoryRuns,
+	})
+	if err != nil {
+		x.w.cfg.Logger.Warn("workflow history unavailable", "error", err)
+		return
+	}
+	for i := len(recs) - 1; i >= 0; i-- {
+		var past RunOutput
+		if json.Unmarshal(recs[i].Data, &past) == nil {
+			x.history = append(x.history, HistoryRun{Input: contentString(past.Input), Content: past.ContentString()})
+		}
+	}
+}
+
+func (x *execution) onRelease(f func()) { x.releases = append(x.releases, f) }
+
+func (x *execution) release() {
+	for _, f := range x.releases {
+		f()
+	}
+	x.cancel(context.Canceled)
+}
+
+// base is the base of this run's own events.
+func (x *execution) base() run.EventBase {
+	return run.EventBase{WorkflowID: x.w.cfg.ID, WorkflowName: x.w.cfg.Name, RunID: x.out.RunID,
+		SessionID: x.out.SessionID, NestedDepth: x.req.NestedDepth}
+}
+
+// stepBase is the base of a step's events.
+func (x *execution) stepBase(id, name string, index *int) run.EventBase {
+	b := x.base()
+	b.StepID, b.StepName, b.StepIndex = id, name, index
+	return b
+}
+
+// send emits a workflow event; optional events only with stream_events.
+func (x *execution) send(e run.Event, always bool) {
+	run.Stamp(e)
+	x.emitMu.Lock()
+	defer x.emitMu.Unlock()
+	if x.w.cfg.StoreEvents && !x.w.skip[e.Kind()] {
+		x.out.Events = append(x.out.Events, e)
+	}
+	if (!always && !x.streamEvents) || x.emit == nil || x.consumerGone {
+		return
+	}
+	if !x.emit(e) {
+		x.consumerGone = true
+		x.cancel(context.Canceled)
+	}
+}
+
+// forward passes an executor's event into the workflow stream, tagged
+// with the workflow and step (agno enriches executor events the same way).
+func (x *execution) forward(e run.Event) bool {
+	x.emitMu.Lock()
+	defer x.emitMu.Unlock()
+	if x.w.cfg.StoreEvents && !x.w.skip[e.Kind()] {
+		x.out.Events = append(x.out.Events, e)
+	}
+	if x.emit == nil || x.consumerGone {
+		return !x.consumerGone
+	}
+	if !x.emit(e) {
+		x.consumerGone = true
+		x.cancel(context.Canceled)
+		return false
+	}
+	return true
+}
+
+// drive runs the top-level steps from index start.
+func (x *execution) drive(input any, start int) error {
+	outputs := map[string]*StepOutput{}
+	var prev *StepOutput
+	for _, o := range x.out.StepResults {
+		outputs[o.StepName] = o
+		prev = o
+	}
+	steps := x.w.cfg.Steps
+	for i := start; i < len(steps); i++ {
+		if err := x.ctx.Err(); err != nil {
+			return context.Cause(x.ctx)
+		}
+		in := x.input(input, prev, outputs)
+		idx := i
+		o, err := x.runNode(x.ctx, steps[i], strconv.Itoa(i), in, &idx)
+		if err != nil {
+			var ps *pauseSignal
+			if errors.As(err, &ps) {
+				return x.pause(ps, i, steps[i])
+			}
+			return err
+		}
+		x.out.StepResults = append(x.out.StepResults, o)
+		outputs[o.StepName] = o
+		prev = o
+		if o.Stop {
+			break
+		}
+	}
+	if prev != nil {
+		x.out.Content = prev.deepest().Content
+	}
+	return nil
+}
+
+// input builds a step's input from the previous outputs.
+func (x *execution) input(input any, prev *StepOutput, outputs map[string]*StepOutput) *StepInput {
+	in := &StepInput{Input: input, PreviousStepOutputs: map[string]*StepOutput{}, AdditionalData: map[string]any{}, history: x.history}
+	for k, v := range outputs {
+		in.PreviousStepOutputs[k] = v
+	}
+	for k, v := range x.req.AdditionalData {
+		in.AdditionalData[k] = v
+	}
+	if prev != nil {
+		in.PreviousStepContent = prev.deepest().Content
+	}
+	return in
+}
+
+// child derives the input for the next node inside a container.
+func child(in *StepInput, prev *StepOutput) *StepInput {
+	c := *in
+	c.PreviousStepOutputs = map[string]*StepOutput{}
+	for k, v := range in.PreviousStepOutputs {
+		c.PreviousStepOutputs[k] = v
+	}
+	c.AdditionalData = map[string]any{}
+	for k, v := range in.AdditionalData {
+		if k != "user_input" {
+			c.AdditionalData[k] = v
+		}
+	}
+	if prev != nil {
+		c.PreviousStepOutputs[prev.StepName] = prev
+		c.PreviousStepContent = prev.deepest().Content
+	}
+	return &c
+}
+
+// pause records the run as paused and announces it.
+func (x *execution) pause(ps *pauseSignal, index int, top Node) error {
+	x.out.Status = run.StatusPaused
+	x.out.PausedStepIndex = &index
+	x.out.PausedStepName = top.nodeName()
+	x.out.PauseKind = ps.kind
+	if ps.req != nil {
+		x.out.StepRequirements = append(x.out.StepRequirements, ps.req)
+	}
+	if ps.errReq != nil {
+		x.out.ErrorRequirements = append(x.out.ErrorRequirements, ps.errReq)
+	}
+	x.state.Address, x.state.TopIndex = ps.address, index
+	x.out.Resume = x.state
+	return nil
+}
+
+// finish sets the final status, emits the terminal event and stores the
+// run.
+func (x *execution) finish(err error) *RunOutput {
+	out := x.out
+	out.Metrics.Duration = time.Since(x.started).Seconds()
+	var cs *cancelSignal
+	switch {
+	case err == nil && out.Status == run.StatusPaused:
+		reqs, _ := json.Marshal(out.StepRequirements)
+		results, _ := json.Marshal(out.StepResults)
+		ev := &run.WorkflowPaused{EventBase: x.base(), Status: run.StatusPaused, PausedStepIndex: out.PausedStepIndex,
+			PausedStepName: out.PausedStepName, PauseKind: out.PauseKind, StepRequirements: reqs, StepResults: results,
+			Content: out.Content, Metadata: out.Metadata}
+		if len(out.StepExecutorRuns) > 0 {
+			ev.StepExecutorRuns, _ = json.Marshal(out.StepExecutorRuns)
+		}
+		x.send(ev, true)
+	case err == nil:
+		out.Status = run.StatusCompleted
+		out.Resume = nil
+		if out.ContentType == "" {
+			out.ContentType = "str"
+			if _, ok := out.Content.(string); !ok && out.Content != nil {
+				out.ContentType = "dict"
+			}
+		}
+		results, _ := json.Marshal(out.StepResults)
+		ev := &run.WorkflowCompleted{EventBase: x.base(), Content: out.Content, ContentType: out.ContentType, StepResults: results, Metadata: out.Metadata}
+		if len(out.StepExecutorRuns) > 0 {
+			ev.StepExecutorRuns, _ = json.Marshal(out.StepExecutorRuns)
+		}
+		x.send(ev, true)
+	case errors.As(err, &cs) || (x.ctx != nil && x.ctx.Err() != nil):
+		out.Status = run.StatusCancelled
+		reason := "Workflow run " + out.RunID + " was cancelled"
+		if cs != nil {
+			reason = cs.reason
+		}
+		out.Content = reason
+		x.send(&run.WorkflowCancelled{EventBase: x.base(), Reason: reason, Content: reason}, true)
+	default:
+		out.Status = run.StatusError
+		out.Content = err.Error()
+		if x.ctx == nil {
+			x.ctx, x.cancel = context.WithCancelCause(context.Background())
+		}
+		x.send(&run.WorkflowError{EventBase: x.base(), Error: err.Error(), ErrorType: fmt.Sprintf("%T", err)}, true)
+	}
+	if x.rc != nil {
+		out.SessionState = x.rc.StateSnapshot()
+	}
+	x.persist(true)
+	if n := x.w.cfg.Notifier; n != nil && out.Status == run.StatusPaused {
+		n.Paused(x.w, out)
+	}
+	return out
+}
+
+// persist writes the run row, and at the end its events and the session
+// state it changed.
+func (x *execution) persist(final bool) {
+	st := x.w.cfg.Store
+	if st == nil || x.session == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(x.ctx), 30*time.Second)
+	defer cancel()
+	events := x.out.Events
+	x.out.Events = nil
+	data, err := json.Marshal(x.out)
+	x.out.Events = events
+	if err != nil {
+		x.w.cfg.Logger.Error("encode workflow run", "run_id", x.out.RunID, "error", err)
+		return
+	}
+	rec := &storage.Run{RunID: x.out.RunID, SessionID: x.out.SessionID, ParentRunID: x.out.ParentRunID,
+		SessionType: storage.SessionWorkflow, ComponentID: x.w.cfg.ID, UserID: x.out.UserID,
+		Status: x.out.Status, CreatedAt: x.out.CreatedAt, Data: data}
+	if err := st.PutRun(ctx, rec); err != nil {
+		x.w.cfg.Logger.Error("store workflow run", "run_id", rec.RunID, "error", err)
+	}
+	if !final {
+		return
+	}
+	if len(events) > x.storedEv {
+		raw := make([]json.RawMessage, 0, len(events)-x.storedEv)
+		for _, e := range events[x.storedEv:] {
+			if b, err := json.Marshal(e); err == nil {
+				raw = append(raw, b)
+			}
+		}
+		if _, err := st.AppendEvents(ctx, x.out.RunID, raw...); err != nil {
+			x.w.cfg.Logger.Error("store workflow events", "run_id", x.out.RunID, "error", err)
+		}
+		x.storedEv = len(events)
+	}
+	after := x.out.SessionState
+	changed := map[string]any{}
+	var removed []string
+	for k, v := range after {
+		if old, ok := x.stateAtLoad[k]; !ok || !jsonEqual(old, v) {
+			changed[k] = v
+		}
+	}
+	for k := range x.stateAtLoad {
+		if _, ok := after[k]; !ok {
+			removed = append(removed, k)
+		}
+	}
+	_, err = st.UpdateSession(ctx, x.out.SessionID, func(s *storage.Session) error {
+		if s.SessionState == nil {
+			s.SessionState = map[string]any{}
+		}
+		for k, v := range changed {
+			s.SessionState[k] = v
+		}
+		for _, k := range removed {
+			delete(s.SessionState, k)
+		}
+		return nil
+	})
+	if err != nil {
+		x.w.cfg.Logger.Error("store workflow session", "session_id", x.out.SessionID, "error", err)
+	}
+	x.stateAtLoad = run.CloneMap(after)
+}
+
+func jsonEqual(a, b any) bool {
+	ab, e1 := json.Marshal(a)
+	bb, e2 := json.Marshal(b)
+	return e1 == nil && e2 == nil && string(ab) == string(bb)
+}
