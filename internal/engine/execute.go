@@ -500,6 +500,12 @@ func (st *runState) finish() {
 	}
 	st.out.Messages = st.storedMessages()
 	st.persist(true)
+	// Connection-backed toolkits (MCP) drop sessions cached for this run.
+	for _, p := range st.spec.dynamic {
+		if r, ok := p.(interface{ ReleaseRun(runID string) }); ok {
+			r.ReleaseRun(st.out.RunID)
+		}
+	}
 	for _, f := range st.onDone {
 		f()
 	}

@@ -1,0 +1,92 @@
+package mcp
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"testing"
+
+	"github.com/agno-go/agno/agent"
+	"github.com/agno-go/agno/model"
+	"github.com/agno-go/agno/model/modeltest"
+	"github.com/agno-go/agno/run"
+	"github.com/agno-go/agno/tool"
+)
+
+// An agent uses an MCP toolkit transparently: connected on first use; a
+// server killed mid-call is a ToolCallError with an error tool message and
+// the run goes on; the next run reconnects; closing the agent closes the
+// toolkit and its server process.
+func TestAgentWithMCPServerThatDies(t *testing.T) {
+	tools, err := New(stdioConfig(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	marker := filepath.Join(t.TempDir(), "in-call")
+	var round atomic.Int32
+	m := modeltest.NewFunc(func(req *model.Request) modeltest.Response {
+		last := req.Messages[len(req.Messages)-1]
+		if last.Role == model.RoleTool {
+			return modeltest.Response{Content: "after tool: " + last.Content}
+		}
+		if round.Add(1) == 1 {
+			return modeltest.Response{ToolCalls: []model.ToolCall{modeltest.ToolCall("c1", "slow", `{"ms":60000,"marker":`+strconv.Quote(marker)+`}`)}}
+		}
+		return modeltest.Response{ToolCalls: []model.ToolCall{modeltest.ToolCall("c2", "echo", `{"message":"  padded  "}`)}}
+	})
+	a, err := agent.New(agent.Config{Name: "MCP User", Model: m, Tools: []tool.Provider{tools}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tools.Connected() {
+		t.Fatal("connected before first use")
+	}
+	go func() {
+		eventually(t, "the server to be inside the call", func() bool {
+			b, err := os.ReadFile(marker)
+			if err != nil {
+				return false
+			}
+			pid, err := strconv.Atoi(string(b))
+			if err == nil {
+				_ = syscall.Kill(pid, syscall.SIGKILL)
+			}
+			return err == nil
+		})
+	}()
+	var toolErr *run.ToolCallError
+	var out *run.Output
+	for ev, err := range a.RunStream(context.Background(), "call slow", run.WithStreamEvents(true)) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if te, ok := ev.(*run.ToolCallError); ok {
+			toolErr = te
+		}
+		if c, ok := ev.(*run.RunCompleted); ok {
+			out = &run.Output{Content: c.Content, Status: run.StatusCompleted}
+		}
+	}
+	if toolErr == nil || toolErr.Tool.ToolName != "slow" {
+		t.Fatal("no ToolCallError for the killed server")
+	}
+	if out == nil || !strings.HasPrefix(out.ContentString(), "after tool: ") {
+		t.Fatalf("run did not go on after the tool error: %+v", out)
+	}
+	// The next run reconnects; the argument reaches the server byte for byte.
+	out2, err := a.Run(context.Background(), "echo")
+	if err != nil || out2.Status != run.StatusCompleted || out2.Content != `after tool: "  padded  "` {
+		t.Fatalf("second run: %v %s %q", err, out2.Status, out2.Content)
+	}
+	if err := a.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if tools.OpenSessions() != 0 {
+		t.Fatalf("OpenSessions after agent Close: %d", tools.OpenSessions())
+	}
+	settle(t, 0)
+}
