@@ -57,6 +57,9 @@ type Request struct {
 	NestedDepth int
 	// AdditionalData is passed to workflow steps (StepInput.AdditionalData).
 	AdditionalData map[string]any
+	// StoreEvents persists the run's events even when the agent does not
+	// (AgentOS forces it, as agno does).
+	StoreEvents bool
 }
 
 // WithAdditionalData passes data to workflow steps.
@@ -155,4 +158,6 @@ type ContinueRequest struct {
 	Nested bool
 	// Workflow tags events of a step's executor.
 	Workflow *WorkflowTags
+	// StoreEvents: see Request.StoreEvents.
+	StoreEvents bool
 }

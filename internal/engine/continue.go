@@ -36,7 +36,7 @@ func (s *Spec) Continue(ctx context.Context, req *run.ContinueRequest, emit run.
 	rreq := &run.Request{
 		RunID: out.RunID, SessionID: out.SessionID, UserID: out.UserID, ParentRunID: out.ParentRunID,
 		Dependencies: req.Dependencies, Metadata: req.Metadata, Stream: req.Stream, StreamEvents: req.StreamEvents,
-		SessionState: req.SessionState, Nested: req.Nested, Workflow: req.Workflow,
+		SessionState: req.SessionState, Nested: req.Nested, Workflow: req.Workflow, StoreEvents: req.StoreEvents,
 	}
 	if req.UserID != "" {
 		rreq.UserID = req.UserID
@@ -81,7 +81,7 @@ func (s *Spec) loadPaused(ctx context.Context, req *run.ContinueRequest) (*run.O
 		if err := json.Unmarshal(rec.Data, out); err != nil {
 			return nil, fmt.Errorf("continue run %s: stored run is unreadable: %w", req.RunID, err)
 		}
-		if s.StoreEvents {
+		if s.StoreEvents || req.StoreEvents {
 			evs, err := s.Store.ListEvents(ctx, req.RunID, -1)
 			if err == nil {
 				for _, e := range evs {

@@ -120,10 +120,12 @@ func trimTeam(k string) string {
 	return k
 }
 
+func (st *runState) storeEvents() bool { return st.spec.StoreEvents || st.req.StoreEvents }
+
 // wantsEvent reports whether an optional (stream_events-only) event is
 // emitted or stored; building it is skipped otherwise.
 func (s *runState) wantsEvent() bool {
-	return (s.streamEvents && s.emit != nil) || s.spec.StoreEvents
+	return (s.streamEvents && s.emit != nil) || s.storeEvents()
 }
 
 // sendOptional emits an event that only appears with stream_events.

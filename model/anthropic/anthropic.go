@@ -1,0 +1,230 @@
+// Package anthropic is the model.Model for Anthropic's Messages API, built
+// on the official anthropic-sdk-go client.
+//
+// It maps the provider-neutral vocabulary of package model onto Messages API
+// requests (system prompt, content blocks, tool_use / tool_result, tools,
+// tool_choice) and the responses — JSON or the server-sent event stream —
+// back onto model.Chunk values. SDK types never leave this package.
+package anthropic
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"iter"
+	"log/slog"
+	"net/http"
+	"os"
+	"time"
+
+	sdk "github.com/anthropics/anthropic-sdk-go/v2"
+	"github.com/anthropics/anthropic-sdk-go/v2/option"
+
+	"github.com/agno-go/agno/model"
+)
+
+// Defaults, as agno's Claude model has them.
+const (
+	DefaultID        = "claude-sonnet-4-5-20250929"
+	DefaultAPIKeyEnv = "ANTHROPIC_API_KEY"
+	DefaultMaxTokens = 8192
+	// DefaultMaxRetries is how often a failed request is retried when
+	// Config.MaxRetries is zero.
+	DefaultMaxRetries = 2
+)
+
+// maxRetryWait bounds how long a retry waits for the server's retry-after:
+// a server asking for a longer pause gets its error (with RetryAfter)
+// returned, and the caller decides whether to wait that long.
+const maxRetryWait = 60 * time.Second
+
+// ProviderName is the model_provider agno reports for Claude models.
+const ProviderName = "Anthropic"
+
+// ErrMissingAPIKey is returned by New when no API key is configured.
+var ErrMissingAPIKey = errors.New("anthropic: no API key")
+
+// ErrInvalidRequest wraps every request that cannot be mapped onto the
+// Messages API; the message names the offending field.
+var ErrInvalidRequest = errors.New("anthropic: invalid request")
+
+// Config configures a Model.
+type Config struct {
+	// ID is the Claude model id, e.g. "claude-sonnet-4-5". Default DefaultID.
+	ID string
+	// BaseURL overrides the API endpoint (default https://api.anthropic.com/).
+	BaseURL string
+	// APIKey is the key sent as x-api-key. When empty it is read from the
+	// environment variable APIKeyEnv.
+	APIKey string
+	// APIKeyEnv names the environment variable holding the key. Default
+	// ANTHROPIC_API_KEY.
+	APIKeyEnv string
+	// MaxTokens is max_tokens for requests that do not set
+	// Request.MaxTokens; Anthropic requires it. Default 8192.
+	MaxTokens int
+	// HTTPClient sends the requests. Default http.DefaultClient.
+	HTTPClient *http.Client
+	// MaxRetries is how many times a request that failed with a connection
+	// error, 408, 409, 429, 529 or 5xx is retried, waiting as the server's
+	// retry-after header asks (up to a minute; a longer wait is returned as
+	// the error's RetryAfter). 0 means DefaultMaxRetries; negative disables
+	// retries.
+	MaxRetries int
+	// Logger receives debug notes (dropped parameters, repaired tool
+	// arguments). Default slog.Default().
+	Logger *slog.Logger
+}
+
+// Model is a Claude model. It is safe for concurrent use.
+type Model struct {
+	id        string
+	maxTokens int
+	client    sdk.Client
+	logger    *slog.Logger
+}
+
+var _ model.Model = (*Model)(nil)
+
+// New validates cfg and returns the model.
+func New(cfg Config) (*Model, error) {
+	id := cfg.ID
+	if id == "" {
+		id = DefaultID
+	}
+	keyEnv := cfg.APIKeyEnv
+	if keyEnv == "" {
+		keyEnv = DefaultAPIKeyEnv
+	}
+	key := cfg.APIKey
+	if key == "" {
+		key = os.Getenv(keyEnv)
+	}
+	if key == "" {
+		return nil, fmt.Errorf("%w: set the %s environment variable or Config.APIKey", ErrMissingAPIKey, keyEnv)
+	}
+	maxTokens := cfg.MaxTokens
+	switch {
+	case maxTokens == 0:
+		maxTokens = DefaultMaxTokens
+	case maxTokens < 0:
+		return nil, fmt.Errorf("anthropic: Config.MaxTokens is %d: set a positive number or 0 for the default %d", maxTokens, DefaultMaxTokens)
+	}
+	retries := cfg.MaxRetries
+	switch {
+	case retries == 0:
+		retries = DefaultMaxRetries
+	case retries < 0:
+		retries = 0
+	}
+	logger := cfg.Logger
+	if logger == nil {
+		logger = slog.Default()
+	}
+
+	// The SDK would otherwise pick up credentials, base URL and headers from
+	// the environment and profile files; this package resolves them itself
+	// so that Config is the whole truth.
+	opts := []option.RequestOption{
+		option.WithoutEnvironmentDefaults(),
+		option.WithAPIKey(key),
+		option.WithMaxRetries(retries),
+		option.WithMiddleware(capRetryWait),
+	}
+	if cfg.BaseURL != "" {
+		opts = append(opts, option.WithBaseURL(cfg.BaseURL))
+	}
+	if cfg.HTTPClient != nil {
+		opts = append(opts, option.WithHTTPClient(cfg.HTTPClient))
+	}
+	return &Model{
+		id:        id,
+		maxTokens: maxTokens,
+		client:    sdk.NewClient(opts...),
+		logger:    logger,
+	}, nil
+}
+
+// Info implements model.Model. Structured output is left to the agent's
+// JSON prompt: ResponseFormat is not sent.
+func (m *Model) Info() model.Info {
+	return model.Info{
+		ID:       m.id,
+		Provider: ProviderName,
+		Name:     "Claude",
+	}
+}
+
+// Generate implements model.Model: one Messages API call, streamed when
+// req.Stream is set.
+func (m *Model) Generate(ctx context.Context, req *model.Request) iter.Seq2[*model.Chunk, error] {
+	return func(yield func(*model.Chunk, error) bool) {
+		if req == nil {
+			yield(nil, fmt.Errorf("%w: request is nil", ErrInvalidRequest))
+			return
+		}
+		params, err := m.newParams(req)
+		if err != nil {
+			yield(nil, err)
+			return
+		}
+		if req.Stream {
+			m.stream(ctx, params, yield)
+			return
+		}
+		start := time.Now()
+		msg, err := m.client.Messages.New(ctx, params)
+		if err != nil {
+			yield(nil, m.convertError(ctx, err))
+			return
+		}
+		yield(messageChunk(msg, time.Since(start)), nil)
+	}
+}
+
+// stream runs a streaming request and yields text and thinking as they
+// arrive, then one final chunk with the tool calls, finish reason and usage.
+func (m *Model) stream(ctx context.Context, params sdk.MessageNewParams, yield func(*model.Chunk, error) bool) {
+	start := time.Now()
+	s := m.client.Messages.NewStreaming(ctx, params)
+	defer s.Close()
+
+	st := newStreamState(m.logger)
+	for s.Next() {
+		chunk := st.handle(s.Current(), start)
+		if chunk != nil && !yield(chunk, nil) {
+			return
+		}
+		if st.stopped {
+			break
+		}
+	}
+	if err := s.Err(); err != nil {
+		yield(nil, m.convertError(ctx, err))
+		return
+	}
+	if err := ctx.Err(); err != nil {
+		yield(nil, err)
+		return
+	}
+	if !st.stopped {
+		yield(nil, &model.ProviderError{
+			Provider: ProviderName,
+			Model:    m.id,
+			Message:  "stream ended before message_stop",
+		})
+		return
+	}
+	yield(st.final(), nil)
+}
+
+// capRetryWait stops the SDK's retries of a response whose retry-after is
+// longer than maxRetryWait: x-should-retry, which the SDK obeys over the
+// status code, is set to false.
+func capRetryWait(req *http.Request, next option.MiddlewareNext) (*http.Response, error) {
+	res, err := next(req)
+	if err == nil && res != nil && res.StatusCode >= 400 && retryAfter(res.Header, time.Now()) > maxRetryWait {
+		res.Header.Set("X-Should-Retry", "false")
+	}
+	return res, err
+}
