@@ -5,6 +5,8 @@ go 1.26.0
 require github.com/spf13/cobra v1.10.2
 
 require (
+	cel.dev/cel-go v0.33.2 // indirect
+	github.com/BurntSushi/toml v1.6.0 // indirect
 	github.com/anthropics/anthropic-sdk-go/v2 v2.15.0 // indirect
 	github.com/bahlo/generic-list-go v0.2.0 // indirect
 	github.com/buger/jsonparser v1.1.2 // indirect

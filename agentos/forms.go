@@ -1,0 +1,215 @@
+package agentos
+
+import (
+	"encoding/json"
+	"errors"
+	"io"
+	"mime"
+	"net/http"
+	"path/filepath"
+	"strings"
+
+	"github.com/agno-go/agno/model"
+	"github.com/agno-go/agno/run"
+)
+
+const maxFormMemory = 32 << 20
+
+// form is a parsed run form: multipart/form-data or
+// x-www-form-urlencoded, as agno's run endpoints take.
+type form struct {
+	values map[string]string
+	images []model.Image
+	known  map[string]bool
+}
+
+// parseForm reads the request form. Files become images (other document
+// types are refused with agno's "Unsupported file type").
+func parseForm(r *http.Request, known ...string) (*form, error) {
+	ct, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	f := &form{values: map[string]string{}, known: map[string]bool{}}
+	for _, k := range known {
+		f.known[k] = true
+	}
+	switch ct {
+	case "multipart/form-data":
+		if err := r.ParseMultipartForm(maxFormMemory); err != nil {
+			return nil, errStatus(http.StatusBadRequest, "Invalid form data: %v", err)
+		}
+		defer r.MultipartForm.RemoveAll()
+		for k, v := range r.MultipartForm.Value {
+			if len(v) > 0 {
+				f.values[k] = v[len(v)-1]
+			}
+		}
+		for _, fhs := range r.MultipartForm.File {
+			for _, fh := range fhs {
+				img, err := readImage(fh.Filename, fh.Header.Get("Content-Type"), func() ([]byte, error) {
+					file, err := fh.Open()
+					if err != nil {
+						return nil, err
+					}
+					defer file.Close()
+					return io.ReadAll(file)
+				})
+				if err != nil {
+					return nil, err
+				}
+				f.images = append(f.images, img)
+			}
+		}
+	case "application/x-www-form-urlencoded", "":
+		if err := r.ParseForm(); err != nil {
+			return nil, errStatus(http.StatusBadRequest, "Invalid form data: %v", err)
+		}
+		for k, v := range r.PostForm {
+			if len(v) > 0 {
+				f.values[k] = v[len(v)-1]
+			}
+		}
+	default:
+		return nil, errStatus(http.StatusUnsupportedMediaType, "Unsupported content type %q: send multipart/form-data or application/x-www-form-urlencoded", ct)
+	}
+	return f, nil
+}
+
+func readImage(name, ct string, read func() ([]byte, error)) (model.Image, error) {
+	if ct == "" || ct == "application/octet-stream" {
+		ct = mime.TypeByExtension(strings.ToLower(filepath.Ext(name)))
+	}
+	if !strings.HasPrefix(ct, "image/") {
+		return model.Image{}, errStatus(http.StatusBadRequest, "Unsupported file type: %s (%s); images are accepted", ct, name)
+	}
+	b, err := read()
+	if err != nil {
+		return model.Image{}, errStatus(http.StatusBadRequest, "Could not read file %s: %v", name, err)
+	}
+	if len(b) == 0 {
+		return model.Image{}, errStatus(http.StatusBadRequest, "Empty file: %s", name)
+	}
+	return model.Image{Content: b, MimeType: ct}, nil
+}
+
+func (f *form) has(k string) bool { _, ok := f.values[k]; return ok }
+
+func (f *form) str(k string) string { return f.values[k] }
+
+// boolean reads a form boolean with FastAPI's spellings.
+func (f *form) boolean(k string, def bool) (bool, error) {
+	v, ok := f.values[k]
+	if !ok || v == "" {
+		return def, nil
+	}
+	switch strings.ToLower(v) {
+	case "true", "1", "yes", "on", "t", "y":
+		return true, nil
+	case "false", "0", "no", "off", "f", "n":
+		return false, nil
+	}
+	return false, errStatus(http.StatusUnprocessableEntity, "Form field %q must be a boolean (true or false), got %q", k, v)
+}
+
+// jsonFields are extra form fields agno JSON-decodes (§1.5).
+var jsonFields = map[string]bool{"session_state": true, "dependencies": true, "metadata": true, "knowledge_filters": true, "output_schema": true}
+
+// extras returns the fields not in the endpoint's signature, decoded as
+// agno forwards them: JSON fields parsed, "true"/"false" as booleans,
+// "null"/"none" as nil.
+func (f *form) extras() (map[string]any, error) {
+	out := map[string]any{}
+	for k, v := range f.values {
+		if f.known[k] {
+			continue
+		}
+		if jsonFields[k] {
+			if v == "" {
+				continue
+			}
+			var x any
+			if err := run.DecodeJSON([]byte(v), &x); err != nil {
+				return nil, errStatus(http.StatusBadRequest, "Invalid JSON in form field %q: %v", k, err)
+			}
+			out[k] = x
+			continue
+		}
+		switch strings.ToLower(v) {
+		case "true":
+			out[k] = true
+		case "false":
+			out[k] = false
+		case "null", "none":
+			out[k] = nil
+		default:
+			out[k] = v
+		}
+	}
+	return out, nil
+}
+
+// applyExtras maps forwarded fields onto a run request. Unknown fields
+// are refused with a clear error (agno forwards them as kwargs and fails
+// later).
+func applyExtras(req *run.Request, ex map[string]any) error {
+	var unknown []string
+	for k, v := range ex {
+		switch k {
+		case "session_state", "dependencies", "metadata", "knowledge_filters", "additional_data":
+			m, ok := v.(map[string]any)
+			if v != nil && !ok {
+				return errStatus(http.StatusBadRequest, "Form field %q must be a JSON object", k)
+			}
+			switch k {
+			case "session_state":
+				req.SessionState = m
+			case "dependencies":
+				req.Dependencies = m
+			case "metadata":
+				req.Metadata = m
+			case "knowledge_filters":
+				req.KnowledgeFilters = m
+			case "additional_data":
+				req.AdditionalData = m
+			}
+		case "stream_events", "stream_intermediate_steps":
+			b, ok := v.(bool)
+			if !ok {
+				return errStatus(http.StatusBadRequest, "Form field %q must be true or false", k)
+			}
+			req.StreamEvents = b
+		case "add_history_to_context":
+			b, ok := v.(bool)
+			if !ok {
+				return errStatus(http.StatusBadRequest, "Form field %q must be true or false", k)
+			}
+			req.AddHistory = &b
+		case "run_id":
+			s, _ := v.(string)
+			req.RunID = s
+		case "monitor", "debug_mode", "version", "factory_input", "add_dependencies_to_context", "add_session_state_to_context":
+			// Accepted for compatibility; no effect here.
+		default:
+			unknown = append(unknown, k)
+		}
+	}
+	if len(unknown) > 0 {
+		return errStatus(http.StatusBadRequest, "Unknown form field(s): %s", strings.Join(unknown, ", "))
+	}
+	return nil
+}
+
+// parseJSONList decodes a JSON list form field (tools, requirements).
+func parseJSONList[T any](f *form, field string) ([]T, error) {
+	raw := f.str(field)
+	if raw == "" {
+		return nil, nil
+	}
+	var out []T
+	if err := run.DecodeJSON([]byte(raw), &out); err != nil {
+		var se *json.SyntaxError
+		if errors.As(err, &se) {
+			return nil, errStatus(http.StatusBadRequest, "Invalid JSON in %s: %v", field, err)
+		}
+		return nil, errStatus(http.StatusBadRequest, "Invalid %s: %v", field, err)
+	}
+	return out, nil
+}

@@ -1,0 +1,225 @@
+package agentos
+
+import (
+	"bytes"
+	"crypto/subtle"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/netip"
+	"runtime/debug"
+	"slices"
+	"strings"
+)
+
+// agno's default allowed CORS origins.
+var defaultOrigins = []string{
+	"http://localhost:3000", "https://agno.com", "https://www.agno.com", "https://app.agno.com",
+	"https://os-stg.agno.com", "https://os.agno.com",
+}
+
+// Handler returns the HTTP handler: agno's routes behind trailing-slash
+// tolerance, CORS, panic recovery, protected mode and bearer auth.
+func (o *OS) Handler() http.Handler {
+	mux := http.NewServeMux()
+	o.routes(mux)
+	var h http.Handler = mux
+	h = o.authenticate(h)
+	h = o.protect(h)
+	h = o.cors(h)
+	h = recoverPanics(h, o)
+	return stripTrailingSlash(h)
+}
+
+// open paths need no key (agno: home, health, info, docs).
+func openPath(p string) bool {
+	switch p {
+	case "/", "/health", "/info", "/docs", "/redoc", "/openapi.json", "/docs/oauth2-redirect", "/workflows/ws":
+		return true
+	}
+	return false
+}
+
+// authenticate checks OS_SECURITY_KEY bearer auth (agno mode A).
+func (o *OS) authenticate(next http.Handler) http.Handler {
+	key := []byte(o.cfg.SecurityKey)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if len(key) == 0 || r.Method == http.MethodOptions || openPath(r.URL.Path) {
+			next.ServeHTTP(w, r)
+			return
+		}
+		h := r.Header.Get("Authorization")
+		if h == "" {
+			writeError(w, http.StatusUnauthorized, "Authorization header required")
+			return
+		}
+		token, ok := strings.CutPrefix(h, "Bearer ")
+		if !ok || subtle.ConstantTimeCompare([]byte(token), key) != 1 {
+			writeError(w, http.StatusUnauthorized, "Invalid authentication token")
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// protectedModeMessage tells a remote client how to open the server.
+const protectedModeMessage = "AgentOS is running in protected mode: no security key is configured, so it only answers clients on this machine (loopback). To accept remote clients, set the OS_SECURITY_KEY environment variable and send 'Authorization: Bearer <key>', or opt out explicitly with --insecure or protected_mode = false under [agentos] in config.toml."
+
+// protect answers only loopback clients when no key is configured (like
+// Redis' protected mode). A request with Forwarded or X-Forwarded-For
+// counts as remote: a reverse proxy on this host must not open the door.
+func (o *OS) protect(next http.Handler) http.Handler {
+	if o.cfg.SecurityKey != "" || (o.cfg.ProtectedMode != nil && !*o.cfg.ProtectedMode) {
+		return next
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !IsLocalRequest(r) {
+			writeError(w, http.StatusForbidden, protectedModeMessage)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// IsLocalRequest reports a request from a loopback address with no proxy
+// forwarding headers.
+func IsLocalRequest(r *http.Request) bool {
+	if r.Header.Get("Forwarded") != "" || r.Header.Get("X-Forwarded-For") != "" || r.Header.Get("X-Real-Ip") != "" {
+		return false
+	}
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		host = r.RemoteAddr
+	}
+	if host == "" || host == "@" { // Unix sockets
+		return true
+	}
+	addr, err := netip.ParseAddr(host)
+	if err != nil {
+		return false
+	}
+	return addr.Unmap().IsLoopback()
+}
+
+// cors mirrors agno's CORS: configured or default origins, credentials
+// allowed, all methods and headers.
+func (o *OS) cors(next http.Handler) http.Handler {
+	origins := o.cfg.CORSOrigins
+	if len(origins) == 0 {
+		origins = defaultOrigins
+	}
+	origins = slices.DeleteFunc(slices.Clone(origins), func(s string) bool { return s == "*" })
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		origin := r.Header.Get("Origin")
+		if origin != "" && slices.Contains(origins, origin) {
+			h := w.Header()
+			h.Set("Access-Control-Allow-Origin", origin)
+			h.Set("Access-Control-Allow-Credentials", "true")
+			h.Add("Vary", "Origin")
+			h.Set("Access-Control-Expose-Headers", "*")
+			if r.Method == http.MethodOptions && r.Header.Get("Access-Control-Request-Method") != "" {
+				h.Set("Access-Control-Allow-Methods", "DELETE, GET, HEAD, OPTIONS, PATCH, POST, PUT")
+				if req := r.Header.Get("Access-Control-Request-Headers"); req != "" {
+					h.Set("Access-Control-Allow-Headers", req)
+				}
+				h.Set("Access-Control-Max-Age", "600")
+				w.WriteHeader(http.StatusOK)
+				return
+			}
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// stripTrailingSlash serves "/agents/" as "/agents" (agno's
+// TrailingSlashMiddleware).
+func stripTrailingSlash(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if p := r.URL.Path; len(p) > 1 && strings.HasSuffix(p, "/") {
+			r2 := r.Clone(r.Context())
+			r2.URL.Path = strings.TrimRight(p, "/")
+			if r2.URL.Path == "" {
+				r2.URL.Path = "/"
+			}
+			r2.URL.RawPath = ""
+			next.ServeHTTP(w, r2)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+func recoverPanics(next http.Handler, o *OS) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		defer func() {
+			if p := recover(); p != nil {
+				if p == http.ErrAbortHandler {
+					panic(p)
+				}
+				o.log.Error("panic serving request", "path", r.URL.Path, "panic", p, "stack", string(debug.Stack()))
+				writeError(w, http.StatusInternalServerError, fmt.Sprint(p))
+			}
+		}()
+		next.ServeHTTP(w, r)
+	})
+}
+
+// marshal encodes JSON without HTML escaping, as Python's json does.
+func marshal(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimRight(b.Bytes(), "\n"), nil
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	b, err := marshal(v)
+	if err != nil {
+		writeError(w, http.StatusInternalServerError, err.Error())
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_, _ = w.Write(b)
+}
+
+// writeError answers agno's error body {"detail": "..."}.
+func writeError(w http.ResponseWriter, status int, detail string) {
+	writeJSON(w, status, map[string]string{"detail": detail})
+}
+
+// fieldError is FastAPI's 422 validation body for one field.
+func fieldError(w http.ResponseWriter, loc []string, msg, typ string) {
+	l := make([]any, len(loc))
+	for i, s := range loc {
+		l[i] = s
+	}
+	writeJSON(w, http.StatusUnprocessableEntity, map[string]any{"detail": []map[string]any{{"type": typ, "loc": l, "msg": msg, "input": nil}}})
+}
+
+// httpError carries a status for handler errors.
+type httpError struct {
+	status int
+	detail string
+}
+
+func (e *httpError) Error() string { return e.detail }
+
+func errStatus(status int, format string, a ...any) error {
+	return &httpError{status: status, detail: fmt.Sprintf(format, a...)}
+}
+
+// fail answers an error: an *httpError with its status, else 500.
+func fail(w http.ResponseWriter, err error) {
+	var he *httpError
+	if errors.As(err, &he) {
+		writeError(w, he.status, he.detail)
+		return
+	}
+	writeError(w, http.StatusInternalServerError, err.Error())
+}

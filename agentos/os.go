@@ -1,0 +1,322 @@
+// Package agentos is AgentOS: an HTTP + SSE + WebSocket server that runs
+// agents, teams and workflows with agno v2.6.13's API — the same routes,
+// form fields, JSON field names, SSE event names and WebSocket messages —
+// so agno's own clients talk to it unchanged.
+package agentos
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"sort"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/agno-go/agno/agent"
+	"github.com/agno-go/agno/run"
+	"github.com/agno-go/agno/storage"
+	"github.com/agno-go/agno/team"
+	"github.com/agno-go/agno/tool"
+	"github.com/agno-go/agno/workflow"
+)
+
+// Version is the agno API version AgentOS reports.
+const Version = "2.6.13"
+
+// Config configures AgentOS.
+type Config struct {
+	ID          string
+	Name        string
+	Description string
+	Version     string
+
+	Agents    []*agent.Agent
+	Teams     []*team.Team
+	Workflows []*workflow.Workflow
+	// Tools and Functions are extra entries for the registry listing
+	// (toolkits and workflow step functions registered by name).
+	Tools     []tool.Provider
+	Functions map[string]any
+
+	// Store is the OS database: sessions, runs, events, memories.
+	Store storage.Store
+	DBID  string
+
+	// SecurityKey enables bearer auth (OS_SECURITY_KEY). Without it,
+	// ProtectedMode (default true) answers loopback clients only.
+	SecurityKey   string
+	ProtectedMode *bool
+	// CORSOrigins replaces agno's default allowed origins.
+	CORSOrigins []string
+
+	// SubAgentToParent mirrors settings.json
+	// runtime.event_streaming.sub_agent_to_parent (informational here:
+	// agents built from config already carry it).
+	ShutdownTimeout time.Duration // default 30s
+	// Closers are released at shutdown (MCP toolkits, storage).
+	Closers []func() error
+	// OnReload re-reads declarative sources (SIGHUP and /resync); nil
+	// disables reloads.
+	OnReload func(ctx context.Context) (Catalog, error)
+
+	Logger *slog.Logger
+}
+
+// Catalog is the set of resources AgentOS serves.
+type Catalog struct {
+	Agents    []*agent.Agent
+	Teams     []*team.Team
+	Workflows []*workflow.Workflow
+}
+
+type catalog struct {
+	Catalog
+	agents    map[string]*agent.Agent
+	teams     map[string]*team.Team
+	workflows map[string]*workflow.Workflow
+}
+
+func newCatalog(c Catalog) (*catalog, error) {
+	cat := &catalog{Catalog: c, agents: map[string]*agent.Agent{}, teams: map[string]*team.Team{}, workflows: map[string]*workflow.Workflow{}}
+	for _, a := range c.Agents {
+		if _, dup := cat.agents[a.ID()]; dup {
+			return nil, fmt.Errorf("agentos: two agents have the id %q", a.ID())
+		}
+		cat.agents[a.ID()] = a
+	}
+	for _, t := range c.Teams {
+		if _, dup := cat.teams[t.ID()]; dup {
+			return nil, fmt.Errorf("agentos: two teams have the id %q", t.ID())
+		}
+		cat.teams[t.ID()] = t
+	}
+	for _, w := range c.Workflows {
+		if _, dup := cat.workflows[w.ID()]; dup {
+			return nil, fmt.Errorf("agentos: two workflows have the id %q", w.ID())
+		}
+		cat.workflows[w.ID()] = w
+	}
+	return cat, nil
+}
+
+// OS is a running AgentOS.
+type OS struct {
+	cfg          Config
+	cat          atomic.Pointer[catalog]
+	log          *slog.Logger
+	instantiated time.Time
+	buffers      *buffers
+
+	mu       sync.Mutex
+	active   map[string]*activeRun
+	draining bool
+	wg       sync.WaitGroup
+
+	reloadMu sync.Mutex
+	closed   atomic.Bool
+}
+
+// activeRun is a run AgentOS started and may have to cancel at shutdown.
+type activeRun struct {
+	cancel context.CancelCauseFunc
+	kind   string
+}
+
+// New validates cfg and returns the OS. It marks runs left RUNNING by a
+// crashed process as ERROR.
+func New(cfg Config) (*OS, error) {
+	if cfg.Name == "" {
+		cfg.Name = "Agno AgentOS"
+	}
+	if cfg.ID == "" {
+		cfg.ID = agent.DefaultID(cfg.Name)
+	}
+	if cfg.Version == "" {
+		cfg.Version = Version
+	}
+	if cfg.DBID == "" && cfg.Store != nil {
+		cfg.DBID = "agno-db"
+	}
+	if cfg.ShutdownTimeout <= 0 {
+		cfg.ShutdownTimeout = 30 * time.Second
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	if len(cfg.Agents)+len(cfg.Teams)+len(cfg.Workflows) == 0 && cfg.Store == nil {
+		return nil, errors.New("agentos: nothing to serve; give at least one agent, team or workflow, or a Store")
+	}
+	cat, err := newCatalog(Catalog{Agents: cfg.Agents, Teams: cfg.Teams, Workflows: cfg.Workflows})
+	if err != nil {
+		return nil, err
+	}
+	o := &OS{cfg: cfg, log: cfg.Logger, instantiated: time.Now().UTC(), active: map[string]*activeRun{}, buffers: newBuffers()}
+	o.cat.Store(cat)
+	o.recoverCrashedRuns()
+	return o, nil
+}
+
+func (o *OS) catalog() *catalog { return o.cat.Load() }
+
+// Replace swaps in a new catalog (a reload). Runs in flight keep the
+// resources they started with.
+func (o *OS) Replace(c Catalog) error {
+	cat, err := newCatalog(c)
+	if err != nil {
+		return err
+	}
+	o.cat.Store(cat)
+	o.log.Info("agentos resources reloaded", "agents", len(c.Agents), "teams", len(c.Teams), "workflows", len(c.Workflows))
+	return nil
+}
+
+// Reload re-reads declarative sources through Config.OnReload.
+func (o *OS) Reload(ctx context.Context) error {
+	if o.cfg.OnReload == nil {
+		return errors.New("agentos: no reload source configured")
+	}
+	o.reloadMu.Lock()
+	defer o.reloadMu.Unlock()
+	c, err := o.cfg.OnReload(ctx)
+	if err != nil {
+		return err
+	}
+	return o.Replace(c)
+}
+
+// recoverCrashedRuns marks runs a crashed process left RUNNING as ERROR.
+func (o *OS) recoverCrashedRuns() {
+	if o.cfg.Store == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	recs, err := o.cfg.Store.ListRuns(ctx, storage.RunQuery{Status: []run.Status{run.StatusRunning, run.StatusPending}})
+	if err != nil {
+		o.log.Warn("could not check for runs left running by a previous process", "error", err)
+		return
+	}
+	for _, r := range recs {
+		if err := markRun(ctx, o.cfg.Store, r, run.StatusError, "The run was interrupted: the server stopped while it was running."); err != nil {
+			o.log.Warn("could not mark interrupted run", "run_id", r.RunID, "error", err)
+			continue
+		}
+		o.log.Warn("marked run interrupted by a previous shutdown as ERROR", "run_id", r.RunID, "component", r.ComponentID)
+	}
+}
+
+// track registers a run AgentOS started; done must be called when it ends.
+func (o *OS) track(runID, kind string, cancel context.CancelCauseFunc) (done func(), ok bool) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.draining {
+		return nil, false
+	}
+	o.active[runID] = &activeRun{cancel: cancel, kind: kind}
+	o.wg.Add(1)
+	return func() {
+		o.mu.Lock()
+		delete(o.active, runID)
+		o.mu.Unlock()
+		o.wg.Done()
+	}, true
+}
+
+// ListenAndServe serves on addr until ctx ends, then shuts down
+// gracefully.
+func (o *OS) ListenAndServe(ctx context.Context, addr string) error {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return err
+	}
+	return o.Serve(ctx, ln)
+}
+
+// Serve serves on ln until ctx ends: then it stops accepting, lets runs
+// finish up to ShutdownTimeout, cancels the rest (stored CANCELLED, never
+// left RUNNING) and releases resources.
+func (o *OS) Serve(ctx context.Context, ln net.Listener) error {
+	srv := &http.Server{Handler: o.Handler(), ReadHeaderTimeout: 10 * time.Second, BaseContext: func(net.Listener) context.Context { return context.WithoutCancel(ctx) }}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	o.log.Info("AgentOS listening", "addr", ln.Addr().String(), "name", o.cfg.Name)
+	select {
+	case err := <-errc:
+		o.Close()
+		return err
+	case <-ctx.Done():
+	}
+	o.log.Info("AgentOS shutting down", "timeout", o.cfg.ShutdownTimeout)
+	sctx, cancel := context.WithTimeout(context.Background(), o.cfg.ShutdownTimeout)
+	defer cancel()
+	o.mu.Lock()
+	o.draining = true
+	o.mu.Unlock()
+	_ = srv.Shutdown(sctx)
+	o.drain(sctx)
+	<-errc
+	return o.Close()
+}
+
+// drain waits for tracked runs, cancelling those still running when ctx
+// ends.
+func (o *OS) drain(ctx context.Context) {
+	done := make(chan struct{})
+	go func() { o.wg.Wait(); close(done) }()
+	select {
+	case <-done:
+		return
+	case <-ctx.Done():
+	}
+	o.mu.Lock()
+	ids := make([]string, 0, len(o.active))
+	for id, a := range o.active {
+		ids = append(ids, id)
+		a.cancel(errShutdown)
+	}
+	o.mu.Unlock()
+	sort.Strings(ids)
+	o.log.Warn("cancelled runs still running at shutdown", "runs", ids)
+	<-done
+}
+
+var errShutdown = errors.New("server shutting down")
+
+// Close releases resources (MCP sessions, storage); idempotent.
+func (o *OS) Close() error {
+	if o.closed.Swap(true) {
+		return nil
+	}
+	var errs []error
+	for _, a := range o.catalog().Agents {
+		errs = append(errs, a.Close())
+	}
+	for _, t := range o.catalog().Teams {
+		errs = append(errs, t.Close())
+	}
+	for _, c := range o.cfg.Closers {
+		errs = append(errs, c())
+	}
+	return errors.Join(errs...)
+}
+
+// markRun rewrites a stored run's status (and content) in its document.
+func markRun(ctx context.Context, st storage.Store, r *storage.Run, status run.Status, reason string) error {
+	doc := map[string]any{}
+	if err := run.DecodeJSON(r.Data, &doc); err != nil {
+		doc = map[string]any{"run_id": r.RunID}
+	}
+	doc["status"] = string(status)
+	doc["content"] = reason
+	b, err := marshal(doc)
+	if err != nil {
+		return err
+	}
+	c := *r
+	c.Status, c.Data, c.UpdatedAt = status, b, run.Now()
+	return st.PutRun(ctx, &c)
+}

@@ -1,0 +1,518 @@
+package agentos
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/agno-go/agno/run"
+	"github.com/agno-go/agno/storage"
+)
+
+// kind is agents or teams: the same endpoints over a different catalog.
+type kind struct {
+	name    string // agent | team
+	title   string // Agent | Team
+	session storage.SessionType
+	lookup  func(*catalog, string) run.Executor
+}
+
+var (
+	agentKind = kind{name: "agent", title: "Agent", session: storage.SessionAgent, lookup: func(c *catalog, id string) run.Executor {
+		if a, ok := c.agents[id]; ok {
+			return a
+		}
+		return nil
+	}}
+	teamKind = kind{name: "team", title: "Team", session: storage.SessionTeam, lookup: func(c *catalog, id string) run.Executor {
+		if t, ok := c.teams[id]; ok {
+			return t
+		}
+		return nil
+	}}
+)
+
+func (o *OS) executor(w http.ResponseWriter, r *http.Request, k kind) (run.Executor, bool) {
+	ex := k.lookup(o.catalog(), r.PathValue("id"))
+	if ex == nil {
+		writeError(w, http.StatusNotFound, k.title+" not found")
+		return nil, false
+	}
+	return ex, true
+}
+
+// runForm holds the common fields of a run request.
+type runForm struct {
+	req        *run.Request
+	stream     bool
+	background bool
+}
+
+func (o *OS) parseRunForm(r *http.Request, w http.ResponseWriter) (*runForm, bool) {
+	f, err := parseForm(r, "message", "stream", "session_id", "user_id", "files", "background")
+	if err != nil {
+		fail(w, err)
+		return nil, false
+	}
+	if !f.has("message") {
+		fieldError(w, []string{"body", "message"}, "Field required", "missing")
+		return nil, false
+	}
+	stream, err := f.boolean("stream", true)
+	if err != nil {
+		fail(w, err)
+		return nil, false
+	}
+	background, err := f.boolean("background", false)
+	if err != nil {
+		fail(w, err)
+		return nil, false
+	}
+	req := &run.Request{Input: f.str("message"), SessionID: f.str("session_id"), UserID: f.str("user_id"), Images: f.images, StoreEvents: true}
+	ex, err := f.extras()
+	if err == nil {
+		err = applyExtras(req, ex)
+	}
+	if err != nil {
+		fail(w, err)
+		return nil, false
+	}
+	if _, set := ex["stream_events"]; !set && stream {
+		req.StreamEvents = true // agno's run endpoints default stream_events to true
+	}
+	if req.SessionID == "" {
+		req.SessionID = run.NewID()
+	}
+	if req.RunID == "" {
+		req.RunID = run.NewID()
+	}
+	req.Stream = stream
+	return &runForm{req: req, stream: stream, background: background}, true
+}
+
+// handleRun is POST /{agents|teams}/{id}/runs.
+func (o *OS) handleRun(k kind) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		ex, ok := o.executor(w, r, k)
+		if !ok {
+			return
+		}
+		rf, ok := o.parseRunForm(r, w)
+		if !ok {
+			return
+		}
+		if rf.background {
+			if o.cfg.Store == nil {
+				writeError(w, http.StatusBadRequest, "Background runs need a database: configure [storage] (the default SQLite store is used by agno agentos start)")
+				return
+			}
+			o.startBackground(w, r, k, ex, rf)
+			return
+		}
+		ctx, cancel := context.WithCancelCause(r.Context())
+		defer cancel(nil)
+		done, ok := o.track(rf.req.RunID, k.name, cancel)
+		if !ok {
+			writeError(w, http.StatusServiceUnavailable, "AgentOS is shutting down")
+			return
+		}
+		defer done()
+		if !rf.stream {
+			out, err := ex.Execute(ctx, rf.req, nil)
+			if err != nil {
+				fail(w, err)
+				return
+			}
+			writeJSON(w, http.StatusOK, out)
+			return
+		}
+		sse := newSSE(w)
+		if _, err := ex.Execute(ctx, rf.req, func(e run.Event) bool { return sse.send(e, -1) }); err != nil {
+			sse.send(run.Stamp(&run.RunError{EventBase: run.EventBase{RunID: rf.req.RunID, SessionID: rf.req.SessionID}, Content: err.Error()}), -1)
+		}
+	}
+}
+
+// startBackground runs detached from the request: 202 for non-stream, a
+// resumable stream (event_index) for stream. The run survives the client
+// leaving and is pollable with GET .../runs/{run_id}.
+func (o *OS) startBackground(w http.ResponseWriter, r *http.Request, k kind, ex run.Executor, rf *runForm) {
+	req := rf.req
+	ctx, cancel := context.WithCancelCause(context.WithoutCancel(r.Context()))
+	done, ok := o.track(req.RunID, k.name, cancel)
+	if !ok {
+		cancel(nil)
+		writeError(w, http.StatusServiceUnavailable, "AgentOS is shutting down")
+		return
+	}
+	pending, _ := marshal(map[string]any{"run_id": req.RunID, "session_id": req.SessionID, "status": run.StatusPending, "created_at": run.Now(), k.name + "_id": ex.ID()})
+	_ = o.cfg.Store.PutRun(ctx, &storage.Run{RunID: req.RunID, SessionID: req.SessionID, SessionType: k.session, ComponentID: ex.ID(),
+		UserID: req.UserID, Status: run.StatusPending, CreatedAt: run.Now(), Data: pending})
+	buf := o.buffers.start(req.RunID)
+	go func() {
+		defer done()
+		defer cancel(nil)
+		out, err := ex.Execute(ctx, req, func(e run.Event) bool { buf.add(e); return true })
+		status := run.StatusError
+		if err == nil && out != nil {
+			status = out.Status
+		}
+		buf.finish(status)
+	}()
+	if !rf.stream {
+		writeJSON(w, http.StatusAccepted, map[string]any{"run_id": req.RunID, "session_id": req.SessionID, "status": run.StatusPending})
+		return
+	}
+	o.streamBuffer(w, r, buf, -1)
+}
+
+// streamBuffer streams a background run's events from after index last
+// until the run ends or the client leaves (the run goes on).
+func (o *OS) streamBuffer(w http.ResponseWriter, r *http.Request, buf *runBuffer, last int) {
+	o.streamBufferOn(newSSE(w), r, buf, last)
+}
+
+// handleCancel is POST .../runs/{run_id}/cancel: always {} (the intent is
+// recorded for a run that has not started yet).
+func (o *OS) handleCancel(k kind) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		ex, ok := o.executor(w, r, k)
+		if !ok {
+			return
+		}
+		runID := r.PathValue("run_id")
+		if c, ok := ex.(interface {
+			Cancel(context.Context, string) (bool, error)
+		}); ok {
+			if _, err := c.Cancel(r.Context(), runID); err != nil {
+				fail(w, err)
+				return
+			}
+		}
+		o.mu.Lock()
+		if a, ok := o.active[runID]; ok && a.kind == k.name {
+			a.cancel(run.ErrCancelled)
+		}
+		o.mu.Unlock()
+		writeJSON(w, http.StatusOK, map[string]any{})
+	}
+}
+
+// handleContinue is POST .../runs/{run_id}/continue: agents send `tools`
+// (ToolExecution dicts), teams `requirements` (RunRequirement dicts).
+func (o *OS) handleContinue(k kind) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		ex, ok := o.executor(w, r, k)
+		if !ok {
+			return
+		}
+		f, err := parseForm(r, "tools", "requirements", "session_id", "user_id", "stream", "background")
+		if err != nil {
+			fail(w, err)
+			return
+		}
+		creq := &run.ContinueRequest{RunID: r.PathValue("run_id"), SessionID: f.str("session_id"), UserID: f.str("user_id"), StoreEvents: true}
+		if creq.SessionID == "" {
+			writeError(w, http.StatusBadRequest, "session_id is required to continue a run")
+			return
+		}
+		if creq.Tools, err = parseJSONList[*run.ToolExecution](f, "tools"); err != nil {
+			fail(w, err)
+			return
+		}
+		if creq.Requirements, err = parseJSONList[*run.Requirement](f, "requirements"); err != nil {
+			fail(w, err)
+			return
+		}
+		stream, err := f.boolean("stream", true)
+		if err != nil {
+			fail(w, err)
+			return
+		}
+		creq.Stream, creq.StreamEvents = stream, stream
+		ctx, cancel := context.WithCancelCause(r.Context())
+		defer cancel(nil)
+		done, ok := o.track(creq.RunID, k.name, cancel)
+		if !ok {
+			writeError(w, http.StatusServiceUnavailable, "AgentOS is shutting down")
+			return
+		}
+		defer done()
+		if !stream {
+			out, err := ex.ExecuteContinue(ctx, creq, nil)
+			if err != nil {
+				continueError(w, creq.RunID, err)
+				return
+			}
+			writeJSON(w, http.StatusOK, out)
+			return
+		}
+		// Check the run can continue before committing to a stream, so
+		// misuse gets a status code.
+		if err := o.checkPaused(ctx, creq.RunID, ex.ID()); err != nil {
+			continueError(w, creq.RunID, err)
+			return
+		}
+		sse := newSSE(w)
+		if _, err := ex.ExecuteContinue(ctx, creq, func(e run.Event) bool { return sse.send(e, -1) }); err != nil {
+			sse.send(run.Stamp(&run.RunError{EventBase: run.EventBase{RunID: creq.RunID, SessionID: creq.SessionID}, Content: err.Error()}), -1)
+		}
+	}
+}
+
+func (o *OS) checkPaused(ctx context.Context, runID, componentID string) error {
+	if o.cfg.Store == nil {
+		return nil
+	}
+	rec, err := o.cfg.Store.GetRun(ctx, runID)
+	if err != nil || rec.ComponentID != componentID {
+		return run.ErrNotFound
+	}
+	if rec.Status != run.StatusPaused {
+		return &notPaused{status: rec.Status}
+	}
+	return nil
+}
+
+type notPaused struct{ status run.Status }
+
+func (e *notPaused) Error() string { return "not paused" }
+func (e *notPaused) Unwrap() error { return run.ErrNotPaused }
+
+// continueError maps continue failures to agno's status codes.
+func continueError(w http.ResponseWriter, runID string, err error) {
+	var np *notPaused
+	switch {
+	case errors.Is(err, run.ErrNotFound):
+		writeError(w, http.StatusNotFound, "Run not found")
+	case errors.As(err, &np):
+		writeError(w, http.StatusConflict, "Run "+runID+" is not paused: "+alreadyText(np.status))
+	case errors.Is(err, run.ErrNotPaused):
+		writeError(w, http.StatusConflict, "Run "+runID+" is not paused: "+err.Error())
+	case errors.Is(err, run.ErrUnresolved):
+		writeError(w, http.StatusBadRequest, err.Error())
+	default:
+		writeError(w, http.StatusBadRequest, err.Error())
+	}
+}
+
+func alreadyText(s run.Status) string {
+	switch s {
+	case run.StatusRunning:
+		return "run is already running"
+	case run.StatusCompleted:
+		return "run is already continued/completed"
+	case run.StatusError:
+		return "run has errored"
+	case run.StatusCancelled:
+		return "run is already cancelled"
+	case run.StatusPending:
+		return "run is pending"
+	}
+	return "status " + string(s)
+}
+
+// storedRun loads a run of a component with its events, or 404s.
+func (o *OS) storedRun(w http.ResponseWriter, r *http.Request, componentID string, sessionType storage.SessionType) (map[string]any, *storage.Run, bool) {
+	if o.cfg.Store == nil {
+		writeError(w, http.StatusNotFound, "Run not found")
+		return nil, nil, false
+	}
+	rec, err := o.cfg.Store.GetRun(r.Context(), r.PathValue("run_id"))
+	sid := r.URL.Query().Get("session_id")
+	if err != nil || rec.ComponentID != componentID || (sid != "" && rec.SessionID != sid) || rec.ParentRunID != "" && sessionType == "" {
+		writeError(w, http.StatusNotFound, "Run not found")
+		return nil, nil, false
+	}
+	doc := map[string]any{}
+	if err := run.DecodeJSON(rec.Data, &doc); err != nil {
+		fail(w, err)
+		return nil, nil, false
+	}
+	if evs, err := o.cfg.Store.ListEvents(r.Context(), rec.RunID, -1); err == nil && len(evs) > 0 {
+		list := make([]json.RawMessage, len(evs))
+		for i, e := range evs {
+			list[i] = e.Data
+		}
+		doc["events"] = list
+	}
+	return doc, rec, true
+}
+
+// handleGetRun is GET .../runs/{run_id}?session_id=.
+func (o *OS) handleGetRun(k kind) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		ex, ok := o.executor(w, r, k)
+		if !ok {
+			return
+		}
+		doc, _, ok := o.storedRun(w, r, ex.ID(), k.session)
+		if ok {
+			writeJSON(w, http.StatusOK, doc)
+		}
+	}
+}
+
+// handleListRuns is GET .../runs?session_id=&status=.
+func (o *OS) handleListRuns(k kind) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		ex, ok := o.executor(w, r, k)
+		if !ok {
+			return
+		}
+		sid := r.URL.Query().Get("session_id")
+		if o.cfg.Store == nil {
+			writeError(w, http.StatusNotFound, "Session not found")
+			return
+		}
+		if _, err := o.cfg.Store.GetSession(r.Context(), sid); err != nil {
+			writeError(w, http.StatusNotFound, "Session not found")
+			return
+		}
+		q := storage.RunQuery{SessionID: sid, ComponentID: ex.ID()}
+		if s := r.URL.Query().Get("status"); s != "" {
+			q.Status = []run.Status{run.Status(strings.ToUpper(s))}
+		}
+		recs, err := o.cfg.Store.ListRuns(r.Context(), q)
+		if err != nil {
+			fail(w, err)
+			return
+		}
+		out := make([]map[string]any, 0, len(recs))
+		for _, rec := range recs {
+			out = append(out, runSchema(rec, k.name))
+		}
+		writeJSON(w, http.StatusOK, out)
+	}
+}
+
+// runSchema is agno's RunSchema / TeamRunSchema of a stored run.
+func runSchema(rec *storage.Run, kind string) map[string]any {
+	doc := map[string]any{}
+	_ = run.DecodeJSON(rec.Data, &doc)
+	s := map[string]any{"run_id": rec.RunID, "status": rec.Status, "created_at": rec.CreatedAt}
+	if rec.ParentRunID != "" {
+		s["parent_run_id"] = rec.ParentRunID
+	}
+	if rec.UserID != "" {
+		s["user_id"] = rec.UserID
+	}
+	s[kind+"_id"] = rec.ComponentID
+	if in, ok := doc["input"].(map[string]any); ok {
+		if c, ok := in["input_content"]; ok {
+			s["run_input"] = c
+		}
+	}
+	format := "text"
+	if ct, _ := doc["content_type"].(string); ct != "" && ct != "str" {
+		format = "json"
+	}
+	s["run_response_format"] = format
+	for _, f := range []string{"content", "reasoning_content", "metrics", "messages", "tools", "session_state", "images", "references"} {
+		if v, ok := doc[f]; ok {
+			s[f] = v
+		}
+	}
+	return s
+}
+
+// handleResume is POST .../runs/{run_id}/resume: a background run's
+// stream from last_event_index — catch_up and live events while it runs,
+// replay once finished, or the stored events.
+func (o *OS) handleResume(k kind) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		ex, ok := o.executor(w, r, k)
+		if !ok {
+			return
+		}
+		f, err := parseForm(r, "last_event_index", "session_id")
+		if err != nil {
+			fail(w, err)
+			return
+		}
+		last := -1
+		if s := f.str("last_event_index"); s != "" {
+			if last, err = strconv.Atoi(s); err != nil {
+				writeError(w, http.StatusBadRequest, "last_event_index must be an integer")
+				return
+			}
+		}
+		o.resume(w, r, r.PathValue("run_id"), ex.ID(), last)
+	}
+}
+
+func (o *OS) resume(w http.ResponseWriter, r *http.Request, runID, componentID string, last int) {
+	if buf := o.buffers.get(runID); buf != nil {
+		evs, _, done, status, _ := buf.since(last)
+		sse := newSSE(w)
+		total := buf.count()
+		if done {
+			sse.json("replay", map[string]any{"event": "replay", "run_id": runID, "status": status, "total_events": total, "total_buffered": total,
+				"last_event_index_requested": last, "message": "Run completed. Replaying missed events."})
+			for _, e := range evs {
+				sse.raw(e.name, e.payload)
+			}
+			return
+		}
+		sse.json("catch_up", map[string]any{"event": "catch_up", "run_id": runID, "status": "running", "missed_events": len(evs),
+			"current_event_count": total, "message": "Catching up on missed events."})
+		o.streamBufferOn(sse, r, buf, last)
+		return
+	}
+	sse := newSSE(w)
+	var evs []storage.Event
+	var rec *storage.Run
+	var err error
+	if o.cfg.Store != nil {
+		rec, err = o.cfg.Store.GetRun(r.Context(), runID)
+		if err == nil && rec.ComponentID == componentID {
+			evs, err = o.cfg.Store.ListEvents(r.Context(), runID, int64(last))
+		}
+	}
+	if o.cfg.Store == nil || err != nil || rec == nil || rec.ComponentID != componentID {
+		sse.json("error", map[string]any{"event": "error", "error": "Run " + runID + " not found in buffer or database"})
+		return
+	}
+	sse.json("replay", map[string]any{"event": "replay", "run_id": runID, "status": rec.Status, "total_events": len(evs),
+		"message": "Run completed. Replaying all events from database."})
+	for _, e := range evs {
+		doc := map[string]any{}
+		if run.DecodeJSON(e.Data, &doc) != nil {
+			continue
+		}
+		doc["event_index"] = e.Seq
+		name, _ := doc["event"].(string)
+		sse.json(name, doc)
+	}
+}
+
+// streamBufferOn continues an open SSE stream from a buffer.
+func (o *OS) streamBufferOn(sse *sseWriter, r *http.Request, buf *runBuffer, last int) {
+	heartbeat := time.NewTicker(30 * time.Second)
+	defer heartbeat.Stop()
+	for {
+		evs, next, done, _, wait := buf.since(last)
+		for _, e := range evs {
+			if !sse.raw(e.name, e.payload) {
+				return
+			}
+		}
+		last = next
+		if done {
+			return
+		}
+		select {
+		case <-wait:
+		case <-heartbeat.C:
+			if !sse.comment("heartbeat") {
+				return
+			}
+		case <-r.Context().Done():
+			return
+		}
+	}
+}

@@ -1,0 +1,375 @@
+package agentos
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/agno-go/agno/run"
+	"github.com/agno-go/agno/storage"
+	"github.com/agno-go/agno/workflow"
+)
+
+func (o *OS) workflowRoutes(mux *http.ServeMux) {
+	mux.HandleFunc("GET /workflows", o.handleWorkflows)
+	mux.HandleFunc("GET /workflows/{id}", o.handleWorkflow)
+	mux.HandleFunc("POST /workflows/{id}/runs", o.handleWorkflowRun)
+	mux.HandleFunc("POST /workflows/{id}/runs/{run_id}/continue", o.handleWorkflowContinue)
+	mux.HandleFunc("POST /workflows/{id}/runs/{run_id}/cancel", o.handleWorkflowCancel)
+	mux.HandleFunc("POST /workflows/{id}/runs/{run_id}/resume", o.handleWorkflowResume)
+	mux.HandleFunc("GET /workflows/{id}/runs/{run_id}", o.handleWorkflowGetRun)
+	mux.HandleFunc("GET /workflows/{id}/runs", o.handleWorkflowListRuns)
+	mux.HandleFunc("GET /workflows/ws", o.handleWorkflowWS)
+}
+
+func (o *OS) workflow(w http.ResponseWriter, r *http.Request) (*workflow.Workflow, bool) {
+	wf, ok := o.catalog().workflows[r.PathValue("id")]
+	if !ok {
+		writeError(w, http.StatusNotFound, "Workflow not found")
+		return nil, false
+	}
+	return wf, true
+}
+
+func (o *OS) handleWorkflows(w http.ResponseWriter, _ *http.Request) {
+	out := []map[string]any{}
+	for _, wf := range o.catalog().Workflows {
+		out = append(out, o.workflowSummary(wf))
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+// handleWorkflow is agno's WorkflowResponse with the step tree.
+func (o *OS) handleWorkflow(w http.ResponseWriter, r *http.Request) {
+	wf, ok := o.workflow(w, r)
+	if !ok {
+		return
+	}
+	out := o.workflowSummary(wf)
+	out["steps"] = stepTree(wf, wf.Config().Steps)
+	if s := wf.Config().InputSchema; len(s) > 0 {
+		var m map[string]any
+		if run.DecodeJSON(s, &m) == nil {
+			out["input_schema"] = m
+		}
+	}
+	if md := wf.Config().Metadata; len(md) > 0 {
+		out["metadata"] = md
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+func stepTree(wf *workflow.Workflow, nodes []workflow.Node) []map[string]any {
+	out := []map[string]any{}
+	for _, n := range nodes {
+		d := map[string]any{"step_id": wf.StepID(n)}
+		switch x := n.(type) {
+		case *workflow.Step:
+			d["name"], d["type"] = x.Name, "Step"
+			switch {
+			case x.Agent != nil:
+				d["executor_id"], d["executor_name"] = x.Agent.ID(), x.Agent.Name()
+				if _, team := x.Agent.(interface{ Mode() any }); team {
+					d["executor_type"] = "team"
+				} else {
+					d["executor_type"] = "agent"
+				}
+			case x.Func != nil:
+				d["executor_type"] = "function"
+			case x.Workflow != nil:
+				d["executor_type"], d["executor_id"] = "workflow", x.Workflow.ID()
+			}
+			if x.Description != "" {
+				d["description"] = x.Description
+			}
+			if x.RequiresConfirmation {
+				d["requires_confirmation"] = true
+			}
+			if x.RequiresUserInput {
+				d["requires_user_input"] = true
+			}
+		case *workflow.Steps:
+			d["name"], d["type"], d["steps"] = x.Name, "Steps", stepTree(wf, x.Steps)
+		case *workflow.Loop:
+			d["name"], d["type"], d["steps"], d["max_iterations"] = x.Name, "Loop", stepTree(wf, x.Steps), x.MaxIterations
+		case *workflow.Parallel:
+			d["name"], d["type"], d["steps"] = x.Name, "Parallel", stepTree(wf, x.Steps)
+		case *workflow.Condition:
+			d["name"], d["type"], d["steps"] = x.Name, "Condition", stepTree(wf, x.Steps)
+			if len(x.ElseSteps) > 0 {
+				d["else_steps"] = stepTree(wf, x.ElseSteps)
+			}
+		case *workflow.Router:
+			d["name"], d["type"], d["steps"] = x.Name, "Router", stepTree(wf, x.Choices)
+		}
+		out = append(out, d)
+	}
+	return out
+}
+
+// handleWorkflowRun is POST /workflows/{id}/runs.
+func (o *OS) handleWorkflowRun(w http.ResponseWriter, r *http.Request) {
+	wf, ok := o.workflow(w, r)
+	if !ok {
+		return
+	}
+	rf, ok := o.parseRunForm(r, w)
+	if !ok {
+		return
+	}
+	req := rf.req
+	if rf.background {
+		if o.cfg.Store == nil {
+			writeError(w, http.StatusBadRequest, "Background runs need a database: configure [storage]")
+			return
+		}
+		o.startWorkflowBackground(w, r, wf, rf)
+		return
+	}
+	ctx, cancel := context.WithCancelCause(r.Context())
+	defer cancel(nil)
+	done, ok := o.track(req.RunID, "workflow", cancel)
+	if !ok {
+		writeError(w, http.StatusServiceUnavailable, "AgentOS is shutting down")
+		return
+	}
+	defer done()
+	if !rf.stream {
+		out, err := wf.Execute(ctx, req, nil)
+		if err != nil {
+			workflowError(w, err)
+			return
+		}
+		writeJSON(w, http.StatusOK, out)
+		return
+	}
+	if err := wf.ValidateInput(req.Input); err != nil {
+		workflowError(w, err)
+		return
+	}
+	streamWorkflow(w, func(emit run.Emitter) (*workflow.RunOutput, error) { return wf.Execute(ctx, req, emit) })
+}
+
+func workflowError(w http.ResponseWriter, err error) {
+	switch {
+	case errors.Is(err, workflow.ErrInvalidInput):
+		writeError(w, http.StatusBadRequest, err.Error())
+	default:
+		writeError(w, http.StatusInternalServerError, "Error running workflow: "+strings.TrimPrefix(err.Error(), workflow.ErrRunFailed.Error()+": "))
+	}
+}
+
+func (o *OS) startWorkflowBackground(w http.ResponseWriter, r *http.Request, wf *workflow.Workflow, rf *runForm) {
+	req := rf.req
+	ctx, cancel := context.WithCancelCause(context.WithoutCancel(r.Context()))
+	done, ok := o.track(req.RunID, "workflow", cancel)
+	if !ok {
+		cancel(nil)
+		writeError(w, http.StatusServiceUnavailable, "AgentOS is shutting down")
+		return
+	}
+	pending, _ := marshal(map[string]any{"run_id": req.RunID, "session_id": req.SessionID, "workflow_id": wf.ID(), "status": run.StatusPending, "created_at": run.Now()})
+	_ = o.cfg.Store.PutRun(ctx, &storage.Run{RunID: req.RunID, SessionID: req.SessionID, SessionType: storage.SessionWorkflow,
+		ComponentID: wf.ID(), UserID: req.UserID, Status: run.StatusPending, CreatedAt: run.Now(), Data: pending})
+	buf := o.buffers.start(req.RunID)
+	go func() {
+		defer done()
+		defer cancel(nil)
+		out, err := wf.Execute(ctx, req, func(e run.Event) bool { buf.add(e); return true })
+		buf.finish(workflowStatus(out, err))
+	}()
+	if !rf.stream {
+		writeJSON(w, http.StatusAccepted, map[string]any{"run_id": req.RunID, "session_id": req.SessionID, "status": run.StatusPending})
+		return
+	}
+	o.streamBuffer(w, r, buf, -1)
+}
+
+func workflowStatus(out *workflow.RunOutput, err error) run.Status {
+	if out != nil {
+		return out.Status
+	}
+	if err != nil {
+		return run.StatusError
+	}
+	return run.StatusCompleted
+}
+
+// streamWorkflow streams a workflow (run or continue) as SSE; a run that
+// ends paused is followed by agno's legacy WorkflowRunOutput event.
+func streamWorkflow(w http.ResponseWriter, exec func(run.Emitter) (*workflow.RunOutput, error)) {
+	sse := newSSE(w)
+	out, err := exec(func(e run.Event) bool { return sse.send(e, -1) })
+	if err != nil && out == nil {
+		sse.send(run.Stamp(&run.WorkflowError{Error: err.Error()}), -1)
+		return
+	}
+	if out != nil && out.Status == run.StatusPaused {
+		sse.json("WorkflowRunOutput", out)
+	}
+}
+
+// handleWorkflowContinue is POST /workflows/{id}/runs/{run_id}/continue.
+func (o *OS) handleWorkflowContinue(w http.ResponseWriter, r *http.Request) {
+	wf, ok := o.workflow(w, r)
+	if !ok {
+		return
+	}
+	f, err := parseForm(r, "step_requirements", "session_id", "user_id", "stream", "factory_input")
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	var reqs []*workflow.StepRequirement
+	if raw := f.str("step_requirements"); raw != "" {
+		if reqs, err = workflow.ParseStepRequirements([]byte(raw)); err != nil {
+			writeError(w, http.StatusBadRequest, err.Error())
+			return
+		}
+	}
+	stream, err := f.boolean("stream", true)
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	runID := r.PathValue("run_id")
+	creq := &workflow.ContinueRequest{RunID: runID, SessionID: f.str("session_id"), UserID: f.str("user_id"), StepRequirements: reqs, Stream: stream, StreamEvents: stream}
+	ctx, cancel := context.WithCancelCause(r.Context())
+	defer cancel(nil)
+	done, ok := o.track(runID, "workflow", cancel)
+	if !ok {
+		writeError(w, http.StatusServiceUnavailable, "AgentOS is shutting down")
+		return
+	}
+	defer done()
+	if !stream {
+		out, err := wf.ExecuteContinue(ctx, creq, nil)
+		if err != nil && out == nil {
+			workflowContinueError(w, err)
+			return
+		}
+		writeJSON(w, http.StatusOK, out)
+		return
+	}
+	if err := o.checkPaused(ctx, runID, wf.ID()); err != nil {
+		workflowContinueError(w, err)
+		return
+	}
+	streamWorkflow(w, func(emit run.Emitter) (*workflow.RunOutput, error) { return wf.ExecuteContinue(ctx, creq, emit) })
+}
+
+func workflowContinueError(w http.ResponseWriter, err error) {
+	var np *notPaused
+	switch {
+	case errors.Is(err, run.ErrNotFound):
+		writeError(w, http.StatusNotFound, "Run not found")
+	case errors.As(err, &np):
+		writeError(w, http.StatusConflict, alreadyText(np.status))
+	case errors.Is(err, run.ErrNotPaused):
+		writeError(w, http.StatusConflict, err.Error())
+	default:
+		writeError(w, http.StatusBadRequest, err.Error())
+	}
+}
+
+func (o *OS) handleWorkflowCancel(w http.ResponseWriter, r *http.Request) {
+	wf, ok := o.workflow(w, r)
+	if !ok {
+		return
+	}
+	runID := r.PathValue("run_id")
+	if _, err := wf.Cancel(r.Context(), runID); err != nil {
+		fail(w, err)
+		return
+	}
+	o.mu.Lock()
+	if a, ok := o.active[runID]; ok && a.kind == "workflow" {
+		a.cancel(run.ErrCancelled)
+	}
+	o.mu.Unlock()
+	writeJSON(w, http.StatusOK, map[string]any{})
+}
+
+func (o *OS) handleWorkflowResume(w http.ResponseWriter, r *http.Request) {
+	wf, ok := o.workflow(w, r)
+	if !ok {
+		return
+	}
+	f, err := parseForm(r, "last_event_index", "session_id")
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	last := -1
+	if s := f.str("last_event_index"); s != "" {
+		if _, err := fmt.Sscan(s, &last); err != nil {
+			writeError(w, http.StatusBadRequest, "last_event_index must be an integer")
+			return
+		}
+	}
+	o.resume(w, r, r.PathValue("run_id"), wf.ID(), last)
+}
+
+func (o *OS) handleWorkflowGetRun(w http.ResponseWriter, r *http.Request) {
+	wf, ok := o.workflow(w, r)
+	if !ok {
+		return
+	}
+	doc, _, ok := o.storedRun(w, r, wf.ID(), storage.SessionWorkflow)
+	if !ok {
+		return
+	}
+	delete(doc, "resume_state")
+	writeJSON(w, http.StatusOK, doc)
+}
+
+func (o *OS) handleWorkflowListRuns(w http.ResponseWriter, r *http.Request) {
+	wf, ok := o.workflow(w, r)
+	if !ok {
+		return
+	}
+	sid := r.URL.Query().Get("session_id")
+	if o.cfg.Store == nil {
+		writeError(w, http.StatusNotFound, "Session not found")
+		return
+	}
+	if _, err := o.cfg.Store.GetSession(r.Context(), sid); err != nil {
+		writeError(w, http.StatusNotFound, "Session not found")
+		return
+	}
+	q := storage.RunQuery{SessionID: sid, ComponentID: wf.ID()}
+	if s := r.URL.Query().Get("status"); s != "" {
+		q.Status = []run.Status{run.Status(strings.ToUpper(s))}
+	}
+	recs, err := o.cfg.Store.ListRuns(r.Context(), q)
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	out := make([]map[string]any, 0, len(recs))
+	for _, rec := range recs {
+		out = append(out, workflowRunSchema(rec))
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+// workflowRunSchema is agno's WorkflowRunSchema.
+func workflowRunSchema(rec *storage.Run) map[string]any {
+	doc := map[string]any{}
+	_ = run.DecodeJSON(rec.Data, &doc)
+	s := map[string]any{"run_id": rec.RunID, "workflow_id": rec.ComponentID, "status": rec.Status, "created_at": rec.CreatedAt}
+	if rec.UserID != "" {
+		s["user_id"] = rec.UserID
+	}
+	if v, ok := doc["input"]; ok {
+		s["run_input"] = v
+	}
+	for _, f := range []string{"content", "content_type", "step_results", "step_executor_runs", "step_requirements", "pause_kind", "paused_step_name", "paused_step_index", "metrics"} {
+		if v, ok := doc[f]; ok {
+			s[f] = v
+		}
+	}
+	return s
+}

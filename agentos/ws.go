@@ -1,0 +1,336 @@
+package agentos
+
+import (
+	"context"
+	"crypto/subtle"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"sync"
+
+	"github.com/coder/websocket"
+
+	"github.com/agno-go/agno/run"
+	"github.com/agno-go/agno/storage"
+	"github.com/agno-go/agno/workflow"
+)
+
+// wsConn is one /workflows/ws connection.
+type wsConn struct {
+	o      *OS
+	c      *websocket.Conn
+	ctx    context.Context
+	cancel context.CancelFunc
+	mu     sync.Mutex // serialises writes
+	authed bool
+	wg     sync.WaitGroup
+}
+
+type wsMessage struct {
+	Action           string          `json:"action"`
+	Token            string          `json:"token"`
+	WorkflowID       string          `json:"workflow_id"`
+	RunID            string          `json:"run_id"`
+	SessionID        string          `json:"session_id"`
+	UserID           string          `json:"user_id"`
+	Message          string          `json:"message"`
+	LastEventIndex   *int            `json:"last_event_index"`
+	StepRequirements json.RawMessage `json:"step_requirements"`
+}
+
+// handleWorkflowWS serves agno's workflow WebSocket: in-band auth, start,
+// continue (HITL), reconnect. Runs started here survive the socket.
+func (o *OS) handleWorkflowWS(w http.ResponseWriter, r *http.Request) {
+	c, err := websocket.Accept(w, r, &websocket.AcceptOptions{InsecureSkipVerify: true})
+	if err != nil {
+		return
+	}
+	c.SetReadLimit(4 << 20)
+	ctx, cancel := context.WithCancel(r.Context())
+	conn := &wsConn{o: o, c: c, ctx: ctx, cancel: cancel, authed: o.cfg.SecurityKey == ""}
+	defer func() {
+		cancel()
+		conn.wg.Wait()
+		_ = c.CloseNow()
+	}()
+	conn.sendJSON(map[string]any{"event": "connected", "message": "Connected to AgentOS. Please authenticate to continue.", "requires_auth": o.cfg.SecurityKey != ""})
+	for {
+		_, data, err := c.Read(ctx)
+		if err != nil {
+			return
+		}
+		var m wsMessage
+		if err := json.Unmarshal(data, &m); err != nil {
+			conn.sendJSON(map[string]any{"event": "error", "error": "Invalid JSON: " + err.Error()})
+			continue
+		}
+		conn.handle(m)
+	}
+}
+
+func (c *wsConn) sendJSON(v any) bool {
+	b, err := marshal(v)
+	if err != nil {
+		return false
+	}
+	return c.write(b)
+}
+
+func (c *wsConn) write(b []byte) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.c.Write(c.ctx, websocket.MessageText, b) == nil
+}
+
+func (c *wsConn) errorf(format string, a ...any) {
+	c.sendJSON(map[string]any{"event": "error", "error": fmt.Sprintf(format, a...)})
+}
+
+func (c *wsConn) handle(m wsMessage) {
+	switch m.Action {
+	case "authenticate":
+		c.authenticate(m.Token)
+		return
+	case "ping":
+		c.sendJSON(map[string]any{"event": "pong"})
+		return
+	}
+	if !c.authed {
+		c.sendJSON(map[string]any{"event": "auth_required", "error": "Authentication required. Send authenticate action with valid bearer token."})
+		return
+	}
+	switch m.Action {
+	case "start-workflow":
+		c.start(m)
+	case "continue-workflow":
+		c.continueRun(m)
+	case "reconnect":
+		c.reconnect(m)
+	default:
+		c.errorf("Unknown action: %s", m.Action)
+	}
+}
+
+func (c *wsConn) authenticate(token string) {
+	key := c.o.cfg.SecurityKey
+	switch {
+	case token == "":
+		c.sendJSON(map[string]any{"event": "auth_error", "error": "Token is required"})
+	case key != "" && subtle.ConstantTimeCompare([]byte(token), []byte(key)) != 1:
+		c.sendJSON(map[string]any{"event": "auth_error", "error": "Invalid token"})
+	default:
+		c.authed = true
+		c.sendJSON(map[string]any{"event": "authenticated", "message": "Authentication successful. You can now send commands."})
+	}
+}
+
+func (c *wsConn) lookup(id string) *workflow.Workflow {
+	if id == "" {
+		c.errorf("workflow_id is required")
+		return nil
+	}
+	wf, ok := c.o.catalog().workflows[id]
+	if !ok {
+		c.errorf("Workflow %s not found", id)
+		return nil
+	}
+	return wf
+}
+
+// start runs a workflow in the background with stream_events on and
+// forwards its events to this socket.
+func (c *wsConn) start(m wsMessage) {
+	wf := c.lookup(m.WorkflowID)
+	if wf == nil {
+		return
+	}
+	if err := wf.ValidateInput(m.Message); err != nil {
+		c.errorf("%s", err.Error())
+		return
+	}
+	req := &run.Request{Input: m.Message, SessionID: m.SessionID, UserID: m.UserID, RunID: run.NewID(), Stream: true, StreamEvents: true}
+	if req.SessionID == "" {
+		req.SessionID = run.NewID()
+	}
+	buf, ok := c.launch(req.RunID, func(ctx context.Context, emit run.Emitter) (*workflow.RunOutput, error) {
+		return wf.Execute(ctx, req, emit)
+	})
+	if ok {
+		c.forward(buf, -1, false)
+	}
+}
+
+// launch runs exec detached from the socket, recording events in the run's
+// buffer.
+func (c *wsConn) launch(runID string, exec func(context.Context, run.Emitter) (*workflow.RunOutput, error)) (*runBuffer, bool) {
+	ctx, cancel := context.WithCancelCause(context.Background())
+	done, ok := c.o.track(runID, "workflow", cancel)
+	if !ok {
+		cancel(nil)
+		c.errorf("AgentOS is shutting down")
+		return nil, false
+	}
+	buf := c.o.buffers.start(runID)
+	go func() {
+		defer done()
+		defer cancel(nil)
+		out, err := exec(ctx, func(e run.Event) bool { buf.add(e); return true })
+		buf.finish(workflowStatus(out, err))
+	}()
+	return buf, true
+}
+
+// forward sends a run's events to the socket from after index last: SSE
+// text frames for live events, plain JSON for replays.
+func (c *wsConn) forward(buf *runBuffer, last int, plain bool) {
+	c.wg.Add(1)
+	go func() {
+		defer c.wg.Done()
+		for {
+			evs, next, done, _, wait := buf.since(last)
+			for _, e := range evs {
+				payload := e.payload
+				if !plain {
+					payload = frame(e.name, e.payload)
+				}
+				if !c.write(payload) {
+					return
+				}
+			}
+			last = next
+			if done {
+				return
+			}
+			select {
+			case <-wait:
+			case <-c.ctx.Done():
+				return
+			}
+		}
+	}()
+}
+
+// continueRun answers a paused run (agno's continue-workflow action).
+func (c *wsConn) continueRun(m wsMessage) {
+	wf := c.lookup(m.WorkflowID)
+	if wf == nil {
+		return
+	}
+	if m.RunID == "" {
+		c.errorf("run_id is required")
+		return
+	}
+	out, err := wf.GetRun(c.ctx, m.RunID)
+	if err != nil || (m.SessionID != "" && out.SessionID != m.SessionID) {
+		c.errorf("Run %s not found", m.RunID)
+		return
+	}
+	if out.Status != run.StatusPaused {
+		c.errorf("Run is not paused (status=%s)", out.Status)
+		return
+	}
+	var reqs []*workflow.StepRequirement
+	if len(m.StepRequirements) > 0 && string(m.StepRequirements) != "null" {
+		if reqs, err = workflow.ParseStepRequirements(m.StepRequirements); err != nil {
+			c.errorf("Invalid step_requirements: %s", err.Error())
+			return
+		}
+	}
+	creq := &workflow.ContinueRequest{RunID: m.RunID, SessionID: out.SessionID, UserID: m.UserID, StepRequirements: reqs, Stream: true, StreamEvents: true}
+	ctx, cancel := context.WithCancelCause(context.Background())
+	done, ok := c.o.track(m.RunID, "workflow", cancel)
+	if !ok {
+		cancel(nil)
+		c.errorf("AgentOS is shutting down")
+		return
+	}
+	// The continuation owns the run's buffer only once it emits: a client
+	// that lost the race for the pause must not touch it.
+	started := make(chan int, 1)
+	failed := make(chan error, 1)
+	go func() {
+		defer done()
+		defer cancel(nil)
+		var buf *runBuffer
+		emit := func(e run.Event) bool {
+			if buf == nil {
+				buf = c.o.buffers.start(m.RunID)
+				started <- buf.count()
+			}
+			buf.add(e)
+			return true
+		}
+		res, err := wf.ExecuteContinue(ctx, creq, emit)
+		if buf == nil {
+			failed <- err
+			return
+		}
+		buf.finish(workflowStatus(res, err))
+	}()
+	select {
+	case first := <-started:
+		c.forward(c.o.buffers.get(m.RunID), first-1, false)
+	case err := <-failed:
+		switch {
+		case err == nil:
+		case errors.Is(err, run.ErrNotPaused):
+			c.errorf("Run is not paused (status=RUNNING)")
+		case errors.Is(err, run.ErrNotFound):
+			c.errorf("Run %s not found", m.RunID)
+		default:
+			c.errorf("%s", err.Error())
+		}
+	}
+}
+
+// reconnect replays a run's events after last_event_index, then keeps
+// forwarding live events (plain JSON) while it runs.
+func (c *wsConn) reconnect(m wsMessage) {
+	if m.RunID == "" {
+		c.errorf("run_id is required")
+		return
+	}
+	last := -1
+	if m.LastEventIndex != nil {
+		last = *m.LastEventIndex
+	}
+	if buf := c.o.buffers.get(m.RunID); buf != nil {
+		evs, _, done, status, _ := buf.since(last)
+		if done {
+			c.sendJSON(map[string]any{"event": "replay", "run_id": m.RunID, "status": status, "total_events": buf.count(), "message": "Run completed. Replaying all events."})
+			for _, e := range evs {
+				c.write(e.payload)
+			}
+			return
+		}
+		c.sendJSON(map[string]any{"event": "catch_up", "run_id": m.RunID, "status": "running", "missed_events": len(evs), "current_event_count": buf.count(), "message": "Catching up on missed events."})
+		for _, e := range evs {
+			c.write(e.payload)
+		}
+		c.sendJSON(map[string]any{"event": "subscribed", "run_id": m.RunID, "status": "running", "current_event_count": buf.count(), "message": "Subscribed to live events."})
+		c.forward(buf, buf.count()-1, true)
+		return
+	}
+	st := c.o.cfg.Store
+	if st == nil {
+		c.errorf("Run %s not found", m.RunID)
+		return
+	}
+	rec, err := st.GetRun(c.ctx, m.RunID)
+	if err != nil {
+		c.errorf("Run %s not found", m.RunID)
+		return
+	}
+	evs, _ := st.ListEvents(c.ctx, m.RunID, int64(last))
+	c.sendJSON(map[string]any{"event": "replay", "run_id": m.RunID, "status": rec.Status, "total_events": len(evs), "message": "Run completed. Replaying all events from database."})
+	for _, e := range evs {
+		doc := map[string]any{}
+		if run.DecodeJSON(e.Data, &doc) == nil {
+			doc["event_index"] = e.Seq
+			c.sendJSON(doc)
+		}
+	}
+}
+
+var _ storage.Store
