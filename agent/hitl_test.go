@@ -237,3 +237,34 @@ func TestPauseEventsAndRepause(t *testing.T) {
 		t.Fatalf("requirements %+v", done.Requirements)
 	}
 }
+
+func TestConcurrentContinueRunsToolOnce(t *testing.T) {
+	var sent atomic.Int32
+	send, _ := hitlTools(t, &sent)
+	store := memory.New()
+	fake := modeltest.New(calls(modeltest.ToolCall("c1", "send_email", `{"to":"x"}`)), text("done"))
+	a := newAgent(t, agent.Config{Model: fake, Tools: []tool.Provider{send}, Store: store})
+	out, _ := a.Run(context.Background(), "go")
+	_ = out.ActiveRequirements()[0].Confirm()
+	errs := make(chan error, 8)
+	for range 8 {
+		go func() {
+			_, err := a.Continue(context.Background(), run.ContinueRequest{RunID: out.RunID, Requirements: out.Requirements})
+			errs <- err
+		}()
+	}
+	ok, notPaused := 0, 0
+	for range 8 {
+		switch err := <-errs; {
+		case err == nil:
+			ok++
+		case errors.Is(err, run.ErrNotPaused):
+			notPaused++
+		default:
+			t.Fatalf("unexpected error %v", err)
+		}
+	}
+	if ok != 1 || notPaused != 7 || sent.Load() != 1 {
+		t.Fatalf("ok %d notPaused %d sent %d", ok, notPaused, sent.Load())
+	}
+}

@@ -194,6 +194,11 @@ type Store interface {
 	// PutRun inserts or replaces a run by run_id.
 	PutRun(ctx context.Context, r *Run) error
 	GetRun(ctx context.Context, runID string) (*Run, error)
+	// ClaimRun moves a run's status from `from` to `to` atomically: it
+	// fails with ErrConflict when the status is not `from` (someone else
+	// claimed it), ErrNotFound when there is no such run. Only the status
+	// column changes; the writer of the claim stores the document next.
+	ClaimRun(ctx context.Context, runID string, from, to run.Status) error
 	ListRuns(ctx context.Context, q RunQuery) ([]*Run, error)
 
 	// AppendEvents stores events after the run's last one; Seq values are
@@ -228,7 +233,12 @@ func (s *Session) Clone() *Session {
 	}
 	if s.Metrics != nil {
 		m := *s.Metrics
-		m.Details = nil
+		if s.Metrics.Details != nil {
+			m.Details = make(map[string][]run.ModelMetrics, len(s.Metrics.Details))
+			for k, v := range s.Metrics.Details {
+				m.Details[k] = append([]run.ModelMetrics(nil), v...)
+			}
+		}
 		c.Metrics = &m
 	}
 	return &c

@@ -33,6 +33,18 @@ func (s *Spec) Continue(ctx context.Context, req *run.ContinueRequest, emit run.
 		return nil, fmt.Errorf("%w: answer %s before continuing", run.ErrUnresolved, strings.Join(ids, ", "))
 	}
 
+	// Claim the paused run so a concurrent continue of the same pause
+	// fails instead of running the confirmed tools twice.
+	if s.Store != nil && !req.Nested {
+		if err := s.Store.ClaimRun(ctx, out.RunID, run.StatusPaused, run.StatusRunning); err != nil {
+			if errors.Is(err, storage.ErrConflict) {
+				return nil, fmt.Errorf("continue run %s: %w (status=RUNNING)", out.RunID, run.ErrNotPaused)
+			}
+			if !errors.Is(err, storage.ErrNotFound) {
+				return nil, fmt.Errorf("continue run %s: %w", out.RunID, err)
+			}
+		}
+	}
 	rreq := &run.Request{
 		RunID: out.RunID, SessionID: out.SessionID, UserID: out.UserID, ParentRunID: out.ParentRunID,
 		Dependencies: req.Dependencies, Metadata: req.Metadata, Stream: req.Stream, StreamEvents: req.StreamEvents,

@@ -63,6 +63,9 @@ func (s *Store) EnsureSession(_ context.Context, sess *storage.Session) (*storag
 	if cur, ok := s.sessions[sess.SessionID]; ok {
 		return cur.Clone(), false, nil
 	}
+	if err := encodable(sess); err != nil {
+		return nil, false, err
+	}
 	c := sess.Clone()
 	now := run.Now()
 	if c.CreatedAt == 0 {
@@ -103,6 +106,9 @@ func (s *Store) UpdateSession(_ context.Context, id string, fn func(*storage.Ses
 	}
 	c := cur.Clone()
 	if err := fn(c); err != nil {
+		return nil, err
+	}
+	if err := encodable(c); err != nil {
 		return nil, err
 	}
 	c.SessionID = id
@@ -157,12 +163,26 @@ func (s *Store) ListSessions(_ context.Context, q storage.SessionQuery) ([]*stor
 	return paginate(out, q.Limit, q.Page), total, nil
 }
 
+// encodable refuses sessions the SQL backends could not store either
+// (channels, NaN, funcs in the state), so every backend fails alike.
+func encodable(s *storage.Session) error {
+	for name, v := range map[string]any{"session_state": s.SessionState, "metadata": s.Metadata, "data": s.Data} {
+		if _, err := json.Marshal(v); err != nil {
+			return fmt.Errorf("storage: session %q: %s cannot be stored as JSON: %w", s.SessionID, name, err)
+		}
+	}
+	return nil
+}
+
 func paginate[T any](items []T, limit, page int) []T {
 	if limit <= 0 {
 		return items
 	}
 	if page < 1 {
 		page = 1
+	}
+	if page-1 > len(items)/limit {
+		return nil // also guards (page-1)*limit against overflow
 	}
 	start := (page - 1) * limit
 	if start >= len(items) {
@@ -225,6 +245,24 @@ func (s *Store) PutRun(_ context.Context, r *storage.Run) error {
 		c.UpdatedAt = now
 	}
 	s.runs[r.RunID] = c
+	return nil
+}
+
+// ClaimRun implements storage.Store.
+func (s *Store) ClaimRun(_ context.Context, runID string, from, to run.Status) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.check(); err != nil {
+		return err
+	}
+	r, ok := s.runs[runID]
+	if !ok {
+		return fmt.Errorf("run %q: %w", runID, storage.ErrNotFound)
+	}
+	if r.Status != from {
+		return fmt.Errorf("run %q is %s, not %s: %w", runID, r.Status, from, storage.ErrConflict)
+	}
+	r.Status, r.UpdatedAt = to, run.Now()
 	return nil
 }
 

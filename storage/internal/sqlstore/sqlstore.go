@@ -1,0 +1,469 @@
+// Package sqlstore holds what the SQL backends (sqlite, postgres) share:
+// column lists, row scanning, JSON encoding of the document columns and the
+// builders of the list queries. Each backend supplies a Dialect for the few
+// places where the SQL differs.
+package sqlstore
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/agno-go/agno/run"
+	"github.com/agno-go/agno/storage"
+)
+
+// Dialect is what differs between the SQL backends.
+type Dialect struct {
+	// Table names, qualified where the backend needs it.
+	Sessions, Runs, Events, Memories string
+	// Arg renders the placeholder of the n-th argument (1-based).
+	Arg func(n int) string
+	// Contains renders "haystack contains needle, ignoring case", folding
+	// case like Go's strings.ToLower (beyond ASCII, too).
+	Contains func(haystack, needle string) string
+	// Collate follows a string column to sort it bytewise, as Go does.
+	Collate string
+	// HasTopic renders "the topics JSON array holds the string at arg".
+	HasTopic func(arg string) string
+}
+
+// Scanner is a row: *sql.Row, *sql.Rows, pgx.Row and pgx.Rows all fit.
+type Scanner interface {
+	Scan(dest ...any) error
+}
+
+// Builder collects WHERE conditions and their arguments.
+type Builder struct {
+	d     *Dialect
+	conds []string
+	Args  []any
+}
+
+// NewBuilder starts an empty filter.
+func (d *Dialect) NewBuilder() *Builder { return &Builder{d: d} }
+
+// Arg adds an argument and returns its placeholder.
+func (b *Builder) Arg(v any) string {
+	b.Args = append(b.Args, v)
+	return b.d.Arg(len(b.Args))
+}
+
+// Where adds a condition (ANDed with the others).
+func (b *Builder) Where(cond string) { b.conds = append(b.conds, cond) }
+
+// SQL renders " WHERE …" or "".
+func (b *Builder) SQL() string {
+	if len(b.conds) == 0 {
+		return ""
+	}
+	return " WHERE " + strings.Join(b.conds, " AND ")
+}
+
+// LimitOffset renders LIMIT/OFFSET for a 1-based page; limit <= 0 means all.
+func LimitOffset(limit, page int) string {
+	if limit <= 0 {
+		return ""
+	}
+	if page < 1 {
+		page = 1
+	}
+	if page-1 > math.MaxInt/limit {
+		return " LIMIT 0" // a page so far out it cannot hold rows
+	}
+	return " LIMIT " + strconv.Itoa(limit) + " OFFSET " + strconv.Itoa((page-1)*limit)
+}
+
+func direction(o storage.SortOrder) string {
+	if o == storage.Asc {
+		return "ASC"
+	}
+	return "DESC"
+}
+
+// --- sessions ---
+
+// SessionColumns lists agno_sessions columns in ScanSession order.
+const SessionColumns = "session_id, session_type, agent_id, team_id, workflow_id, user_id, session_name, " +
+	"session_state, metadata, summary, metrics, data, created_at, updated_at, version"
+
+// SessionRow is a session's document columns encoded as JSON text (nil for
+// SQL NULL).
+type SessionRow struct {
+	State, Metadata, Summary, Metrics, Data any
+}
+
+// EncodeSession encodes the document columns of s. A value JSON cannot
+// encode is an error naming the field, and nothing is written.
+func EncodeSession(s *storage.Session) (SessionRow, error) {
+	var r SessionRow
+	var err error
+	fields := []struct {
+		name string
+		dst  *any
+		v    any
+		null bool
+	}{
+		{"session_state", &r.State, s.SessionState, s.SessionState == nil},
+		{"metadata", &r.Metadata, s.Metadata, s.Metadata == nil},
+		{"summary", &r.Summary, s.Summary, s.Summary == nil},
+		{"metrics", &r.Metrics, s.Metrics, s.Metrics == nil},
+		{"data", &r.Data, s.Data, s.Data == nil},
+	}
+	for _, f := range fields {
+		if f.null {
+			continue
+		}
+		if *f.dst, err = EncodeJSON(f.v); err != nil {
+			return r, fmt.Errorf("storage: session %q: %s cannot be stored as JSON: %w", s.SessionID, f.name, err)
+		}
+	}
+	return r, nil
+}
+
+// EncodeJSON marshals v to JSON text without HTML escaping, so what is
+// stored reads like what was given.
+func EncodeJSON(v any) (string, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return "", err
+	}
+	return strings.TrimSuffix(buf.String(), "\n"), nil
+}
+
+// ScanSession reads one row of SessionColumns.
+func ScanSession(sc Scanner) (*storage.Session, error) {
+	var s storage.Session
+	var typ string
+	var state, meta, sum, metrics, data []byte
+	if err := sc.Scan(&s.SessionID, &typ, &s.AgentID, &s.TeamID, &s.WorkflowID, &s.UserID, &s.SessionName,
+		&state, &meta, &sum, &metrics, &data, &s.CreatedAt, &s.UpdatedAt, &s.Version); err != nil {
+		return nil, err
+	}
+	s.SessionType = storage.SessionType(typ)
+	var err error
+	if s.SessionState, err = decodeObject(state); err != nil {
+		return nil, fmt.Errorf("storage: session %q: session_state: %w", s.SessionID, err)
+	}
+	if s.Metadata, err = decodeObject(meta); err != nil {
+		return nil, fmt.Errorf("storage: session %q: metadata: %w", s.SessionID, err)
+	}
+	if s.Data, err = decodeObject(data); err != nil {
+		return nil, fmt.Errorf("storage: session %q: data: %w", s.SessionID, err)
+	}
+	if len(sum) > 0 && string(sum) != "null" {
+		s.Summary = new(storage.Summary)
+		if err := json.Unmarshal(sum, s.Summary); err != nil {
+			return nil, fmt.Errorf("storage: session %q: summary: %w", s.SessionID, err)
+		}
+	}
+	if len(metrics) > 0 && string(metrics) != "null" {
+		s.Metrics = new(run.Metrics)
+		if err := json.Unmarshal(metrics, s.Metrics); err != nil {
+			return nil, fmt.Errorf("storage: session %q: metrics: %w", s.SessionID, err)
+		}
+	}
+	return &s, nil
+}
+
+// decodeObject decodes a JSON object keeping numbers exact.
+func decodeObject(b []byte) (map[string]any, error) {
+	if len(b) == 0 || string(b) == "null" {
+		return nil, nil
+	}
+	var m map[string]any
+	if err := run.DecodeJSON(b, &m); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// ListSessions renders the count and page queries of q; both take args.
+func (d *Dialect) ListSessions(q storage.SessionQuery) (count, list string, args []any) {
+	b := d.NewBuilder()
+	if q.SessionType != "" {
+		b.Where("session_type = " + b.Arg(string(q.SessionType)))
+	}
+	if q.ComponentID != "" {
+		// The owning id depends on the type (Session.ComponentID); spelled
+		// out per column so each branch can use its index.
+		a := b.Arg(q.ComponentID)
+		b.Where("((session_type = 'team' AND team_id = " + a + ") OR (session_type = 'workflow' AND workflow_id = " + a +
+			") OR (session_type NOT IN ('team', 'workflow') AND agent_id = " + a + "))")
+	}
+	if q.UserID != "" {
+		b.Where("user_id = " + b.Arg(q.UserID))
+	}
+	if q.NameContains != "" {
+		b.Where(d.Contains("session_name", b.Arg(q.NameContains)))
+	}
+	col := "created_at"
+	switch q.SortBy {
+	case "updated_at":
+		col = "updated_at"
+	case "session_name":
+		col = "session_name" + d.Collate
+	}
+	dir := direction(q.SortOrder)
+	where := b.SQL()
+	count = "SELECT COUNT(*) FROM " + d.Sessions + where
+	list = "SELECT " + SessionColumns + " FROM " + d.Sessions + where +
+		" ORDER BY " + col + " " + dir + ", session_id" + d.Collate + " " + dir + LimitOffset(q.Limit, q.Page)
+	return count, list, b.Args
+}
+
+// --- runs ---
+
+// RunColumns lists agno_runs columns in ScanRun order.
+const RunColumns = "run_id, session_id, parent_run_id, session_type, component_id, user_id, status, created_at, updated_at, data"
+
+// ScanRun reads one row of RunColumns.
+func ScanRun(sc Scanner) (*storage.Run, error) {
+	var r storage.Run
+	var typ, status string
+	var data []byte
+	if err := sc.Scan(&r.RunID, &r.SessionID, &r.ParentRunID, &typ, &r.ComponentID, &r.UserID, &status,
+		&r.CreatedAt, &r.UpdatedAt, &data); err != nil {
+		return nil, err
+	}
+	r.SessionType = storage.SessionType(typ)
+	r.Status = run.Status(status)
+	if len(data) > 0 {
+		r.Data = json.RawMessage(data)
+	}
+	return &r, nil
+}
+
+// ValidateRun checks what PutRun needs before touching the database.
+func ValidateRun(r *storage.Run) error {
+	if r.RunID == "" {
+		return fmt.Errorf("storage: run_id is empty: set Run.RunID")
+	}
+	if len(r.Data) > 0 && !json.Valid(r.Data) {
+		return fmt.Errorf("storage: run %q: data is not valid JSON", r.RunID)
+	}
+	return nil
+}
+
+// RunData is the data column value of r: JSON text, or nil for none.
+func RunData(r *storage.Run) any {
+	if len(r.Data) == 0 {
+		return nil
+	}
+	return string(r.Data)
+}
+
+// ListRuns renders the query of q; seqColumn orders runs created in the
+// same second by insertion.
+func (d *Dialect) ListRuns(q storage.RunQuery, seqColumn string) (string, []any) {
+	b := d.NewBuilder()
+	if q.SessionID != "" {
+		b.Where("session_id = " + b.Arg(q.SessionID))
+	}
+	if q.ComponentID != "" {
+		b.Where("component_id = " + b.Arg(q.ComponentID))
+	}
+	if q.TopLevel {
+		b.Where("parent_run_id = ''")
+	}
+	if q.ParentRunID != "" {
+		b.Where("parent_run_id = " + b.Arg(q.ParentRunID))
+	}
+	if q.CreatedAfter != 0 {
+		b.Where("created_at >= " + b.Arg(q.CreatedAfter))
+	}
+	if q.CreatedBefore != 0 {
+		b.Where("created_at <= " + b.Arg(q.CreatedBefore))
+	}
+	if len(q.Status) > 0 {
+		ph := make([]string, len(q.Status))
+		for i, st := range q.Status {
+			ph[i] = b.Arg(string(st))
+		}
+		b.Where("status IN (" + strings.Join(ph, ", ") + ")")
+	}
+	dir := "ASC"
+	if q.Newest {
+		dir = "DESC"
+	}
+	sql := "SELECT " + RunColumns + " FROM " + d.Runs + b.SQL() +
+		" ORDER BY created_at " + dir + ", " + seqColumn + " " + dir + LimitOffset(q.Limit, 1)
+	return sql, b.Args
+}
+
+// ValidateEvents checks every event is JSON before any is stored.
+func ValidateEvents(runID string, events []json.RawMessage) error {
+	for i, e := range events {
+		if !json.Valid(e) {
+			return fmt.Errorf("storage: event %d of run %q is not valid JSON", i, runID)
+		}
+	}
+	return nil
+}
+
+// --- memories ---
+
+// MemoryColumns lists agno_memories columns in ScanMemory order.
+const MemoryColumns = "memory_id, memory, topics, user_id, agent_id, team_id, input, feedback, created_at, updated_at"
+
+// ScanMemory reads one row of MemoryColumns.
+func ScanMemory(sc Scanner) (*storage.Memory, error) {
+	var m storage.Memory
+	var topics []byte
+	if err := sc.Scan(&m.MemoryID, &m.Memory, &topics, &m.UserID, &m.AgentID, &m.TeamID, &m.Input, &m.Feedback,
+		&m.CreatedAt, &m.UpdatedAt); err != nil {
+		return nil, err
+	}
+	if len(topics) > 0 && string(topics) != "null" {
+		if err := json.Unmarshal(topics, &m.Topics); err != nil {
+			return nil, fmt.Errorf("storage: memory %q: topics: %w", m.MemoryID, err)
+		}
+		if len(m.Topics) == 0 {
+			m.Topics = nil
+		}
+	}
+	return &m, nil
+}
+
+// MemoryTopicsValue is the topics column value of m.
+func MemoryTopicsValue(m *storage.Memory) (any, error) {
+	if len(m.Topics) == 0 {
+		return nil, nil
+	}
+	s, err := EncodeJSON(m.Topics)
+	if err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// ListMemories renders the count and page queries of q.
+func (d *Dialect) ListMemories(q storage.MemoryQuery) (count, list string, args []any) {
+	b := d.NewBuilder()
+	if q.UserID != "" {
+		b.Where("user_id = " + b.Arg(q.UserID))
+	}
+	if q.AgentID != "" {
+		b.Where("agent_id = " + b.Arg(q.AgentID))
+	}
+	if q.TeamID != "" {
+		b.Where("team_id = " + b.Arg(q.TeamID))
+	}
+	for _, t := range q.Topics {
+		b.Where(d.HasTopic(b.Arg(t)))
+	}
+	if q.ContentSearch != "" {
+		b.Where(d.Contains("memory", b.Arg(q.ContentSearch)))
+	}
+	col := "updated_at"
+	if q.SortBy == "created_at" {
+		col = "created_at"
+	}
+	dir := direction(q.SortOrder)
+	where := b.SQL()
+	count = "SELECT COUNT(*) FROM " + d.Memories + where
+	list = "SELECT " + MemoryColumns + " FROM " + d.Memories + where +
+		" ORDER BY " + col + " " + dir + ", memory_id" + d.Collate + " " + dir + LimitOffset(q.Limit, q.Page)
+	return count, list, b.Args
+}
+
+// MemoryStats renders the count and page queries of user memory stats.
+func (d *Dialect) MemoryStats(userID string, limit, page int) (count, list string, args []any) {
+	b := d.NewBuilder()
+	b.Where("user_id <> ''")
+	if userID != "" {
+		b.Where("user_id = " + b.Arg(userID))
+	}
+	where := b.SQL()
+	count = "SELECT COUNT(DISTINCT user_id) FROM " + d.Memories + where
+	list = "SELECT user_id, COUNT(*), MAX(updated_at) FROM " + d.Memories + where +
+		" GROUP BY user_id ORDER BY MAX(updated_at) DESC, user_id" + d.Collate + " ASC" + LimitOffset(limit, page)
+	return count, list, b.Args
+}
+
+// --- optimistic updates ---
+
+// Backoff waits a little before retry attempt n (0-based), with jitter so
+// writers that collided spread out. It returns early with ctx's error.
+func Backoff(ctx context.Context, attempt int) error {
+	ceiling := time.Duration(200<<min(attempt, 8)) * time.Microsecond // 0.2ms … 51ms
+	t := time.NewTimer(rand.N(ceiling) + 50*time.Microsecond)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+// ApplyUpdate applies fn to cur (a fresh copy the caller owns) and stamps the
+// fields UpdateSession owns. It returns the encoded document columns.
+func ApplyUpdate(cur *storage.Session, fn func(*storage.Session) error) (*storage.Session, SessionRow, error) {
+	id, version, updated := cur.SessionID, cur.Version, cur.UpdatedAt
+	if err := fn(cur); err != nil {
+		return nil, SessionRow{}, err
+	}
+	cur.SessionID = id
+	cur.Version = version + 1
+	cur.UpdatedAt = max(run.Now(), updated)
+	row, err := EncodeSession(cur)
+	return cur, row, err
+}
+
+// Normalize returns s as a read would: document columns decoded from the
+// JSON just written, so callers see what the store holds.
+func Normalize(s *storage.Session, row SessionRow) (*storage.Session, error) {
+	out := *s
+	var err error
+	if out.SessionState, err = decodeAny(row.State); err != nil {
+		return nil, err
+	}
+	if out.Metadata, err = decodeAny(row.Metadata); err != nil {
+		return nil, err
+	}
+	if out.Data, err = decodeAny(row.Data); err != nil {
+		return nil, err
+	}
+	if row.Summary != nil {
+		out.Summary = new(storage.Summary)
+		if err := json.Unmarshal([]byte(row.Summary.(string)), out.Summary); err != nil {
+			return nil, err
+		}
+	}
+	if row.Metrics != nil {
+		out.Metrics = new(run.Metrics)
+		if err := json.Unmarshal([]byte(row.Metrics.(string)), out.Metrics); err != nil {
+			return nil, err
+		}
+	}
+	return &out, nil
+}
+
+func decodeAny(v any) (map[string]any, error) {
+	if v == nil {
+		return nil, nil
+	}
+	return decodeObject([]byte(v.(string)))
+}
+
+// NewSession fills the defaults EnsureSession applies to a new session.
+func NewSession(s *storage.Session) *storage.Session {
+	c := *s
+	if c.CreatedAt == 0 {
+		c.CreatedAt = run.Now()
+	}
+	if c.UpdatedAt == 0 {
+		c.UpdatedAt = c.CreatedAt
+	}
+	c.Version = 1
+	return &c
+}

@@ -1,0 +1,21 @@
+package postgres
+
+import (
+	"testing"
+
+	"github.com/agno-go/agno/storage"
+	"github.com/agno-go/agno/storage/postgres/pgtest"
+	"github.com/agno-go/agno/storage/storetest"
+)
+
+// AGNO_TEST_POSTGRES_DSN=... go test -run '^$' -bench . -benchtime=200x ./storage/postgres/
+func BenchmarkStore(b *testing.B) {
+	storetest.Bench(b, func(b *testing.B) storage.Store {
+		dsn := pgtest.DSN(b)
+		st, err := Open(b.Context(), Config{DSN: dsn, Schema: pgtest.Schema(b, dsn), MaxConns: 32, Logger: quiet})
+		if err != nil {
+			b.Fatal(err)
+		}
+		return st
+	})
+}

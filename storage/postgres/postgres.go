@@ -1,0 +1,670 @@
+// Package postgres is the PostgreSQL storage backend (pgx/v5, pgxpool):
+// typed tables in one schema (default "ai"), versioned migrations applied
+// at Open under an advisory lock so replicas starting together migrate
+// once.
+package postgres
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"regexp"
+	"strconv"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/agno-go/agno/run"
+	"github.com/agno-go/agno/storage"
+	"github.com/agno-go/agno/storage/internal/sqlstore"
+)
+
+// Config configures Open.
+type Config struct {
+	// DSN is a PostgreSQL URL or key=value string, e.g.
+	// "postgres://user:pass@host:5432/db?sslmode=disable". Required unless
+	// Pool is set.
+	DSN string
+	// Pool, when set, is used instead of opening one from DSN; Close then
+	// leaves it open for its owner.
+	Pool *pgxpool.Pool
+	// Schema holds the tables; created if missing. Default "ai".
+	Schema string
+	// MaxConns bounds the pool opened from DSN. Default pgxpool's.
+	MaxConns int32
+	// UpdateAttempts bounds UpdateSession's read-modify-write retries
+	// before it gives up with storage.ErrConflict. Default 64.
+	UpdateAttempts int
+	// Logger receives migration notices. Default slog.Default().
+	Logger *slog.Logger
+}
+
+// DefaultSchema is the schema used when Config.Schema is empty (agno's).
+const DefaultSchema = "ai"
+
+// Store is the PostgreSQL storage.Store.
+type Store struct {
+	pool     *pgxpool.Pool
+	ownsPool bool
+	schema   string
+	d        *sqlstore.Dialect
+	q        queries
+	attempts int
+	closed   chan struct{}
+	// applied counts migrations Open ran (tests read it).
+	applied int
+}
+
+var _ storage.Store = (*Store)(nil)
+
+// queries are the statements whose text depends on the schema.
+type queries struct {
+	getSession, ensureSession, updateSession    string
+	putRun, getRun, deleteEvents, deleteRuns    string
+	claimRun                                    string
+	deleteSessions, appendEvents, nextSeq       string
+	listEvents, upsertMemory, getMemory         string
+	deleteMemories, memoryTopics, memoryTopicsU string
+}
+
+var schemaName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]{0,62}$`)
+
+// Open connects, creates the schema if missing and applies pending
+// migrations.
+func Open(ctx context.Context, cfg Config) (*Store, error) {
+	return open(ctx, cfg, migrations)
+}
+
+func open(ctx context.Context, cfg Config, ms []migration) (*Store, error) {
+	schema := cfg.Schema
+	if schema == "" {
+		schema = DefaultSchema
+	}
+	if !schemaName.MatchString(schema) {
+		return nil, fmt.Errorf("postgres: Config.Schema %q: use letters, digits and _ (not starting with a digit), at most 63", schema)
+	}
+	attempts := cfg.UpdateAttempts
+	if attempts <= 0 {
+		attempts = 64
+	}
+	log := cfg.Logger
+	if log == nil {
+		log = slog.Default()
+	}
+	pool, owns := cfg.Pool, false
+	if pool == nil {
+		if cfg.DSN == "" {
+			return nil, errors.New("postgres: Config.DSN is empty: set it (postgres://user:pass@host:5432/db) or pass Config.Pool")
+		}
+		pc, err := pgxpool.ParseConfig(cfg.DSN)
+		if err != nil {
+			return nil, fmt.Errorf("postgres: Config.DSN: %w", err)
+		}
+		if cfg.MaxConns > 0 {
+			pc.MaxConns = cfg.MaxConns
+		}
+		if pool, err = pgxpool.NewWithConfig(ctx, pc); err != nil {
+			return nil, fmt.Errorf("postgres: connect: %w", err)
+		}
+		owns = true
+	}
+	s := &Store{pool: pool, ownsPool: owns, schema: schema, attempts: attempts, closed: make(chan struct{})}
+	s.d, s.q = build(schema)
+	err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
+		n, err := migrate(ctx, tx, schema, ms)
+		s.applied = n
+		return err
+	})
+	if err != nil {
+		if owns {
+			pool.Close()
+		}
+		return nil, err
+	}
+	if s.applied > 0 {
+		log.Info("postgres: schema migrated", "schema", schema, "migrations", s.applied)
+	}
+	return s, nil
+}
+
+func build(schema string) (*sqlstore.Dialect, queries) {
+	t := func(name string) string { return pgx.Identifier{schema, name}.Sanitize() }
+	d := &sqlstore.Dialect{
+		Sessions: t("agno_sessions"),
+		Runs:     t("agno_runs"),
+		Events:   t("agno_run_events"),
+		Memories: t("agno_memories"),
+		Arg:      func(n int) string { return "$" + strconv.Itoa(n) },
+		Contains: func(h, n string) string { return "strpos(lower(" + h + "), lower(" + n + "::text)) > 0" },
+		Collate:  ` COLLATE "C"`,
+		HasTopic: func(a string) string { return "topics @> jsonb_build_array(" + a + "::text)" },
+	}
+	q := queries{
+		getSession: `SELECT ` + sqlstore.SessionColumns + ` FROM ` + d.Sessions + ` WHERE session_id = $1`,
+		ensureSession: `INSERT INTO ` + d.Sessions + ` (` + sqlstore.SessionColumns + `)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
+			ON CONFLICT (session_id) DO NOTHING`,
+		updateSession: `UPDATE ` + d.Sessions + ` SET session_type = $2, agent_id = $3, team_id = $4,
+			workflow_id = $5, user_id = $6, session_name = $7, session_state = $8, metadata = $9, summary = $10,
+			metrics = $11, data = $12, created_at = $13, updated_at = $14, version = $15
+			WHERE session_id = $1 AND version = $16`,
+		putRun: `INSERT INTO ` + d.Runs + ` (run_id, session_id, parent_run_id, session_type, component_id, user_id,
+				status, created_at, updated_at, data)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+			ON CONFLICT (run_id) DO UPDATE SET session_id = excluded.session_id, parent_run_id = excluded.parent_run_id,
+				session_type = excluded.session_type, component_id = excluded.component_id, user_id = excluded.user_id,
+				status = excluded.status, updated_at = excluded.updated_at, data = excluded.data`,
+		getRun:         `SELECT ` + sqlstore.RunColumns + ` FROM ` + d.Runs + ` WHERE run_id = $1`,
+		claimRun:       `UPDATE ` + d.Runs + ` SET status = $2, updated_at = $3 WHERE run_id = $1 AND status = $4`,
+		deleteEvents:   `DELETE FROM ` + d.Events + ` WHERE run_id IN (SELECT run_id FROM ` + d.Runs + ` WHERE session_id = ANY($1))`,
+		deleteRuns:     `DELETE FROM ` + d.Runs + ` WHERE session_id = ANY($1)`,
+		deleteSessions: `DELETE FROM ` + d.Sessions + ` WHERE session_id = ANY($1)`,
+		// The next seq is read in the same statement; a concurrent
+		// appender that took it makes this one fail on the primary key,
+		// and AppendEvents retries.
+		appendEvents: `WITH ins AS (
+				INSERT INTO ` + d.Events + ` (run_id, seq, data)
+				SELECT $1, n.next + t.ord - 1, t.d
+				FROM (SELECT COALESCE(MAX(seq), -1) + 1 AS next FROM ` + d.Events + ` WHERE run_id = $1) n,
+					unnest($2::json[]) WITH ORDINALITY AS t(d, ord)
+				RETURNING seq)
+			SELECT MIN(seq) FROM ins`,
+		nextSeq:    `SELECT COALESCE(MAX(seq), -1) + 1 FROM ` + d.Events + ` WHERE run_id = $1`,
+		listEvents: `SELECT seq, data FROM ` + d.Events + ` WHERE run_id = $1 AND seq > $2 ORDER BY seq`,
+		upsertMemory: `INSERT INTO ` + d.Memories + ` (` + sqlstore.MemoryColumns + `)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+			ON CONFLICT (memory_id) DO UPDATE SET memory = excluded.memory, topics = excluded.topics,
+				user_id = excluded.user_id, agent_id = excluded.agent_id, team_id = excluded.team_id,
+				input = excluded.input, feedback = excluded.feedback, updated_at = excluded.updated_at`,
+		getMemory:      `SELECT ` + sqlstore.MemoryColumns + ` FROM ` + d.Memories + ` WHERE memory_id = $1`,
+		deleteMemories: `DELETE FROM ` + d.Memories + ` WHERE memory_id = ANY($1)`,
+		memoryTopics: `SELECT DISTINCT t COLLATE "C" FROM ` + d.Memories + `, jsonb_array_elements_text(topics) AS t
+			WHERE topics IS NOT NULL ORDER BY 1`,
+		memoryTopicsU: `SELECT DISTINCT t COLLATE "C" FROM ` + d.Memories + `, jsonb_array_elements_text(topics) AS t
+			WHERE topics IS NOT NULL AND user_id = $1 ORDER BY 1`,
+	}
+	return d, q
+}
+
+// Pool is the connection pool, for features that share the database
+// (LISTEN/NOTIFY, job queues).
+func (s *Store) Pool() *pgxpool.Pool { return s.pool }
+
+// Schema is the schema holding the tables.
+func (s *Store) Schema() string { return s.schema }
+
+// Close implements storage.Store. It waits for queries in flight.
+func (s *Store) Close() error {
+	select {
+	case <-s.closed:
+		return nil
+	default:
+	}
+	close(s.closed)
+	if s.ownsPool {
+		s.pool.Close()
+	}
+	return nil
+}
+
+func (s *Store) isClosed() bool {
+	select {
+	case <-s.closed:
+		return true
+	default:
+		return false
+	}
+}
+
+func (s *Store) check() error {
+	if s.isClosed() {
+		return storage.ErrClosed
+	}
+	return nil
+}
+
+// fail maps an error after Close to ErrClosed.
+func (s *Store) fail(err error) error {
+	if err != nil && s.isClosed() && !errors.Is(err, storage.ErrClosed) {
+		return fmt.Errorf("%w (%v)", storage.ErrClosed, err)
+	}
+	return err
+}
+
+func isUniqueViolation(err error) bool {
+	var pe *pgconn.PgError
+	return errors.As(err, &pe) && pe.Code == "23505"
+}
+
+// read runs fn in a read-only repeatable-read transaction, so a count and
+// its page see one snapshot.
+func (s *Store) read(ctx context.Context, fn func(pgx.Tx) error) error {
+	if err := s.check(); err != nil {
+		return err
+	}
+	return s.fail(pgx.BeginTxFunc(ctx, s.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, fn))
+}
+
+// --- sessions ---
+
+// EnsureSession implements storage.Store.
+func (s *Store) EnsureSession(ctx context.Context, sess *storage.Session) (*storage.Session, bool, error) {
+	if sess.SessionID == "" {
+		return nil, false, fmt.Errorf("storage: session_id is empty: set Session.SessionID")
+	}
+	if err := s.check(); err != nil {
+		return nil, false, err
+	}
+	n := sqlstore.NewSession(sess)
+	row, err := sqlstore.EncodeSession(n)
+	if err != nil {
+		return nil, false, err
+	}
+	for range 3 {
+		tag, err := s.pool.Exec(ctx, s.q.ensureSession,
+			n.SessionID, string(n.SessionType), n.AgentID, n.TeamID, n.WorkflowID, n.UserID, n.SessionName,
+			row.State, row.Metadata, row.Summary, row.Metrics, row.Data, n.CreatedAt, n.UpdatedAt, n.Version)
+		if err != nil {
+			return nil, false, s.fail(fmt.Errorf("postgres: ensure session %q: %w", n.SessionID, err))
+		}
+		if tag.RowsAffected() == 1 {
+			out, err := sqlstore.Normalize(n, row)
+			return out, true, err
+		}
+		cur, err := s.GetSession(ctx, n.SessionID)
+		if errors.Is(err, storage.ErrNotFound) {
+			continue // deleted between the insert and the read
+		}
+		return cur, false, err
+	}
+	return nil, false, fmt.Errorf("session %q: created and deleted concurrently: %w", n.SessionID, storage.ErrConflict)
+}
+
+// GetSession implements storage.Store.
+func (s *Store) GetSession(ctx context.Context, id string) (*storage.Session, error) {
+	if err := s.check(); err != nil {
+		return nil, err
+	}
+	out, err := sqlstore.ScanSession(s.pool.QueryRow(ctx, s.q.getSession, id))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, fmt.Errorf("session %q: %w", id, storage.ErrNotFound)
+	}
+	if err != nil {
+		return nil, s.fail(fmt.Errorf("postgres: get session %q: %w", id, err))
+	}
+	return out, nil
+}
+
+// UpdateSession implements storage.Store with optimistic versioning: the
+// write applies only if the version read is still current.
+func (s *Store) UpdateSession(ctx context.Context, id string, fn func(*storage.Session) error) (*storage.Session, error) {
+	for attempt := range s.attempts {
+		cur, err := s.GetSession(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		old := cur.Version
+		next, row, err := sqlstore.ApplyUpdate(cur, fn)
+		if err != nil {
+			return nil, err
+		}
+		tag, err := s.pool.Exec(ctx, s.q.updateSession,
+			id, string(next.SessionType), next.AgentID, next.TeamID, next.WorkflowID, next.UserID, next.SessionName,
+			row.State, row.Metadata, row.Summary, row.Metrics, row.Data, next.CreatedAt, next.UpdatedAt, next.Version, old)
+		if err != nil {
+			return nil, s.fail(fmt.Errorf("postgres: update session %q: %w", id, err))
+		}
+		if tag.RowsAffected() == 1 {
+			return sqlstore.Normalize(next, row)
+		}
+		if err := sqlstore.Backoff(ctx, attempt); err != nil {
+			return nil, err
+		}
+	}
+	return nil, fmt.Errorf("session %q: update lost to concurrent writers %d times: %w", id, s.attempts, storage.ErrConflict)
+}
+
+// ListSessions implements storage.Store.
+func (s *Store) ListSessions(ctx context.Context, q storage.SessionQuery) ([]*storage.Session, int, error) {
+	count, list, args := s.d.ListSessions(q)
+	var out []*storage.Session
+	var total int
+	err := s.read(ctx, func(tx pgx.Tx) error {
+		out, total = nil, 0
+		if err := tx.QueryRow(ctx, count, args...).Scan(&total); err != nil {
+			return err
+		}
+		rows, err := tx.Query(ctx, list, args...)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			x, err := sqlstore.ScanSession(rows)
+			if err != nil {
+				return err
+			}
+			out = append(out, x)
+		}
+		return rows.Err()
+	})
+	if err != nil {
+		return nil, 0, fmt.Errorf("postgres: list sessions: %w", err)
+	}
+	return out, total, nil
+}
+
+// DeleteSessions implements storage.Store; sessions, runs and events go in
+// one transaction.
+func (s *Store) DeleteSessions(ctx context.Context, ids ...string) error {
+	if err := s.check(); err != nil {
+		return err
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		b := &pgx.Batch{}
+		b.Queue(s.q.deleteEvents, ids)
+		b.Queue(s.q.deleteRuns, ids)
+		b.Queue(s.q.deleteSessions, ids)
+		return tx.SendBatch(ctx, b).Close()
+	})
+	if err != nil {
+		return s.fail(fmt.Errorf("postgres: delete sessions: %w", err))
+	}
+	return nil
+}
+
+// --- runs ---
+
+// PutRun implements storage.Store. An existing run keeps its created_at
+// and its place in the order.
+func (s *Store) PutRun(ctx context.Context, r *storage.Run) error {
+	if err := sqlstore.ValidateRun(r); err != nil {
+		return err
+	}
+	if err := s.check(); err != nil {
+		return err
+	}
+	now := run.Now()
+	created, updated := r.CreatedAt, r.UpdatedAt
+	if created == 0 {
+		created = now
+	}
+	if updated == 0 {
+		updated = now
+	}
+	_, err := s.pool.Exec(ctx, s.q.putRun, r.RunID, r.SessionID, r.ParentRunID, string(r.SessionType), r.ComponentID,
+		r.UserID, string(r.Status), created, updated, sqlstore.RunData(r))
+	if err != nil {
+		return s.fail(fmt.Errorf("postgres: put run %q: %w", r.RunID, err))
+	}
+	return nil
+}
+
+// ClaimRun implements storage.Store.
+func (s *Store) ClaimRun(ctx context.Context, runID string, from, to run.Status) error {
+	if err := s.check(); err != nil {
+		return err
+	}
+	tag, err := s.pool.Exec(ctx, s.q.claimRun, runID, string(to), run.Now(), string(from))
+	if err != nil {
+		return s.fail(fmt.Errorf("postgres: claim run %q: %w", runID, err))
+	}
+	if tag.RowsAffected() == 1 {
+		return nil
+	}
+	r, err := s.GetRun(ctx, runID)
+	if err != nil {
+		return err
+	}
+	return fmt.Errorf("run %q is %s, not %s: %w", runID, r.Status, from, storage.ErrConflict)
+}
+
+// GetRun implements storage.Store.
+func (s *Store) GetRun(ctx context.Context, id string) (*storage.Run, error) {
+	if err := s.check(); err != nil {
+		return nil, err
+	}
+	r, err := sqlstore.ScanRun(s.pool.QueryRow(ctx, s.q.getRun, id))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, fmt.Errorf("run %q: %w", id, storage.ErrNotFound)
+	}
+	if err != nil {
+		return nil, s.fail(fmt.Errorf("postgres: get run %q: %w", id, err))
+	}
+	return r, nil
+}
+
+// ListRuns implements storage.Store.
+func (s *Store) ListRuns(ctx context.Context, q storage.RunQuery) ([]*storage.Run, error) {
+	if err := s.check(); err != nil {
+		return nil, err
+	}
+	query, args := s.d.ListRuns(q, "row_seq")
+	rows, err := s.pool.Query(ctx, query, args...)
+	if err != nil {
+		return nil, s.fail(fmt.Errorf("postgres: list runs: %w", err))
+	}
+	defer rows.Close()
+	var out []*storage.Run
+	for rows.Next() {
+		r, err := sqlstore.ScanRun(rows)
+		if err != nil {
+			return nil, fmt.Errorf("postgres: list runs: %w", err)
+		}
+		out = append(out, r)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, s.fail(fmt.Errorf("postgres: list runs: %w", err))
+	}
+	return out, nil
+}
+
+// AppendEvents implements storage.Store.
+func (s *Store) AppendEvents(ctx context.Context, runID string, events ...json.RawMessage) (int64, error) {
+	if err := s.check(); err != nil {
+		return 0, err
+	}
+	if err := sqlstore.ValidateEvents(runID, events); err != nil {
+		return 0, err
+	}
+	if len(events) == 0 {
+		var next int64
+		if err := s.pool.QueryRow(ctx, s.q.nextSeq, runID).Scan(&next); err != nil {
+			return 0, s.fail(fmt.Errorf("postgres: append events to run %q: %w", runID, err))
+		}
+		return next, nil
+	}
+	data := make([]string, len(events))
+	for i, e := range events {
+		data[i] = string(e)
+	}
+	const attempts = 100
+	for attempt := range attempts {
+		var first int64
+		err := s.pool.QueryRow(ctx, s.q.appendEvents, runID, data).Scan(&first)
+		if err == nil {
+			return first, nil
+		}
+		if !isUniqueViolation(err) {
+			return 0, s.fail(fmt.Errorf("postgres: append events to run %q: %w", runID, err))
+		}
+		if err := sqlstore.Backoff(ctx, attempt); err != nil {
+			return 0, err
+		}
+	}
+	return 0, fmt.Errorf("run %q: appending events lost to concurrent appenders %d times: %w", runID, attempts, storage.ErrConflict)
+}
+
+// ListEvents implements storage.Store.
+func (s *Store) ListEvents(ctx context.Context, runID string, after int64) ([]storage.Event, error) {
+	if err := s.check(); err != nil {
+		return nil, err
+	}
+	rows, err := s.pool.Query(ctx, s.q.listEvents, runID, after)
+	if err != nil {
+		return nil, s.fail(fmt.Errorf("postgres: list events of run %q: %w", runID, err))
+	}
+	defer rows.Close()
+	var out []storage.Event
+	for rows.Next() {
+		e := storage.Event{RunID: runID}
+		var data []byte
+		if err := rows.Scan(&e.Seq, &data); err != nil {
+			return nil, fmt.Errorf("postgres: list events of run %q: %w", runID, err)
+		}
+		e.Data = data
+		out = append(out, e)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, s.fail(fmt.Errorf("postgres: list events of run %q: %w", runID, err))
+	}
+	return out, nil
+}
+
+// --- memories ---
+
+// UpsertMemory implements storage.Store; an existing memory keeps its
+// created_at.
+func (s *Store) UpsertMemory(ctx context.Context, m *storage.Memory) error {
+	if m.MemoryID == "" {
+		return fmt.Errorf("storage: memory_id is empty: set Memory.MemoryID")
+	}
+	if err := s.check(); err != nil {
+		return err
+	}
+	topics, err := sqlstore.MemoryTopicsValue(m)
+	if err != nil {
+		return fmt.Errorf("storage: memory %q: topics: %w", m.MemoryID, err)
+	}
+	now := run.Now()
+	created, updated := m.CreatedAt, m.UpdatedAt
+	if created == 0 {
+		created = now
+	}
+	if updated == 0 {
+		updated = now
+	}
+	if _, err := s.pool.Exec(ctx, s.q.upsertMemory, m.MemoryID, m.Memory, topics, m.UserID, m.AgentID, m.TeamID,
+		m.Input, m.Feedback, created, updated); err != nil {
+		return s.fail(fmt.Errorf("postgres: upsert memory %q: %w", m.MemoryID, err))
+	}
+	return nil
+}
+
+// GetMemory implements storage.Store.
+func (s *Store) GetMemory(ctx context.Context, id string) (*storage.Memory, error) {
+	if err := s.check(); err != nil {
+		return nil, err
+	}
+	m, err := sqlstore.ScanMemory(s.pool.QueryRow(ctx, s.q.getMemory, id))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, fmt.Errorf("memory %q: %w", id, storage.ErrNotFound)
+	}
+	if err != nil {
+		return nil, s.fail(fmt.Errorf("postgres: get memory %q: %w", id, err))
+	}
+	return m, nil
+}
+
+// ListMemories implements storage.Store.
+func (s *Store) ListMemories(ctx context.Context, q storage.MemoryQuery) ([]*storage.Memory, int, error) {
+	count, list, args := s.d.ListMemories(q)
+	var out []*storage.Memory
+	var total int
+	err := s.read(ctx, func(tx pgx.Tx) error {
+		out, total = nil, 0
+		if err := tx.QueryRow(ctx, count, args...).Scan(&total); err != nil {
+			return err
+		}
+		rows, err := tx.Query(ctx, list, args...)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			m, err := sqlstore.ScanMemory(rows)
+			if err != nil {
+				return err
+			}
+			out = append(out, m)
+		}
+		return rows.Err()
+	})
+	if err != nil {
+		return nil, 0, fmt.Errorf("postgres: list memories: %w", err)
+	}
+	return out, total, nil
+}
+
+// DeleteMemories implements storage.Store.
+func (s *Store) DeleteMemories(ctx context.Context, ids ...string) error {
+	if err := s.check(); err != nil {
+		return err
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	if _, err := s.pool.Exec(ctx, s.q.deleteMemories, ids); err != nil {
+		return s.fail(fmt.Errorf("postgres: delete memories: %w", err))
+	}
+	return nil
+}
+
+// MemoryTopics implements storage.Store.
+func (s *Store) MemoryTopics(ctx context.Context, userID string) ([]string, error) {
+	if err := s.check(); err != nil {
+		return nil, err
+	}
+	query, args := s.q.memoryTopics, []any(nil)
+	if userID != "" {
+		query, args = s.q.memoryTopicsU, []any{userID}
+	}
+	rows, err := s.pool.Query(ctx, query, args...)
+	if err != nil {
+		return nil, s.fail(fmt.Errorf("postgres: memory topics: %w", err))
+	}
+	out, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return nil, s.fail(fmt.Errorf("postgres: memory topics: %w", err))
+	}
+	if out == nil {
+		out = []string{}
+	}
+	return out, nil
+}
+
+// MemoryStats implements storage.Store.
+func (s *Store) MemoryStats(ctx context.Context, userID string, limit, page int) ([]storage.UserMemoryStats, int, error) {
+	count, list, args := s.d.MemoryStats(userID, limit, page)
+	var out []storage.UserMemoryStats
+	var total int
+	err := s.read(ctx, func(tx pgx.Tx) error {
+		out, total = []storage.UserMemoryStats{}, 0
+		if err := tx.QueryRow(ctx, count, args...).Scan(&total); err != nil {
+			return err
+		}
+		rows, err := tx.Query(ctx, list, args...)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var st storage.UserMemoryStats
+			if err := rows.Scan(&st.UserID, &st.TotalMemories, &st.LastMemoryUpdatedAt); err != nil {
+				return err
+			}
+			out = append(out, st)
+		}
+		return rows.Err()
+	})
+	if err != nil {
+		return nil, 0, fmt.Errorf("postgres: memory stats: %w", err)
+	}
+	return out, total, nil
+}

@@ -1,0 +1,195 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/agno-go/agno/run"
+)
+
+// migration brings one table to a version. Versions per table start at 1
+// and only grow; a released migration is never edited, a change is a new
+// version. "{schema}" in a statement stands for the quoted schema name.
+type migration struct {
+	table   string
+	version int64
+	stmts   []string
+}
+
+// Documents (state, run data, events) are JSON, not JSONB: JSON keeps the
+// text exactly as written (key order, number spelling, \u0000), and nothing
+// queries inside them. Topics are JSONB because lists filter on them.
+var migrations = []migration{
+	{table: "agno_sessions", version: 1, stmts: []string{
+		`CREATE TABLE {schema}.agno_sessions (
+			session_id    TEXT PRIMARY KEY,
+			session_type  TEXT NOT NULL DEFAULT '',
+			agent_id      TEXT NOT NULL DEFAULT '',
+			team_id       TEXT NOT NULL DEFAULT '',
+			workflow_id   TEXT NOT NULL DEFAULT '',
+			user_id       TEXT NOT NULL DEFAULT '',
+			session_name  TEXT NOT NULL DEFAULT '',
+			session_state JSON,
+			metadata      JSON,
+			summary       JSON,
+			metrics       JSON,
+			data          JSON,
+			created_at    BIGINT NOT NULL,
+			updated_at    BIGINT NOT NULL,
+			version       BIGINT NOT NULL
+		)`,
+		`CREATE INDEX agno_sessions_created_idx ON {schema}.agno_sessions (created_at)`,
+		`CREATE INDEX agno_sessions_updated_idx ON {schema}.agno_sessions (updated_at)`,
+		`CREATE INDEX agno_sessions_type_created_idx ON {schema}.agno_sessions (session_type, created_at)`,
+		`CREATE INDEX agno_sessions_user_idx ON {schema}.agno_sessions (user_id, created_at)`,
+		`CREATE INDEX agno_sessions_agent_idx ON {schema}.agno_sessions (agent_id)`,
+		`CREATE INDEX agno_sessions_team_idx ON {schema}.agno_sessions (team_id)`,
+		`CREATE INDEX agno_sessions_workflow_idx ON {schema}.agno_sessions (workflow_id)`,
+	}},
+	{table: "agno_runs", version: 1, stmts: []string{
+		// row_seq orders runs created in the same second by insertion.
+		`CREATE TABLE {schema}.agno_runs (
+			run_id        TEXT PRIMARY KEY,
+			row_seq       BIGINT GENERATED ALWAYS AS IDENTITY UNIQUE,
+			session_id    TEXT NOT NULL,
+			parent_run_id TEXT NOT NULL DEFAULT '',
+			session_type  TEXT NOT NULL DEFAULT '',
+			component_id  TEXT NOT NULL DEFAULT '',
+			user_id       TEXT NOT NULL DEFAULT '',
+			status        TEXT NOT NULL DEFAULT '',
+			created_at    BIGINT NOT NULL,
+			updated_at    BIGINT NOT NULL,
+			data          JSON
+		)`,
+		`CREATE INDEX agno_runs_session_idx ON {schema}.agno_runs (session_id, created_at, row_seq)`,
+		`CREATE INDEX agno_runs_component_idx ON {schema}.agno_runs (component_id, created_at, row_seq)`,
+		`CREATE INDEX agno_runs_parent_idx ON {schema}.agno_runs (parent_run_id, created_at, row_seq)`,
+		`CREATE INDEX agno_runs_created_idx ON {schema}.agno_runs (created_at, row_seq)`,
+	}},
+	{table: "agno_run_events", version: 1, stmts: []string{
+		`CREATE TABLE {schema}.agno_run_events (
+			run_id TEXT NOT NULL,
+			seq    BIGINT NOT NULL,
+			data   JSON NOT NULL,
+			PRIMARY KEY (run_id, seq)
+		)`,
+	}},
+	{table: "agno_memories", version: 1, stmts: []string{
+		`CREATE TABLE {schema}.agno_memories (
+			memory_id  TEXT PRIMARY KEY,
+			memory     TEXT NOT NULL,
+			topics     JSONB,
+			user_id    TEXT NOT NULL DEFAULT '',
+			agent_id   TEXT NOT NULL DEFAULT '',
+			team_id    TEXT NOT NULL DEFAULT '',
+			input      TEXT NOT NULL DEFAULT '',
+			feedback   TEXT NOT NULL DEFAULT '',
+			created_at BIGINT NOT NULL,
+			updated_at BIGINT NOT NULL
+		)`,
+		`CREATE INDEX agno_memories_user_idx ON {schema}.agno_memories (user_id, updated_at)`,
+		`CREATE INDEX agno_memories_agent_idx ON {schema}.agno_memories (agent_id)`,
+		`CREATE INDEX agno_memories_team_idx ON {schema}.agno_memories (team_id)`,
+		`CREATE INDEX agno_memories_updated_idx ON {schema}.agno_memories (updated_at)`,
+		`CREATE INDEX agno_memories_created_idx ON {schema}.agno_memories (created_at)`,
+		`CREATE INDEX agno_memories_topics_idx ON {schema}.agno_memories USING GIN (topics jsonb_path_ops)`,
+	}},
+}
+
+// errForeignSchema reports tables this package did not create.
+var errForeignSchema = errors.New("postgres: the schema holds agno tables in a layout this store does not know " +
+	"(made by Python agno or a newer agno-go?); set Config.Schema to another schema")
+
+// Advisory lock classes (first key of the two-key form) used by this
+// package.
+const lockMigrate = 0x61676e6f // "agno"
+
+// migrate creates the schema if needed and brings its tables to the
+// versions in ms, in one transaction holding an advisory lock so replicas
+// starting together migrate once. It returns how many migrations ran.
+func migrate(ctx context.Context, tx pgx.Tx, schema string, ms []migration) (int, error) {
+	q := pgx.Identifier{schema}.Sanitize()
+	if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1, hashtext($2))`, int32(lockMigrate), schema); err != nil {
+		return 0, fmt.Errorf("postgres: lock for migrations: %w", err)
+	}
+	if _, err := tx.Exec(ctx, `CREATE SCHEMA IF NOT EXISTS `+q); err != nil {
+		return 0, fmt.Errorf("postgres: create schema %s: %w", schema, err)
+	}
+	if _, err := tx.Exec(ctx, `CREATE TABLE IF NOT EXISTS `+q+`.agno_schema_versions (
+		table_name TEXT PRIMARY KEY,
+		version    BIGINT NOT NULL,
+		created_at BIGINT NOT NULL,
+		updated_at BIGINT NOT NULL
+	)`); err != nil {
+		return 0, fmt.Errorf("postgres: create agno_schema_versions: %w", err)
+	}
+	rows, err := tx.Query(ctx, `SELECT table_name, version FROM `+q+`.agno_schema_versions`)
+	if err != nil {
+		return 0, fmt.Errorf("postgres: read agno_schema_versions: %w", err)
+	}
+	current := map[string]int64{}
+	for rows.Next() {
+		vals, err := rows.Values()
+		if err != nil {
+			rows.Close()
+			return 0, fmt.Errorf("postgres: read agno_schema_versions: %w", err)
+		}
+		name, _ := vals[0].(string)
+		v, ok := vals[1].(int64)
+		if !ok {
+			rows.Close()
+			return 0, fmt.Errorf("%w: agno_schema_versions has version %v for %s", errForeignSchema, vals[1], name)
+		}
+		current[name] = v
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return 0, fmt.Errorf("postgres: read agno_schema_versions: %w", err)
+	}
+
+	known := map[string]int64{}
+	for _, m := range ms {
+		known[m.table] = max(known[m.table], m.version)
+	}
+	for table, v := range current {
+		if k, ok := known[table]; ok && v > k {
+			return 0, fmt.Errorf("postgres: table %s.%s is at schema version %d but this build knows up to %d: upgrade agno-go",
+				schema, table, v, k)
+		}
+	}
+
+	applied := 0
+	for _, m := range ms {
+		if m.version <= current[m.table] {
+			continue
+		}
+		if current[m.table] == 0 {
+			var exists bool
+			if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM information_schema.tables
+				WHERE table_schema = $1 AND table_name = $2)`, schema, m.table).Scan(&exists); err != nil {
+				return applied, fmt.Errorf("postgres: migrate %s: %w", m.table, err)
+			}
+			if exists {
+				return applied, fmt.Errorf("%w: table %s.%s exists without a recorded schema version", errForeignSchema, schema, m.table)
+			}
+		}
+		for _, stmt := range m.stmts {
+			if _, err := tx.Exec(ctx, strings.ReplaceAll(stmt, "{schema}", q)); err != nil {
+				return applied, fmt.Errorf("postgres: migrate %s to version %d: %w", m.table, m.version, err)
+			}
+		}
+		if _, err := tx.Exec(ctx, `INSERT INTO `+q+`.agno_schema_versions (table_name, version, created_at, updated_at)
+			VALUES ($1, $2, $3, $3)
+			ON CONFLICT (table_name) DO UPDATE SET version = excluded.version, updated_at = excluded.updated_at`,
+			m.table, m.version, run.Now()); err != nil {
+			return applied, fmt.Errorf("postgres: record %s version %d: %w", m.table, m.version, err)
+		}
+		current[m.table] = m.version
+		applied++
+	}
+	return applied, nil
+}

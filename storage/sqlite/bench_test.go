@@ -1,0 +1,20 @@
+package sqlite
+
+import (
+	"path/filepath"
+	"testing"
+
+	"github.com/agno-go/agno/storage"
+	"github.com/agno-go/agno/storage/storetest"
+)
+
+// go test -run '^$' -bench . -benchtime=200x ./storage/sqlite/
+func BenchmarkStore(b *testing.B) {
+	storetest.Bench(b, func(b *testing.B) storage.Store {
+		st, err := Open(b.Context(), Config{Path: filepath.Join(b.TempDir(), "agno.db"), Logger: quiet})
+		if err != nil {
+			b.Fatal(err)
+		}
+		return st
+	})
+}

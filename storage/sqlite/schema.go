@@ -1,0 +1,177 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+
+	"github.com/agno-go/agno/run"
+)
+
+// migration brings one table to a version. Versions per table start at 1
+// and only grow; a released migration is never edited, a change is a new
+// version.
+type migration struct {
+	table   string
+	version int64
+	stmts   []string
+}
+
+var migrations = []migration{
+	{table: "agno_sessions", version: 1, stmts: []string{
+		`CREATE TABLE agno_sessions (
+			session_id    TEXT PRIMARY KEY,
+			session_type  TEXT NOT NULL DEFAULT '',
+			agent_id      TEXT NOT NULL DEFAULT '',
+			team_id       TEXT NOT NULL DEFAULT '',
+			workflow_id   TEXT NOT NULL DEFAULT '',
+			user_id       TEXT NOT NULL DEFAULT '',
+			session_name  TEXT NOT NULL DEFAULT '',
+			session_state TEXT,
+			metadata      TEXT,
+			summary       TEXT,
+			metrics       TEXT,
+			data          TEXT,
+			created_at    INTEGER NOT NULL,
+			updated_at    INTEGER NOT NULL,
+			version       INTEGER NOT NULL
+		)`,
+		`CREATE INDEX agno_sessions_created_idx ON agno_sessions (created_at)`,
+		`CREATE INDEX agno_sessions_updated_idx ON agno_sessions (updated_at)`,
+		`CREATE INDEX agno_sessions_type_created_idx ON agno_sessions (session_type, created_at)`,
+		`CREATE INDEX agno_sessions_user_idx ON agno_sessions (user_id, created_at)`,
+		`CREATE INDEX agno_sessions_agent_idx ON agno_sessions (agent_id)`,
+		`CREATE INDEX agno_sessions_team_idx ON agno_sessions (team_id)`,
+		`CREATE INDEX agno_sessions_workflow_idx ON agno_sessions (workflow_id)`,
+	}},
+	{table: "agno_runs", version: 1, stmts: []string{
+		// row_seq orders runs created in the same second by insertion; it
+		// is an explicit column because VACUUM may renumber rowids.
+		`CREATE TABLE agno_runs (
+			run_id        TEXT PRIMARY KEY,
+			row_seq       INTEGER NOT NULL UNIQUE,
+			session_id    TEXT NOT NULL,
+			parent_run_id TEXT NOT NULL DEFAULT '',
+			session_type  TEXT NOT NULL DEFAULT '',
+			component_id  TEXT NOT NULL DEFAULT '',
+			user_id       TEXT NOT NULL DEFAULT '',
+			status        TEXT NOT NULL DEFAULT '',
+			created_at    INTEGER NOT NULL,
+			updated_at    INTEGER NOT NULL,
+			data          TEXT
+		)`,
+		`CREATE INDEX agno_runs_session_idx ON agno_runs (session_id, created_at, row_seq)`,
+		`CREATE INDEX agno_runs_component_idx ON agno_runs (component_id, created_at, row_seq)`,
+		`CREATE INDEX agno_runs_parent_idx ON agno_runs (parent_run_id, created_at, row_seq)`,
+		`CREATE INDEX agno_runs_created_idx ON agno_runs (created_at, row_seq)`,
+	}},
+	{table: "agno_run_events", version: 1, stmts: []string{
+		`CREATE TABLE agno_run_events (
+			run_id TEXT NOT NULL,
+			seq    INTEGER NOT NULL,
+			data   TEXT NOT NULL,
+			PRIMARY KEY (run_id, seq)
+		) WITHOUT ROWID`,
+	}},
+	{table: "agno_memories", version: 1, stmts: []string{
+		`CREATE TABLE agno_memories (
+			memory_id  TEXT PRIMARY KEY,
+			memory     TEXT NOT NULL,
+			topics     TEXT,
+			user_id    TEXT NOT NULL DEFAULT '',
+			agent_id   TEXT NOT NULL DEFAULT '',
+			team_id    TEXT NOT NULL DEFAULT '',
+			input      TEXT NOT NULL DEFAULT '',
+			feedback   TEXT NOT NULL DEFAULT '',
+			created_at INTEGER NOT NULL,
+			updated_at INTEGER NOT NULL
+		)`,
+		`CREATE INDEX agno_memories_user_idx ON agno_memories (user_id, updated_at)`,
+		`CREATE INDEX agno_memories_agent_idx ON agno_memories (agent_id)`,
+		`CREATE INDEX agno_memories_team_idx ON agno_memories (team_id)`,
+		`CREATE INDEX agno_memories_updated_idx ON agno_memories (updated_at)`,
+		`CREATE INDEX agno_memories_created_idx ON agno_memories (created_at)`,
+	}},
+}
+
+// errForeignSchema reports tables this package did not create.
+var errForeignSchema = errors.New("sqlite: the database holds agno tables in a layout this store does not know " +
+	"(made by Python agno or a newer agno-go?); point Config.Path at another file")
+
+// migrate brings the schema to the versions in ms inside one write
+// transaction and returns how many migrations it applied.
+func migrate(ctx context.Context, tx *sql.Tx, ms []migration) (int, error) {
+	if _, err := tx.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS agno_schema_versions (
+		table_name TEXT PRIMARY KEY,
+		version    INTEGER NOT NULL,
+		created_at INTEGER NOT NULL,
+		updated_at INTEGER NOT NULL
+	)`); err != nil {
+		return 0, fmt.Errorf("sqlite: create agno_schema_versions: %w", err)
+	}
+	current := map[string]int64{}
+	rows, err := tx.QueryContext(ctx, `SELECT table_name, version FROM agno_schema_versions`)
+	if err != nil {
+		return 0, fmt.Errorf("sqlite: read agno_schema_versions: %w", err)
+	}
+	for rows.Next() {
+		var name string
+		var v any
+		if err := rows.Scan(&name, &v); err != nil {
+			rows.Close()
+			return 0, fmt.Errorf("sqlite: read agno_schema_versions: %w", err)
+		}
+		n, ok := v.(int64)
+		if !ok {
+			rows.Close()
+			return 0, fmt.Errorf("%w: agno_schema_versions has version %v for %s", errForeignSchema, v, name)
+		}
+		current[name] = n
+	}
+	if err := rows.Err(); err != nil {
+		return 0, fmt.Errorf("sqlite: read agno_schema_versions: %w", err)
+	}
+	rows.Close()
+
+	known := map[string]int64{}
+	for _, m := range ms {
+		known[m.table] = max(known[m.table], m.version)
+	}
+	for table, v := range current {
+		if k, ok := known[table]; ok && v > k {
+			return 0, fmt.Errorf("sqlite: table %s is at schema version %d but this build knows up to %d: upgrade agno-go", table, v, k)
+		}
+	}
+
+	applied := 0
+	for _, m := range ms {
+		if m.version <= current[m.table] {
+			continue
+		}
+		if current[m.table] == 0 {
+			var n int
+			if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = ?1`, m.table).Scan(&n); err != nil {
+				return applied, fmt.Errorf("sqlite: migrate %s: %w", m.table, err)
+			}
+			if n > 0 {
+				return applied, fmt.Errorf("%w: table %s exists without a recorded schema version", errForeignSchema, m.table)
+			}
+		}
+		for _, stmt := range m.stmts {
+			if _, err := tx.ExecContext(ctx, stmt); err != nil {
+				return applied, fmt.Errorf("sqlite: migrate %s to version %d: %w", m.table, m.version, err)
+			}
+		}
+		now := run.Now()
+		if _, err := tx.ExecContext(ctx, `INSERT INTO agno_schema_versions (table_name, version, created_at, updated_at)
+			VALUES (?1, ?2, ?3, ?3)
+			ON CONFLICT (table_name) DO UPDATE SET version = excluded.version, updated_at = excluded.updated_at`,
+			m.table, m.version, now); err != nil {
+			return applied, fmt.Errorf("sqlite: record %s version %d: %w", m.table, m.version, err)
+		}
+		current[m.table] = m.version
+		applied++
+	}
+	return applied, nil
+}

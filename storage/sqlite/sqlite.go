@@ -1,0 +1,840 @@
+// Package sqlite is the embedded storage backend: one SQLite file (pure Go,
+// modernc.org/sqlite), WAL mode, versioned migrations applied at Open.
+//
+// Writes go through a single connection whose transactions start with
+// BEGIN IMMEDIATE, so writers in this process queue instead of failing with
+// SQLITE_BUSY, and writers in other processes wait up to BusyTimeout.
+// Reads use a separate pool and never block the writer.
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"database/sql/driver"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	sqlitedrv "modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
+
+	"github.com/agno-go/agno/run"
+	"github.com/agno-go/agno/storage"
+	"github.com/agno-go/agno/storage/internal/sqlstore"
+)
+
+// Config configures Open. The zero value opens "agno.db" in the working
+// directory.
+type Config struct {
+	// Path of the database file, created (with its parent directory) on
+	// first start. Default "agno.db". ":memory:" keeps the database in this
+	// process only.
+	Path string
+	// BusyTimeout is how long a statement waits for a lock held by another
+	// process. Default 5s.
+	BusyTimeout time.Duration
+	// Synchronous is SQLite's synchronous setting: OFF, NORMAL, FULL or
+	// EXTRA. Default NORMAL, which in WAL mode survives a process crash but
+	// may lose the last commits on power loss; FULL syncs every commit.
+	Synchronous string
+	// MaxReadConns bounds concurrent readers. Default 4.
+	MaxReadConns int
+	// UpdateAttempts bounds UpdateSession's read-modify-write retries
+	// before it gives up with storage.ErrConflict. Default 64.
+	UpdateAttempts int
+	// Logger receives migration notices. Default slog.Default().
+	Logger *slog.Logger
+}
+
+// DefaultPath is the database file used when Config.Path is empty.
+const DefaultPath = "agno.db"
+
+// Store is the SQLite storage.Store.
+type Store struct {
+	w, r     *sql.DB
+	d        *sqlstore.Dialect
+	st       statements
+	attempts int
+	closed   atomic.Bool
+	// applied counts migrations Open ran (tests read it).
+	applied int
+}
+
+var _ storage.Store = (*Store)(nil)
+
+// lowerFunc is the SQL name of Go's strings.ToLower; SQLite's lower()
+// folds ASCII only.
+const lowerFunc = "agno_lower"
+
+var registerOnce = sync.OnceValue(func() error {
+	return sqlitedrv.RegisterDeterministicScalarFunction(lowerFunc, 1,
+		func(_ *sqlitedrv.FunctionContext, args []driver.Value) (driver.Value, error) {
+			switch v := args[0].(type) {
+			case string:
+				return strings.ToLower(v), nil
+			case []byte:
+				return strings.ToLower(string(v)), nil
+			case nil:
+				return nil, nil
+			default:
+				return v, nil
+			}
+		})
+})
+
+var dialect = sqlstore.Dialect{
+	Sessions: "agno_sessions",
+	Runs:     "agno_runs",
+	Events:   "agno_run_events",
+	Memories: "agno_memories",
+	Arg:      func(n int) string { return "?" + strconv.Itoa(n) },
+	Contains: func(h, n string) string {
+		return "instr(" + lowerFunc + "(" + h + "), " + lowerFunc + "(" + n + ")) > 0"
+	},
+	HasTopic: func(a string) string {
+		return "EXISTS (SELECT 1 FROM json_each(topics) WHERE json_each.value = " + a + ")"
+	},
+}
+
+// statements are prepared once at Open: parsing SQL is a good part of a
+// short SQLite write.
+type statements struct {
+	ensureSession, updateSession, putRun, nextSeq, insertEvent, upsertMemory *sql.Stmt // on the writer
+	getSession, getRun, listEvents, getMemory                                *sql.Stmt // on the readers
+}
+
+func (s *Store) prepare(ctx context.Context) error {
+	for _, p := range []struct {
+		dst   **sql.Stmt
+		db    *sql.DB
+		query string
+	}{
+		{&s.st.ensureSession, s.w, `INSERT INTO agno_sessions (` + sqlstore.SessionColumns + `)
+			VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)
+			ON CONFLICT (session_id) DO NOTHING`},
+		{&s.st.updateSession, s.w, `UPDATE agno_sessions SET session_type = ?2, agent_id = ?3, team_id = ?4,
+			workflow_id = ?5, user_id = ?6, session_name = ?7, session_state = ?8, metadata = ?9, summary = ?10,
+			metrics = ?11, data = ?12, created_at = ?13, updated_at = ?14, version = ?15
+			WHERE session_id = ?1 AND version = ?16`},
+		{&s.st.putRun, s.w, `INSERT INTO agno_runs (run_id, row_seq, session_id, parent_run_id, session_type,
+				component_id, user_id, status, created_at, updated_at, data)
+			VALUES (?1, (SELECT COALESCE(MAX(row_seq), 0) + 1 FROM agno_runs), ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
+			ON CONFLICT (run_id) DO UPDATE SET session_id = excluded.session_id, parent_run_id = excluded.parent_run_id,
+				session_type = excluded.session_type, component_id = excluded.component_id, user_id = excluded.user_id,
+				status = excluded.status, updated_at = excluded.updated_at, data = excluded.data`},
+		{&s.st.nextSeq, s.w, `SELECT COALESCE(MAX(seq), -1) + 1 FROM agno_run_events WHERE run_id = ?1`},
+		{&s.st.insertEvent, s.w, `INSERT INTO agno_run_events (run_id, seq, data) VALUES (?1, ?2, ?3)`},
+		{&s.st.upsertMemory, s.w, `INSERT INTO agno_memories (` + sqlstore.MemoryColumns + `)
+			VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
+			ON CONFLICT (memory_id) DO UPDATE SET memory = excluded.memory, topics = excluded.topics,
+				user_id = excluded.user_id, agent_id = excluded.agent_id, team_id = excluded.team_id,
+				input = excluded.input, feedback = excluded.feedback, updated_at = excluded.updated_at`},
+		{&s.st.getSession, s.r, `SELECT ` + sqlstore.SessionColumns + ` FROM agno_sessions WHERE session_id = ?1`},
+		{&s.st.getRun, s.r, `SELECT ` + sqlstore.RunColumns + ` FROM agno_runs WHERE run_id = ?1`},
+		{&s.st.listEvents, s.r, `SELECT seq, data FROM agno_run_events WHERE run_id = ?1 AND seq > ?2 ORDER BY seq`},
+		{&s.st.getMemory, s.r, `SELECT ` + sqlstore.MemoryColumns + ` FROM agno_memories WHERE memory_id = ?1`},
+	} {
+		st, err := p.db.PrepareContext(ctx, p.query)
+		if err != nil {
+			return fmt.Errorf("sqlite: prepare: %w", err)
+		}
+		*p.dst = st
+	}
+	return nil
+}
+
+// Open opens (creating if needed) the database and applies pending
+// migrations.
+func Open(ctx context.Context, cfg Config) (*Store, error) {
+	return open(ctx, cfg, migrations)
+}
+
+func open(ctx context.Context, cfg Config, ms []migration) (*Store, error) {
+	if err := registerOnce(); err != nil {
+		return nil, fmt.Errorf("sqlite: register %s: %w", lowerFunc, err)
+	}
+	path := cfg.Path
+	if path == "" {
+		path = DefaultPath
+	}
+	if strings.ContainsRune(path, '?') || strings.HasPrefix(path, "file:") {
+		return nil, fmt.Errorf("sqlite: Config.Path %q: give a plain file path (no \"file:\" URI, no '?')", path)
+	}
+	busy := cfg.BusyTimeout
+	if busy <= 0 {
+		busy = 5 * time.Second
+	}
+	syncMode := strings.ToUpper(cfg.Synchronous)
+	switch syncMode {
+	case "":
+		syncMode = "NORMAL"
+	case "OFF", "NORMAL", "FULL", "EXTRA":
+	default:
+		return nil, fmt.Errorf("sqlite: Config.Synchronous %q: use OFF, NORMAL, FULL or EXTRA", cfg.Synchronous)
+	}
+	readers := cfg.MaxReadConns
+	if readers <= 0 {
+		readers = 4
+	}
+	attempts := cfg.UpdateAttempts
+	if attempts <= 0 {
+		attempts = 64
+	}
+	log := cfg.Logger
+	if log == nil {
+		log = slog.Default()
+	}
+	inMemory := path == ":memory:"
+	if !inMemory {
+		if dir := filepath.Dir(path); dir != "." {
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				return nil, fmt.Errorf("sqlite: create directory of Config.Path: %w", err)
+			}
+		}
+	}
+
+	common := url.Values{}
+	common.Add("_pragma", "busy_timeout("+strconv.FormatInt(busy.Milliseconds(), 10)+")")
+	common.Add("_pragma", "foreign_keys(1)")
+	wq := url.Values{"_pragma": append([]string{"journal_mode(WAL)", "synchronous(" + syncMode + ")"}, common["_pragma"]...)}
+	wq.Set("_txlock", "immediate")
+	w, err := sql.Open("sqlite", path+"?"+wq.Encode())
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
+	}
+	// One write connection: writers queue in database/sql instead of
+	// meeting SQLITE_BUSY. It never expires, which also keeps ":memory:".
+	w.SetMaxOpenConns(1)
+	w.SetMaxIdleConns(1)
+	w.SetConnMaxLifetime(0)
+	w.SetConnMaxIdleTime(0)
+	s := &Store{w: w, r: w, d: &dialect, attempts: attempts}
+
+	err = s.write(ctx, func(tx *sql.Tx) error {
+		n, err := migrate(ctx, tx, ms)
+		s.applied = n
+		return err
+	})
+	if err != nil {
+		w.Close()
+		return nil, err
+	}
+	if s.applied > 0 {
+		log.Info("sqlite: schema migrated", "path", path, "migrations", s.applied)
+	}
+	if !inMemory {
+		rq := url.Values{"_pragma": append([]string{"query_only(1)"}, common["_pragma"]...)}
+		r, err := sql.Open("sqlite", path+"?"+rq.Encode())
+		if err != nil {
+			w.Close()
+			return nil, fmt.Errorf("sqlite: open %s for reading: %w", path, err)
+		}
+		r.SetMaxOpenConns(readers)
+		r.SetMaxIdleConns(readers)
+		if err := r.PingContext(ctx); err != nil {
+			r.Close()
+			w.Close()
+			return nil, fmt.Errorf("sqlite: open %s for reading: %w", path, err)
+		}
+		s.r = r
+	}
+	if err := s.prepare(ctx); err != nil {
+		s.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// Close implements storage.Store. It waits for running statements.
+func (s *Store) Close() error {
+	if s.closed.Swap(true) {
+		return nil
+	}
+	for _, st := range []*sql.Stmt{s.st.ensureSession, s.st.updateSession, s.st.putRun, s.st.nextSeq, s.st.insertEvent,
+		s.st.upsertMemory, s.st.getSession, s.st.getRun, s.st.listEvents, s.st.getMemory} {
+		if st != nil {
+			st.Close()
+		}
+	}
+	var errR error
+	if s.r != s.w {
+		errR = s.r.Close()
+	}
+	return errors.Join(errR, s.w.Close())
+}
+
+func (s *Store) check() error {
+	if s.closed.Load() {
+		return storage.ErrClosed
+	}
+	return nil
+}
+
+// fail maps an error after Close to ErrClosed.
+func (s *Store) fail(err error) error {
+	if err != nil && s.closed.Load() && !errors.Is(err, storage.ErrClosed) {
+		return fmt.Errorf("%w (%v)", storage.ErrClosed, err)
+	}
+	return err
+}
+
+func isBusy(err error) bool {
+	var e *sqlitedrv.Error
+	if errors.As(err, &e) {
+		c := e.Code() & 0xff
+		return c == sqlite3.SQLITE_BUSY || c == sqlite3.SQLITE_LOCKED
+	}
+	return false
+}
+
+// write runs fn in a BEGIN IMMEDIATE transaction on the write connection,
+// retrying a few times if another process kept the lock past BusyTimeout.
+func (s *Store) write(ctx context.Context, fn func(*sql.Tx) error) error {
+	const busyRetries = 5
+	for attempt := 0; ; attempt++ {
+		err := s.writeOnce(ctx, fn)
+		if err == nil || !isBusy(err) || attempt >= busyRetries {
+			return s.fail(err)
+		}
+		if err := sqlstore.Backoff(ctx, attempt); err != nil {
+			return err
+		}
+	}
+}
+
+func (s *Store) writeOnce(ctx context.Context, fn func(*sql.Tx) error) error {
+	tx, err := s.w.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	if err := fn(tx); err != nil {
+		tx.Rollback()
+		return err
+	}
+	return tx.Commit()
+}
+
+// read runs fn in a read transaction so its queries see one snapshot.
+func (s *Store) read(ctx context.Context, fn func(*sql.Tx) error) error {
+	if err := s.check(); err != nil {
+		return err
+	}
+	tx, err := s.r.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return s.fail(err)
+	}
+	defer tx.Rollback()
+	return s.fail(fn(tx))
+}
+
+// --- sessions ---
+
+// EnsureSession implements storage.Store.
+func (s *Store) EnsureSession(ctx context.Context, sess *storage.Session) (*storage.Session, bool, error) {
+	if sess.SessionID == "" {
+		return nil, false, fmt.Errorf("storage: session_id is empty: set Session.SessionID")
+	}
+	if err := s.check(); err != nil {
+		return nil, false, err
+	}
+	n := sqlstore.NewSession(sess)
+	row, err := sqlstore.EncodeSession(n)
+	if err != nil {
+		return nil, false, err
+	}
+	for range 3 {
+		var inserted int64
+		err := s.write(ctx, func(tx *sql.Tx) error {
+			res, err := tx.StmtContext(ctx, s.st.ensureSession).ExecContext(ctx,
+				n.SessionID, string(n.SessionType), n.AgentID, n.TeamID, n.WorkflowID, n.UserID, n.SessionName,
+				row.State, row.Metadata, row.Summary, row.Metrics, row.Data, n.CreatedAt, n.UpdatedAt, n.Version)
+			if err != nil {
+				return err
+			}
+			inserted, err = res.RowsAffected()
+			return err
+		})
+		if err != nil {
+			return nil, false, fmt.Errorf("sqlite: ensure session %q: %w", n.SessionID, err)
+		}
+		if inserted == 1 {
+			out, err := sqlstore.Normalize(n, row)
+			return out, true, err
+		}
+		cur, err := s.GetSession(ctx, n.SessionID)
+		if errors.Is(err, storage.ErrNotFound) {
+			continue // deleted between the insert and the read
+		}
+		return cur, false, err
+	}
+	return nil, false, fmt.Errorf("session %q: created and deleted concurrently: %w", n.SessionID, storage.ErrConflict)
+}
+
+// GetSession implements storage.Store.
+func (s *Store) GetSession(ctx context.Context, id string) (*storage.Session, error) {
+	if err := s.check(); err != nil {
+		return nil, err
+	}
+	out, err := sqlstore.ScanSession(s.st.getSession.QueryRowContext(ctx, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, fmt.Errorf("session %q: %w", id, storage.ErrNotFound)
+	}
+	if err != nil {
+		return nil, s.fail(fmt.Errorf("sqlite: get session %q: %w", id, err))
+	}
+	return out, nil
+}
+
+// UpdateSession implements storage.Store with optimistic versioning: the
+// write applies only if the version read is still current.
+func (s *Store) UpdateSession(ctx context.Context, id string, fn func(*storage.Session) error) (*storage.Session, error) {
+	for attempt := range s.attempts {
+		cur, err := s.GetSession(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		old := cur.Version
+		next, row, err := sqlstore.ApplyUpdate(cur, fn)
+		if err != nil {
+			return nil, err
+		}
+		var n int64
+		err = s.write(ctx, func(tx *sql.Tx) error {
+			res, err := tx.StmtContext(ctx, s.st.updateSession).ExecContext(ctx,
+				id, string(next.SessionType), next.AgentID, next.TeamID, next.WorkflowID, next.UserID, next.SessionName,
+				row.State, row.Metadata, row.Summary, row.Metrics, row.Data, next.CreatedAt, next.UpdatedAt, next.Version, old)
+			if err != nil {
+				return err
+			}
+			n, err = res.RowsAffected()
+			return err
+		})
+		if err != nil {
+			return nil, fmt.Errorf("sqlite: update session %q: %w", id, err)
+		}
+		if n == 1 {
+			return sqlstore.Normalize(next, row)
+		}
+		if err := sqlstore.Backoff(ctx, attempt); err != nil {
+			return nil, err
+		}
+	}
+	return nil, fmt.Errorf("session %q: update lost to concurrent writers %d times: %w", id, s.attempts, storage.ErrConflict)
+}
+
+// ListSessions implements storage.Store.
+func (s *Store) ListSessions(ctx context.Context, q storage.SessionQuery) ([]*storage.Session, int, error) {
+	count, list, args := s.d.ListSessions(q)
+	var out []*storage.Session
+	var total int
+	err := s.read(ctx, func(tx *sql.Tx) error {
+		if err := tx.QueryRowContext(ctx, count, args...).Scan(&total); err != nil {
+			return err
+		}
+		rows, err := tx.QueryContext(ctx, list, args...)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			x, err := sqlstore.ScanSession(rows)
+			if err != nil {
+				return err
+			}
+			out = append(out, x)
+		}
+		return rows.Err()
+	})
+	if err != nil {
+		return nil, 0, fmt.Errorf("sqlite: list sessions: %w", err)
+	}
+	return out, total, nil
+}
+
+// inList renders "?1, ?2, …" for n arguments starting at first.
+func inList(first, n int) string {
+	var b strings.Builder
+	for i := range n {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString("?" + strconv.Itoa(first+i))
+	}
+	return b.String()
+}
+
+// chunks splits ids to stay far below SQLite's bound-variable limit.
+func chunks(ids []string) [][]string {
+	const size = 500
+	var out [][]string
+	for len(ids) > size {
+		out = append(out, ids[:size])
+		ids = ids[size:]
+	}
+	if len(ids) > 0 {
+		out = append(out, ids)
+	}
+	return out
+}
+
+func anys(ids []string) []any {
+	out := make([]any, len(ids))
+	for i, id := range ids {
+		out[i] = id
+	}
+	return out
+}
+
+// DeleteSessions implements storage.Store; sessions, runs and events go in
+// one transaction.
+func (s *Store) DeleteSessions(ctx context.Context, ids ...string) error {
+	if err := s.check(); err != nil {
+		return err
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		for _, c := range chunks(ids) {
+			in, args := inList(1, len(c)), anys(c)
+			for _, stmt := range []string{
+				`DELETE FROM agno_run_events WHERE run_id IN (SELECT run_id FROM agno_runs WHERE session_id IN (` + in + `))`,
+				`DELETE FROM agno_runs WHERE session_id IN (` + in + `)`,
+				`DELETE FROM agno_sessions WHERE session_id IN (` + in + `)`,
+			} {
+				if _, err := tx.ExecContext(ctx, stmt, args...); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("sqlite: delete sessions: %w", err)
+	}
+	return nil
+}
+
+// --- runs ---
+
+// PutRun implements storage.Store. An existing run keeps its created_at
+// and its place in the order.
+func (s *Store) PutRun(ctx context.Context, r *storage.Run) error {
+	if err := sqlstore.ValidateRun(r); err != nil {
+		return err
+	}
+	if err := s.check(); err != nil {
+		return err
+	}
+	now := run.Now()
+	created, updated := r.CreatedAt, r.UpdatedAt
+	if created == 0 {
+		created = now
+	}
+	if updated == 0 {
+		updated = now
+	}
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		_, err := tx.StmtContext(ctx, s.st.putRun).ExecContext(ctx, r.RunID, r.SessionID, r.ParentRunID, string(r.SessionType), r.ComponentID, r.UserID, string(r.Status),
+			created, updated, sqlstore.RunData(r))
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("sqlite: put run %q: %w", r.RunID, err)
+	}
+	return nil
+}
+
+// ClaimRun implements storage.Store.
+func (s *Store) ClaimRun(ctx context.Context, runID string, from, to run.Status) error {
+	if err := s.check(); err != nil {
+		return err
+	}
+	var claimed bool
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `UPDATE agno_runs SET status = ?, updated_at = ? WHERE run_id = ? AND status = ?`, string(to), run.Now(), runID, string(from))
+		if err != nil {
+			return err
+		}
+		n, err := res.RowsAffected()
+		claimed = n == 1
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("sqlite: claim run %q: %w", runID, err)
+	}
+	if !claimed {
+		return s.claimFailure(ctx, runID, from)
+	}
+	return nil
+}
+
+func (s *Store) claimFailure(ctx context.Context, runID string, from run.Status) error {
+	r, err := s.GetRun(ctx, runID)
+	if err != nil {
+		return err
+	}
+	return fmt.Errorf("run %q is %s, not %s: %w", runID, r.Status, from, storage.ErrConflict)
+}
+
+// GetRun implements storage.Store.
+func (s *Store) GetRun(ctx context.Context, id string) (*storage.Run, error) {
+	if err := s.check(); err != nil {
+		return nil, err
+	}
+	r, err := sqlstore.ScanRun(s.st.getRun.QueryRowContext(ctx, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, fmt.Errorf("run %q: %w", id, storage.ErrNotFound)
+	}
+	if err != nil {
+		return nil, s.fail(fmt.Errorf("sqlite: get run %q: %w", id, err))
+	}
+	return r, nil
+}
+
+// ListRuns implements storage.Store.
+func (s *Store) ListRuns(ctx context.Context, q storage.RunQuery) ([]*storage.Run, error) {
+	if err := s.check(); err != nil {
+		return nil, err
+	}
+	query, args := s.d.ListRuns(q, "row_seq")
+	rows, err := s.r.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, s.fail(fmt.Errorf("sqlite: list runs: %w", err))
+	}
+	defer rows.Close()
+	var out []*storage.Run
+	for rows.Next() {
+		r, err := sqlstore.ScanRun(rows)
+		if err != nil {
+			return nil, fmt.Errorf("sqlite: list runs: %w", err)
+		}
+		out = append(out, r)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, s.fail(fmt.Errorf("sqlite: list runs: %w", err))
+	}
+	return out, nil
+}
+
+// AppendEvents implements storage.Store; seq numbers come from the last
+// stored one inside the write transaction, so appenders never collide.
+func (s *Store) AppendEvents(ctx context.Context, runID string, events ...json.RawMessage) (int64, error) {
+	if err := s.check(); err != nil {
+		return 0, err
+	}
+	if err := sqlstore.ValidateEvents(runID, events); err != nil {
+		return 0, err
+	}
+	var first int64
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		if err := tx.StmtContext(ctx, s.st.nextSeq).QueryRowContext(ctx, runID).Scan(&first); err != nil {
+			return err
+		}
+		insert := tx.StmtContext(ctx, s.st.insertEvent)
+		for i, e := range events {
+			if _, err := insert.ExecContext(ctx, runID, first+int64(i), string(e)); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, fmt.Errorf("sqlite: append events to run %q: %w", runID, err)
+	}
+	return first, nil
+}
+
+// ListEvents implements storage.Store.
+func (s *Store) ListEvents(ctx context.Context, runID string, after int64) ([]storage.Event, error) {
+	if err := s.check(); err != nil {
+		return nil, err
+	}
+	rows, err := s.st.listEvents.QueryContext(ctx, runID, after)
+	if err != nil {
+		return nil, s.fail(fmt.Errorf("sqlite: list events of run %q: %w", runID, err))
+	}
+	defer rows.Close()
+	var out []storage.Event
+	for rows.Next() {
+		e := storage.Event{RunID: runID}
+		var data []byte
+		if err := rows.Scan(&e.Seq, &data); err != nil {
+			return nil, fmt.Errorf("sqlite: list events of run %q: %w", runID, err)
+		}
+		e.Data = data
+		out = append(out, e)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, s.fail(fmt.Errorf("sqlite: list events of run %q: %w", runID, err))
+	}
+	return out, nil
+}
+
+// --- memories ---
+
+// UpsertMemory implements storage.Store; an existing memory keeps its
+// created_at.
+func (s *Store) UpsertMemory(ctx context.Context, m *storage.Memory) error {
+	if m.MemoryID == "" {
+		return fmt.Errorf("storage: memory_id is empty: set Memory.MemoryID")
+	}
+	if err := s.check(); err != nil {
+		return err
+	}
+	topics, err := sqlstore.MemoryTopicsValue(m)
+	if err != nil {
+		return fmt.Errorf("storage: memory %q: topics: %w", m.MemoryID, err)
+	}
+	now := run.Now()
+	created, updated := m.CreatedAt, m.UpdatedAt
+	if created == 0 {
+		created = now
+	}
+	if updated == 0 {
+		updated = now
+	}
+	err = s.write(ctx, func(tx *sql.Tx) error {
+		_, err := tx.StmtContext(ctx, s.st.upsertMemory).ExecContext(ctx, m.MemoryID, m.Memory, topics, m.UserID, m.AgentID, m.TeamID, m.Input, m.Feedback, created, updated)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("sqlite: upsert memory %q: %w", m.MemoryID, err)
+	}
+	return nil
+}
+
+// GetMemory implements storage.Store.
+func (s *Store) GetMemory(ctx context.Context, id string) (*storage.Memory, error) {
+	if err := s.check(); err != nil {
+		return nil, err
+	}
+	m, err := sqlstore.ScanMemory(s.st.getMemory.QueryRowContext(ctx, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, fmt.Errorf("memory %q: %w", id, storage.ErrNotFound)
+	}
+	if err != nil {
+		return nil, s.fail(fmt.Errorf("sqlite: get memory %q: %w", id, err))
+	}
+	return m, nil
+}
+
+// ListMemories implements storage.Store.
+func (s *Store) ListMemories(ctx context.Context, q storage.MemoryQuery) ([]*storage.Memory, int, error) {
+	count, list, args := s.d.ListMemories(q)
+	var out []*storage.Memory
+	var total int
+	err := s.read(ctx, func(tx *sql.Tx) error {
+		if err := tx.QueryRowContext(ctx, count, args...).Scan(&total); err != nil {
+			return err
+		}
+		rows, err := tx.QueryContext(ctx, list, args...)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			m, err := sqlstore.ScanMemory(rows)
+			if err != nil {
+				return err
+			}
+			out = append(out, m)
+		}
+		return rows.Err()
+	})
+	if err != nil {
+		return nil, 0, fmt.Errorf("sqlite: list memories: %w", err)
+	}
+	return out, total, nil
+}
+
+// DeleteMemories implements storage.Store.
+func (s *Store) DeleteMemories(ctx context.Context, ids ...string) error {
+	if err := s.check(); err != nil {
+		return err
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		for _, c := range chunks(ids) {
+			if _, err := tx.ExecContext(ctx, `DELETE FROM agno_memories WHERE memory_id IN (`+inList(1, len(c))+`)`,
+				anys(c)...); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("sqlite: delete memories: %w", err)
+	}
+	return nil
+}
+
+// MemoryTopics implements storage.Store.
+func (s *Store) MemoryTopics(ctx context.Context, userID string) ([]string, error) {
+	if err := s.check(); err != nil {
+		return nil, err
+	}
+	q := `SELECT DISTINCT j.value FROM agno_memories m, json_each(m.topics) j WHERE m.topics IS NOT NULL`
+	var args []any
+	if userID != "" {
+		q += ` AND m.user_id = ?1`
+		args = append(args, userID)
+	}
+	rows, err := s.r.QueryContext(ctx, q+` ORDER BY 1`, args...)
+	if err != nil {
+		return nil, s.fail(fmt.Errorf("sqlite: memory topics: %w", err))
+	}
+	defer rows.Close()
+	out := []string{}
+	for rows.Next() {
+		var t string
+		if err := rows.Scan(&t); err != nil {
+			return nil, fmt.Errorf("sqlite: memory topics: %w", err)
+		}
+		out = append(out, t)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, s.fail(fmt.Errorf("sqlite: memory topics: %w", err))
+	}
+	return out, nil
+}
+
+// MemoryStats implements storage.Store.
+func (s *Store) MemoryStats(ctx context.Context, userID string, limit, page int) ([]storage.UserMemoryStats, int, error) {
+	count, list, args := s.d.MemoryStats(userID, limit, page)
+	out := []storage.UserMemoryStats{}
+	var total int
+	err := s.read(ctx, func(tx *sql.Tx) error {
+		if err := tx.QueryRowContext(ctx, count, args...).Scan(&total); err != nil {
+			return err
+		}
+		rows, err := tx.QueryContext(ctx, list, args...)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var st storage.UserMemoryStats
+			if err := rows.Scan(&st.UserID, &st.TotalMemories, &st.LastMemoryUpdatedAt); err != nil {
+				return err
+			}
+			out = append(out, st)
+		}
+		return rows.Err()
+	})
+	if err != nil {
+		return nil, 0, fmt.Errorf("sqlite: memory stats: %w", err)
+	}
+	return out, total, nil
+}

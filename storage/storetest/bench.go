@@ -1,0 +1,164 @@
+package storetest
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/agno-go/agno/run"
+	"github.com/agno-go/agno/storage"
+)
+
+// BenchOpener returns a new empty store for one benchmark.
+type BenchOpener = func(b *testing.B) storage.Store
+
+// Bench measures what one agent turn costs a backend: PutRun of a ~2 KB
+// run document, AppendEvents of 10 events, UpdateSession of the state.
+//
+//   - Turn/run=1 writes the first run of fresh sessions.
+//   - Turn/run=500 writes runs 500, 501, … of one session; with rows
+//     appended instead of a session blob rewritten, it should cost about
+//     what run 1 does. Run with -benchtime=Nx for a fixed N to keep the
+//     run numbers near 500.
+//   - Turn/run1-vs-run500 interleaves both and reports their ratio.
+//   - Sessions=32 runs turns on 32 sessions at once and reports runs/s.
+func Bench(b *testing.B, open BenchOpener) {
+	b.Run("Turn/run=1", func(b *testing.B) {
+		st := benchStore(b, open)
+		ctx := context.Background()
+		ids := make([]string, b.N)
+		for i := range ids {
+			ids[i] = fmt.Sprintf("s%d", i)
+			benchSession(b, st, ids[i])
+		}
+		b.ReportAllocs()
+		b.ResetTimer()
+		for i := range b.N {
+			turn(ctx, b, st, ids[i], 1)
+		}
+	})
+	b.Run("Turn/run=500", func(b *testing.B) {
+		st := benchStore(b, open)
+		ctx := context.Background()
+		benchSession(b, st, "s")
+		const before = 499
+		for n := 1; n <= before; n++ {
+			turn(ctx, b, st, "s", n)
+		}
+		b.ReportAllocs()
+		b.ResetTimer()
+		for i := range b.N {
+			turn(ctx, b, st, "s", before+1+i)
+		}
+	})
+	b.Run("Turn/run1-vs-run500", func(b *testing.B) {
+		// Alternates a first run of a fresh session with the next run of
+		// a session 499 runs deep, so machine noise hits both alike.
+		st := benchStore(b, open)
+		ctx := context.Background()
+		benchSession(b, st, "deep")
+		const before = 499
+		for n := 1; n <= before; n++ {
+			turn(ctx, b, st, "deep", n)
+		}
+		ids := make([]string, b.N)
+		for i := range ids {
+			ids[i] = fmt.Sprintf("fresh%d", i)
+			benchSession(b, st, ids[i])
+		}
+		var first, deep time.Duration
+		b.ResetTimer()
+		for i := range b.N {
+			t0 := time.Now()
+			turn(ctx, b, st, ids[i], 1)
+			t1 := time.Now()
+			turn(ctx, b, st, "deep", before+1+i)
+			deep += time.Since(t1)
+			first += t1.Sub(t0)
+		}
+		b.ReportMetric(float64(first.Nanoseconds())/float64(b.N), "run1-ns/op")
+		b.ReportMetric(float64(deep.Nanoseconds())/float64(b.N), "run500-ns/op")
+		b.ReportMetric(float64(deep)/float64(first), "run500/run1")
+	})
+	b.Run("Sessions=32", func(b *testing.B) {
+		const sessions = 32
+		st := benchStore(b, open)
+		ctx := context.Background()
+		for i := range sessions {
+			benchSession(b, st, fmt.Sprintf("s%d", i))
+		}
+		var next atomic.Int64
+		var wg sync.WaitGroup
+		b.ResetTimer()
+		for w := range sessions {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				sid := fmt.Sprintf("s%d", w)
+				for n := 1; next.Add(1) <= int64(b.N); n++ {
+					turn(ctx, b, st, sid, n)
+				}
+			}()
+		}
+		wg.Wait()
+		b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "runs/s")
+	})
+}
+
+func benchStore(b *testing.B, open BenchOpener) storage.Store {
+	b.Helper()
+	st := open(b)
+	b.Cleanup(func() { st.Close() })
+	return st
+}
+
+func benchSession(b *testing.B, st storage.Store, id string) {
+	b.Helper()
+	if _, _, err := st.EnsureSession(context.Background(), &storage.Session{SessionID: id, SessionType: storage.SessionAgent,
+		AgentID: "bench-agent", UserID: "bench-user", SessionState: map[string]any{"turn": 0, "cart": []any{"apple", "pear"}}}); err != nil {
+		b.Fatal(err)
+	}
+}
+
+// runDoc is a run document of about 2 KB, like a short agent answer with
+// its messages and metrics.
+var runDoc = func() string {
+	content := strings.Repeat("The quick brown fox jumps over the lazy dog. ", 30)
+	return `{"content":` + quote(content) + `,"messages":[{"role":"user","content":"hello"},{"role":"assistant","content":` +
+		quote(content[:400]) + `}],"metrics":{"input_tokens":120,"output_tokens":340,"total_tokens":460}}`
+}()
+
+func quote(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
+
+func turn(ctx context.Context, b *testing.B, st storage.Store, sid string, n int) {
+	rid := fmt.Sprintf("%s-run%d", sid, n)
+	if err := st.PutRun(ctx, &storage.Run{RunID: rid, SessionID: sid, SessionType: storage.SessionAgent,
+		ComponentID: "bench-agent", UserID: "bench-user", Status: run.StatusCompleted,
+		Data: json.RawMessage(`{"run_id":"` + rid + `",` + runDoc[1:])}); err != nil {
+		b.Error(err)
+		return
+	}
+	events := make([]json.RawMessage, 10)
+	for i := range events {
+		events[i] = json.RawMessage(fmt.Sprintf(`{"event":"RunContent","run_id":%q,"content":"token %d of the answer","created_at":1700000000}`, rid, i))
+	}
+	if _, err := st.AppendEvents(ctx, rid, events...); err != nil {
+		b.Error(err)
+		return
+	}
+	if _, err := st.UpdateSession(ctx, sid, func(s *storage.Session) error {
+		s.SessionState["turn"] = n
+		s.SessionState["last_run_id"] = rid
+		return nil
+	}); err != nil {
+		b.Error(err)
+	}
+}

@@ -1,0 +1,201 @@
+package storetest
+
+import (
+	"encoding/json"
+	"fmt"
+	"sync"
+	"testing"
+
+	"github.com/agno-go/agno/run"
+	"github.com/agno-go/agno/storage"
+)
+
+// These tests are meant to run under -race.
+func testConcurrency(t *testing.T, open Opener) {
+	t.Run("EnsureSessionCreatesExactlyOne", func(t *testing.T) {
+		st := newStore(t, open)
+		const n = 16
+		var mu sync.Mutex
+		created := 0
+		names := map[string]bool{}
+		parallel(n, func(i int) {
+			s, ok, err := st.EnsureSession(t.Context(), &storage.Session{SessionID: "shared", SessionType: storage.SessionAgent,
+				SessionName: fmt.Sprintf("writer %d", i)})
+			if err != nil {
+				t.Errorf("writer %d: %v", i, err)
+				return
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if ok {
+				created++
+			}
+			names[s.SessionName] = true
+		})
+		if created != 1 {
+			t.Errorf("%d writers report creating the session, want exactly 1", created)
+		}
+		if len(names) != 1 {
+			t.Errorf("writers saw different stored sessions: %v", names)
+		}
+		all, total, err := st.ListSessions(t.Context(), storage.SessionQuery{})
+		must(t, err)
+		if total != 1 || len(all) != 1 {
+			t.Errorf("%d sessions stored, want 1", total)
+		}
+	})
+
+	t.Run("UpdateSessionLosesNothing", func(t *testing.T) {
+		st := newStore(t, open)
+		ctx := t.Context()
+		_, _, err := st.EnsureSession(ctx, &storage.Session{SessionID: "s", SessionType: storage.SessionAgent,
+			SessionState: map[string]any{"base": true}})
+		must(t, err)
+		const writers, each = 16, 3
+		parallel(writers, func(i int) {
+			for j := range each {
+				key := fmt.Sprintf("w%02d-%d", i, j)
+				if _, err := st.UpdateSession(ctx, "s", func(s *storage.Session) error {
+					if s.SessionState == nil {
+						s.SessionState = map[string]any{}
+					}
+					s.SessionState[key] = i*100 + j
+					return nil
+				}); err != nil {
+					t.Errorf("update %s: %v", key, err)
+				}
+			}
+		})
+		got, err := st.GetSession(ctx, "s")
+		must(t, err)
+		want := map[string]any{"base": true}
+		for i := range writers {
+			for j := range each {
+				want[fmt.Sprintf("w%02d-%d", i, j)] = i*100 + j
+			}
+		}
+		sameJSON(t, "state after concurrent updates", got.SessionState, want)
+		if got.Version != 1+writers*each {
+			t.Errorf("version %d, want %d", got.Version, 1+writers*each)
+		}
+	})
+
+	t.Run("RunsInOneSessionLoseNothing", func(t *testing.T) {
+		// Concurrent runs in one session each write their run row and
+		// touch session state; no run and no state key may be lost
+		// (agno issue #8805: the whole session blob rewritten per turn).
+		st := newStore(t, open)
+		ctx := t.Context()
+		_, _, err := st.EnsureSession(ctx, &storage.Session{SessionID: "s", SessionType: storage.SessionAgent, AgentID: "a"})
+		must(t, err)
+		const writers, each = 4, 25
+		parallel(writers, func(i int) {
+			for j := range each {
+				id := fmt.Sprintf("w%d-run%02d", i, j)
+				r := &storage.Run{RunID: id, SessionID: "s", ComponentID: "a", SessionType: storage.SessionAgent,
+					Status: run.StatusRunning, Data: json.RawMessage(fmt.Sprintf(`{"run_id":%q}`, id))}
+				if err := st.PutRun(ctx, r); err != nil {
+					t.Errorf("put %s: %v", id, err)
+					continue
+				}
+				if _, err := st.AppendEvents(ctx, id, json.RawMessage(`{"event":"RunStarted"}`), json.RawMessage(`{"event":"RunCompleted"}`)); err != nil {
+					t.Errorf("events of %s: %v", id, err)
+				}
+				r.Status = run.StatusCompleted
+				if err := st.PutRun(ctx, r); err != nil {
+					t.Errorf("complete %s: %v", id, err)
+				}
+				if _, err := st.UpdateSession(ctx, "s", func(s *storage.Session) error {
+					if s.SessionState == nil {
+						s.SessionState = map[string]any{}
+					}
+					s.SessionState[id] = "done"
+					return nil
+				}); err != nil {
+					t.Errorf("state of %s: %v", id, err)
+				}
+			}
+		})
+		runs, err := st.ListRuns(ctx, storage.RunQuery{SessionID: "s"})
+		must(t, err)
+		if len(runs) != writers*each {
+			t.Errorf("%d runs stored, want %d", len(runs), writers*each)
+		}
+		seen := map[string]bool{}
+		for _, r := range runs {
+			if seen[r.RunID] {
+				t.Errorf("run %s listed twice", r.RunID)
+			}
+			seen[r.RunID] = true
+			if r.Status != run.StatusCompleted {
+				t.Errorf("run %s status %s, want COMPLETED", r.RunID, r.Status)
+			}
+		}
+		got, err := st.GetSession(ctx, "s")
+		must(t, err)
+		if len(got.SessionState) != writers*each {
+			t.Errorf("session state has %d keys, want %d", len(got.SessionState), writers*each)
+		}
+		for i := range writers {
+			// Each writer's runs are listed in the order it wrote them.
+			var mine []string
+			for _, r := range runs {
+				if r.RunID[:2] == fmt.Sprintf("w%d", i) {
+					mine = append(mine, r.RunID)
+				}
+			}
+			for j := 1; j < len(mine); j++ {
+				if mine[j-1] > mine[j] {
+					t.Errorf("writer %d's runs out of order: %v", i, mine)
+					break
+				}
+			}
+		}
+	})
+
+	t.Run("AppendEventsContiguous", func(t *testing.T) {
+		st := newStore(t, open)
+		ctx := t.Context()
+		const writers, batches, size = 8, 10, 3
+		type batch struct {
+			first      int64
+			writer, no int
+		}
+		var mu sync.Mutex
+		var done []batch
+		parallel(writers, func(w int) {
+			for b := range batches {
+				evs := make([]json.RawMessage, size)
+				for i := range evs {
+					evs[i] = json.RawMessage(fmt.Sprintf(`{"w":%d,"b":%d,"i":%d}`, w, b, i))
+				}
+				first, err := st.AppendEvents(ctx, "r", evs...)
+				if err != nil {
+					t.Errorf("writer %d batch %d: %v", w, b, err)
+					continue
+				}
+				mu.Lock()
+				done = append(done, batch{first, w, b})
+				mu.Unlock()
+			}
+		})
+		evs, err := st.ListEvents(ctx, "r", -1)
+		must(t, err)
+		if len(evs) != writers*batches*size {
+			t.Fatalf("%d events stored, want %d", len(evs), writers*batches*size)
+		}
+		for i, e := range evs {
+			if e.Seq != int64(i) {
+				t.Fatalf("event %d has seq %d: seqs are not contiguous from 0", i, e.Seq)
+			}
+		}
+		for _, b := range done {
+			for i := range size {
+				want := fmt.Sprintf(`{"w":%d,"b":%d,"i":%d}`, b.writer, b.no, i)
+				if got := string(evs[b.first+int64(i)].Data); got != want {
+					t.Errorf("seq %d = %s, want %s (a batch must be stored contiguously from its first seq)", b.first+int64(i), got, want)
+				}
+			}
+		}
+	})
+}
