@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/agno-go/agno/internal/engine"
+	"github.com/agno-go/agno/memory"
 	"github.com/agno-go/agno/model"
 	"github.com/agno-go/agno/run"
 	"github.com/agno-go/agno/storage"
@@ -80,6 +81,17 @@ type Config struct {
 	StoreHistoryMessages     bool
 	StoreToolMessages        *bool // default true
 	AddSessionSummary        bool
+
+	// User memories (agno's memory_manager, enable_user_memories /
+	// update_memory_on_run, enable_agentic_memory) and session summaries.
+	// Without a MemoryManager one is made from Model and Store.
+	MemoryManager              *memory.Manager
+	EnableUserMemories         bool
+	EnableAgenticMemory        bool
+	AddMemoriesToContext       *bool // default: on when a memory feature is on
+	EnableSessionSummaries     bool
+	SessionSummaryManager      *memory.SummaryManager
+	AddSessionSummaryToContext *bool // default: on with session summaries
 
 	OutputSchema  *OutputSchema
 	UseJSONMode   bool
@@ -157,7 +169,7 @@ func New(cfg Config) (*Agent, error) {
 		AdditionalContext:        cfg.AdditionalContext,
 		NoResolveInContext:       isFalse(cfg.ResolveInContext),
 		AddSessionStateToContext: cfg.AddSessionStateToContext,
-		AddSessionSummary:        cfg.AddSessionSummary,
+		AddSessionSummary:        cfg.AddSessionSummary || (cfg.EnableSessionSummaries && !isFalse(cfg.AddSessionSummaryToContext)),
 		AdditionalInput:          cfg.AdditionalInput,
 		Tools:                    cfg.Tools,
 		ToolHooks:                cfg.ToolHooks,
@@ -191,6 +203,9 @@ func New(cfg Config) (*Agent, error) {
 	} else {
 		spec.Fallbacks.OnError = cfg.FallbackModels
 	}
+	if err := setupMemory(&cfg, spec); err != nil {
+		return nil, fmt.Errorf("agent %q: %w", cfg.ID, err)
+	}
 	if cfg.NumHistoryRuns > 0 && cfg.NumHistoryMessages > 0 {
 		spec.NumHistoryMessages = 0 // agno: the two are exclusive and runs wins
 	}
@@ -201,6 +216,42 @@ func New(cfg Config) (*Agent, error) {
 }
 
 func isFalse(b *bool) bool { return b != nil && !*b }
+
+// setupMemory fills the spec's memory fields, making managers from the
+// agent's model and store when none are given.
+func setupMemory(cfg *Config, spec *engine.Spec) error {
+	usesMemory := cfg.EnableUserMemories || cfg.EnableAgenticMemory || cfg.MemoryManager != nil
+	if usesMemory {
+		if cfg.MemoryManager == nil {
+			if cfg.Store == nil {
+				return errors.New("user memories need a Store (set Config.Store) to keep memories in")
+			}
+			m, err := memory.NewManager(memory.ManagerConfig{Model: cfg.Model, Store: cfg.Store, Logger: cfg.Logger})
+			if err != nil {
+				return err
+			}
+			cfg.MemoryManager = m
+		}
+		spec.Memory = cfg.MemoryManager
+		spec.AutomaticMemory = cfg.EnableUserMemories
+		spec.AgenticMemory = cfg.EnableAgenticMemory
+		spec.AddMemoriesToContext = !isFalse(cfg.AddMemoriesToContext)
+	}
+	if cfg.EnableSessionSummaries || cfg.SessionSummaryManager != nil {
+		if cfg.Store == nil {
+			return errors.New("session summaries need a Store (set Config.Store) to keep the summary on the session")
+		}
+		if cfg.SessionSummaryManager == nil {
+			sm, err := memory.NewSummaryManager(memory.SummaryConfig{Model: cfg.Model, Logger: cfg.Logger})
+			if err != nil {
+				return err
+			}
+			cfg.SessionSummaryManager = sm
+		}
+		spec.Summaries = cfg.SessionSummaryManager
+	}
+	return nil
+}
 
 // DefaultID derives agno's id from a name: lower-case, spaces and
 // underscores become "-"; no name gives a random UUID.

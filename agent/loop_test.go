@@ -376,7 +376,7 @@ func TestStructuredOutputJSONModeFallback(t *testing.T) {
 		t.Fatalf("response format %+v", req.ResponseFormat)
 	}
 	sys := req.Messages[0].Content
-	if !strings.Contains(sys, `Provide your output as a JSON containing the following fields:`) || !strings.Contains(sys, `["city","temp"]`) {
+	if !strings.Contains(sys, `Provide your output as a JSON containing the following fields:`) || !strings.Contains(sys, `["city", "temp"]`) {
 		t.Fatalf("system message lacks the JSON prompt: %q", sys)
 	}
 }

@@ -233,10 +233,19 @@ func (st *runState) attempt() error {
 	if err := st.buildMessages(input); err != nil {
 		return err
 	}
-	if err := st.iterate(); err != nil {
+	waitMemory := st.startMemory(input)
+	err := st.iterate()
+	waitMemory()
+	if err != nil {
 		return err
 	}
-	return st.settle()
+	if err := st.settle(); err != nil {
+		return err
+	}
+	if st.out.Status != run.StatusPaused {
+		st.summarize()
+	}
+	return nil
 }
 
 // iterate runs the model loop, inside the spec's outer loop if it has

@@ -4,10 +4,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
-	"sort"
 	"strings"
 	"time"
 
+	"github.com/agno-go/agno/internal/pyjson"
+	"github.com/agno-go/agno/memory"
 	"github.com/agno-go/agno/model"
 	"github.com/agno-go/agno/run"
 	"github.com/agno-go/agno/storage"
@@ -91,6 +92,7 @@ func (st *runState) systemMessage() (string, error) {
 	if s.AdditionalContext != "" {
 		b.WriteString(s.AdditionalContext + "\n")
 	}
+	st.writeMemories(&b)
 	st.writeSummary(&b)
 	if s.OutputSchema != nil && st.needsJSONPrompt() {
 		b.WriteString(jsonOutputPrompt(s.OutputSchema))
@@ -164,6 +166,20 @@ func writeInfo(b *strings.Builder, info []string) {
 	b.WriteString("\n</additional_information>\n\n")
 }
 
+// writeMemories adds the user's memories (agno's memories block).
+func (st *runState) writeMemories(b *strings.Builder) {
+	s := st.spec
+	if !s.AddMemoriesToContext || s.Memory == nil {
+		return
+	}
+	mems, err := s.Memory.UserMemories(st.ctx, st.rc.UserID)
+	if err != nil {
+		s.Logger.Warn("could not read user memories", "user_id", st.rc.UserID, "error", err)
+		return
+	}
+	b.WriteString(memory.RenderMemories(mems, s.AgenticMemory))
+}
+
 func (st *runState) writeSummary(b *strings.Builder) {
 	if st.session == nil || st.session.Summary == nil || st.session.Summary.Summary == "" || !st.spec.AddSessionSummary {
 		return
@@ -194,6 +210,7 @@ func (st *runState) teamSystemMessage() (string, error) {
 		b.WriteString("<your_role>\n" + s.Role + "\n</your_role>\n\n")
 	}
 	writeInstructions(&b, instructions, s.UseInstructionTags)
+	st.writeMemories(&b)
 	st.writeSummary(&b)
 	writeInfo(&b, info)
 	for _, ti := range s.toolInstr {
@@ -241,32 +258,53 @@ func (st *runState) responseFormat(info model.Info) *model.ResponseFormat {
 }
 
 // jsonOutputPrompt asks for JSON matching the schema, as agno's
-// get_json_output_prompt does for providers without native support.
+// get_json_output_prompt: field names in declaration order and their
+// properties, rendered with Python's json.dumps.
 func jsonOutputPrompt(os *OutputSchema) string {
-	var schema struct {
-		Properties json.RawMessage `json:"properties"`
-	}
-	_ = json.Unmarshal(os.Schema, &schema)
 	var b strings.Builder
 	b.WriteString("Provide your output as a JSON containing the following fields:")
-	if len(schema.Properties) > 0 {
-		var props map[string]json.RawMessage
-		_ = json.Unmarshal(schema.Properties, &props)
-		names := make([]string, 0, len(props))
-		for k := range props {
-			names = append(names, k)
+	props, names := schemaProperties(os.Schema)
+	if len(names) > 0 {
+		list := make([]any, len(names))
+		for i, n := range names {
+			list[i] = n
 		}
-		sort.Strings(names)
-		nb, _ := json.Marshal(names)
-		b.WriteString("\n<json_fields>\n" + string(nb) + "\n</json_fields>")
+		nb, _ := pyjson.Dumps(list)
+		b.WriteString("\n<json_fields>\n" + nb + "\n</json_fields>")
 		b.WriteString("\n\nHere are the properties for each field:\n<json_field_properties>\n")
-		pb, _ := json.MarshalIndent(props, "", "  ")
-		b.WriteString(string(pb) + "\n</json_field_properties>")
+		pb, _ := pyjson.DumpsOpts(props, pyjson.Options{Indent: 2})
+		b.WriteString(pb + "\n</json_field_properties>")
 	}
 	b.WriteString("\nStart your response with `{` and end it with `}`.")
 	b.WriteString("\nYour output will be passed to json.loads() to convert it to a Python object.")
 	b.WriteString("\nMake sure it only contains valid JSON.")
 	return b.String()
+}
+
+// schemaProperties returns a schema's "properties" (order kept) and the
+// property names in order.
+func schemaProperties(schema json.RawMessage) (json.RawMessage, []string) {
+	var top map[string]json.RawMessage
+	if json.Unmarshal(schema, &top) != nil || len(top["properties"]) == 0 {
+		return nil, nil
+	}
+	dec := json.NewDecoder(strings.NewReader(string(top["properties"])))
+	var names []string
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return nil, nil
+	}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			break
+		}
+		names = append(names, tok.(string))
+		var skip json.RawMessage
+		if dec.Decode(&skip) != nil {
+			break
+		}
+	}
+	return top["properties"], names
 }
 
 var varPattern = regexp.MustCompile(`\{([A-Za-z_][A-Za-z0-9_]*)\}`)

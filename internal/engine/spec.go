@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agno-go/agno/memory"
 	"github.com/agno-go/agno/model"
 	"github.com/agno-go/agno/run"
 	"github.com/agno-go/agno/storage"
@@ -87,6 +88,14 @@ type Spec struct {
 
 	PreHooks  []PreHook
 	PostHooks []PostHook
+
+	// Memory: user memories (automatic extraction or the agentic tool) and
+	// session summaries.
+	Memory               *memory.Manager
+	AutomaticMemory      bool // agno's update_memory_on_run
+	AgenticMemory        bool
+	AddMemoriesToContext bool
+	Summaries            *memory.SummaryManager
 
 	Retries            int
 	RetryDelay         time.Duration
@@ -208,6 +217,9 @@ func (s *Spec) Prepare() error {
 	}
 	for _, e := range s.EventsToSkip {
 		s.skip[e] = true
+	}
+	if s.AgenticMemory && s.Memory != nil {
+		s.Tools = append(append([]tool.Provider(nil), s.Tools...), s.Memory.Tool())
 	}
 	seen := map[string]bool{}
 	for _, p := range s.Tools {
