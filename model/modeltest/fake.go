@@ -22,8 +22,19 @@ type Response struct {
 	Usage     *model.Usage
 	// Tokens overrides how Content is split into streamed deltas.
 	Tokens []string
-	// Err fails the request.
+	// Err fails the request (the fake server answers 500 with its text).
 	Err error
+	// Status, when non-zero, fails the request as an HTTP error: the fake
+	// server answers with OpenAI's error body, Fake returns a
+	// *model.ProviderError. ErrorMessage, ErrorType and ErrorCode fill the
+	// body (defaults follow the status); RetryAfter is sent as Retry-After.
+	Status       int
+	ErrorMessage string
+	ErrorType    string
+	ErrorCode    string
+	RetryAfter   time.Duration
+	// FinishReason overrides "stop" / "tool_calls".
+	FinishReason string
 	// Delay is waited before the first chunk (time to first token);
 	// TokenDelay between chunks.
 	Delay      time.Duration
@@ -109,6 +120,10 @@ func (f *Fake) Generate(ctx context.Context, req *model.Request) iter.Seq2[*mode
 			yield(nil, r.Err)
 			return
 		}
+		if r.Status != 0 {
+			yield(nil, f.providerError(r))
+			return
+		}
 		usage := r.Usage
 		if usage == nil {
 			usage = &model.Usage{InputTokens: 10, OutputTokens: 5, TotalTokens: 15}
@@ -136,10 +151,25 @@ func (f *Fake) Generate(ctx context.Context, req *model.Request) iter.Seq2[*mode
 }
 
 func finish(r Response) string {
+	if r.FinishReason != "" {
+		return r.FinishReason
+	}
 	if len(r.ToolCalls) > 0 {
 		return "tool_calls"
 	}
 	return "stop"
+}
+
+func (f *Fake) providerError(r Response) *model.ProviderError {
+	e := errorFor(r)
+	return &model.ProviderError{
+		Provider:        f.ProviderName,
+		Model:           f.ModelID,
+		StatusCode:      r.Status,
+		Message:         e.Message,
+		RetryAfter:      r.RetryAfter,
+		ContextOverflow: e.Code == "context_length_exceeded",
+	}
 }
 
 func (f *Fake) wait(ctx context.Context, d time.Duration) error {
