@@ -130,7 +130,7 @@ type (
 // Agent is a configured agent; safe for concurrent use.
 type Agent struct {
 	cfg  Config
-	spec *engine.Spec
+	spec engine.Spec // one allocation with the agent
 }
 
 // New validates cfg and returns the agent. Static tools are resolved and
@@ -148,7 +148,8 @@ func New(cfg Config) (*Agent, error) {
 	if cfg.ID == "" {
 		cfg.ID = DefaultID(cfg.Name)
 	}
-	spec := &engine.Spec{
+	a := &Agent{cfg: cfg}
+	a.spec = engine.Spec{
 		ID:                       cfg.ID,
 		Name:                     cfg.Name,
 		Model:                    cfg.Model,
@@ -198,12 +199,13 @@ func New(cfg Config) (*Agent, error) {
 		ExponentialBackoff:       cfg.ExponentialBackoff,
 		Logger:                   cfg.Logger,
 	}
+	spec := &a.spec
 	if cfg.Fallbacks != nil {
 		spec.Fallbacks = *cfg.Fallbacks
 	} else {
 		spec.Fallbacks.OnError = cfg.FallbackModels
 	}
-	if err := setupMemory(&cfg, spec); err != nil {
+	if err := setupMemory(&a.cfg, spec); err != nil {
 		return nil, fmt.Errorf("agent %q: %w", cfg.ID, err)
 	}
 	if cfg.NumHistoryRuns > 0 && cfg.NumHistoryMessages > 0 {
@@ -212,7 +214,7 @@ func New(cfg Config) (*Agent, error) {
 	if err := spec.Prepare(); err != nil {
 		return nil, fmt.Errorf("agent %q: %w", cfg.ID, err)
 	}
-	return &Agent{cfg: cfg, spec: spec}, nil
+	return a, nil
 }
 
 func isFalse(b *bool) bool { return b != nil && !*b }

@@ -305,3 +305,16 @@ func TestConcurrentRunsInOneSessionKeepBothStateUpdates(t *testing.T) {
 		t.Fatalf("%d runs stored, want 20", len(runs))
 	}
 }
+
+func TestRequestStoreEventsPersistsEvents(t *testing.T) {
+	store := memory.New()
+	a := newAgent(t, agent.Config{Model: modeltest.New(text("a b")), Store: store})
+	req := &run.Request{Input: "go", RunID: "r-req", StoreEvents: true, Stream: true, StreamEvents: true}
+	if _, err := a.Execute(context.Background(), req, func(run.Event) bool { return true }); err != nil {
+		t.Fatal(err)
+	}
+	evs, _ := store.ListEvents(context.Background(), "r-req", -1)
+	if len(evs) == 0 {
+		t.Fatal("request-level store_events stored nothing")
+	}
+}

@@ -71,16 +71,23 @@ type RunStarted struct {
 }
 
 // RunContent is a content delta (or the whole parsed structured output).
+// It is the most frequent event, so rarely used fields sit behind one
+// pointer (the JSON is the same).
 type RunContent struct {
 	EventBase
-	Content          any             `json:"content,omitempty"`
-	ContentType      string          `json:"content_type,omitempty"`
-	ReasoningContent string          `json:"reasoning_content,omitempty"`
-	Citations        json.RawMessage `json:"citations,omitempty"`
-	Image            any             `json:"image,omitempty"`
-	References       json.RawMessage `json:"references,omitempty"`
-	ModelProvider    json.RawMessage `json:"model_provider_data,omitempty"`
-	WorkflowAgent    bool            `json:"workflow_agent"`
+	Content          any    `json:"content,omitempty"`
+	ContentType      string `json:"content_type,omitempty"`
+	ReasoningContent string `json:"reasoning_content,omitempty"`
+	*ContentExtras
+	WorkflowAgent bool `json:"workflow_agent"`
+}
+
+// ContentExtras are the less common RunContent fields.
+type ContentExtras struct {
+	Citations     json.RawMessage `json:"citations,omitempty"`
+	Image         any             `json:"image,omitempty"`
+	References    json.RawMessage `json:"references,omitempty"`
+	ModelProvider json.RawMessage `json:"model_provider_data,omitempty"`
 }
 
 // RunIntermediateContent is main-model content when an output model writes

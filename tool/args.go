@@ -26,6 +26,10 @@ type Arguments struct {
 	// Error is agno's error text when the arguments could not be decoded;
 	// it becomes the tool result and the call is not run.
 	Error string
+	// Exact reports that Values are exactly the JSON of Normalized (no
+	// Python-literal fallback, no sentinel conversion), so a typed tool may
+	// decode Normalized directly.
+	Exact bool
 }
 
 // DecodeArguments decodes a model's arguments text for f (agno v2.6.13,
@@ -64,6 +68,7 @@ func (f *Function) DecodeArguments(raw string) Arguments {
 			strParams = stringParams(root, props)
 		}
 	}
+	converted := false
 	for k, val := range obj {
 		s, isStr := val.(string)
 		if !isStr || strParams[k] {
@@ -71,14 +76,14 @@ func (f *Function) DecodeArguments(raw string) Arguments {
 		}
 		switch strings.ToLower(pyStrip(s)) {
 		case "none", "null":
-			obj[k] = nil
+			obj[k], converted = nil, true
 		case "true":
-			obj[k] = true
+			obj[k], converted = true, true
 		case "false":
-			obj[k] = false
+			obj[k], converted = false, true
 		}
 	}
-	return Arguments{Values: obj, Normalized: normalized}
+	return Arguments{Values: obj, Normalized: normalized, Exact: !converted && normalized == raw}
 }
 
 // decodeStrict decodes one JSON value with exact numbers and nothing after

@@ -368,3 +368,35 @@ func TestTypedHandlerRejectsWrongTypes(t *testing.T) {
 		t.Fatalf("err = %v, want an invalid-arguments error naming the tool", err)
 	}
 }
+
+func TestArgumentsExact(t *testing.T) {
+	f := tool.Must(tool.New("t", "d", func(_ context.Context, a struct {
+		S string `json:"s"`
+		B *bool  `json:"b,omitempty"`
+	}) (string, error) {
+		return a.S, nil
+	}))
+	cases := []struct {
+		raw   string
+		exact bool
+	}{
+		{`{"s":"  x  "}`, true},
+		{`{"s":"true"}`, true},  // a string parameter keeps "true"
+		{`{"b":"true"}`, false}, // converted to a boolean
+		{`{'s': 'py'}`, false},  // Python-literal fallback
+		{``, false},             // empty arguments
+	}
+	for _, c := range cases {
+		a := f.DecodeArguments(c.raw)
+		if a.Exact != c.exact {
+			t.Errorf("%q: Exact=%v, want %v", c.raw, a.Exact, c.exact)
+		}
+		res, err := f.InvokeArgs(context.Background(), &tool.Call{Function: f}, a)
+		if err != nil {
+			t.Fatalf("%q: %v", c.raw, err)
+		}
+		if c.raw == `{"s":"  x  "}` && res.Content != "  x  " {
+			t.Errorf("fast path changed the string: %q", res.Content)
+		}
+	}
+}

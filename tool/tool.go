@@ -78,6 +78,10 @@ type Function struct {
 	Handler Handler
 	Hooks   []Hook
 
+	// rawHandler decodes the arguments JSON straight into a typed tool's
+	// Args, skipping the map round trip.
+	rawHandler func(ctx context.Context, raw []byte) (Result, error)
+
 	// Derived by Validate: the user-input fields, the parameters whose
 	// schema admits a string, and the schema as written before Validate
 	// hid the user-input fields from it.
@@ -274,6 +278,21 @@ func (f *Function) UserInputSchema(args map[string]any) []run.UserInputField {
 		}
 	}
 	return out
+}
+
+// InvokeArgs runs the tool with decoded arguments; when nothing wraps the
+// call and the arguments are exactly their JSON text, a typed tool decodes
+// that text directly.
+func (f *Function) InvokeArgs(ctx context.Context, call *Call, args Arguments, extra ...Hook) (res Result, err error) {
+	if f.rawHandler == nil || !args.Exact || len(f.Hooks)+len(extra) > 0 {
+		return f.Invoke(ctx, call, args.Values, extra...)
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			err = &PanicError{Tool: f.Name, Value: p, Stack: debug.Stack()}
+		}
+	}()
+	return f.rawHandler(ctx, []byte(args.Normalized))
 }
 
 // Invoke runs the tool through its hooks, then the extra hooks (an agent's

@@ -54,27 +54,34 @@ func New[Args, R any](name, description string, fn func(ctx context.Context, arg
 	if err != nil {
 		return nil, err
 	}
+	decodeRaw := func(ctx context.Context, b []byte) (Result, error) {
+		var args Args
+		if len(b) > 0 {
+			if err := json.Unmarshal(b, &args); err != nil {
+				return Result{}, fmt.Errorf("invalid arguments for %s: %w", name, err)
+			}
+		}
+		out, err := fn(ctx, args)
+		if err != nil {
+			return Result{}, err
+		}
+		return ToResult(out)
+	}
 	f := &Function{
 		Name:        name,
 		Description: description,
 		Parameters:  params,
 		Handler: func(ctx context.Context, raw map[string]any) (Result, error) {
-			var args Args
-			if len(raw) > 0 {
-				b, err := json.Marshal(raw)
-				if err != nil {
-					return Result{}, err
-				}
-				if err := json.Unmarshal(b, &args); err != nil {
-					return Result{}, fmt.Errorf("invalid arguments for %s: %w", name, err)
-				}
+			if len(raw) == 0 {
+				return decodeRaw(ctx, nil)
 			}
-			out, err := fn(ctx, args)
+			b, err := json.Marshal(raw)
 			if err != nil {
 				return Result{}, err
 			}
-			return ToResult(out)
+			return decodeRaw(ctx, b)
 		},
+		rawHandler: decodeRaw,
 	}
 	for _, o := range opts {
 		o(f)

@@ -151,6 +151,7 @@ type call struct {
 	fn     *tool.Function
 	exec   *run.ToolExecution
 	args   map[string]any
+	raw    tool.Arguments
 	result tool.Result
 	err    error
 	// text is the tool message content for calls that are not run.
@@ -179,7 +180,7 @@ func (st *runState) runToolCalls(assistantIdx int, calls []model.ToolCall) (bool
 		if args.Normalized != tc.Function.Arguments {
 			st.messages[assistantIdx].ToolCalls[i].Function.Arguments = args.Normalized
 		}
-		c.args = args.Values
+		c.args, c.raw = args.Values, args
 		c.exec = &run.ToolExecution{
 			ToolCallID:        tc.ID,
 			ToolName:          tc.Function.Name,
@@ -290,7 +291,12 @@ func (st *runState) invokeConcurrently(calls []*call) {
 func (st *runState) invokeTool(ctx context.Context, c *call, emit run.Emitter) {
 	ctx = run.WithEmitter(ctx, emit)
 	start := time.Now()
-	c.result, c.err = c.fn.Invoke(ctx, &tool.Call{Function: c.fn, ToolCallID: c.tc.ID}, c.args, st.spec.ToolHooks...)
+	call := &tool.Call{Function: c.fn, ToolCallID: c.tc.ID}
+	if c.raw.Values != nil {
+		c.result, c.err = c.fn.InvokeArgs(ctx, call, c.raw, st.spec.ToolHooks...)
+	} else {
+		c.result, c.err = c.fn.Invoke(ctx, call, c.args, st.spec.ToolHooks...)
+	}
 	c.elapsed = time.Since(start)
 }
 
@@ -340,7 +346,9 @@ func (st *runState) appendToolResults(batch []*call) bool {
 			msg.Content = c.exec.ResultText()
 			msg.ToolCallError = c.exec.ToolCallError
 			msg.StopAfterToolCall = c.exec.StopAfterToolCall
-			if b, err := json.Marshal(c.exec.ToolArgs); err == nil && c.exec.ToolArgs != nil {
+			if c.raw.Exact {
+				msg.ToolArgs = json.RawMessage(c.raw.Normalized)
+			} else if b, err := json.Marshal(c.exec.ToolArgs); err == nil && c.exec.ToolArgs != nil {
 				msg.ToolArgs = b
 			}
 		} else {

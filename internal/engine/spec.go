@@ -114,7 +114,7 @@ type Spec struct {
 	staticDefs []model.ToolDefinition
 	dynamic    []tool.Provider
 	toolInstr  []string
-	skip       map[string]bool
+	skip       []string
 }
 
 // Fallbacks are models tried when the primary fails (agno's
@@ -211,17 +211,13 @@ func (s *Spec) Prepare() error {
 	if s.NumHistoryRuns == 0 && s.NumHistoryMessages == 0 {
 		s.NumHistoryRuns = 3
 	}
-	s.skip = map[string]bool{}
-	if s.EventsToSkip == nil {
-		s.skip["RunContent"] = true
-	}
-	for _, e := range s.EventsToSkip {
-		s.skip[e] = true
+	s.skip = s.EventsToSkip
+	if s.skip == nil {
+		s.skip = defaultSkip
 	}
 	if s.AgenticMemory && s.Memory != nil {
 		s.Tools = append(append([]tool.Provider(nil), s.Tools...), s.Memory.Tool())
 	}
-	seen := map[string]bool{}
 	for _, p := range s.Tools {
 		if _, ok := p.(tool.Connector); ok {
 			s.dynamic = append(s.dynamic, p)
@@ -235,10 +231,9 @@ func (s *Spec) Prepare() error {
 			if err := f.Validate(); err != nil {
 				return err
 			}
-			if seen[f.Name] {
+			if s.hasStatic(f.Name) {
 				continue // first wins, as in agno
 			}
-			seen[f.Name] = true
 			s.static = append(s.static, f)
 			if f.AddInstructions && f.Instructions != "" {
 				s.toolInstr = append(s.toolInstr, f.Instructions)
@@ -252,6 +247,29 @@ func (s *Spec) Prepare() error {
 	}
 	s.staticDefs = definitions(s.static)
 	return nil
+}
+
+// defaultSkip is agno's events_to_skip default: content deltas are not
+// stored.
+var defaultSkip = []string{"RunContent"}
+
+// skips reports whether an event kind is kept out of storage.
+func (s *Spec) skips(kind string) bool {
+	for _, k := range s.skip {
+		if k == kind || (len(kind) > 4 && kind[:4] == "Team" && k == kind[4:]) {
+			return true
+		}
+	}
+	return false
+}
+
+func (s *Spec) hasStatic(name string) bool {
+	for _, f := range s.static {
+		if f.Name == name {
+			return true
+		}
+	}
+	return false
 }
 
 // ToolNames lists the static tool names.

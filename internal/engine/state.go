@@ -105,19 +105,12 @@ func (s *runState) forward(e run.Event) bool {
 }
 
 func (s *runState) record(e run.Event) {
-	if !s.spec.StoreEvents || s.spec.skip[e.Kind()] || s.spec.skip[trimTeam(e.Kind())] {
+	if !s.storeEvents() || s.spec.skips(e.Kind()) {
 		return
 	}
 	s.mu.Lock()
 	s.out.Events = append(s.out.Events, e)
 	s.mu.Unlock()
-}
-
-func trimTeam(k string) string {
-	if len(k) > 4 && k[:4] == "Team" {
-		return k[4:]
-	}
-	return k
 }
 
 func (st *runState) storeEvents() bool { return st.spec.StoreEvents || st.req.StoreEvents }
