@@ -203,4 +203,3 @@ func TestE2ESubAgentStreamsToParent(t *testing.T) {
 		t.Fatalf("order: %s", got)
 	}
 }
-
