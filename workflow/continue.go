@@ -57,7 +57,7 @@ func (w *Workflow) ExecuteContinue(ctx context.Context, req *ContinueRequest, em
 	out.Status = run.StatusRunning
 	out.Resume, out.PausedStepIndex, out.PausedStepName, out.PauseKind = nil, nil, "", ""
 	x.persist(false)
-	if n := w.cfg.Notifier; n != nil {
+	if n := w.Notifier(); n != nil {
 		n.Resumed(w, out.RunID)
 	}
 	err = x.drive(out.Input, x.resume.TopIndex)

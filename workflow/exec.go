@@ -408,7 +408,7 @@ func (x *execution) finish(err error) *RunOutput {
 		out.SessionState = x.rc.StateSnapshot()
 	}
 	x.persist(true)
-	if n := x.w.cfg.Notifier; n != nil && out.Status == run.StatusPaused {
+	if n := x.w.Notifier(); n != nil && out.Status == run.StatusPaused {
 		n.Paused(x.w, out)
 	}
 	return out

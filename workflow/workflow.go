@@ -14,6 +14,7 @@ import (
 	"log/slog"
 	"strconv"
 	"sync"
+	"sync/atomic"
 
 	"github.com/agno-go/agno/agent"
 	"github.com/agno-go/agno/run"
@@ -71,7 +72,11 @@ type Workflow struct {
 
 	claimMu sync.Mutex
 	claims  map[string]bool
+
+	notifier atomic.Pointer[notifierBox]
 }
+
+type notifierBox struct{ n Notifier }
 
 // Errors of the workflow API.
 var (
@@ -99,6 +104,9 @@ func New(cfg Config) (*Workflow, error) {
 		cfg.Logger = slog.Default()
 	}
 	w := &Workflow{cfg: cfg, ids: map[Node]string{}, skip: map[string]bool{}, claims: map[string]bool{}}
+	if cfg.Notifier != nil {
+		w.SetNotifier(cfg.Notifier)
+	}
 	for _, e := range cfg.EventsToSkip {
 		w.skip[e] = true
 	}
@@ -194,8 +202,20 @@ func (w *Workflow) Config() Config { return w.cfg }
 // StepID returns the id given to a node of this workflow.
 func (w *Workflow) StepID(n Node) string { return w.ids[n] }
 
-// SetNotifier sets the pause notifier (AgentOS wires its HITL channels).
-func (w *Workflow) SetNotifier(n Notifier) { w.cfg.Notifier = n }
+// SetNotifier sets the pause notifier (AgentOS wires its HITL channels);
+// safe while runs are in flight.
+func (w *Workflow) SetNotifier(n Notifier) { w.notifier.Store(&notifierBox{n}) }
+
+// Notifier returns the current pause notifier, or nil.
+func (w *Workflow) Notifier() Notifier {
+	if b := w.notifier.Load(); b != nil {
+		return b.n
+	}
+	return nil
+}
+
+// Store returns the workflow's storage (nil without one).
+func (w *Workflow) Store() storage.Store { return w.cfg.Store }
 
 func (w *Workflow) streamExecutors() bool {
 	return w.cfg.StreamExecutorEvents == nil || *w.cfg.StreamExecutorEvents
