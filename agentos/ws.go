@@ -54,7 +54,11 @@ func (o *OS) handleWorkflowWS(w http.ResponseWriter, r *http.Request) {
 		conn.wg.Wait()
 		_ = c.CloseNow()
 	}()
-	conn.sendJSON(map[string]any{"event": "connected", "message": "Connected to AgentOS. Please authenticate to continue.", "requires_auth": o.cfg.SecurityKey != ""})
+	conn.sendJSON(struct {
+		Event        string `json:"event"`
+		Message      string `json:"message"`
+		RequiresAuth bool   `json:"requires_auth"`
+	}{"connected", "Connected to AgentOS. Please authenticate to continue.", o.cfg.SecurityKey != ""})
 	for {
 		_, data, err := c.Read(ctx)
 		if err != nil {
@@ -83,8 +87,15 @@ func (c *wsConn) write(b []byte) bool {
 	return c.c.Write(c.ctx, websocket.MessageText, b) == nil
 }
 
+// wsNotice is a control frame with agno's key order (event first).
+type wsNotice struct {
+	Event   string `json:"event"`
+	Error   string `json:"error,omitempty"`
+	Message string `json:"message,omitempty"`
+}
+
 func (c *wsConn) errorf(format string, a ...any) {
-	c.sendJSON(map[string]any{"event": "error", "error": fmt.Sprintf(format, a...)})
+	c.sendJSON(wsNotice{Event: "error", Error: fmt.Sprintf(format, a...)})
 }
 
 func (c *wsConn) handle(m wsMessage) {
@@ -93,11 +104,11 @@ func (c *wsConn) handle(m wsMessage) {
 		c.authenticate(m.Token)
 		return
 	case "ping":
-		c.sendJSON(map[string]any{"event": "pong"})
+		c.sendJSON(wsNotice{Event: "pong"})
 		return
 	}
 	if !c.authed {
-		c.sendJSON(map[string]any{"event": "auth_required", "error": "Authentication required. Send authenticate action with valid bearer token."})
+		c.sendJSON(wsNotice{Event: "auth_required", Error: "Authentication required. Send authenticate action with valid bearer token."})
 		return
 	}
 	switch m.Action {
@@ -116,12 +127,12 @@ func (c *wsConn) authenticate(token string) {
 	key := c.o.cfg.SecurityKey
 	switch {
 	case token == "":
-		c.sendJSON(map[string]any{"event": "auth_error", "error": "Token is required"})
+		c.sendJSON(wsNotice{Event: "auth_error", Error: "Token is required"})
 	case key != "" && subtle.ConstantTimeCompare([]byte(token), []byte(key)) != 1:
-		c.sendJSON(map[string]any{"event": "auth_error", "error": "Invalid token"})
+		c.sendJSON(wsNotice{Event: "auth_error", Error: "Invalid token"})
 	default:
 		c.authed = true
-		c.sendJSON(map[string]any{"event": "authenticated", "message": "Authentication successful. You can now send commands."})
+		c.sendJSON(wsNotice{Event: "authenticated", Message: "Authentication successful. You can now send commands."})
 	}
 }
 

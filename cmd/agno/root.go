@@ -22,6 +22,7 @@ func newRootCmd() *cobra.Command {
 		SilenceErrors: true,
 	}
 	root.AddCommand(newVersionCmd())
+	root.AddCommand(newAgentOSCmd())
 	root.AddCommand(newHITLCmd())
 	return root
 }

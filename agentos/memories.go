@@ -1,0 +1,321 @@
+package agentos
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/agno-go/agno/run"
+	"github.com/agno-go/agno/storage"
+)
+
+// memoryRoutes registers agno's user-memory routes (tag Memory). agno's
+// POST /optimize-memories is not served: it needs a model-driven
+// summarising strategy the memory package does not have.
+func (o *OS) memoryRoutes(mux *http.ServeMux) {
+	mux.HandleFunc("POST /memories", o.handleCreateMemory)
+	mux.HandleFunc("GET /memories", o.handleListMemories)
+	mux.HandleFunc("DELETE /memories", o.handleDeleteMemories)
+	mux.HandleFunc("GET /memories/{memory_id}", o.handleGetMemory)
+	mux.HandleFunc("PATCH /memories/{memory_id}", o.handleUpdateMemory)
+	mux.HandleFunc("DELETE /memories/{memory_id}", o.handleDeleteMemory)
+	mux.HandleFunc("GET /memory_topics", o.handleMemoryTopics)
+	mux.HandleFunc("GET /user_memory_stats", o.handleUserMemoryStats)
+}
+
+const memoryFeature = "Memory"
+
+// maxMemoryChars is UserMemoryCreateSchema's max_length.
+const maxMemoryChars = 5000
+
+// memorySchema is agno's UserMemorySchema; every field is present (the
+// memory routes keep None).
+func memorySchema(m *storage.Memory) map[string]any {
+	topics := m.Topics
+	if topics == nil {
+		topics = []string{}
+	}
+	return map[string]any{
+		"memory_id": m.MemoryID, "memory": m.Memory, "topics": topics,
+		"agent_id": noneIfEmpty(m.AgentID), "team_id": noneIfEmpty(m.TeamID), "user_id": noneIfEmpty(m.UserID),
+		"updated_at": isoSeconds(m.UpdatedAt),
+	}
+}
+
+// memoryPayload is UserMemoryCreateSchema: memory (1..5000 characters),
+// user_id, topics.
+type memoryPayload struct {
+	memory string
+	userID string
+	topics []string
+}
+
+// readMemoryPayload validates the body of POST and PATCH /memories: 422
+// for a bad field, 400 when no user_id is given.
+func readMemoryPayload(w http.ResponseWriter, r *http.Request) (*memoryPayload, bool) {
+	b, ok := readBody(w, r, true)
+	if !ok {
+		return nil, false
+	}
+	var p memoryPayload
+	b.require("memory", &p.memory)
+	b.get("user_id", &p.userID)
+	b.get("topics", &p.topics)
+	if b.bad {
+		return nil, false
+	}
+	switch n := utf8.RuneCountInString(p.memory); {
+	case n < 1:
+		b.reject([]string{"memory"}, "String should have at least 1 character", "string_too_short")
+		return nil, false
+	case n > maxMemoryChars:
+		b.reject([]string{"memory"}, fmt.Sprintf("String should have at most %d characters", maxMemoryChars), "string_too_long")
+		return nil, false
+	}
+	if p.userID == "" {
+		writeError(w, http.StatusBadRequest, "User ID is required")
+		return nil, false
+	}
+	if p.topics == nil {
+		p.topics = []string{}
+	}
+	return &p, true
+}
+
+// visibleMemory loads a memory, hiding another user's as not found.
+func visibleMemory(ctx context.Context, st storage.Store, id, userID string) (*storage.Memory, error) {
+	m, err := st.GetMemory(ctx, id)
+	if errors.Is(err, storage.ErrNotFound) || (err == nil && userID != "" && m.UserID != userID) {
+		return nil, errStatus(http.StatusNotFound, "Memory with ID %s not found", id)
+	}
+	return m, err
+}
+
+// handleCreateMemory is POST /memories.
+func (o *OS) handleCreateMemory(w http.ResponseWriter, r *http.Request) {
+	st, err := o.dataStore(r, memoryFeature, memoryTable)
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	p, ok := readMemoryPayload(w, r)
+	if !ok {
+		return
+	}
+	now := run.Now()
+	m := &storage.Memory{MemoryID: run.NewID(), Memory: p.memory, Topics: p.topics, UserID: p.userID, CreatedAt: now, UpdatedAt: now}
+	o.saveMemory(w, r, st, m, "Failed to create memory")
+}
+
+// saveMemory upserts and answers the stored row.
+func (o *OS) saveMemory(w http.ResponseWriter, r *http.Request, st storage.Store, m *storage.Memory, failure string) {
+	if err := st.UpsertMemory(r.Context(), m); err != nil {
+		writeError(w, http.StatusInternalServerError, failure+": "+err.Error())
+		return
+	}
+	stored, err := st.GetMemory(r.Context(), m.MemoryID)
+	if err != nil {
+		writeError(w, http.StatusInternalServerError, failure+": "+err.Error())
+		return
+	}
+	writeJSON(w, http.StatusOK, memorySchema(stored))
+}
+
+// handleUpdateMemory is PATCH /memories/{memory_id}: replaces the text and
+// topics of the user's memory; its agent, team and creation time stay.
+func (o *OS) handleUpdateMemory(w http.ResponseWriter, r *http.Request) {
+	st, err := o.dataStore(r, memoryFeature, memoryTable)
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	p, ok := readMemoryPayload(w, r)
+	if !ok {
+		return
+	}
+	m, err := visibleMemory(r.Context(), st, r.PathValue("memory_id"), p.userID)
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	m.Memory, m.Topics = p.memory, p.topics
+	m.UpdatedAt = max(run.Now(), m.UpdatedAt)
+	o.saveMemory(w, r, st, m, "Failed to update memory")
+}
+
+// handleGetMemory is GET /memories/{memory_id}?user_id=.
+func (o *OS) handleGetMemory(w http.ResponseWriter, r *http.Request) {
+	st, err := o.dataStore(r, memoryFeature, memoryTable)
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	m, err := visibleMemory(r.Context(), st, r.PathValue("memory_id"), r.URL.Query().Get("user_id"))
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, memorySchema(m))
+}
+
+// deleteVisibleMemories deletes the memories, only the user's when userID
+// is set; unknown ids are ignored.
+func deleteVisibleMemories(ctx context.Context, st storage.Store, userID string, ids ...string) error {
+	ids, err := ownedIDs(ids, userID, func(id string) (bool, error) {
+		_, err := visibleMemory(ctx, st, id, userID)
+		var he *httpError
+		if errors.As(err, &he) {
+			return false, nil
+		}
+		return err == nil, err
+	})
+	if err != nil || len(ids) == 0 {
+		return err
+	}
+	return st.DeleteMemories(ctx, ids...)
+}
+
+// handleDeleteMemory is DELETE /memories/{memory_id}?user_id=: 204.
+func (o *OS) handleDeleteMemory(w http.ResponseWriter, r *http.Request) {
+	st, err := o.dataStore(r, memoryFeature, memoryTable)
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	if err := deleteVisibleMemories(r.Context(), st, r.URL.Query().Get("user_id"), r.PathValue("memory_id")); err != nil {
+		writeError(w, http.StatusInternalServerError, "Failed to delete memory: "+err.Error())
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
+
+// handleDeleteMemories is DELETE /memories with {memory_ids, user_id?}.
+func (o *OS) handleDeleteMemories(w http.ResponseWriter, r *http.Request) {
+	b, ok := readBody(w, r, true)
+	if !ok {
+		return
+	}
+	var ids []string
+	var userID string
+	b.require("memory_ids", &ids)
+	b.get("user_id", &userID)
+	if b.bad {
+		return
+	}
+	if len(ids) == 0 {
+		b.reject([]string{"memory_ids"}, "List should have at least 1 item after validation, not 0", "too_short")
+		return
+	}
+	st, err := o.dataStore(r, memoryFeature, memoryTable)
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	if err := deleteVisibleMemories(r.Context(), st, userID, ids...); err != nil {
+		writeError(w, http.StatusInternalServerError, "Failed to delete memories: "+err.Error())
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
+
+var memorySorts = []string{"updated_at", "created_at"}
+
+// handleListMemories is GET /memories.
+func (o *OS) handleListMemories(w http.ResponseWriter, r *http.Request) {
+	st, err := o.dataStore(r, memoryFeature, memoryTable)
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	p := newQueryParams(w, r)
+	q := storage.MemoryQuery{
+		UserID:        p.str("user_id"),
+		AgentID:       p.str("agent_id"),
+		TeamID:        p.str("team_id"),
+		Topics:        splitTopics(p.str("topics")),
+		ContentSearch: p.str("search_content"),
+		Limit:         p.integer("limit", 20, 1),
+		Page:          p.integer("page", 1, 1),
+		SortBy:        p.enum("sort_by", "updated_at", memorySorts...),
+		SortOrder:     p.sortOrder(),
+	}
+	if p.bad {
+		return
+	}
+	start := time.Now()
+	mems, total, err := st.ListMemories(r.Context(), q)
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	took := time.Since(start)
+	data := make([]map[string]any, 0, len(mems))
+	for _, m := range mems {
+		if m.Memory != "" {
+			data = append(data, memorySchema(m))
+		}
+	}
+	writeJSON(w, http.StatusOK, paginatedResponse(data, q.Page, q.Limit, total, took))
+}
+
+// splitTopics parses agno's comma-separated topics filter.
+func splitTopics(s string) []string {
+	var out []string
+	for _, t := range strings.Split(s, ",") {
+		if t = strings.TrimSpace(t); t != "" {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// handleMemoryTopics is GET /memory_topics?user_id=.
+func (o *OS) handleMemoryTopics(w http.ResponseWriter, r *http.Request) {
+	st, err := o.dataStore(r, memoryFeature, memoryTable)
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	topics, err := st.MemoryTopics(r.Context(), r.URL.Query().Get("user_id"))
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	if topics == nil {
+		topics = []string{}
+	}
+	writeJSON(w, http.StatusOK, topics)
+}
+
+// handleUserMemoryStats is GET /user_memory_stats.
+func (o *OS) handleUserMemoryStats(w http.ResponseWriter, r *http.Request) {
+	st, err := o.dataStore(r, memoryFeature, memoryTable)
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	p := newQueryParams(w, r)
+	limit, page := p.integer("limit", 20, 1), p.integer("page", 1, 1)
+	userID := p.str("user_id")
+	if p.bad {
+		return
+	}
+	start := time.Now()
+	stats, total, err := st.MemoryStats(r.Context(), userID, limit, page)
+	if err != nil {
+		writeError(w, http.StatusInternalServerError, "Failed to get user statistics: "+err.Error())
+		return
+	}
+	took := time.Since(start)
+	data := make([]map[string]any, 0, len(stats))
+	for _, s := range stats {
+		data = append(data, map[string]any{
+			"user_id": s.UserID, "total_memories": s.TotalMemories, "last_memory_updated_at": isoSeconds(s.LastMemoryUpdatedAt),
+		})
+	}
+	writeJSON(w, http.StatusOK, paginatedResponse(data, page, limit, total, took))
+}

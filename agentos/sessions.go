@@ -1,0 +1,1180 @@
+package agentos
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"net/http"
+	"net/url"
+	"reflect"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/agno-go/agno/internal/pyjson"
+	"github.com/agno-go/agno/run"
+	"github.com/agno-go/agno/storage"
+)
+
+// Table names the data routes accept in their `table` query parameter.
+const (
+	sessionTable = "agno_sessions"
+	memoryTable  = "agno_memories"
+)
+
+// sessionRoutes registers agno's /sessions routes (tag Sessions).
+func (o *OS) sessionRoutes(mux *http.ServeMux) {
+	mux.HandleFunc("GET /sessions", o.handleListSessions)
+	mux.HandleFunc("POST /sessions", o.handleCreateSession)
+	mux.HandleFunc("DELETE /sessions", o.handleDeleteSessions)
+	mux.HandleFunc("GET /sessions/{session_id}", o.handleGetSession)
+	mux.HandleFunc("PATCH /sessions/{session_id}", o.handleUpdateSession)
+	mux.HandleFunc("DELETE /sessions/{session_id}", o.handleDeleteSession)
+	mux.HandleFunc("POST /sessions/{session_id}/rename", o.handleRenameSession)
+	mux.HandleFunc("GET /sessions/{session_id}/runs", o.handleSessionRuns)
+	mux.HandleFunc("GET /sessions/{session_id}/runs/{run_id}", o.handleSessionRun)
+}
+
+// dataStore resolves the database of a data route from db_id and table
+// (agno's get_db), or answers 503 when AgentOS has none.
+func (o *OS) dataStore(r *http.Request, feature, table string) (storage.Store, error) {
+	if o.cfg.Store == nil {
+		return nil, errStatus(http.StatusServiceUnavailable, "%s not available: pass a `db` to AgentOS to enable this feature.", feature)
+	}
+	q := r.URL.Query()
+	dbID, tbl := q.Get("db_id"), q.Get("table")
+	switch {
+	case tbl != "" && dbID == "":
+		return nil, errStatus(http.StatusBadRequest, "The db_id query parameter is required when passing a table")
+	case dbID != "" && dbID != o.cfg.DBID:
+		return nil, errStatus(http.StatusNotFound, "No database found with id '%s'", dbID)
+	case tbl != "" && tbl != table:
+		return nil, errStatus(http.StatusNotFound, "No database with id '%s' has table '%s'", dbID, tbl)
+	}
+	return o.cfg.Store, nil
+}
+
+// ---- query and body validation (FastAPI's 422 shapes) ----
+
+// queryParams reads query parameters; the first bad one is answered with a 422
+// naming it and later reads are skipped.
+type queryParams struct {
+	w   http.ResponseWriter
+	q   url.Values
+	bad bool
+}
+
+func newQueryParams(w http.ResponseWriter, r *http.Request) *queryParams {
+	return &queryParams{w: w, q: r.URL.Query()}
+}
+
+func (p *queryParams) reject(name, msg, typ string) {
+	if !p.bad {
+		p.bad = true
+		fieldError(p.w, []string{"query", name}, msg, typ)
+	}
+}
+
+func (p *queryParams) str(name string) string { return p.q.Get(name) }
+
+// integer reads an int parameter with a lower bound (def when absent).
+func (p *queryParams) integer(name string, def, minimum int) int {
+	s := p.q.Get(name)
+	if p.bad || s == "" {
+		return def
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(s))
+	if err != nil {
+		p.reject(name, "Input should be a valid integer, unable to parse string as an integer", "int_parsing")
+		return def
+	}
+	if n < minimum {
+		p.reject(name, fmt.Sprintf("Input should be greater than or equal to %d", minimum), "greater_than_equal")
+		return def
+	}
+	return n
+}
+
+// optionalInt reads an optional epoch timestamp.
+func (p *queryParams) optionalInt(name string) int64 {
+	s := p.q.Get(name)
+	if p.bad || s == "" {
+		return 0
+	}
+	n, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64)
+	if err != nil {
+		p.reject(name, "Input should be a valid integer, unable to parse string as an integer", "int_parsing")
+		return 0
+	}
+	return n
+}
+
+// enum reads a parameter restricted to allowed values.
+func (p *queryParams) enum(name, def string, allowed ...string) string {
+	s := p.q.Get(name)
+	if p.bad || s == "" {
+		return def
+	}
+	for _, a := range allowed {
+		if s == a {
+			return s
+		}
+	}
+	p.reject(name, "Input should be "+quoteChoices(allowed), "enum")
+	return def
+}
+
+// quoteChoices renders pydantic's "'a', 'b' or 'c'".
+func quoteChoices(allowed []string) string {
+	q := make([]string, len(allowed))
+	for i, a := range allowed {
+		q[i] = "'" + a + "'"
+	}
+	if len(q) == 1 {
+		return q[0]
+	}
+	return strings.Join(q[:len(q)-1], ", ") + " or " + q[len(q)-1]
+}
+
+var sessionTypeNames = []string{string(storage.SessionAgent), string(storage.SessionTeam), string(storage.SessionWorkflow)}
+
+// sessionType reads `type` (agno's alias of session_type).
+func (p *queryParams) sessionType(def storage.SessionType) storage.SessionType {
+	return storage.SessionType(p.enum("type", string(def), sessionTypeNames...))
+}
+
+func (p *queryParams) sortOrder() storage.SortOrder {
+	return storage.SortOrder(p.enum("sort_order", string(storage.Desc), string(storage.Asc), string(storage.Desc)))
+}
+
+// jsonBody is a decoded JSON object body, read field by field so that a
+// missing field, a null and a wrong type each get their own answer.
+type jsonBody struct {
+	w      http.ResponseWriter
+	fields map[string]json.RawMessage
+	bad    bool
+}
+
+// readBody decodes a JSON object. An empty body is an empty object unless
+// required.
+func readBody(w http.ResponseWriter, r *http.Request, required bool) (*jsonBody, bool) {
+	raw, err := readDataBody(w, r)
+	if err != nil {
+		writeError(w, http.StatusBadRequest, "could not read the request body: "+err.Error())
+		return nil, false
+	}
+	b := &jsonBody{w: w, fields: map[string]json.RawMessage{}}
+	if len(strings.TrimSpace(string(raw))) == 0 {
+		if required {
+			fieldError(w, []string{"body"}, "Field required", "missing")
+			return nil, false
+		}
+		return b, true
+	}
+	var probe any
+	if err := json.Unmarshal(raw, &probe); err != nil {
+		fieldError(w, []string{"body"}, "JSON decode error: "+err.Error(), "json_invalid")
+		return nil, false
+	}
+	if _, ok := probe.(map[string]any); !ok {
+		fieldError(w, []string{"body"}, "Input should be a valid dictionary or object to extract fields from", "model_attributes_type")
+		return nil, false
+	}
+	if err := json.Unmarshal(raw, &b.fields); err != nil {
+		fieldError(w, []string{"body"}, "JSON decode error: "+err.Error(), "json_invalid")
+		return nil, false
+	}
+	return b, true
+}
+
+// maxDataBody bounds data-route request bodies.
+const maxDataBody = 8 << 20
+
+func readDataBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
+	return io.ReadAll(http.MaxBytesReader(w, r.Body, maxDataBody))
+}
+
+func (b *jsonBody) reject(loc []string, msg, typ string) {
+	if !b.bad {
+		b.bad = true
+		fieldError(b.w, append([]string{"body"}, loc...), msg, typ)
+	}
+}
+
+// get decodes field name into dst (a pointer); absent or null leaves dst
+// alone and reports false.
+func (b *jsonBody) get(name string, dst any) bool {
+	raw, ok := b.fields[name]
+	if b.bad || !ok || string(raw) == "null" {
+		return false
+	}
+	if err := run.DecodeJSON(raw, dst); err != nil {
+		msg, typ := typeError(reflect.TypeOf(dst).Elem())
+		b.reject([]string{name}, msg, typ)
+		return false
+	}
+	return true
+}
+
+// require is get for a required field.
+func (b *jsonBody) require(name string, dst any) bool {
+	if b.bad {
+		return false
+	}
+	if _, ok := b.fields[name]; !ok {
+		b.reject([]string{name}, "Field required", "missing")
+		return false
+	}
+	if string(b.fields[name]) == "null" {
+		msg, typ := typeError(reflect.TypeOf(dst).Elem())
+		b.reject([]string{name}, msg, typ)
+		return false
+	}
+	return b.get(name, dst)
+}
+
+// typeError is pydantic's message for a value of the wrong type.
+func typeError(t reflect.Type) (msg, typ string) {
+	switch t.Kind() {
+	case reflect.String:
+		return "Input should be a valid string", "string_type"
+	case reflect.Map:
+		return "Input should be a valid dictionary", "dict_type"
+	case reflect.Slice:
+		if t.Elem().Kind() == reflect.String {
+			return "Input should be a valid list of strings", "list_type"
+		}
+		return "Input should be a valid list", "list_type"
+	case reflect.Bool:
+		return "Input should be a valid boolean", "bool_type"
+	case reflect.Int, reflect.Int64:
+		return "Input should be a valid integer", "int_type"
+	}
+	return "Input has the wrong type", "type_error"
+}
+
+// ---- response helpers ----
+
+// isoSeconds renders epoch seconds as pydantic renders a UTC datetime; 0 is
+// None.
+func isoSeconds(sec int64) any {
+	if sec == 0 {
+		return nil
+	}
+	return time.Unix(sec, 0).UTC().Format("2006-01-02T15:04:05Z")
+}
+
+// withoutNone drops None fields (FastAPI's response_model_exclude_none).
+func withoutNone(m map[string]any) map[string]any {
+	for k, v := range m {
+		if v == nil {
+			delete(m, k)
+		}
+	}
+	return m
+}
+
+// paginatedResponse is agno's PaginatedResponse.
+func paginatedResponse(data any, page, limit, total int, took time.Duration) map[string]any {
+	pages := 0
+	if limit > 0 {
+		pages = (total + limit - 1) / limit
+	}
+	ms := math.Round(float64(took.Microseconds())/10) / 100
+	return map[string]any{"data": data, "meta": map[string]any{
+		"page": page, "limit": limit, "total_pages": pages, "total_count": total, "search_time_ms": ms,
+	}}
+}
+
+// toJSONMap converts a value to its JSON object form.
+func toJSONMap(v any) map[string]any {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil
+	}
+	m := map[string]any{}
+	if run.DecodeJSON(b, &m) != nil {
+		return nil
+	}
+	return m
+}
+
+// ---- sessions ----
+
+// errSessionHidden marks a session the request may not see (other user or
+// type); it is answered as not found.
+var errSessionHidden = errors.New("session not visible")
+
+// visible reports whether a session matches the requested type and user.
+func visible(s *storage.Session, typ storage.SessionType, userID string) bool {
+	return (typ == "" || s.SessionType == typ) && (userID == "" || s.UserID == userID)
+}
+
+// getSession loads a session the request may see.
+func getSession(ctx context.Context, st storage.Store, id string, typ storage.SessionType, userID string) (*storage.Session, error) {
+	s, err := st.GetSession(ctx, id)
+	if errors.Is(err, storage.ErrNotFound) {
+		return nil, errSessionHidden
+	}
+	if err != nil {
+		return nil, err
+	}
+	if !visible(s, typ, userID) {
+		return nil, errSessionHidden
+	}
+	return s, nil
+}
+
+// storedDoc is a run row with its decoded document.
+type storedDoc struct {
+	rec *storage.Run
+	doc map[string]any
+}
+
+func loadRuns(ctx context.Context, st storage.Store, q storage.RunQuery) ([]storedDoc, error) {
+	recs, err := st.ListRuns(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]storedDoc, 0, len(recs))
+	for _, rec := range recs {
+		out = append(out, storedDoc{rec: rec, doc: decodeDoc(rec)})
+	}
+	return out, nil
+}
+
+func decodeDoc(rec *storage.Run) map[string]any {
+	doc := map[string]any{}
+	_ = run.DecodeJSON(rec.Data, &doc)
+	return doc
+}
+
+// stringifyInput renders a run input as agno's stringify_input_content:
+// text as is, anything else as json.dumps.
+func stringifyInput(v any) string {
+	if s, ok := v.(string); ok {
+		return s
+	}
+	if v == nil {
+		return ""
+	}
+	s, err := pyjson.Dumps(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return s
+}
+
+// nameFromRuns is agno's get_session_name fallback over a session's first
+// runs: a workflow's first input, else the first user message (team
+// sessions look at team runs only), else the first run input.
+func nameFromRuns(s *storage.Session, runs []storedDoc) string {
+	if s.SessionType == storage.SessionWorkflow {
+		if len(runs) == 0 {
+			return ""
+		}
+		switch in := runs[0].doc["input"].(type) {
+		case string:
+			return in
+		case map[string]any:
+			return stringifyInput(in)
+		}
+		if name := workflowName(s); name != "" {
+			return "New " + name + " Session"
+		}
+		return ""
+	}
+	for _, r := range runs {
+		if s.SessionType == storage.SessionTeam && r.doc["agent_id"] != nil {
+			continue
+		}
+		msgs, _ := r.doc["messages"].([]any)
+		for _, m := range msgs {
+			mm, _ := m.(map[string]any)
+			if c, _ := mm["content"].(string); mm["role"] == "user" && c != "" {
+				return c
+			}
+		}
+		if in, ok := r.doc["input"].(map[string]any); ok && in["input_content"] != nil {
+			return stringifyInput(in["input_content"])
+		}
+	}
+	return ""
+}
+
+// sessionName is the stored name, else the fallback from the first run
+// (reading every top-level run only when the first one says nothing).
+func sessionName(ctx context.Context, st storage.Store, s *storage.Session) (string, error) {
+	if s.SessionName != "" {
+		return s.SessionName, nil
+	}
+	q := storage.RunQuery{SessionID: s.SessionID, TopLevel: true, Limit: 1}
+	runs, err := loadRuns(ctx, st, q)
+	if err != nil || len(runs) == 0 {
+		return "", err
+	}
+	if name := nameFromRuns(s, runs); name != "" || s.SessionType == storage.SessionWorkflow {
+		return name, nil
+	}
+	q.Limit = 0
+	if runs, err = loadRuns(ctx, st, q); err != nil {
+		return "", err
+	}
+	return nameFromRuns(s, runs), nil
+}
+
+func workflowName(s *storage.Session) string {
+	for _, k := range []string{"workflow_name", "name"} {
+		if n, _ := s.Data[k].(string); n != "" {
+			return n
+		}
+	}
+	return ""
+}
+
+// chatHistory is agno's get_chat_history: the user and assistant messages
+// of the session's top-level runs, in order, without runs that paused,
+// failed or were cancelled and without messages copied in as history.
+func chatHistory(runs []storedDoc) []any {
+	out := []any{}
+	for _, r := range runs {
+		switch r.rec.Status {
+		case run.StatusPaused, run.StatusCancelled, run.StatusError:
+			continue
+		}
+		msgs, _ := r.doc["messages"].([]any)
+		for _, m := range msgs {
+			mm, ok := m.(map[string]any)
+			if !ok || mm["role"] == "system" || mm["role"] == "tool" {
+				continue
+			}
+			if fromHistory, _ := mm["from_history"].(bool); fromHistory {
+				continue
+			}
+			out = append(out, mm)
+		}
+	}
+	return out
+}
+
+// sessionData is agno's session_data column: name, state and metrics.
+func sessionData(s *storage.Session) map[string]any {
+	d := map[string]any{}
+	if s.SessionName != "" {
+		d["session_name"] = s.SessionName
+	}
+	if s.SessionState != nil {
+		d["session_state"] = s.SessionState
+	}
+	if s.Metrics != nil {
+		d["session_metrics"] = toJSONMap(s.Metrics)
+	}
+	if len(d) == 0 {
+		return nil
+	}
+	return d
+}
+
+// metricsOf returns (metrics, total_tokens) as agno's detail schemas do:
+// {} when the session has data but no metrics yet.
+func metricsOf(s *storage.Session) (metrics, totalTokens any) {
+	if s.Metrics != nil {
+		return toJSONMap(s.Metrics), s.Metrics.TotalTokens
+	}
+	if sessionData(s) != nil {
+		return map[string]any{}, nil
+	}
+	return nil, nil
+}
+
+func summaryOf(s *storage.Session) any {
+	if s.Summary == nil {
+		return nil
+	}
+	return toJSONMap(s.Summary)
+}
+
+func noneIfEmpty(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}
+
+func noneIfNil(m map[string]any) any {
+	if m == nil {
+		return nil
+	}
+	return m
+}
+
+// sessionSchema is agno's SessionSchema (the list item).
+func sessionSchema(s *storage.Session, name string) map[string]any {
+	metrics, tokens := any(nil), any(nil)
+	if s.Metrics != nil {
+		metrics, tokens = toJSONMap(s.Metrics), s.Metrics.TotalTokens
+	}
+	updated := s.UpdatedAt
+	if updated == 0 {
+		updated = s.CreatedAt
+	}
+	return withoutNone(map[string]any{
+		"session_id": s.SessionID, "session_name": name, "session_state": noneIfNil(s.SessionState),
+		"created_at": isoSeconds(s.CreatedAt), "updated_at": isoSeconds(updated), "session_type": string(s.SessionType),
+		"user_id": noneIfEmpty(s.UserID), "agent_id": noneIfEmpty(s.AgentID), "team_id": noneIfEmpty(s.TeamID),
+		"workflow_id": noneIfEmpty(s.WorkflowID), "session_summary": summaryOf(s), "metrics": metrics,
+		"total_tokens": tokens, "metadata": noneIfNil(s.Metadata),
+	})
+}
+
+// sessionDetail is agno's Agent/Team/WorkflowSessionDetailSchema with every
+// field (None included); routes that exclude None pass it to withoutNone.
+func sessionDetail(s *storage.Session, name string, history []any) map[string]any {
+	created := isoSeconds(s.CreatedAt)
+	updated := isoSeconds(s.UpdatedAt)
+	if updated == nil {
+		updated = created
+	}
+	metrics, tokens := metricsOf(s)
+	switch s.SessionType {
+	case storage.SessionWorkflow:
+		return map[string]any{
+			"user_id": noneIfEmpty(s.UserID), "workflow_id": noneIfEmpty(s.WorkflowID), "workflow_name": noneIfEmpty(workflowName(s)),
+			"session_id": s.SessionID, "session_name": name, "session_data": noneIfNil(sessionData(s)),
+			"session_state": noneIfNil(s.SessionState), "workflow_data": noneIfNil(s.Data), "metadata": noneIfNil(s.Metadata),
+			"created_at": created, "updated_at": updated,
+		}
+	case storage.SessionTeam:
+		return map[string]any{
+			"session_id": s.SessionID, "session_name": name, "user_id": noneIfEmpty(s.UserID), "team_id": noneIfEmpty(s.TeamID),
+			"session_summary": summaryOf(s), "session_state": noneIfNil(s.SessionState), "metrics": metrics,
+			"team_data": noneIfNil(s.Data), "metadata": noneIfNil(s.Metadata), "chat_history": history,
+			"created_at": created, "updated_at": updated, "total_tokens": tokens,
+		}
+	}
+	return map[string]any{
+		"user_id": noneIfEmpty(s.UserID), "agent_session_id": s.SessionID, "session_id": s.SessionID, "session_name": name,
+		"session_summary": summaryOf(s), "session_state": noneIfNil(s.SessionState), "agent_id": noneIfEmpty(s.AgentID),
+		"total_tokens": tokens, "agent_data": noneIfNil(s.Data), "metrics": metrics, "metadata": noneIfNil(s.Metadata),
+		"chat_history": history, "created_at": created, "updated_at": updated,
+	}
+}
+
+// detailOf builds a session's detail schema, reading its runs for the name
+// and the chat history.
+func detailOf(ctx context.Context, st storage.Store, s *storage.Session) (map[string]any, error) {
+	if s.SessionType == storage.SessionWorkflow {
+		name, err := sessionName(ctx, st, s)
+		if err != nil {
+			return nil, err
+		}
+		return sessionDetail(s, name, nil), nil
+	}
+	runs, err := loadRuns(ctx, st, storage.RunQuery{SessionID: s.SessionID, TopLevel: true})
+	if err != nil {
+		return nil, err
+	}
+	name := s.SessionName
+	if name == "" {
+		name = nameFromRuns(s, runs)
+	}
+	return sessionDetail(s, name, chatHistory(runs)), nil
+}
+
+var sessionSorts = []string{"created_at", "updated_at", "session_name"}
+
+// sessionRequest opens the store and reads `type` for a route on one
+// session; false means the answer was sent.
+func (o *OS) sessionRequest(w http.ResponseWriter, r *http.Request) (storage.Store, *queryParams, storage.SessionType, bool) {
+	st, err := o.dataStore(r, "Sessions", sessionTable)
+	if err != nil {
+		fail(w, err)
+		return nil, nil, "", false
+	}
+	p := newQueryParams(w, r)
+	typ := p.sessionType("")
+	return st, p, typ, !p.bad
+}
+
+// handleListSessions is GET /sessions.
+func (o *OS) handleListSessions(w http.ResponseWriter, r *http.Request) {
+	st, err := o.dataStore(r, "Sessions", sessionTable)
+	if err != nil {
+		// agno answers every database-selection error of this route as 404.
+		var he *httpError
+		if errors.As(err, &he) && he.status != http.StatusServiceUnavailable {
+			err = &httpError{status: http.StatusNotFound, detail: he.detail}
+		}
+		fail(w, err)
+		return
+	}
+	p := newQueryParams(w, r)
+	q := storage.SessionQuery{
+		SessionType:  p.sessionType(""),
+		ComponentID:  p.str("component_id"),
+		UserID:       p.str("user_id"),
+		NameContains: p.str("session_name"),
+		Limit:        p.integer("limit", 20, 1),
+		Page:         p.integer("page", 1, 1),
+		SortBy:       p.enum("sort_by", "created_at", sessionSorts...),
+		SortOrder:    p.sortOrder(),
+	}
+	if p.bad {
+		return
+	}
+	start := time.Now()
+	sessions, total, err := st.ListSessions(r.Context(), q)
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	took := time.Since(start)
+	data := make([]map[string]any, 0, len(sessions))
+	for _, s := range sessions {
+		name, err := sessionName(r.Context(), st, s)
+		if err != nil {
+			fail(w, err)
+			return
+		}
+		data = append(data, sessionSchema(s, name))
+	}
+	writeJSON(w, http.StatusOK, paginatedResponse(data, q.Page, q.Limit, total, took))
+}
+
+// handleCreateSession is POST /sessions: an empty session, 201.
+func (o *OS) handleCreateSession(w http.ResponseWriter, r *http.Request) {
+	st, err := o.dataStore(r, "Sessions", sessionTable)
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	p := newQueryParams(w, r)
+	typ := p.sessionType(storage.SessionAgent)
+	if p.bad {
+		return
+	}
+	b, ok := readBody(w, r, false)
+	if !ok {
+		return
+	}
+	var id, name, userID, agentID, teamID, workflowID string
+	var state, metadata map[string]any
+	b.get("session_id", &id)
+	b.get("session_name", &name)
+	b.get("session_state", &state)
+	b.get("metadata", &metadata)
+	b.get("user_id", &userID)
+	b.get("agent_id", &agentID)
+	b.get("team_id", &teamID)
+	b.get("workflow_id", &workflowID)
+	if b.bad {
+		return
+	}
+	if id == "" {
+		id = run.NewID()
+	}
+	now := run.Now()
+	s := &storage.Session{SessionID: id, SessionType: typ, UserID: userID, SessionName: name,
+		SessionState: state, Metadata: metadata, CreatedAt: now, UpdatedAt: now}
+	switch typ {
+	case storage.SessionTeam:
+		s.TeamID = teamID
+	case storage.SessionWorkflow:
+		s.WorkflowID = workflowID
+	default:
+		s.AgentID = agentID
+	}
+	stored, created, err := st.EnsureSession(r.Context(), s)
+	if err != nil {
+		writeError(w, http.StatusInternalServerError, "Failed to create session: "+err.Error())
+		return
+	}
+	if !created {
+		writeError(w, http.StatusBadRequest, fmt.Sprintf("Session with id '%s' already exists; omit session_id to get a new one, or PATCH /sessions/%s to change it", id, id))
+		return
+	}
+	writeJSON(w, http.StatusCreated, withoutNone(sessionDetail(stored, name, []any{})))
+}
+
+// handleGetSession is GET /sessions/{session_id}.
+func (o *OS) handleGetSession(w http.ResponseWriter, r *http.Request) {
+	st, p, typ, ok := o.sessionRequest(w, r)
+	if !ok {
+		return
+	}
+	id := r.PathValue("session_id")
+	s, err := getSession(r.Context(), st, id, typ, p.str("user_id"))
+	if errors.Is(err, errSessionHidden) {
+		if typ == "" {
+			writeError(w, http.StatusNotFound, fmt.Sprintf("Session with id '%s' not found", id))
+		} else {
+			writeError(w, http.StatusNotFound, fmt.Sprintf("%s Session with id '%s' not found", titleCase(string(typ)), id))
+		}
+		return
+	}
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	d, err := detailOf(r.Context(), st, s)
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, withoutNone(d))
+}
+
+func titleCase(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+// runDoc is a stored run's document with its stored events.
+func runDoc(ctx context.Context, st storage.Store, r storedDoc) (map[string]any, []any, error) {
+	evs, err := st.ListEvents(ctx, r.rec.RunID, -1)
+	if err != nil {
+		return nil, nil, err
+	}
+	var events []any
+	for _, e := range evs {
+		var v map[string]any
+		if run.DecodeJSON(e.Data, &v) == nil {
+			events = append(events, v)
+		}
+	}
+	return r.doc, events, nil
+}
+
+// runKind picks the schema of a run in a session listing as agno does: in
+// agent sessions every run is a RunSchema; in team sessions member runs
+// are RunSchema and team runs TeamRunSchema; in workflow sessions the
+// workflow's own runs are WorkflowRunSchema.
+func runKind(sessionType storage.SessionType, doc map[string]any) string {
+	switch {
+	case sessionType == storage.SessionAgent:
+		return "agent"
+	case doc["agent_id"] != nil:
+		return "agent"
+	case doc["team_id"] != nil:
+		return "team"
+	case sessionType == storage.SessionWorkflow:
+		return "workflow"
+	}
+	return ""
+}
+
+// sessionRunSchema is agno's RunSchema / TeamRunSchema / WorkflowRunSchema
+// of a stored run, every field present (None as nil), starting from the
+// summaries the component routes give.
+func sessionRunSchema(rec *storage.Run, doc map[string]any, events []any, kind string) map[string]any {
+	get := func(k string, def any) any {
+		if v, ok := doc[k]; ok && v != nil {
+			return v
+		}
+		return def
+	}
+	listOrNil := func(k string) any {
+		if l, ok := doc[k].([]any); ok && len(l) > 0 {
+			return l
+		}
+		return nil
+	}
+	media := func(s map[string]any) {
+		for _, k := range []string{"images", "videos", "audio", "files"} {
+			s[k] = get(k, []any{})
+		}
+		s["reasoning_content"] = get("reasoning_content", "")
+		s["reasoning_steps"] = get("reasoning_steps", []any{})
+		s["references"] = get("references", []any{})
+		s["citations"] = get("citations", nil)
+		s["reasoning_messages"] = get("reasoning_messages", []any{})
+		s["response_audio"] = get("response_audio", nil)
+		s["created_at"] = isoSeconds(rec.CreatedAt)
+	}
+	if kind == "workflow" {
+		s := workflowRunSchema(rec)
+		var in any
+		if v, ok := doc["input"]; ok && v != nil {
+			in = stringifyInput(v)
+		} else {
+			in = firstExecutorInput(doc)
+		}
+		s["run_input"] = in
+		var evs any = []any{}
+		if len(events) > 0 {
+			evs = events
+		}
+		s["events"] = evs
+		s["workflow_id"] = get("workflow_id", rec.ComponentID)
+		s["user_id"] = get("user_id", "")
+		s["content"] = get("content", "")
+		s["content_type"] = get("content_type", "")
+		s["status"] = get("status", string(rec.Status))
+		s["metrics"] = get("metrics", map[string]any{})
+		s["step_results"] = get("step_results", []any{})
+		s["step_executor_runs"] = get("step_executor_runs", []any{})
+		for _, k := range []string{"step_requirements", "pause_kind", "paused_step_name", "paused_step_index"} {
+			s[k] = get(k, nil)
+		}
+		media(s)
+		return s
+	}
+	s := runSchema(rec, kind)
+	s["parent_run_id"] = get("parent_run_id", rec.ParentRunID)
+	if kind == "team" {
+		delete(s, "user_id")
+		s["team_id"] = get("team_id", "")
+	} else {
+		s["agent_id"] = get("agent_id", "")
+		s["user_id"] = get("user_id", "")
+	}
+	s["status"] = get("status", nil)
+	s["run_input"] = runInput(doc)
+	s["content"] = get("content", "")
+	s["metrics"] = get("metrics", map[string]any{})
+	s["messages"] = listOrNil("messages")
+	s["tools"] = listOrNil("tools")
+	if len(events) > 0 {
+		s["events"] = events
+	} else {
+		s["events"] = nil
+	}
+	s["session_state"] = get("session_state", nil)
+	s["followups"] = get("followups", nil)
+	media(s)
+	im := map[string]any{"images": []any{}, "videos": []any{}, "audios": []any{}, "files": []any{}}
+	if in, ok := doc["input"].(map[string]any); ok {
+		for k := range im {
+			if l, ok := in[k].([]any); ok {
+				im[k] = l
+			}
+		}
+	}
+	s["input_media"] = im
+	return s
+}
+
+// runInput is agno's get_run_input for agent and team runs: the stored
+// input, else the last user message.
+func runInput(doc map[string]any) string {
+	if in, ok := doc["input"].(map[string]any); ok && in["input_content"] != nil {
+		return stringifyInput(in["input_content"])
+	}
+	return lastUserMessage(doc["messages"])
+}
+
+func lastUserMessage(v any) string {
+	msgs, _ := v.([]any)
+	for i := len(msgs) - 1; i >= 0; i-- {
+		if mm, ok := msgs[i].(map[string]any); ok && mm["role"] == "user" {
+			c, _ := mm["content"].(string)
+			return c
+		}
+	}
+	return ""
+}
+
+// firstExecutorInput is the workflow fallback: the user message of the
+// first step executor run.
+func firstExecutorInput(doc map[string]any) string {
+	if runs, ok := doc["step_executor_runs"].([]any); ok && len(runs) > 0 {
+		if first, ok := runs[0].(map[string]any); ok {
+			return lastUserMessage(first["messages"])
+		}
+	}
+	return lastUserMessage(doc["messages"])
+}
+
+// handleSessionRuns is GET /sessions/{session_id}/runs.
+func (o *OS) handleSessionRuns(w http.ResponseWriter, r *http.Request) {
+	st, p, typ, ok := o.sessionRequest(w, r)
+	if !ok {
+		return
+	}
+	after, before := p.optionalInt("created_after"), p.optionalInt("created_before")
+	if p.bad {
+		return
+	}
+	id := r.PathValue("session_id")
+	s, err := getSession(r.Context(), st, id, typ, p.str("user_id"))
+	if errors.Is(err, errSessionHidden) {
+		writeError(w, http.StatusNotFound, fmt.Sprintf("Session with ID %s not found", id))
+		return
+	}
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	runs, err := loadRuns(r.Context(), st, storage.RunQuery{SessionID: id, CreatedAfter: after, CreatedBefore: before})
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	out := make([]map[string]any, 0, len(runs))
+	for _, sr := range runs {
+		kind := runKind(s.SessionType, sr.doc)
+		if kind == "" {
+			continue
+		}
+		doc, events, err := runDoc(r.Context(), st, sr)
+		if err != nil {
+			fail(w, err)
+			return
+		}
+		out = append(out, withoutNone(sessionRunSchema(sr.rec, doc, events, kind)))
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+// handleSessionRun is GET /sessions/{session_id}/runs/{run_id}.
+func (o *OS) handleSessionRun(w http.ResponseWriter, r *http.Request) {
+	st, p, typ, ok := o.sessionRequest(w, r)
+	if !ok {
+		return
+	}
+	id, runID := r.PathValue("session_id"), r.PathValue("run_id")
+	if _, err := getSession(r.Context(), st, id, typ, p.str("user_id")); errors.Is(err, errSessionHidden) {
+		writeError(w, http.StatusNotFound, fmt.Sprintf("Session with ID %s not found", id))
+		return
+	} else if err != nil {
+		fail(w, err)
+		return
+	}
+	rec, err := st.GetRun(r.Context(), runID)
+	if err != nil && !errors.Is(err, storage.ErrNotFound) {
+		fail(w, err)
+		return
+	}
+	if err != nil || rec.SessionID != id {
+		some, lerr := st.ListRuns(r.Context(), storage.RunQuery{SessionID: id, Limit: 1})
+		if lerr != nil {
+			fail(w, lerr)
+			return
+		}
+		if len(some) == 0 {
+			writeError(w, http.StatusNotFound, fmt.Sprintf("Session with ID %s has no runs", id))
+			return
+		}
+		writeError(w, http.StatusNotFound, fmt.Sprintf("Run with ID %s not found in session %s", runID, id))
+		return
+	}
+	sr := storedDoc{rec: rec, doc: decodeDoc(rec)}
+	doc, events, err := runDoc(r.Context(), st, sr)
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	kind := "agent"
+	switch {
+	case doc["agent_id"] != nil:
+	case doc["team_id"] != nil:
+		kind = "team"
+	case doc["workflow_id"] != nil || rec.SessionType == storage.SessionWorkflow:
+		kind = "workflow"
+	}
+	// agno's single-run route keeps None fields.
+	writeJSON(w, http.StatusOK, sessionRunSchema(rec, doc, events, kind))
+}
+
+// handleDeleteSession is DELETE /sessions/{session_id}: 204, with its runs
+// and events; with user_id only that user's session goes.
+func (o *OS) handleDeleteSession(w http.ResponseWriter, r *http.Request) {
+	st, err := o.dataStore(r, "Sessions", sessionTable)
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	id := r.PathValue("session_id")
+	if err := deleteVisibleSessions(r.Context(), st, r.URL.Query().Get("user_id"), id); err != nil {
+		writeError(w, http.StatusInternalServerError, "Failed to delete session: "+err.Error())
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
+
+func deleteVisibleSessions(ctx context.Context, st storage.Store, userID string, ids ...string) error {
+	ids, err := ownedIDs(ids, userID, func(id string) (bool, error) {
+		_, err := getSession(ctx, st, id, "", userID)
+		if errors.Is(err, errSessionHidden) {
+			return false, nil
+		}
+		return err == nil, err
+	})
+	if err != nil || len(ids) == 0 {
+		return err
+	}
+	return st.DeleteSessions(ctx, ids...)
+}
+
+// ownedIDs keeps the ids that owned reports as the user's; with no user
+// every id is kept.
+func ownedIDs(ids []string, userID string, owned func(id string) (bool, error)) ([]string, error) {
+	if userID == "" {
+		return ids, nil
+	}
+	var keep []string
+	for _, id := range ids {
+		ok, err := owned(id)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			keep = append(keep, id)
+		}
+	}
+	return keep, nil
+}
+
+// handleDeleteSessions is DELETE /sessions with {session_ids, session_types}.
+func (o *OS) handleDeleteSessions(w http.ResponseWriter, r *http.Request) {
+	b, ok := readBody(w, r, true)
+	if !ok {
+		return
+	}
+	var ids, types []string
+	b.require("session_ids", &ids)
+	b.require("session_types", &types)
+	if b.bad {
+		return
+	}
+	for _, f := range []struct {
+		name string
+		list []string
+	}{{"session_ids", ids}, {"session_types", types}} {
+		if len(f.list) == 0 {
+			b.reject([]string{f.name}, "List should have at least 1 item after validation, not 0", "too_short")
+			return
+		}
+	}
+	for i, t := range types {
+		if !storage.SessionType(t).Valid() {
+			b.reject([]string{"session_types", strconv.Itoa(i)}, "Input should be "+quoteChoices(sessionTypeNames), "enum")
+			return
+		}
+	}
+	if len(ids) != len(types) {
+		writeError(w, http.StatusBadRequest, "Session IDs and session types must have the same length")
+		return
+	}
+	st, err := o.dataStore(r, "Sessions", sessionTable)
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	if err := deleteVisibleSessions(r.Context(), st, r.URL.Query().Get("user_id"), ids...); err != nil {
+		writeError(w, http.StatusInternalServerError, "Failed to delete sessions: "+err.Error())
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
+
+// updateSession applies change to a session the request may see and
+// answers its detail (None fields kept, as agno's rename and update
+// routes do).
+func (o *OS) updateSession(w http.ResponseWriter, r *http.Request, st storage.Store, typ storage.SessionType, userID string, change func(*storage.Session) error) {
+	id := r.PathValue("session_id")
+	s, err := st.UpdateSession(r.Context(), id, func(s *storage.Session) error {
+		if !visible(s, typ, userID) {
+			return errSessionHidden
+		}
+		return change(s)
+	})
+	if errors.Is(err, storage.ErrNotFound) || errors.Is(err, errSessionHidden) {
+		writeError(w, http.StatusNotFound, fmt.Sprintf("Session with id '%s' not found", id))
+		return
+	}
+	if err != nil {
+		writeError(w, http.StatusInternalServerError, "Failed to update session: "+err.Error())
+		return
+	}
+	d, err := detailOf(r.Context(), st, s)
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, d)
+}
+
+// handleRenameSession is POST /sessions/{session_id}/rename.
+func (o *OS) handleRenameSession(w http.ResponseWriter, r *http.Request) {
+	st, p, typ, ok := o.sessionRequest(w, r)
+	if !ok {
+		return
+	}
+	b, ok := readBody(w, r, true)
+	if !ok {
+		return
+	}
+	var name string
+	if !b.require("session_name", &name) {
+		return
+	}
+	o.updateSession(w, r, st, typ, p.str("user_id"), func(s *storage.Session) error {
+		s.SessionName = name
+		return nil
+	})
+}
+
+// handleUpdateSession is PATCH /sessions/{session_id}: session_name,
+// session_state, metadata and summary, each replaced when given.
+func (o *OS) handleUpdateSession(w http.ResponseWriter, r *http.Request) {
+	st, p, typ, ok := o.sessionRequest(w, r)
+	if !ok {
+		return
+	}
+	b, ok := readBody(w, r, true)
+	if !ok {
+		return
+	}
+	var (
+		name            string
+		state, metadata map[string]any
+		summaryRaw      map[string]any
+	)
+	hasName := b.get("session_name", &name)
+	hasState := b.get("session_state", &state)
+	hasMeta := b.get("metadata", &metadata)
+	hasSummary := b.get("summary", &summaryRaw)
+	if b.bad {
+		return
+	}
+	var summary *storage.Summary
+	if hasSummary {
+		text, ok := summaryRaw["summary"].(string)
+		if !ok {
+			b.reject([]string{"summary", "summary"}, "summary needs a \"summary\" string (and optionally \"topics\" and \"updated_at\")", "missing")
+			return
+		}
+		summary = &storage.Summary{Summary: text}
+		if topics, ok := summaryRaw["topics"].([]any); ok {
+			for _, t := range topics {
+				if s, ok := t.(string); ok {
+					summary.Topics = append(summary.Topics, s)
+				}
+			}
+		}
+		if u, ok := summaryRaw["updated_at"].(string); ok {
+			summary.UpdatedAt = u
+		}
+	}
+	o.updateSession(w, r, st, typ, p.str("user_id"), func(s *storage.Session) error {
+		if hasName {
+			s.SessionName = name
+		}
+		if hasState {
+			s.SessionState = state
+		}
+		if hasMeta {
+			s.Metadata = metadata
+		}
+		if summary != nil {
+			s.Summary = summary
+		}
+		return nil
+	})
+}

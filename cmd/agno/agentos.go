@@ -1,0 +1,242 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"syscall"
+
+	"github.com/spf13/cobra"
+
+	"github.com/agno-go/agno/agent"
+	"github.com/agno-go/agno/agentos"
+	"github.com/agno-go/agno/config"
+	"github.com/agno-go/agno/hitl"
+	"github.com/agno-go/agno/team"
+	"github.com/agno-go/agno/workflow"
+)
+
+func newAgentOSCmd() *cobra.Command {
+	cmd := &cobra.Command{Use: "agentos", Short: "Run AgentOS, the agno-compatible API server"}
+	cmd.AddCommand(newAgentOSStartCmd())
+	return cmd
+}
+
+type startFlags struct {
+	config, settings, host string
+	port                   int
+	insecure               bool
+	logLevel               string
+}
+
+func newAgentOSStartCmd() *cobra.Command {
+	var f startFlags
+	cmd := &cobra.Command{
+		Use:   "start --config config.toml",
+		Short: "Start AgentOS with the agents, teams and workflows of a config file",
+		Long: `Start AgentOS: load config.toml (and settings.json), open the storage
+(SQLite file agno.db beside the config by default), register every agent,
+team and workflow found in the registry sources directories, and serve
+agno's AgentOS API. SIGINT/SIGTERM shut down gracefully; SIGHUP reloads
+the sources directories.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			return startAgentOS(ctx, f, nil)
+		},
+	}
+	cmd.Flags().StringVar(&f.config, "config", "config.toml", "path of config.toml")
+	cmd.Flags().StringVar(&f.settings, "settings", "", "path of settings.json (default: settings.json beside the config, when present)")
+	cmd.Flags().StringVar(&f.host, "host", "", "listen host (overrides [agentos] host)")
+	cmd.Flags().IntVar(&f.port, "port", 0, "listen port (overrides [agentos] port)")
+	cmd.Flags().BoolVar(&f.insecure, "insecure", false, "serve remote clients without OS_SECURITY_KEY (turns protected mode off)")
+	cmd.Flags().StringVar(&f.logLevel, "log-level", "info", "log level: debug, info, warn, error")
+	return cmd
+}
+
+// startAgentOS runs AgentOS until ctx ends. ready, when set, receives the
+// listen address once the server accepts connections.
+func startAgentOS(ctx context.Context, f startFlags, ready chan<- string) error {
+	logger, err := newLogger(f.logLevel)
+	if err != nil {
+		return err
+	}
+	slog.SetDefault(logger)
+	cfg, err := config.Load(f.config)
+	if err != nil {
+		return err
+	}
+	settingsPath := f.settings
+	if settingsPath == "" {
+		if p := filepath.Join(filepath.Dir(f.config), "settings.json"); fileExists(p) {
+			settingsPath = p
+		}
+	}
+	if settingsPath != "" {
+		if cfg, err = cfg.LoadSettingsFile(settingsPath); err != nil {
+			return err
+		}
+		logger.Info("settings loaded", "path", settingsPath)
+	}
+	res, err := cfg.Build(ctx, config.Functions{}, config.Existing{})
+	if err != nil {
+		return err
+	}
+	res.Report.Log(logger)
+
+	protected := cfg.AgentOS.ProtectedMode && !f.insecure
+	key := os.Getenv("OS_SECURITY_KEY")
+	var closers []func() error
+	var hitlServer *hitl.Server
+	if cfg.Workflows.HITL.Socket() {
+		hitlServer, err = hitl.NewServer(hitl.Config{SocketPath: cfg.Workflows.HITL.SocketPath, Workflows: res.Workflows, Store: res.Store, Logger: logger})
+		if err != nil {
+			_ = res.Close()
+			return err
+		}
+		if err := hitlServer.Start(ctx); err != nil {
+			_ = res.Close()
+			return fmt.Errorf("HITL socket %s: %w", cfg.Workflows.HITL.SocketPath, err)
+		}
+		for _, w := range res.Workflows {
+			w.SetNotifier(hitlServer)
+		}
+		closers = append(closers, hitlServer.Close)
+	}
+	closers = append(closers, res.Close)
+
+	current := res
+	os_, err := agentos.New(agentos.Config{
+		ID: cfg.AgentOS.ID, Name: cfg.AgentOS.Name, Description: cfg.AgentOS.Description,
+		Agents: res.Agents, Teams: res.Teams, Workflows: res.Workflows, Store: res.Store,
+		SecurityKey: key, ProtectedMode: &protected, CORSOrigins: cfg.AgentOS.CORSAllowedOrigins,
+		Closers: closers, Logger: logger,
+		OnReload: func(ctx context.Context) (agentos.Catalog, error) {
+			return reloadSources(ctx, cfg, current, hitlServer, logger)
+		},
+	})
+	if err != nil {
+		for _, c := range closers {
+			_ = c()
+		}
+		return err
+	}
+	os_.LogRegistry()
+	if key == "" && protected {
+		logger.Info("no OS_SECURITY_KEY set: protected mode answers loopback clients only (set OS_SECURITY_KEY, or --insecure / protected_mode = false)")
+	}
+
+	host, port := cfg.AgentOS.Host, cfg.AgentOS.Port
+	if f.host != "" {
+		host = f.host
+	}
+	if f.port != 0 {
+		port = f.port
+	}
+	ln, err := net.Listen("tcp", net.JoinHostPort(host, strconv.Itoa(port)))
+	if err != nil {
+		_ = os_.Close()
+		return err
+	}
+	if ready != nil {
+		ready <- ln.Addr().String()
+	}
+
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	defer signal.Stop(hup)
+	go func() {
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-hup:
+				if err := os_.Reload(ctx); err != nil {
+					logger.Error("reload failed; the previous resources keep running", "error", err)
+				}
+			}
+		}
+	}()
+	return os_.Serve(ctx, ln)
+}
+
+// reloadSources re-reads the sources directories. A file that fails now
+// keeps its previous version running, and the failure is logged.
+func reloadSources(ctx context.Context, cfg *config.Config, base *config.Resources, hs *hitl.Server, logger *slog.Logger) (agentos.Catalog, error) {
+	src, report := cfg.LoadSources(ctx, base, config.Functions{})
+	report.Log(logger)
+	cat := agentos.Catalog{Agents: src.Agents, Teams: src.Teams, Workflows: src.Workflows}
+	for _, fr := range src.Files {
+		if fr.Err == nil || fr.ID == "" {
+			continue
+		}
+		switch fr.Kind {
+		case config.KindAgent:
+			if a := findAgent(base.Agents, fr.ID); a != nil {
+				cat.Agents = append(cat.Agents, a)
+			}
+		case config.KindTeam:
+			if t := findTeam(base.Teams, fr.ID); t != nil {
+				cat.Teams = append(cat.Teams, t)
+			}
+		case config.KindWorkflow:
+			if w := findWorkflow(base.Workflows, fr.ID); w != nil {
+				cat.Workflows = append(cat.Workflows, w)
+			}
+		}
+		logger.Warn("reload: keeping the previous version", "file", fr.File, "id", fr.ID, "error", fr.Err)
+	}
+	if hs != nil {
+		for _, w := range cat.Workflows {
+			w.SetNotifier(hs)
+		}
+	}
+	return cat, nil
+}
+
+func findAgent(list []*agent.Agent, id string) *agent.Agent {
+	for _, a := range list {
+		if a.ID() == id {
+			return a
+		}
+	}
+	return nil
+}
+
+func findTeam(list []*team.Team, id string) *team.Team {
+	for _, t := range list {
+		if t.ID() == id {
+			return t
+		}
+	}
+	return nil
+}
+
+func findWorkflow(list []*workflow.Workflow, id string) *workflow.Workflow {
+	for _, w := range list {
+		if w.ID() == id {
+			return w
+		}
+	}
+	return nil
+}
+
+func fileExists(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && !st.IsDir()
+}
+
+func newLogger(level string) (*slog.Logger, error) {
+	var l slog.Level
+	if err := l.UnmarshalText([]byte(level)); err != nil {
+		return nil, errors.New("--log-level must be debug, info, warn or error")
+	}
+	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: l})), nil
+}

@@ -1,0 +1,385 @@
+package config
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"os"
+	"slices"
+	"sort"
+	"sync"
+
+	"github.com/agno-go/agno/agent"
+	"github.com/agno-go/agno/model"
+	"github.com/agno-go/agno/storage"
+	"github.com/agno-go/agno/storage/memory"
+	"github.com/agno-go/agno/storage/postgres"
+	"github.com/agno-go/agno/storage/sqlite"
+	"github.com/agno-go/agno/team"
+	"github.com/agno-go/agno/tool"
+	"github.com/agno-go/agno/tool/daytona"
+	"github.com/agno-go/agno/tool/file"
+	"github.com/agno-go/agno/tool/mcp"
+	"github.com/agno-go/agno/tool/shell"
+	"github.com/agno-go/agno/workflow"
+)
+
+// Functions are the Go functions declarative files refer to by name.
+type Functions struct {
+	// Tools are offered to agents and teams as tools = ["<name>"].
+	Tools map[string]tool.Provider
+	// Steps run as workflow steps: function = "<name>".
+	Steps map[string]workflow.StepFunc
+	// Conditions, Selectors and EndConditions are named by evaluator,
+	// selector and end_condition (anything that is not a plain name is a
+	// CEL expression).
+	Conditions    map[string]func(ctx context.Context, in *workflow.StepInput) (bool, error)
+	Selectors     map[string]func(ctx context.Context, in *workflow.StepInput, choices []string) ([]string, error)
+	EndConditions map[string]func(outputs []*workflow.StepOutput) bool
+}
+
+// Existing are the agents, teams and workflows defined in code, which
+// declarative files may refer to by id.
+type Existing struct {
+	Agents    []*agent.Agent
+	Teams     []*team.Team
+	Workflows []*workflow.Workflow
+}
+
+// Built-in toolkit names, as agents list them in tools.
+const (
+	ToolkitShell   = "shell"
+	ToolkitFile    = "file"
+	ToolkitDaytona = "daytona"
+)
+
+var builtinToolkits = []string{ToolkitShell, ToolkitFile, ToolkitDaytona}
+
+// Resources are the live objects Build made from the configuration.
+type Resources struct {
+	// Store keeps sessions, runs and events; every file-defined resource
+	// uses it (code-defined ones lacking a store are AgentOS's to wire).
+	Store storage.Store
+	// Models by their [models] key.
+	Models map[string]model.Model
+	// MCP toolkits by [mcp.servers] name; connected on first use.
+	MCP map[string]*mcp.Tools
+	// Toolkits are the built-in toolkits (shell, file, daytona) that could
+	// be built; one instance each, shared by the agents naming them.
+	Toolkits map[string]tool.Provider
+
+	// Agents, Teams and Workflows defined by files in the sources
+	// directories.
+	Agents    []*agent.Agent
+	Teams     []*team.Team
+	Workflows []*workflow.Workflow
+
+	// Report says what was scanned, loaded and what failed, for the
+	// start-up log.
+	Report Report
+
+	cfg        *Config
+	fn         Functions
+	existing   Existing
+	mcpErr     map[string]error
+	toolkitErr map[string]error
+	transports []*http.Transport
+
+	closeOnce sync.Once
+	closeErr  error
+}
+
+// Build opens the storage, creates the model clients, MCP toolkits and
+// built-in toolkits, and, when registry_auto_populate and
+// refresh_on_start are on, loads the agents, teams and workflows of the
+// sources directories. Nothing else starts: MCP servers are started or
+// dialled on first use, models are clients only.
+//
+// A model whose API key variable is not set is not an error: Build logs
+// one warning naming the model and the variable, and every run using that
+// model fails with an error saying what to export (see ModelConfig).
+//
+// A resource file that fails to load is reported in Resources.Report and
+// skipped; the others load. Build fails only for what AgentOS cannot start
+// without: the storage, or a model or MCP server it cannot configure.
+// Close the Resources when done.
+func (c *Config) Build(ctx context.Context, fn Functions, existing Existing) (*Resources, error) {
+	if err := fn.validate(); err != nil {
+		return nil, err
+	}
+	log := c.logger()
+	r := &Resources{
+		Models: map[string]model.Model{}, MCP: map[string]*mcp.Tools{}, Toolkits: map[string]tool.Provider{},
+		cfg: c, fn: fn, existing: existing, mcpErr: map[string]error{}, toolkitErr: map[string]error{},
+	}
+	store, err := c.openStore(ctx)
+	if err != nil {
+		return nil, err
+	}
+	r.Store = store
+
+	var missing []MissingKey
+	for _, name := range sortedKeys(c.Models) {
+		m, tr, mk, err := c.buildModel(name, c.Models[name])
+		if tr != nil {
+			r.transports = append(r.transports, tr)
+		}
+		if err != nil {
+			r.Close()
+			return nil, err
+		}
+		r.Models[name] = m
+		if mk != nil {
+			missing = append(missing, *mk)
+			log.Warn("model API key is not set; runs using this model will fail until it is exported",
+				"model", name, "env", mk.Env, "fix", fmt.Sprintf("export %s=<your key> and restart AgentOS", mk.Env))
+		}
+	}
+
+	for _, name := range sortedKeys(c.MCP.Servers) {
+		t, err := c.buildMCP(name, c.MCP.Servers[name])
+		if err != nil {
+			if errors.Is(err, errMCPUnusable) {
+				r.mcpErr[name] = err
+				log.Warn("MCP server unusable; resources using it are skipped", "server", name, "error", err)
+				continue
+			}
+			r.Close()
+			return nil, err
+		}
+		r.MCP[name] = t
+	}
+
+	for _, name := range builtinToolkits {
+		tk, err := c.buildToolkit(name)
+		if err != nil {
+			r.toolkitErr[name] = err
+			if c.toolkitConfigured(name) {
+				log.Warn("toolkit could not be built; resources using it are skipped", "toolkit", name, "error", err)
+			}
+			continue
+		}
+		r.Toolkits[name] = tk
+	}
+
+	report := Report{ConfigFile: c.Path, AutoPopulate: c.AgentOS.RegistryAutoPopulate, RefreshOnStart: c.AgentOS.Registry.RefreshOnStart, MissingKeys: missing}
+	if c.AgentOS.RegistryAutoPopulate && c.AgentOS.Registry.RefreshOnStart {
+		src, rep := c.loadSources(ctx, r, nil)
+		r.Agents, r.Teams, r.Workflows = src.Agents, src.Teams, src.Workflows
+		rep.MissingKeys = missing
+		report = rep
+	} else {
+		report.Sources = slices.Clone(c.AgentOS.Registry.Sources)
+	}
+	r.Report = report
+	return r, nil
+}
+
+func (c *Config) logger() *slog.Logger {
+	if c.Logger != nil {
+		return c.Logger
+	}
+	return slog.Default()
+}
+
+func (fn Functions) validate() error {
+	var errs []error
+	for name := range fn.Tools {
+		if slices.Contains(builtinToolkits, name) {
+			errs = append(errs, fmt.Errorf("config: Functions.Tools has %q, the name of a built-in toolkit: register it under another name", name))
+		}
+		if name == "" || !identifierRE.MatchString(name) {
+			errs = append(errs, fmt.Errorf("config: Functions.Tools has the name %q: use letters, digits and _ so files can refer to it", name))
+		}
+		if fn.Tools[name] == nil {
+			errs = append(errs, fmt.Errorf("config: Functions.Tools[%q] is nil", name))
+		}
+	}
+	for name, f := range fn.Steps {
+		if f == nil {
+			errs = append(errs, fmt.Errorf("config: Functions.Steps[%q] is nil", name))
+		}
+	}
+	for name, f := range fn.Conditions {
+		if f == nil {
+			errs = append(errs, fmt.Errorf("config: Functions.Conditions[%q] is nil", name))
+		}
+	}
+	for name, f := range fn.Selectors {
+		if f == nil {
+			errs = append(errs, fmt.Errorf("config: Functions.Selectors[%q] is nil", name))
+		}
+	}
+	for name, f := range fn.EndConditions {
+		if f == nil {
+			errs = append(errs, fmt.Errorf("config: Functions.EndConditions[%q] is nil", name))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// Close releases what Build opened: MCP sessions and the processes behind
+// them, model connection pools and the storage. It is safe to call more
+// than once.
+func (r *Resources) Close() error {
+	r.closeOnce.Do(func() {
+		var errs []error
+		for _, name := range sortedKeys(r.MCP) {
+			errs = append(errs, r.MCP[name].Close())
+		}
+		for _, t := range r.transports {
+			t.CloseIdleConnections()
+		}
+		if r.Store != nil {
+			errs = append(errs, r.Store.Close())
+		}
+		r.closeErr = errors.Join(errs...)
+	})
+	return r.closeErr
+}
+
+// Config returns the configuration the resources were built from.
+func (r *Resources) Config() *Config { return r.cfg }
+
+func (c *Config) openStore(ctx context.Context) (storage.Store, error) {
+	s := c.Storage
+	switch s.Driver {
+	case DriverMemory:
+		return memory.New(), nil
+	case DriverPostgres:
+		dsn := os.Getenv(s.DSNEnv)
+		if dsn == "" {
+			return nil, fmt.Errorf("config: [storage] driver = \"postgres\" reads the connection string from the environment variable %s, which is not set: "+
+				"export %s=postgres://user:password@host:5432/database (or name another variable with dsn_env in %s)", s.DSNEnv, s.DSNEnv, c.Path)
+		}
+		st, err := postgres.Open(ctx, postgres.Config{DSN: dsn, Schema: s.Schema, Logger: c.Logger})
+		if err != nil {
+			return nil, fmt.Errorf("config: [storage] postgres (%s): %w", s.DSNEnv, err)
+		}
+		return st, nil
+	default:
+		st, err := sqlite.Open(ctx, sqlite.Config{Path: s.Path, Logger: c.Logger})
+		if err != nil {
+			return nil, fmt.Errorf("config: [storage] sqlite %s: %w", s.Path, err)
+		}
+		return st, nil
+	}
+}
+
+// errMCPUnusable marks an MCP server that is configured right but cannot
+// be used in this environment (a header variable is not set).
+var errMCPUnusable = errors.New("MCP server unusable")
+
+func (c *Config) buildMCP(name string, s MCPServerConfig) (*mcp.Tools, error) {
+	env := map[string]string{}
+	for k, v := range s.Env {
+		env[k] = v
+	}
+	for _, v := range s.PassEnv {
+		if val, ok := os.LookupEnv(v); ok {
+			env[v] = val
+		} else {
+			c.logger().Warn("MCP server: a pass_env variable is not set", "server", name, "env", v)
+		}
+	}
+	headers := map[string]string{}
+	for k, v := range s.Headers {
+		headers[k] = v
+	}
+	var missing []string
+	for _, h := range sortedKeys(s.HeadersEnv) {
+		v := os.Getenv(s.HeadersEnv[h])
+		if v == "" {
+			missing = append(missing, s.HeadersEnv[h])
+			continue
+		}
+		headers[h] = v
+	}
+	if len(missing) > 0 {
+		sort.Strings(missing)
+		return nil, fmt.Errorf("%w: [mcp.servers.%s] headers_env names variables that are not set: %v; export them and restart AgentOS", errMCPUnusable, name, missing)
+	}
+	cfg := mcp.Config{
+		Name:                           name,
+		Transport:                      mcp.Transport(s.Transport),
+		Command:                        s.Command,
+		Args:                           s.Args,
+		URL:                            s.URL,
+		Timeout:                        s.TimeoutSeconds.Duration(),
+		RefreshConnection:              s.RefreshConnection,
+		IncludeTools:                   s.IncludeTools,
+		ExcludeTools:                   s.ExcludeTools,
+		ToolNamePrefix:                 s.ToolNamePrefix,
+		RequiresConfirmationTools:      s.RequiresConfirmationTools,
+		ExternalExecutionRequiredTools: s.ExternalExecutionRequiredTools,
+		StopAfterToolCallTools:         s.StopAfterToolCallTools,
+		ShowResultTools:                s.ShowResultTools,
+		Logger:                         c.Logger,
+	}
+	if len(env) > 0 {
+		cfg.Env = env
+	}
+	if len(headers) > 0 {
+		cfg.Headers = headers
+	}
+	t, err := mcp.New(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("config: [mcp.servers.%s] in %s: %w", name, c.Path, err)
+	}
+	return t, nil
+}
+
+func (c *Config) toolkitConfigured(name string) bool {
+	switch name {
+	case ToolkitShell:
+		return !isZeroShell(c.Toolkits.Shell, c.Dir)
+	case ToolkitFile:
+		return c.Toolkits.File != (FileToolkitConfig{BaseDir: c.Dir})
+	case ToolkitDaytona:
+		return false // built only when an agent names it; a missing key is reported there
+	}
+	return false
+}
+
+func isZeroShell(s ShellToolkitConfig, dir string) bool {
+	return s.Dir == dir && s.TimeoutSeconds == 0 && s.MaxOutputBytes == 0 && s.EnvAllowList == nil && s.Env == nil &&
+		!s.AllowShell && s.Shell == "" && !s.RequiresConfirmation && s.Instructions == "" && !s.AddInstructions
+}
+
+func (c *Config) buildToolkit(name string) (tool.Provider, error) {
+	t := c.Toolkits
+	switch name {
+	case ToolkitShell:
+		s := t.Shell
+		return shell.New(shell.Config{
+			Dir: s.Dir, Timeout: s.TimeoutSeconds.Duration(), MaxOutputBytes: s.MaxOutputBytes, EnvAllowList: s.EnvAllowList,
+			Env: s.Env, AllowShell: s.AllowShell, Shell: s.Shell, RequiresConfirmation: s.RequiresConfirmation,
+			Instructions: s.Instructions, AddInstructions: s.AddInstructions, Logger: c.Logger,
+		})
+	case ToolkitFile:
+		f := t.File
+		return file.New(file.Config{
+			BaseDir: f.BaseDir, MaxFileLength: f.MaxFileLength, MaxFileLines: f.MaxFileLines, ReadOnly: f.ReadOnly,
+			Instructions: f.Instructions, AddInstructions: f.AddInstructions, Logger: c.Logger,
+		})
+	case ToolkitDaytona:
+		d := t.Daytona
+		key := ""
+		if d.APIKeyEnv != "" && d.APIKeyEnv != "DAYTONA_API_KEY" {
+			key = os.Getenv(d.APIKeyEnv)
+			if key == "" {
+				return nil, fmt.Errorf("%s not set. Please set the %s environment variable (toolkits.daytona.api_key_env).", d.APIKeyEnv, d.APIKeyEnv)
+			}
+		}
+		return daytona.New(daytona.Config{
+			APIKey: key, APIURL: d.APIURL, SandboxID: d.SandboxID, Language: d.Language, Target: d.Target,
+			AutoStopInterval: d.AutoStopInterval, OSUser: d.OSUser, EnvVars: d.EnvVars, Labels: d.Labels, Public: d.Public,
+			OrganizationID: d.OrganizationID, Timeout: d.TimeoutSeconds.Duration(), AutoCreateSandbox: d.AutoCreateSandbox,
+			Persistent: d.Persistent, Instructions: d.Instructions, AddInstructions: d.AddInstructions,
+			Include: d.Include, Exclude: d.Exclude, RequiresConfirmation: d.RequiresConfirmation, Logger: c.Logger,
+		})
+	}
+	return nil, fmt.Errorf("unknown toolkit %q", name)
+}

@@ -1,0 +1,664 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/url"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/BurntSushi/toml"
+)
+
+// Config is config.toml, the AgentOS configuration. Load fills in the
+// defaults and resolves relative paths against the file's directory, so
+// every path here is absolute.
+type Config struct {
+	AgentOS   AgentOSConfig          `toml:"agentos"`
+	Models    map[string]ModelConfig `toml:"models"`
+	Storage   StorageConfig          `toml:"storage"`
+	MCP       MCPConfig              `toml:"mcp"`
+	Toolkits  ToolkitsConfig         `toml:"toolkits"`
+	Workflows WorkflowsConfig        `toml:"workflows"`
+
+	// Path is the file's absolute path; Dir its directory, the base of
+	// every relative path in it.
+	Path string `toml:"-"`
+	Dir  string `toml:"-"`
+	// Settings are settings.json's switches: DefaultSettings unless
+	// WithSettings gave others.
+	Settings Settings `toml:"-"`
+	// Logger receives Build's warnings; nil is slog.Default().
+	Logger *slog.Logger `toml:"-"`
+}
+
+// AgentOSConfig is [agentos].
+type AgentOSConfig struct {
+	Name        string `toml:"name"`
+	ID          string `toml:"id"`
+	Description string `toml:"description"`
+	// Host and Port are where the HTTP server listens (default
+	// 127.0.0.1:7777).
+	Host string `toml:"host"`
+	Port int    `toml:"port"`
+	// RegistryAutoPopulate registers the agents, teams and workflows of
+	// the sources directories, and what they are wired to (default true).
+	// False: the sources directories are not scanned.
+	RegistryAutoPopulate bool `toml:"registry_auto_populate"`
+	// ProtectedMode answers only loopback clients while no authentication
+	// is configured (default true).
+	ProtectedMode      bool           `toml:"protected_mode"`
+	CORSAllowedOrigins []string       `toml:"cors_allowed_origins"`
+	Registry           RegistryConfig `toml:"registry"`
+}
+
+// RegistryConfig is [agentos.registry].
+type RegistryConfig struct {
+	// Sources are the directories holding declarative agent, team and
+	// workflow files, absolute after Load (default agents, teams,
+	// workflows beside the config file).
+	Sources []string `toml:"sources"`
+	// RefreshOnStart scans Sources when AgentOS starts (default true).
+	RefreshOnStart bool `toml:"refresh_on_start"`
+}
+
+// Model providers.
+const (
+	ProviderOpenAICompatible = "openai-compatible"
+	ProviderOpenAI           = "openai"
+	ProviderAnthropic        = "anthropic"
+)
+
+// ModelConfig is one [models.<key>] table. Agents, teams and fallbacks
+// name models by their key.
+//
+// The API key is read only from the environment variable APIKeyEnv,
+// never from the file. A variable that is not set does not stop AgentOS
+// from starting: Build logs one warning naming the model and the
+// variable, and every run that uses the model fails with an error that
+// says which variable to export. Info still reports the provider and id.
+type ModelConfig struct {
+	// Provider is "openai-compatible", "openai" or "anthropic".
+	Provider string `toml:"provider"`
+	// Model is the provider's model id ("gpt-4o-mini").
+	Model   string `toml:"model"`
+	BaseURL string `toml:"base_url"`
+	// APIKeyEnv names the variable holding the key. Default:
+	// OPENAI_API_KEY for openai, ANTHROPIC_API_KEY for anthropic, none
+	// (no key sent) for openai-compatible.
+	APIKeyEnv string `toml:"api_key_env"`
+
+	// Sampling parameters, used by every request that does not set its own.
+	Temperature      *float64 `toml:"temperature"`
+	TopP             *float64 `toml:"top_p"`
+	MaxTokens        *int     `toml:"max_tokens"`
+	Stop             []string `toml:"stop"`
+	Seed             *int64   `toml:"seed"`
+	FrequencyPenalty *float64 `toml:"frequency_penalty"`
+	PresencePenalty  *float64 `toml:"presence_penalty"`
+
+	// MaxRetries of a request failing with a retryable error (default 2;
+	// 0 disables retries).
+	MaxRetries *int `toml:"max_retries"`
+	// Timeout is how long to wait for the provider to start answering.
+	Timeout Seconds `toml:"timeout"`
+}
+
+// Storage drivers.
+const (
+	DriverSQLite   = "sqlite"
+	DriverPostgres = "postgres"
+	DriverMemory   = "memory"
+)
+
+// StorageConfig is [storage]: where sessions, runs and events are kept.
+type StorageConfig struct {
+	// Driver is "sqlite" (default), "postgres" or "memory" (nothing
+	// survives the process; for tests and demos).
+	Driver string `toml:"driver"`
+	// Path is the SQLite file (default agno.db beside the config file).
+	Path string `toml:"path"`
+	// DSNEnv names the variable holding the Postgres connection string
+	// (default AGNO_POSTGRES_DSN).
+	DSNEnv string `toml:"dsn_env"`
+	// Schema holds the Postgres tables (default "ai").
+	Schema string `toml:"schema"`
+}
+
+// MCPConfig is [mcp].
+type MCPConfig struct {
+	Tools   MCPToolsConfig             `toml:"tools"`
+	Servers map[string]MCPServerConfig `toml:"servers"`
+}
+
+// MCPToolsConfig is [mcp.tools]: the v2.6.13 fixes. Both are always on;
+// the keys are accepted so the upgrade guide's file loads, and false is
+// refused.
+type MCPToolsConfig struct {
+	SessionCloseOnRefresh      bool `toml:"session_close_on_refresh"`
+	PreserveArgumentWhitespace bool `toml:"preserve_argument_whitespace"`
+}
+
+// MCPServerConfig is one [mcp.servers.<name>], which agents use as
+// tools = ["mcp:<name>"]. It maps to mcp.Config; the server is started or
+// connected on first use, not by Build.
+type MCPServerConfig struct {
+	// Command and Args start a stdio server; a relative command path with
+	// a slash is resolved against the config file's directory.
+	Command string   `toml:"command"`
+	Args    []string `toml:"args"`
+	// Env sets variables for a stdio server; PassEnv names variables of
+	// AgentOS's own environment to pass through (for tokens, which never
+	// go in the file).
+	Env     map[string]string `toml:"env"`
+	PassEnv []string          `toml:"pass_env"`
+
+	// URL and Transport ("streamable-http", default with a URL, or
+	// "sse") reach an HTTP server.
+	URL       string            `toml:"url"`
+	Transport string            `toml:"transport"`
+	Headers   map[string]string `toml:"headers"`
+	// HeadersEnv sets headers from environment variables: header name →
+	// variable name (Authorization = "GITHUB_TOKEN_HEADER").
+	HeadersEnv map[string]string `toml:"headers_env"`
+
+	TimeoutSeconds    Seconds  `toml:"timeout_seconds"`
+	RefreshConnection bool     `toml:"refresh_connection"`
+	IncludeTools      []string `toml:"include_tools"`
+	ExcludeTools      []string `toml:"exclude_tools"`
+	ToolNamePrefix    string   `toml:"tool_name_prefix"`
+
+	RequiresConfirmationTools      []string `toml:"requires_confirmation_tools"`
+	ExternalExecutionRequiredTools []string `toml:"external_execution_required_tools"`
+	StopAfterToolCallTools         []string `toml:"stop_after_tool_call_tools"`
+	ShowResultTools                []string `toml:"show_result_tools"`
+}
+
+// ToolkitsConfig is [toolkits]: options of the built-in toolkits that
+// agents name in tools.
+type ToolkitsConfig struct {
+	Shell   ShellToolkitConfig   `toml:"shell"`
+	File    FileToolkitConfig    `toml:"file"`
+	Daytona DaytonaToolkitConfig `toml:"daytona"`
+}
+
+// ShellToolkitConfig maps to shell.Config.
+type ShellToolkitConfig struct {
+	// Dir is the working directory (default: the config file's directory).
+	Dir                  string            `toml:"dir"`
+	TimeoutSeconds       Seconds           `toml:"timeout_seconds"`
+	MaxOutputBytes       int               `toml:"max_output_bytes"`
+	EnvAllowList         []string          `toml:"env_allow_list"`
+	Env                  map[string]string `toml:"env"`
+	AllowShell           bool              `toml:"allow_shell"`
+	Shell                string            `toml:"shell"`
+	RequiresConfirmation bool              `toml:"requires_confirmation"`
+	Instructions         string            `toml:"instructions"`
+	AddInstructions      bool              `toml:"add_instructions"`
+}
+
+// FileToolkitConfig maps to file.Config.
+type FileToolkitConfig struct {
+	// BaseDir confines every path (default: the config file's directory).
+	BaseDir         string `toml:"base_dir"`
+	MaxFileLength   int    `toml:"max_file_length"`
+	MaxFileLines    int    `toml:"max_file_lines"`
+	ReadOnly        bool   `toml:"read_only"`
+	Instructions    string `toml:"instructions"`
+	AddInstructions bool   `toml:"add_instructions"`
+}
+
+// DaytonaToolkitConfig maps to daytona.Config.
+type DaytonaToolkitConfig struct {
+	// APIKeyEnv names the variable holding the key (default
+	// DAYTONA_API_KEY).
+	APIKeyEnv            string            `toml:"api_key_env"`
+	APIURL               string            `toml:"api_url"`
+	SandboxID            string            `toml:"sandbox_id"`
+	Language             string            `toml:"language"`
+	Target               string            `toml:"target"`
+	AutoStopInterval     *int              `toml:"auto_stop_interval"`
+	OSUser               string            `toml:"os_user"`
+	EnvVars              map[string]string `toml:"env_vars"`
+	Labels               map[string]string `toml:"labels"`
+	Public               *bool             `toml:"public"`
+	OrganizationID       string            `toml:"organization_id"`
+	TimeoutSeconds       Seconds           `toml:"timeout_seconds"`
+	AutoCreateSandbox    *bool             `toml:"auto_create_sandbox"`
+	Persistent           *bool             `toml:"persistent"`
+	Instructions         string            `toml:"instructions"`
+	AddInstructions      bool              `toml:"add_instructions"`
+	Include              []string          `toml:"include"`
+	Exclude              []string          `toml:"exclude"`
+	RequiresConfirmation []string          `toml:"requires_confirmation"`
+}
+
+// WorkflowsConfig is [workflows].
+type WorkflowsConfig struct {
+	HITL HITLConfig `toml:"hitl"`
+}
+
+// HITL transports.
+const (
+	HITLSocket    = "socket"
+	HITLWebSocket = "websocket"
+	HITLBoth      = "both"
+)
+
+// HITLConfig is [workflows.hitl]: how humans answer paused workflows.
+type HITLConfig struct {
+	// Transport is "socket" (a local Unix socket), "websocket" (AgentOS's
+	// /workflows/ws) or "both" (default).
+	Transport string `toml:"transport"`
+	// SocketPath is the Unix socket (default agno-hitl.sock beside the
+	// config file).
+	SocketPath string `toml:"socket_path"`
+}
+
+// Socket reports whether the Unix-socket transport is on.
+func (h HITLConfig) Socket() bool { return h.Transport == HITLSocket || h.Transport == HITLBoth }
+
+// WebSocket reports whether the WebSocket transport is on.
+func (h HITLConfig) WebSocket() bool { return h.Transport == HITLWebSocket || h.Transport == HITLBoth }
+
+// Defaults.
+const (
+	DefaultHost       = "127.0.0.1"
+	DefaultPort       = 7777
+	DefaultSQLitePath = "agno.db"
+	DefaultDSNEnv     = "AGNO_POSTGRES_DSN"
+	DefaultSocketPath = "agno-hitl.sock"
+)
+
+// DefaultSources are the registry source directories when none are set.
+var DefaultSources = []string{"agents", "teams", "workflows"}
+
+// maxSocketPath is the longest Unix socket path every platform takes
+// (sun_path is 104 bytes on macOS and the BSDs, 108 on Linux).
+const maxSocketPath = 103
+
+func defaults() Config {
+	return Config{
+		AgentOS: AgentOSConfig{
+			Host:                 DefaultHost,
+			Port:                 DefaultPort,
+			RegistryAutoPopulate: true,
+			ProtectedMode:        true,
+			Registry:             RegistryConfig{Sources: slices.Clone(DefaultSources), RefreshOnStart: true},
+		},
+		Storage:   StorageConfig{Driver: DriverSQLite},
+		MCP:       MCPConfig{Tools: MCPToolsConfig{SessionCloseOnRefresh: true, PreserveArgumentWhitespace: true}},
+		Workflows: WorkflowsConfig{HITL: HITLConfig{Transport: HITLBoth}},
+		Settings:  DefaultSettings(),
+	}
+}
+
+// Load reads, parses and validates config.toml. It has no side effects:
+// nothing is opened, started or connected (see Build). All problems are
+// reported together (errors.Join of *Error), each naming the key, its
+// line and the fix.
+func Load(path string) (*Config, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, fmt.Errorf("config: %w", err)
+	}
+	data, err := os.ReadFile(abs)
+	if err != nil {
+		return nil, fmt.Errorf("config: read %s: %w", path, err)
+	}
+	return Parse(abs, data)
+}
+
+// Parse parses and validates the contents of a config file; path names it
+// in errors and its directory is the base of relative paths.
+func Parse(path string, data []byte) (*Config, error) {
+	c := defaults()
+	if abs, err := filepath.Abs(path); err == nil {
+		path = abs
+	}
+	c.Path, c.Dir = path, filepath.Dir(path)
+	src := strings.TrimPrefix(string(data), "\ufeff")
+	idx := indexKeys(src)
+	md, fatal, unknown := decodeStrict(path, src, &c, idx)
+	if fatal != nil {
+		return nil, fatal
+	}
+	p := &problems{file: path, idx: idx}
+	c.validate(p, &md)
+	if err := errors.Join(unknown, p.err()); err != nil {
+		return nil, err
+	}
+	return &c, nil
+}
+
+// WithSettings returns a copy of c using the settings.json switches s.
+func (c *Config) WithSettings(s Settings) (*Config, error) {
+	if err := s.Validate(); err != nil {
+		return nil, err
+	}
+	cp := *c
+	cp.Settings = s
+	return &cp, nil
+}
+
+// LoadSettingsFile reads settings.json (a path relative to the config
+// file's directory when not absolute) and returns a copy of c using it.
+func (c *Config) LoadSettingsFile(path string) (*Config, error) {
+	s, err := LoadSettings(c.resolve(path))
+	if err != nil {
+		return nil, err
+	}
+	return c.WithSettings(s)
+}
+
+// resolve makes a path absolute against the config file's directory.
+func (c *Config) resolve(p string) string {
+	if p == "" || filepath.IsAbs(p) {
+		return p
+	}
+	return filepath.Join(c.Dir, p)
+}
+
+var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+// checkEnvName validates a key naming an environment variable.
+func checkEnvName(p *problems, key, name string) {
+	if envName.MatchString(name) {
+		return
+	}
+	if looksLikeSecret(name) {
+		p.at(key, "%s must name an environment variable, not hold the secret itself: export MY_KEY=<the secret> and set %s = \"MY_KEY\"", key, lastKey(key))
+		return
+	}
+	p.at(key, "%s = %q is not an environment variable name: use letters, digits and _, not starting with a digit (for example \"OPENAI_API_KEY\")", key, name)
+}
+
+func looksLikeSecret(s string) bool {
+	return strings.HasPrefix(s, "sk-") || strings.Contains(s, "://") || len(s) >= 32 && !strings.Contains(s, "_")
+}
+
+func lastKey(key string) string {
+	if i := strings.LastIndexByte(key, '.'); i >= 0 {
+		return key[i+1:]
+	}
+	return key
+}
+
+func (c *Config) validate(p *problems, md *toml.MetaData) {
+	a := &c.AgentOS
+	if md.IsDefined("agentos", "host") && strings.TrimSpace(a.Host) == "" {
+		p.at("agentos.host", "agentos.host is empty: use \"0.0.0.0\" to listen on every interface or \"127.0.0.1\" for this machine only")
+	}
+	if a.Port < 1 || a.Port > 65535 {
+		p.at("agentos.port", "agentos.port = %d: use a TCP port from 1 to 65535 (default %d)", a.Port, DefaultPort)
+	}
+	for i, o := range a.CORSAllowedOrigins {
+		key := fmt.Sprintf("agentos.cors_allowed_origins[%d]", i)
+		if o == "*" {
+			continue
+		}
+		u, err := url.Parse(o)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || (u.Path != "" && u.Path != "/") || u.RawQuery != "" {
+			p.at(key, "agentos.cors_allowed_origins: %q is not an origin: write scheme://host[:port] such as \"https://app.example.com\", or \"*\" for any", o)
+		}
+	}
+	seen := map[string]bool{}
+	for i, s := range a.Registry.Sources {
+		key := fmt.Sprintf("agentos.registry.sources[%d]", i)
+		if strings.TrimSpace(s) == "" {
+			p.at(key, "agentos.registry.sources has an empty entry: give a directory, relative to the config file (\"agents\")")
+			continue
+		}
+		abs := c.resolve(s)
+		if seen[filepath.Clean(abs)] {
+			p.at(key, "agentos.registry.sources lists %q twice: remove one", s)
+			continue
+		}
+		seen[filepath.Clean(abs)] = true
+		a.Registry.Sources[i] = filepath.Clean(abs)
+	}
+
+	for _, name := range sortedKeys(c.Models) {
+		m := c.Models[name]
+		c.validateModel(p, "models."+quoteKey(name), &m)
+		c.Models[name] = m
+	}
+
+	c.validateStorage(p, md)
+
+	if !c.MCP.Tools.SessionCloseOnRefresh {
+		p.at("mcp.tools.session_close_on_refresh", "mcp.tools.session_close_on_refresh = false is refused: refreshed MCP sessions are always closed in the call that opened them (agno v2.6.13), because leaving them open leaks a session and a connection per call; the fixed behaviour cannot be turned off, so remove the key or set it to true")
+	}
+	if !c.MCP.Tools.PreserveArgumentWhitespace {
+		p.at("mcp.tools.preserve_argument_whitespace", "mcp.tools.preserve_argument_whitespace = false is refused: tool arguments always reach the tool byte for byte (agno v2.6.13), because trimming them corrupts code and text; the fixed behaviour cannot be turned off, so remove the key or set it to true")
+	}
+	for _, name := range sortedKeys(c.MCP.Servers) {
+		s := c.MCP.Servers[name]
+		c.validateMCPServer(p, "mcp.servers."+quoteKey(name), name, &s)
+		c.MCP.Servers[name] = s
+	}
+
+	c.validateToolkits(p, md)
+
+	h := &c.Workflows.HITL
+	switch h.Transport {
+	case HITLSocket, HITLWebSocket, HITLBoth:
+	default:
+		p.at("workflows.hitl.transport", "workflows.hitl.transport = %q: use \"socket\" (a local Unix socket), \"websocket\" (AgentOS /workflows/ws) or \"both\"", h.Transport)
+	}
+	if md.IsDefined("workflows", "hitl", "socket_path") && strings.TrimSpace(h.SocketPath) == "" {
+		p.at("workflows.hitl.socket_path", "workflows.hitl.socket_path is empty: give a file path for the Unix socket, or remove the key for %s beside the config file", DefaultSocketPath)
+	}
+	if h.SocketPath == "" {
+		h.SocketPath = DefaultSocketPath
+	}
+	h.SocketPath = c.resolve(h.SocketPath)
+	if h.Socket() && len(h.SocketPath) > maxSocketPath {
+		p.at("workflows.hitl.socket_path", "workflows.hitl.socket_path %q is %d bytes; Unix sockets take at most %d: use a shorter path such as \"/tmp/agno-hitl.sock\"", h.SocketPath, len(h.SocketPath), maxSocketPath)
+	}
+}
+
+func (c *Config) validateModel(p *problems, key string, m *ModelConfig) {
+	switch m.Provider {
+	case ProviderOpenAICompatible, ProviderOpenAI, ProviderAnthropic:
+	case "":
+		p.at(key, "%s has no provider: set provider = \"openai-compatible\", \"openai\" or \"anthropic\"", key)
+	default:
+		p.at(key+".provider", "%s.provider = %q is not supported: use \"openai-compatible\" (any OpenAI-compatible endpoint: Ollama, vLLM, OpenRouter, gateways), \"openai\" or \"anthropic\"", key, m.Provider)
+	}
+	if strings.TrimSpace(m.Model) == "" {
+		p.at(key, "%s has no model: set the provider's model id, for example model = \"gpt-4o-mini\"", key)
+	}
+	if m.BaseURL != "" {
+		u, err := url.Parse(m.BaseURL)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			p.at(key+".base_url", "%s.base_url = %q is not an http(s) URL: write it like \"https://api.example.com/v1\"", key, m.BaseURL)
+		}
+	} else if m.Provider == ProviderOpenAICompatible {
+		p.at(key, "%s is openai-compatible but has no base_url: set the endpoint, for example base_url = \"http://localhost:11434/v1\"", key)
+	}
+	if m.APIKeyEnv != "" {
+		checkEnvName(p, key+".api_key_env", m.APIKeyEnv)
+	}
+	rangeCheck := func(name string, v *float64, lo, hi float64) {
+		if v != nil && (*v < lo || *v > hi) {
+			p.at(key+"."+name, "%s.%s = %v: use a value from %v to %v", key, name, *v, lo, hi)
+		}
+	}
+	rangeCheck("temperature", m.Temperature, 0, 2)
+	rangeCheck("top_p", m.TopP, 0, 1)
+	rangeCheck("frequency_penalty", m.FrequencyPenalty, -2, 2)
+	rangeCheck("presence_penalty", m.PresencePenalty, -2, 2)
+	if m.MaxTokens != nil && *m.MaxTokens <= 0 {
+		p.at(key+".max_tokens", "%s.max_tokens = %d: use a positive number of tokens, or remove the key for the provider's default", key, *m.MaxTokens)
+	}
+	if m.MaxRetries != nil && *m.MaxRetries < 0 {
+		p.at(key+".max_retries", "%s.max_retries = %d: use 0 (no retries) or more", key, *m.MaxRetries)
+	}
+	if m.Timeout < 0 || (m.Timeout == 0 && p.idx != nil && p.has(key+".timeout")) {
+		p.at(key+".timeout", "%s.timeout = %v: use a positive number of seconds, or remove the key for no limit", key, float64(m.Timeout))
+	}
+}
+
+// has reports whether the document has an indexed key.
+func (p *problems) has(key string) bool {
+	_, ok := p.idx.lookup(key)
+	return ok
+}
+
+func (c *Config) validateStorage(p *problems, md *toml.MetaData) {
+	s := &c.Storage
+	switch s.Driver {
+	case DriverSQLite:
+		if s.Path == "" {
+			if md.IsDefined("storage", "path") {
+				p.at("storage.path", "storage.path is empty: give the SQLite file, or remove the key for %s beside the config file", DefaultSQLitePath)
+			}
+			s.Path = DefaultSQLitePath
+		}
+		if s.Path != ":memory:" {
+			s.Path = c.resolve(s.Path)
+		}
+		if md.IsDefined("storage", "dsn_env") || md.IsDefined("storage", "schema") {
+			p.at("storage", "storage: dsn_env and schema are for driver = \"postgres\"; remove them or set the driver")
+		}
+	case DriverPostgres:
+		if md.IsDefined("storage", "path") {
+			p.at("storage.path", "storage.path is for driver = \"sqlite\"; Postgres is reached through the variable named by dsn_env")
+		}
+		if s.DSNEnv == "" {
+			s.DSNEnv = DefaultDSNEnv
+		} else {
+			checkEnvName(p, "storage.dsn_env", s.DSNEnv)
+		}
+	case DriverMemory:
+		if md.IsDefined("storage", "path") || md.IsDefined("storage", "dsn_env") || md.IsDefined("storage", "schema") {
+			p.at("storage", "storage: driver = \"memory\" takes no path, dsn_env or schema")
+		}
+	default:
+		p.at("storage.driver", "storage.driver = %q: use \"sqlite\" (a file, the default), \"postgres\" or \"memory\" (nothing kept after exit)", s.Driver)
+	}
+}
+
+func (c *Config) validateMCPServer(p *problems, key, name string, s *MCPServerConfig) {
+	if name == "" || strings.ContainsAny(name, ": ") {
+		p.at(key, "MCP server name %q: use letters, digits, - and _ (agents refer to it as \"mcp:<name>\")", name)
+	}
+	switch {
+	case s.Command != "" && s.URL != "":
+		p.at(key, "%s has both command and url: a server is either started (command, args) or reached over HTTP (url)", key)
+	case s.Command == "" && s.URL == "":
+		p.at(key, "%s has neither command nor url: set command = \"npx\" with args = [...] for a stdio server, or url = \"http://host:port/mcp\"", key)
+	}
+	switch s.Transport {
+	case "":
+	case "stdio":
+		if s.URL != "" {
+			p.at(key+".transport", "%s.transport = \"stdio\" needs a command, not a url", key)
+		}
+	case "sse", "streamable-http":
+		if s.URL == "" {
+			p.at(key+".transport", "%s.transport = %q needs url = \"http://host:port/...\"", key, s.Transport)
+		}
+	default:
+		p.at(key+".transport", "%s.transport = %q: use \"stdio\", \"streamable-http\" or \"sse\"", key, s.Transport)
+	}
+	if s.URL != "" {
+		u, err := url.Parse(s.URL)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			p.at(key+".url", "%s.url = %q is not an http(s) URL: write it like \"http://127.0.0.1:3001/mcp\"", key, s.URL)
+		}
+		if len(s.Env) > 0 || len(s.PassEnv) > 0 || len(s.Args) > 0 {
+			p.at(key, "%s: args, env and pass_env are for servers started with command, not url", key)
+		}
+	}
+	if s.Command != "" && (len(s.Headers) > 0 || len(s.HeadersEnv) > 0) {
+		p.at(key, "%s: headers and headers_env are for HTTP servers (url), not command", key)
+	}
+	// A relative program path is the config file's; a command line
+	// without args is left for the MCP toolkit to split.
+	if s.Command != "" && (s.Args != nil || !strings.ContainsAny(s.Command, " \t")) &&
+		strings.ContainsRune(s.Command, filepath.Separator) && !filepath.IsAbs(s.Command) {
+		s.Command = c.resolve(s.Command)
+	}
+	for i, v := range s.PassEnv {
+		checkEnvName(p, fmt.Sprintf("%s.pass_env[%d]", key, i), v)
+	}
+	for _, h := range sortedKeys(s.HeadersEnv) {
+		checkEnvName(p, key+".headers_env."+quoteKey(h), s.HeadersEnv[h])
+	}
+	if s.TimeoutSeconds < 0 || (s.TimeoutSeconds == 0 && p.has(key+".timeout_seconds")) {
+		p.at(key+".timeout_seconds", "%s.timeout_seconds = %v: use a positive number of seconds (default 10)", key, float64(s.TimeoutSeconds))
+	}
+	for field, list := range map[string][]string{"include_tools": s.IncludeTools, "exclude_tools": s.ExcludeTools} {
+		for i, n := range list {
+			if strings.TrimSpace(n) == "" {
+				p.at(fmt.Sprintf("%s.%s[%d]", key, field, i), "%s.%s has an empty tool name", key, field)
+			}
+		}
+	}
+}
+
+func (c *Config) validateToolkits(p *problems, md *toml.MetaData) {
+	sh := &c.Toolkits.Shell
+	if sh.TimeoutSeconds < 0 || (sh.TimeoutSeconds == 0 && md.IsDefined("toolkits", "shell", "timeout_seconds")) {
+		p.at("toolkits.shell.timeout_seconds", "toolkits.shell.timeout_seconds = %v: use a positive number of seconds (default 60)", float64(sh.TimeoutSeconds))
+	}
+	if sh.MaxOutputBytes < 0 {
+		p.at("toolkits.shell.max_output_bytes", "toolkits.shell.max_output_bytes = %d: use a positive number of bytes, or 0 for the default 64 KiB", sh.MaxOutputBytes)
+	}
+	for i, v := range sh.EnvAllowList {
+		checkEnvName(p, fmt.Sprintf("toolkits.shell.env_allow_list[%d]", i), v)
+	}
+	sh.Dir = c.resolve(sh.Dir)
+	if sh.Dir == "" {
+		sh.Dir = c.Dir
+	}
+	if sh.Shell != "" && strings.ContainsRune(sh.Shell, filepath.Separator) {
+		sh.Shell = c.resolve(sh.Shell)
+	}
+
+	f := &c.Toolkits.File
+	if f.MaxFileLength < 0 || f.MaxFileLines < 0 {
+		p.at("toolkits.file", "toolkits.file: max_file_length and max_file_lines must not be negative (0 means the default)")
+	}
+	f.BaseDir = c.resolve(f.BaseDir)
+	if f.BaseDir == "" {
+		f.BaseDir = c.Dir
+	}
+
+	d := &c.Toolkits.Daytona
+	if d.APIKeyEnv != "" {
+		checkEnvName(p, "toolkits.daytona.api_key_env", d.APIKeyEnv)
+	}
+	switch d.Language {
+	case "", "python", "javascript", "typescript":
+	default:
+		p.at("toolkits.daytona.language", "toolkits.daytona.language = %q: use \"python\" (default), \"javascript\" or \"typescript\"", d.Language)
+	}
+	if d.AutoStopInterval != nil && *d.AutoStopInterval < 0 {
+		p.at("toolkits.daytona.auto_stop_interval", "toolkits.daytona.auto_stop_interval = %d: use minutes >= 0 (0 disables auto-stop; default 60)", *d.AutoStopInterval)
+	}
+	if d.TimeoutSeconds < 0 {
+		p.at("toolkits.daytona.timeout_seconds", "toolkits.daytona.timeout_seconds = %v: use a positive number of seconds (default 300)", float64(d.TimeoutSeconds))
+	}
+	if d.APIURL != "" {
+		u, err := url.Parse(d.APIURL)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			p.at("toolkits.daytona.api_url", "toolkits.daytona.api_url = %q is not an http(s) URL: write it like \"https://app.daytona.io/api\"", d.APIURL)
+		}
+	}
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}

@@ -1,0 +1,286 @@
+package config_test
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/agno-go/agno/config"
+)
+
+// testdata/config.toml and testdata/settings.json are copies of
+// shared/examples, the files users copy from the upgrade guide.
+func TestUsersConfigLoadsAsIs(t *testing.T) {
+	c, err := config.Load(filepath.Join("testdata", "config.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir, _ := filepath.Abs("testdata")
+	if c.Path != filepath.Join(dir, "config.toml") || c.Dir != dir {
+		t.Errorf("Path %q Dir %q", c.Path, c.Dir)
+	}
+	a := c.AgentOS
+	if a.Name != "my-agentos" || a.Host != "0.0.0.0" || a.Port != 7777 || !a.RegistryAutoPopulate || !a.ProtectedMode {
+		t.Errorf("[agentos] = %+v", a)
+	}
+	wantSources := []string{filepath.Join(dir, "agents"), filepath.Join(dir, "teams"), filepath.Join(dir, "workflows")}
+	if diff := cmp.Diff(wantSources, a.Registry.Sources); diff != "" || !a.Registry.RefreshOnStart {
+		t.Errorf("registry sources (-want +got):\n%s refresh_on_start=%v", diff, a.Registry.RefreshOnStart)
+	}
+	want := config.ModelConfig{Provider: "openai-compatible", BaseURL: "https://taotoken.net/api", APIKeyEnv: "TAOTOKEN_API_KEY", Model: "gpt-4o-mini"}
+	if diff := cmp.Diff(map[string]config.ModelConfig{"default": want}, c.Models); diff != "" {
+		t.Errorf("models (-want +got):\n%s", diff)
+	}
+	if !c.MCP.Tools.SessionCloseOnRefresh || !c.MCP.Tools.PreserveArgumentWhitespace {
+		t.Errorf("[mcp.tools] = %+v", c.MCP.Tools)
+	}
+	h := c.Workflows.HITL
+	if h.Transport != "socket" || h.SocketPath != "/tmp/agno-hitl.sock" || !h.Socket() || h.WebSocket() {
+		t.Errorf("[workflows.hitl] = %+v", h)
+	}
+	// Defaults for what the skeleton leaves out.
+	if c.Storage.Driver != "sqlite" || c.Storage.Path != filepath.Join(dir, "agno.db") {
+		t.Errorf("storage = %+v, want sqlite agno.db beside the config", c.Storage)
+	}
+	if c.Settings != config.DefaultSettings() {
+		t.Errorf("settings = %+v, want the defaults", c.Settings)
+	}
+
+	// settings.json next to it, as `--settings settings.json`.
+	withSettings, err := c.LoadSettingsFile("settings.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if withSettings.Settings != config.DefaultSettings() || withSettings.AgentOS.Name != "my-agentos" {
+		t.Errorf("LoadSettingsFile: %+v", withSettings.Settings)
+	}
+	off := config.DefaultSettings()
+	off.Runtime.EventStreaming.SubAgentToParent = false
+	c2, err := c.WithSettings(off)
+	if err != nil || c2.Settings.Runtime.EventStreaming.SubAgentToParent || !c.Settings.Runtime.EventStreaming.SubAgentToParent {
+		t.Errorf("WithSettings: %v %+v (original %+v)", err, c2.Settings, c.Settings)
+	}
+	bad := config.DefaultSettings()
+	bad.MCP.MultiMCPCleanupOnFailure = false
+	if _, err := c.WithSettings(bad); !errors.Is(err, config.ErrInvalidSettings) {
+		t.Errorf("WithSettings(refused value) = %v", err)
+	}
+}
+
+func TestUsersFilesAreTheExamples(t *testing.T) {
+	for _, name := range []string{"config.toml", "settings.json"} {
+		example, err := os.ReadFile(filepath.Join("..", "..", "shared", "examples", name))
+		if err != nil {
+			t.Skipf("shared/examples not beside the tree: %v", err)
+		}
+		copied, err := os.ReadFile(filepath.Join("testdata", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(example) != string(copied) {
+			t.Errorf("testdata/%s differs from shared/examples/%s", name, name)
+		}
+	}
+}
+
+func parse(t *testing.T, src string) error {
+	t.Helper()
+	_, err := config.Parse(filepath.Join(t.TempDir(), "config.toml"), []byte(src))
+	return err
+}
+
+func TestUnknownKeysNameThePathAndLine(t *testing.T) {
+	tests := []struct {
+		name, src string
+		line      int
+		parts     []string
+	}{
+		{"top level", "[agentos]\nname = \"x\"\n\n[agentoss]\nport = 1\n", 4,
+			[]string{`unknown key "agentoss"`, `did you mean "agentos"?`, "keys allowed at the top level"}},
+		{"nested table", "[agentos]\nname = \"x\"\n[agentos.registry]\nrefresh_on_start = true\nsource = [\"agents\"]\n", 5,
+			[]string{`unknown key "agentos.registry.source"`, `did you mean "agentos.registry.sources"?`}},
+		{"dotted key", "agentos.prot = 8000\n", 1, []string{`unknown key "agentos.prot"`, `did you mean "agentos.port"?`}},
+		{"inside a model", "[models.default]\nprovider = \"openai\"\nmodel = \"gpt-4o\"\ntemprature = 0.5\n", 4,
+			[]string{`unknown key "models.default.temprature"`, `did you mean "models.default.temperature"?`}},
+		{"secret in the file", "[models.default]\nprovider = \"openai\"\nmodel = \"m\"\napi_key = \"sk-123\"\n", 4,
+			[]string{`unknown key "models.default.api_key"`, "secrets never go in a config file", "api_key_env"}},
+		{"unknown toolkit", "[toolkits.shel]\nallow_shell = true\n", 1, []string{`unknown key "toolkits.shel"`, `did you mean "toolkits.shell"?`}},
+		{"inline table", "[mcp.servers.x]\nurl = \"http://h/mcp\"\nheaders = { A = \"1\" }\nheader_env = { B = \"C\" }\n", 4,
+			[]string{`unknown key "mcp.servers.x.header_env"`, `did you mean "mcp.servers.x.headers_env"?`}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			errs := configErrors(t, parse(t, tt.src))
+			e := findError(t, errs, tt.parts...)
+			if e.Line != tt.line {
+				t.Errorf("line %d, want %d: %v", e.Line, tt.line, e)
+			}
+			if !errors.Is(e, config.ErrInvalidConfig) {
+				t.Errorf("%v does not match ErrInvalidConfig", e)
+			}
+		})
+	}
+}
+
+func TestValidationMessages(t *testing.T) {
+	tests := []struct {
+		name, src string
+		line      int
+		parts     []string
+	}{
+		{"port", "[agentos]\nport = 70000\n", 2, []string{"agentos.port = 70000", "from 1 to 65535"}},
+		{"empty host", "[agentos]\nhost = \"\"\n", 2, []string{"agentos.host is empty", "0.0.0.0"}},
+		{"cors origin", "[agentos]\ncors_allowed_origins = [\"*\", \"example.com/app\"]\n", 2, []string{"\"example.com/app\" is not an origin", "scheme://host[:port]"}},
+		{"empty source", "[agentos.registry]\nsources = [\"agents\", \"\"]\n", 2, []string{"sources has an empty entry"}},
+		{"duplicate source", "[agentos.registry]\nsources = [\"agents\", \"./agents\"]\n", 2, []string{"lists \"./agents\" twice"}},
+		{"no provider", "[models.m]\nmodel = \"x\"\n", 1, []string{"models.m has no provider", "openai-compatible"}},
+		{"bad provider", "[models.m]\nprovider = \"azure\"\nmodel = \"x\"\n", 2, []string{"provider = \"azure\" is not supported"}},
+		{"no model id", "[models.m]\nprovider = \"openai\"\n", 1, []string{"models.m has no model", "model = \"gpt-4o-mini\""}},
+		{"compatible without url", "[models.m]\nprovider = \"openai-compatible\"\nmodel = \"x\"\n", 1, []string{"has no base_url", "http://localhost:11434/v1"}},
+		{"bad base url", "[models.m]\nprovider = \"openai\"\nmodel = \"x\"\nbase_url = \"localhost:8080\"\n", 4, []string{"base_url = \"localhost:8080\" is not an http(s) URL"}},
+		{"key instead of variable", "[models.m]\nprovider = \"openai\"\nmodel = \"x\"\napi_key_env = \"sk-abcdef\"\n", 4, []string{"must name an environment variable, not hold the secret", "export MY_KEY"}},
+		{"bad variable name", "[models.m]\nprovider = \"openai\"\nmodel = \"x\"\napi_key_env = \"MY-KEY\"\n", 4, []string{"\"MY-KEY\" is not an environment variable name"}},
+		{"temperature", "[models.m]\nprovider = \"openai\"\nmodel = \"x\"\ntemperature = 3.5\n", 4, []string{"temperature = 3.5", "from 0 to 2"}},
+		{"max tokens", "[models.m]\nprovider = \"openai\"\nmodel = \"x\"\nmax_tokens = 0\n", 4, []string{"max_tokens = 0", "positive number"}},
+		{"max retries", "[models.m]\nprovider = \"openai\"\nmodel = \"x\"\nmax_retries = -1\n", 4, []string{"max_retries = -1", "use 0"}},
+		{"timeout", "[models.m]\nprovider = \"openai\"\nmodel = \"x\"\ntimeout = 0\n", 4, []string{"timeout = 0", "positive number of seconds"}},
+		{"type mismatch", "[agentos]\nport = \"7777\"\n", 2, []string{`key "agentos.port"`, "type string", "type integer"}},
+		{"storage driver", "[storage]\ndriver = \"mysql\"\n", 2, []string{"storage.driver = \"mysql\"", "\"sqlite\"", "\"postgres\""}},
+		{"postgres path", "[storage]\ndriver = \"postgres\"\npath = \"x.db\"\n", 3, []string{"storage.path is for driver = \"sqlite\""}},
+		{"sqlite dsn", "[storage]\ndsn_env = \"X\"\n", 1, []string{"dsn_env and schema are for driver = \"postgres\""}},
+		{"dsn in the file", "[storage]\ndriver = \"postgres\"\ndsn = \"postgres://u:p@h/db\"\n", 3, []string{`unknown key "storage.dsn"`, "dsn_env"}},
+		{"session close off", "[mcp.tools]\nsession_close_on_refresh = false\n", 2, []string{"session_close_on_refresh = false is refused", "cannot be turned off"}},
+		{"whitespace off", "[mcp.tools]\npreserve_argument_whitespace = false\n", 2, []string{"preserve_argument_whitespace = false is refused", "cannot be turned off"}},
+		{"mcp both", "[mcp.servers.e]\ncommand = \"npx\"\nurl = \"http://h/mcp\"\n", 1, []string{"has both command and url"}},
+		{"mcp neither", "[mcp.servers.e]\ntimeout_seconds = 5\n", 1, []string{"has neither command nor url"}},
+		{"mcp transport", "[mcp.servers.e]\nurl = \"http://h/mcp\"\ntransport = \"websocket\"\n", 3, []string{"transport = \"websocket\"", "streamable-http"}},
+		{"mcp url", "[mcp.servers.e]\nurl = \"h:3001\"\n", 2, []string{"url = \"h:3001\" is not an http(s) URL"}},
+		{"mcp headers on stdio", "[mcp.servers.e]\ncommand = \"npx\"\nheaders = { A = \"b\" }\n", 1, []string{"headers and headers_env are for HTTP servers"}},
+		{"mcp timeout", "[mcp.servers.e]\ncommand = \"npx\"\ntimeout_seconds = -1\n", 3, []string{"timeout_seconds = -1"}},
+		{"mcp name", "[mcp.servers.\"a b\"]\ncommand = \"npx\"\n", 1, []string{"MCP server name \"a b\""}},
+		{"hitl transport", "[workflows.hitl]\ntransport = \"tcp\"\n", 2, []string{"transport = \"tcp\"", "\"socket\"", "\"websocket\"", "\"both\""}},
+		{"socket path length", "[workflows.hitl]\ntransport = \"socket\"\nsocket_path = \"/tmp/" + strings.Repeat("s", 120) + ".sock\"\n", 3, []string{"Unix sockets take at most"}},
+		{"shell timeout", "[toolkits.shell]\ntimeout_seconds = 0\n", 2, []string{"toolkits.shell.timeout_seconds = 0"}},
+		{"daytona language", "[toolkits.daytona]\nlanguage = \"ruby\"\n", 2, []string{"language = \"ruby\"", "python"}},
+		{"syntax", "[agentos]\nname = \"x\n", 2, []string{"config.toml:2", "strings cannot contain newlines"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			errs := configErrors(t, parse(t, tt.src))
+			e := findError(t, errs, tt.parts...)
+			if e.Line != tt.line {
+				t.Errorf("line %d, want %d: %v", e.Line, tt.line, e)
+			}
+		})
+	}
+}
+
+func TestAllProblemsReportedTogether(t *testing.T) {
+	err := parse(t, "[agentos]\nport = 0\nnmae = \"x\"\n[mcp.tools]\nsession_close_on_refresh = false\n")
+	errs := configErrors(t, err)
+	findError(t, errs, "agentos.port = 0")
+	findError(t, errs, `unknown key "agentos.nmae"`)
+	findError(t, errs, "session_close_on_refresh = false is refused")
+}
+
+func TestRelativePathsResolveAgainstTheConfigFile(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"conf/config.toml": `
+[agentos.registry]
+sources = ["defs/agents", "/abs/teams"]
+[storage]
+path = "data/agno.db"
+[workflows.hitl]
+socket_path = "run/hitl.sock"
+[toolkits.shell]
+dir = "work"
+[toolkits.file]
+base_dir = "../files"
+[mcp.servers.local]
+command = "./bin/server"
+args = ["--stdio"]
+[mcp.servers.line]
+command = "npx -y server"
+`,
+		"conf/settings.json": `{"runtime": {"event_streaming": {"sub_agent_to_parent": false}}}`,
+	})
+	// Load from another working directory: paths follow the file.
+	t.Chdir(t.TempDir())
+	c, err := config.Load(filepath.Join(dir, "conf", "config.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := filepath.Join(dir, "conf")
+	checks := map[string][2]string{
+		"sources[0]":      {c.AgentOS.Registry.Sources[0], filepath.Join(base, "defs", "agents")},
+		"sources[1]":      {c.AgentOS.Registry.Sources[1], "/abs/teams"},
+		"storage.path":    {c.Storage.Path, filepath.Join(base, "data", "agno.db")},
+		"socket_path":     {c.Workflows.HITL.SocketPath, filepath.Join(base, "run", "hitl.sock")},
+		"shell.dir":       {c.Toolkits.Shell.Dir, filepath.Join(base, "work")},
+		"file.base_dir":   {c.Toolkits.File.BaseDir, filepath.Join(dir, "files")},
+		"mcp command":     {c.MCP.Servers["local"].Command, filepath.Join(base, "bin", "server")},
+		"mcp commandline": {c.MCP.Servers["line"].Command, "npx -y server"},
+	}
+	for name, got := range checks {
+		if got[0] != got[1] {
+			t.Errorf("%s = %q, want %q", name, got[0], got[1])
+		}
+	}
+	c2, err := c.LoadSettingsFile("settings.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c2.Settings.Runtime.EventStreaming.SubAgentToParent {
+		t.Error("settings.json beside the config was not read")
+	}
+
+	// Defaults also sit beside the file.
+	writeFiles(t, dir, map[string]string{"empty/config.toml": ""})
+	d, err := config.Load(filepath.Join(dir, "empty", "config.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := filepath.Join(dir, "empty")
+	if d.Storage.Path != filepath.Join(e, "agno.db") || d.Workflows.HITL.SocketPath != filepath.Join(e, "agno-hitl.sock") ||
+		d.AgentOS.Registry.Sources[0] != filepath.Join(e, "agents") || d.Toolkits.Shell.Dir != e || d.Toolkits.File.BaseDir != e {
+		t.Errorf("defaults not beside the file: %+v %+v", d.Storage, d.Workflows.HITL)
+	}
+	if d.AgentOS.Host != "127.0.0.1" || d.AgentOS.Port != 7777 || !d.AgentOS.ProtectedMode || d.Workflows.HITL.Transport != "both" {
+		t.Errorf("defaults: %+v %+v", d.AgentOS, d.Workflows.HITL)
+	}
+}
+
+func FuzzParse(f *testing.F) {
+	seeds := []string{
+		"",
+		"[agentos]\nport = 7777\n",
+		"[[steps]]\nname = \"a\"\n[[steps.steps]]\nfoo = 1\n",
+		"a = [{b = 1, c = [1, [2, 3]]}, {d = \"\"\"x\ny\"\"\"}]\n",
+		"\"quoted.key\" = 'lit' # comment\n[x.'y z']\nq = 1979-05-27T07:32:00Z\n",
+		"[models.\"my model\"]\nprovider = \"openai\"\napi_key = \"k\"\n",
+		"x = '''\n''' \ny = \"\\u00e9\\e\"\n",
+	}
+	if b, err := os.ReadFile(filepath.Join("testdata", "config.toml")); err == nil {
+		seeds = append(seeds, string(b))
+	}
+	if b, err := os.ReadFile(filepath.Join("testdata", "registry", "workflows", "review-flow.toml")); err == nil {
+		seeds = append(seeds, string(b))
+	}
+	for _, s := range seeds {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, src string) {
+		c, err := config.Parse("/fuzz/config.toml", []byte(src))
+		if err == nil && c == nil {
+			t.Fatal("nil config without an error")
+		}
+		if err != nil && !errors.Is(err, config.ErrInvalidConfig) {
+			t.Fatalf("error does not match ErrInvalidConfig: %v", err)
+		}
+	})
+}

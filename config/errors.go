@@ -1,0 +1,238 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"reflect"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/BurntSushi/toml"
+)
+
+// ErrInvalidConfig is matched (errors.Is) by every problem found in
+// config.toml or in a declarative resource file.
+var ErrInvalidConfig = errors.New("invalid config")
+
+// Error is one problem in a TOML file: where it is, which key, and what
+// to do about it.
+type Error struct {
+	File string
+	// Line and Column are 1-based; 0 when unknown.
+	Line   int
+	Column int
+	// Key is the key path with array indices ("steps[1].on_reject");
+	// empty for the file as a whole.
+	Key string
+	Msg string
+}
+
+func (e *Error) Error() string {
+	var b strings.Builder
+	b.WriteString(e.File)
+	if e.Line > 0 {
+		fmt.Fprintf(&b, ":%d", e.Line)
+		if e.Column > 0 {
+			fmt.Fprintf(&b, ":%d", e.Column)
+		}
+	}
+	b.WriteString(": ")
+	b.WriteString(e.Msg)
+	return b.String()
+}
+
+// Unwrap makes every Error match ErrInvalidConfig.
+func (e *Error) Unwrap() error { return ErrInvalidConfig }
+
+// problems collects the errors of one file.
+type problems struct {
+	file string
+	idx  *keyIndex
+	errs []error
+}
+
+// at records a problem at an indexed key path ("" for the file).
+func (p *problems) at(key, format string, a ...any) {
+	e := &Error{File: p.file, Key: key, Msg: fmt.Sprintf(format, a...)}
+	if pos, ok := p.idx.lookup(key); ok {
+		e.Line, e.Column = pos.Line, pos.Col
+	}
+	p.errs = append(p.errs, e)
+}
+
+func (p *problems) err() error { return errors.Join(p.errs...) }
+
+// decodeStrict decodes a TOML document into v. A syntax or type error is
+// fatal; keys v has no place for are returned as unknown, each naming the
+// key path, its line and the keys allowed there, so the caller can go on
+// validating and report everything at once.
+func decodeStrict(file, src string, v any, idx *keyIndex) (md toml.MetaData, fatal, unknown error) {
+	md, err := toml.Decode(src, v)
+	if err != nil {
+		return md, syntaxError(file, err), nil
+	}
+	p := &problems{file: file, idx: idx}
+	seen := map[string]bool{}
+	for _, k := range md.Undecoded() {
+		unknown, allowed, isValue := firstUnknown(reflect.TypeOf(v), k)
+		if unknown == nil {
+			continue // decoded by a custom unmarshaler
+		}
+		plain := toPath(unknown).plain()
+		if seen[plain] {
+			continue
+		}
+		seen[plain] = true
+		occ := idx.occurrences(plain)
+		if len(occ) == 0 {
+			occ = []keyPath{toPath(unknown)}
+		}
+		for _, o := range occ {
+			p.at(o.String(), "%s", unknownKeyMessage(o, allowed, isValue))
+		}
+	}
+	return md, nil, p.err()
+}
+
+func toPath(k []string) keyPath {
+	p := make(keyPath, len(k))
+	for i, s := range k {
+		p[i] = pathElem{key: s}
+	}
+	return p
+}
+
+// syntaxError turns the TOML library's error into an Error with the line.
+func syntaxError(file string, err error) error {
+	var pe toml.ParseError
+	if errors.As(err, &pe) {
+		msg := pe.Message
+		if pe.LastKey != "" {
+			msg = fmt.Sprintf("key %q: %s", pe.LastKey, pe.Message)
+		}
+		return &Error{File: file, Line: pe.Position.Line, Column: pe.Position.Col, Key: pe.LastKey, Msg: msg}
+	}
+	// Type mismatches come as plain errors: "toml: line 3 (last key
+	// "agentos.port"): incompatible types: TOML value has type string;
+	// destination has type integer".
+	if m := typeErrRE.FindStringSubmatch(err.Error()); m != nil {
+		line, _ := strconv.Atoi(m[1])
+		msg := m[3]
+		if t := incompatibleRE.FindStringSubmatch(msg); t != nil {
+			msg = fmt.Sprintf("the value is of type %s; it must be of type %s", t[1], t[2])
+		}
+		return &Error{File: file, Line: line, Key: m[2], Msg: fmt.Sprintf("key %q: %s", m[2], msg)}
+	}
+	return &Error{File: file, Msg: strings.TrimPrefix(err.Error(), "toml: ")}
+}
+
+var (
+	typeErrRE      = regexp.MustCompile(`^toml: line (\d+) \(last key "((?:[^"\\]|\\.)*)"\): (.*)$`)
+	incompatibleRE = regexp.MustCompile(`^incompatible types: TOML value has type (.+); destination has type (.+)$`)
+)
+
+// firstUnknown walks the Go type along key and returns the shortest prefix
+// of key that has no field and the keys allowed beside it (isValue: the
+// parent is a value, not a table). It returns nil when the whole key
+// resolves (a free-form table).
+func firstUnknown(t reflect.Type, key []string) (unknown []string, allowed []string, isValue bool) {
+	custom := func(t reflect.Type) bool {
+		return t.Implements(unmarshalerType) || reflect.PointerTo(t).Implements(unmarshalerType)
+	}
+	for i, k := range key {
+		for !custom(t) && (t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice || t.Kind() == reflect.Array) {
+			t = t.Elem()
+		}
+		switch {
+		case custom(t):
+			return nil, nil, false // it decodes everything below itself
+		case t.Kind() == reflect.Map:
+			t = t.Elem()
+		case t.Kind() == reflect.Struct:
+			f, ok := fieldByTOMLName(t, k)
+			if !ok {
+				return key[:i+1], tomlNames(t), false
+			}
+			t = f.Type
+		default:
+			// A value where the document has a table.
+			return key[:i+1], nil, true
+		}
+	}
+	return nil, nil, false
+}
+
+var unmarshalerType = reflect.TypeFor[toml.Unmarshaler]()
+
+func fieldByTOMLName(t reflect.Type, name string) (reflect.StructField, bool) {
+	for i := range t.NumField() {
+		f := t.Field(i)
+		if tag := tomlTag(f); tag != "" && strings.EqualFold(tag, name) {
+			return f, true
+		}
+	}
+	return reflect.StructField{}, false
+}
+
+func tomlTag(f reflect.StructField) string {
+	tag, _, _ := strings.Cut(f.Tag.Get("toml"), ",")
+	if tag == "-" || !f.IsExported() {
+		return ""
+	}
+	return tag
+}
+
+func tomlNames(t reflect.Type) []string {
+	var names []string
+	for i := range t.NumField() {
+		if tag := tomlTag(t.Field(i)); tag != "" {
+			names = append(names, tag)
+		}
+	}
+	return names
+}
+
+// keyHints are messages for keys people write by mistake.
+var keyHints = map[string]string{
+	"api_key": "secrets never go in a config file: export the key in an environment variable and name that variable with api_key_env",
+	"dsn":     "the connection string holds a password, so it never goes in a config file: export it in an environment variable and name that variable with dsn_env",
+	"token":   "secrets never go in a config file: export them in an environment variable",
+}
+
+func unknownKeyMessage(key keyPath, allowed []string, isValue bool) string {
+	last := key[len(key)-1].key
+	parent := key[:len(key)-1]
+	var b strings.Builder
+	fmt.Fprintf(&b, "unknown key %q", key.String())
+	if hint, ok := keyHints[last]; ok {
+		fmt.Fprintf(&b, ": %s", hint)
+	}
+	if isValue {
+		fmt.Fprintf(&b, "; %q is a value, not a table", parent.String())
+		return b.String()
+	}
+	if best := closest(last, allowed); best != "" {
+		fmt.Fprintf(&b, "; did you mean %q?", parent.with(best).String())
+	}
+	where := "at the top level"
+	if len(parent) > 0 {
+		where = "in " + parent.String()
+	}
+	fmt.Fprintf(&b, " (keys allowed %s: %s)", where, strings.Join(allowed, ", "))
+	return b.String()
+}
+
+// closest returns the allowed name nearest to key, if near enough.
+func closest(key string, allowed []string) string {
+	best, bestDist := "", 1<<30
+	for _, a := range allowed {
+		if d := editDistance(strings.ToLower(key), a); d < bestDist {
+			best, bestDist = a, d
+		}
+	}
+	if best != "" && bestDist <= max(2, len(best)/3) {
+		return best
+	}
+	return ""
+}

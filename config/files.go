@@ -1,0 +1,222 @@
+package config
+
+// The declarative resource files of the registry sources directories: one
+// TOML file per agent, team or workflow. Field names follow agno's and the
+// Go Configs (agent.Config, team.Config, workflow.Config), so a
+// file-defined resource and a code-defined one are the same thing.
+
+// Kind is the kind of a declarative resource.
+type Kind string
+
+// Resource kinds.
+const (
+	KindAgent    Kind = "agent"
+	KindTeam     Kind = "team"
+	KindWorkflow Kind = "workflow"
+)
+
+// dirKinds maps a source directory's name to the kind of its files.
+var dirKinds = map[string]Kind{"agents": KindAgent, "teams": KindTeam, "workflows": KindWorkflow}
+
+// AgentFile is an agent file (agents/<id>.toml).
+type AgentFile struct {
+	Kind        string `toml:"kind"`
+	ID          string `toml:"id"`
+	Name        string `toml:"name"`
+	Description string `toml:"description"`
+	Role        string `toml:"role"`
+
+	// Model is a key of [models] in config.toml (default "default").
+	Model          string   `toml:"model"`
+	FallbackModels []string `toml:"fallback_models"`
+
+	Instructions       StringList `toml:"instructions"`
+	SystemMessage      string     `toml:"system_message"`
+	AdditionalContext  string     `toml:"additional_context"`
+	ExpectedOutput     string     `toml:"expected_output"`
+	Markdown           bool       `toml:"markdown"`
+	AddNameToContext   bool       `toml:"add_name_to_context"`
+	AddDatetime        bool       `toml:"add_datetime_to_context"`
+	UseInstructionTags bool       `toml:"use_instruction_tags"`
+
+	// Tools: "mcp:<server>", a built-in toolkit (shell, file, daytona), a
+	// Go function registered by name, or "agent:<id>" / "team:<id>".
+	Tools         []string `toml:"tools"`
+	ToolCallLimit int      `toml:"tool_call_limit"`
+
+	AddHistoryToContext      bool  `toml:"add_history_to_context"`
+	NumHistoryRuns           int   `toml:"num_history_runs"`
+	NumHistoryMessages       int   `toml:"num_history_messages"`
+	SessionState             Table `toml:"session_state"`
+	AddSessionStateToContext bool  `toml:"add_session_state_to_context"`
+	Dependencies             Table `toml:"dependencies"`
+	Metadata                 Table `toml:"metadata"`
+
+	// OutputSchema is a JSON schema; its "title" names it.
+	OutputSchema Table `toml:"output_schema"`
+	UseJSONMode  bool  `toml:"use_json_mode"`
+
+	Retries             int     `toml:"retries"`
+	DelayBetweenRetries Seconds `toml:"delay_between_retries"`
+	ExponentialBackoff  bool    `toml:"exponential_backoff"`
+	StoreEvents         bool    `toml:"store_events"`
+	StreamEvents        bool    `toml:"stream_events"`
+}
+
+// TeamFile is a team file (teams/<id>.toml).
+type TeamFile struct {
+	Kind        string `toml:"kind"`
+	ID          string `toml:"id"`
+	Name        string `toml:"name"`
+	Description string `toml:"description"`
+	Role        string `toml:"role"`
+
+	Model string `toml:"model"`
+	// Members are agent or team ids; "agent:<id>" / "team:<id>" when an
+	// agent and a team share an id.
+	Members                  []string `toml:"members"`
+	Mode                     string   `toml:"mode"`
+	RespondDirectly          bool     `toml:"respond_directly"`
+	DelegateToAllMembers     bool     `toml:"delegate_to_all_members"`
+	DetermineInputForMembers *bool    `toml:"determine_input_for_members"`
+	MaxIterations            int      `toml:"max_iterations"`
+	AddTeamHistoryToMembers  bool     `toml:"add_team_history_to_members"`
+	NumTeamHistoryRuns       int      `toml:"num_team_history_runs"`
+	ShareMemberInteractions  bool     `toml:"share_member_interactions"`
+	GetMemberInformationTool bool     `toml:"get_member_information_tool"`
+	AddMemberToolsToContext  bool     `toml:"add_member_tools_to_context"`
+	StreamMemberEvents       *bool    `toml:"stream_member_events"`
+	StoreMemberResponses     bool     `toml:"store_member_responses"`
+
+	Instructions       StringList `toml:"instructions"`
+	ExpectedOutput     string     `toml:"expected_output"`
+	AdditionalContext  string     `toml:"additional_context"`
+	Markdown           bool       `toml:"markdown"`
+	AddNameToContext   bool       `toml:"add_name_to_context"`
+	AddDatetime        bool       `toml:"add_datetime_to_context"`
+	UseInstructionTags bool       `toml:"use_instruction_tags"`
+
+	Tools         []string `toml:"tools"`
+	ToolCallLimit int      `toml:"tool_call_limit"`
+
+	SessionState             Table `toml:"session_state"`
+	AddSessionStateToContext bool  `toml:"add_session_state_to_context"`
+	Dependencies             Table `toml:"dependencies"`
+	Metadata                 Table `toml:"metadata"`
+	AddHistoryToContext      bool  `toml:"add_history_to_context"`
+	NumHistoryRuns           int   `toml:"num_history_runs"`
+
+	OutputSchema Table `toml:"output_schema"`
+
+	Retries             int     `toml:"retries"`
+	DelayBetweenRetries Seconds `toml:"delay_between_retries"`
+	StoreEvents         bool    `toml:"store_events"`
+	StreamEvents        bool    `toml:"stream_events"`
+}
+
+// WorkflowFile is a workflow file (workflows/<id>.toml).
+type WorkflowFile struct {
+	Kind        string `toml:"kind"`
+	ID          string `toml:"id"`
+	Name        string `toml:"name"`
+	Description string `toml:"description"`
+
+	Steps []StepFile `toml:"steps"`
+
+	// InputSchema is a JSON schema the input (a JSON object) must match.
+	InputSchema  Table `toml:"input_schema"`
+	SessionState Table `toml:"session_state"`
+	Metadata     Table `toml:"metadata"`
+	Dependencies Table `toml:"dependencies"`
+
+	StreamEvents              bool  `toml:"stream_events"`
+	StreamExecutorEvents      *bool `toml:"stream_executor_events"`
+	StoreEvents               bool  `toml:"store_events"`
+	StoreExecutorOutputs      *bool `toml:"store_executor_outputs"`
+	AddWorkflowHistoryToSteps bool  `toml:"add_workflow_history_to_steps"`
+	NumHistoryRuns            int   `toml:"num_history_runs"`
+}
+
+// Step types.
+const (
+	StepTypeStep      = "step"
+	StepTypeSteps     = "steps"
+	StepTypeLoop      = "loop"
+	StepTypeParallel  = "parallel"
+	StepTypeCondition = "condition"
+	StepTypeRouter    = "router"
+)
+
+// StepFile is one [[steps]] entry of a workflow file, of any type; the
+// keys allowed depend on Type.
+type StepFile struct {
+	Name        string `toml:"name"`
+	ID          string `toml:"id"`
+	Description string `toml:"description"`
+	// Type is step (default), steps, loop, parallel, condition or router.
+	Type string `toml:"type"`
+
+	// A step runs exactly one of these.
+	Agent    string `toml:"agent"`
+	Team     string `toml:"team"`
+	Function string `toml:"function"`
+	Workflow string `toml:"workflow"`
+
+	MaxRetries         *int   `toml:"max_retries"`
+	SkipOnFailure      bool   `toml:"skip_on_failure"`
+	OnError            string `toml:"on_error"`
+	AddWorkflowHistory bool   `toml:"add_workflow_history"`
+	NumHistoryRuns     int    `toml:"num_history_runs"`
+
+	Steps     []StepFile `toml:"steps"`
+	ElseSteps []StepFile `toml:"else_steps"`
+	Choices   []StepFile `toml:"choices"`
+
+	MaxIterations           int  `toml:"max_iterations"`
+	EndCondition            Expr `toml:"end_condition"`
+	Evaluator               Expr `toml:"evaluator"`
+	Selector                Expr `toml:"selector"`
+	AllowMultipleSelections bool `toml:"allow_multiple_selections"`
+
+	RequiresConfirmation bool             `toml:"requires_confirmation"`
+	ConfirmationMessage  string           `toml:"confirmation_message"`
+	OnReject             string           `toml:"on_reject"`
+	RequiresUserInput    bool             `toml:"requires_user_input"`
+	UserInputMessage     string           `toml:"user_input_message"`
+	UserInputSchema      []InputFieldFile `toml:"user_input_schema"`
+	RequiresOutputReview bool             `toml:"requires_output_review"`
+	OutputReviewMessage  string           `toml:"output_review_message"`
+	TimeoutSeconds       Seconds          `toml:"timeout_seconds"`
+	OnTimeout            string           `toml:"on_timeout"`
+}
+
+// InputFieldFile is one value a human supplies (workflow.InputField).
+type InputFieldFile struct {
+	Name          string  `toml:"name"`
+	FieldType     string  `toml:"field_type"`
+	Description   string  `toml:"description"`
+	Required      *bool   `toml:"required"`
+	AllowedValues []Value `toml:"allowed_values"`
+}
+
+// stepKeys lists the keys each step type takes.
+var stepKeys = func() map[string]map[string]bool {
+	common := []string{"name", "id", "description", "type", "requires_confirmation", "confirmation_message", "on_reject", "timeout_seconds", "on_timeout"}
+	add := func(extra ...string) map[string]bool {
+		m := map[string]bool{}
+		for _, k := range append(append([]string(nil), common...), extra...) {
+			m[k] = true
+		}
+		return m
+	}
+	return map[string]map[string]bool{
+		StepTypeStep: add("agent", "team", "function", "workflow", "max_retries", "skip_on_failure", "on_error",
+			"add_workflow_history", "num_history_runs", "requires_user_input", "user_input_message", "user_input_schema",
+			"requires_output_review", "output_review_message"),
+		StepTypeSteps:     add("steps"),
+		StepTypeParallel:  add("steps"),
+		StepTypeLoop:      add("steps", "max_iterations", "end_condition"),
+		StepTypeCondition: add("steps", "else_steps", "evaluator"),
+		StepTypeRouter:    add("choices", "selector", "allow_multiple_selections", "requires_user_input", "user_input_message"),
+	}
+}()

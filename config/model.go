@@ -1,0 +1,204 @@
+package config
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"iter"
+	"net"
+	"net/http"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/agno-go/agno/model"
+	"github.com/agno-go/agno/model/anthropic"
+	"github.com/agno-go/agno/model/openai"
+)
+
+// ErrMissingAPIKey is matched by the error of a run whose model's API key
+// variable is not set.
+var ErrMissingAPIKey = errors.New("model API key not set")
+
+// MissingKey is a model whose API key variable was not set at build time.
+type MissingKey struct {
+	Model string // key of [models]
+	Env   string // the variable api_key_env names
+}
+
+// keyEnv is the variable a model's key comes from ("" for none).
+func (m ModelConfig) keyEnv() string {
+	if m.APIKeyEnv != "" {
+		return m.APIKeyEnv
+	}
+	switch m.Provider {
+	case ProviderOpenAI:
+		return openai.OpenAIKeyEnv
+	case ProviderAnthropic:
+		return anthropic.DefaultAPIKeyEnv
+	}
+	return ""
+}
+
+// newHTTPClient gives each model its own connection pool, so that Close
+// releases it, with the configured wait for the provider's first byte.
+func newHTTPClient(timeout time.Duration) (*http.Client, *http.Transport) {
+	base, _ := http.DefaultTransport.(*http.Transport)
+	var t *http.Transport
+	if base != nil {
+		t = base.Clone()
+	} else {
+		t = &http.Transport{Proxy: http.ProxyFromEnvironment, DialContext: (&net.Dialer{Timeout: 30 * time.Second}).DialContext}
+	}
+	// Bounds the wait for response headers only; streamed answers may
+	// run long.
+	t.ResponseHeaderTimeout = 10 * time.Minute
+	if timeout > 0 {
+		t.ResponseHeaderTimeout = timeout
+	}
+	return &http.Client{Transport: t}, t
+}
+
+// newProviderModel builds the provider's client with key (which may be ""
+// for an openai-compatible endpoint without auth).
+func newProviderModel(m ModelConfig, key string, hc *http.Client) (model.Model, error) {
+	retries := 0
+	if m.MaxRetries != nil {
+		retries = *m.MaxRetries
+		if retries == 0 {
+			retries = -1 // the providers read 0 as "default"
+		}
+	}
+	var out model.Model
+	switch m.Provider {
+	case ProviderOpenAI, ProviderOpenAICompatible:
+		om, err := openai.New(openai.Config{
+			ID: m.Model, BaseURL: m.BaseURL, APIKey: key, Compatible: m.Provider == ProviderOpenAICompatible,
+			HTTPClient: hc, MaxRetries: retries,
+		})
+		if err != nil {
+			return nil, err
+		}
+		out = om
+	case ProviderAnthropic:
+		am, err := anthropic.New(anthropic.Config{ID: m.Model, BaseURL: m.BaseURL, APIKey: key, HTTPClient: hc, MaxRetries: retries})
+		if err != nil {
+			return nil, err
+		}
+		out = am
+	default:
+		return nil, fmt.Errorf("provider %q is not supported", m.Provider)
+	}
+	if m.hasSampling() {
+		out = &samplingModel{Model: out, cfg: m}
+	}
+	return out, nil
+}
+
+func (m ModelConfig) hasSampling() bool {
+	return m.Temperature != nil || m.TopP != nil || m.MaxTokens != nil || len(m.Stop) > 0 || m.Seed != nil ||
+		m.FrequencyPenalty != nil || m.PresencePenalty != nil
+}
+
+// samplingModel applies [models.x] sampling parameters to requests that
+// do not set their own.
+type samplingModel struct {
+	model.Model
+	cfg ModelConfig
+}
+
+func (s *samplingModel) Generate(ctx context.Context, req *model.Request) iter.Seq2[*model.Chunk, error] {
+	r := *req
+	c := s.cfg
+	if r.Temperature == nil {
+		r.Temperature = c.Temperature
+	}
+	if r.TopP == nil {
+		r.TopP = c.TopP
+	}
+	if r.MaxTokens == nil {
+		r.MaxTokens = c.MaxTokens
+	}
+	if r.Stop == nil {
+		r.Stop = c.Stop
+	}
+	if r.Seed == nil {
+		r.Seed = c.Seed
+	}
+	if r.FrequencyPenalty == nil {
+		r.FrequencyPenalty = c.FrequencyPenalty
+	}
+	if r.PresencePenalty == nil {
+		r.PresencePenalty = c.PresencePenalty
+	}
+	return s.Model.Generate(ctx, &r)
+}
+
+// pendingKeyModel stands for a model whose API key variable was not set
+// when AgentOS started. Info reports the real provider and id; every
+// Generate fails with an error naming the variable, until the variable is
+// set in this process, when the real client is built and used.
+type pendingKeyModel struct {
+	name, env, file string
+	cfg             ModelConfig
+	info            model.Info
+	hc              *http.Client
+
+	mu   sync.Mutex
+	real model.Model
+}
+
+func (p *pendingKeyModel) Info() model.Info { return p.info }
+
+func (p *pendingKeyModel) Generate(ctx context.Context, req *model.Request) iter.Seq2[*model.Chunk, error] {
+	m, err := p.resolve()
+	if err != nil {
+		return func(yield func(*model.Chunk, error) bool) { yield(nil, err) }
+	}
+	return m.Generate(ctx, req)
+}
+
+func (p *pendingKeyModel) resolve() (model.Model, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.real != nil {
+		return p.real, nil
+	}
+	key := os.Getenv(p.env)
+	if key == "" {
+		return nil, fmt.Errorf("%w: model %q (%s %s) reads its API key from the environment variable %s, which is not set: "+
+			"export %s=<your key> and restart AgentOS (api_key_env in [models.%s] of %s)",
+			ErrMissingAPIKey, p.name, p.info.Provider, p.info.ID, p.env, p.env, p.name, p.file)
+	}
+	m, err := newProviderModel(p.cfg, key, p.hc)
+	if err != nil {
+		return nil, fmt.Errorf("model %q: %w", p.name, err)
+	}
+	p.real = m
+	return m, nil
+}
+
+// buildModel returns the model of [models.name]; a missing key gives a
+// pendingKeyModel and reports the variable.
+func (c *Config) buildModel(name string, m ModelConfig) (model.Model, *http.Transport, *MissingKey, error) {
+	hc, tr := newHTTPClient(m.Timeout.Duration())
+	env := m.keyEnv()
+	key := ""
+	if env != "" {
+		key = os.Getenv(env)
+	}
+	if env == "" || key != "" {
+		out, err := newProviderModel(m, key, hc)
+		if err != nil {
+			return nil, tr, nil, fmt.Errorf("config: [models.%s]: %w", name, err)
+		}
+		return out, tr, nil, nil
+	}
+	// Info as the real client would report it: build one with a
+	// placeholder key that is never sent.
+	probe, err := newProviderModel(m, "unset", hc)
+	if err != nil {
+		return nil, tr, nil, fmt.Errorf("config: [models.%s]: %w", name, err)
+	}
+	return &pendingKeyModel{name: name, env: env, file: c.Path, cfg: m, info: probe.Info(), hc: hc}, tr, &MissingKey{Model: name, Env: env}, nil
+}

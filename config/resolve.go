@@ -1,0 +1,733 @@
+package config
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+
+	"cel.dev/cel-go/cel"
+
+	"github.com/agno-go/agno/agent"
+	"github.com/agno-go/agno/model"
+	"github.com/agno-go/agno/run"
+	"github.com/agno-go/agno/team"
+	"github.com/agno-go/agno/tool"
+	"github.com/agno-go/agno/tool/agenttool"
+	"github.com/agno-go/agno/workflow"
+)
+
+// toolRef is one parsed entry of a tools list.
+type toolRef struct {
+	key    string
+	kind   string // "mcp", "builtin", "function", "agent", "team"
+	name   string
+	ref    *ref // for agent and team
+	source string
+}
+
+// checkModel validates a model key and returns it ("default" when unset).
+func (l *loader) checkModel(p *problems, key, name string) string {
+	if name == "" {
+		if _, ok := l.cfg.Models["default"]; ok {
+			return "default"
+		}
+		p.at("", "no model: set model = \"<key>\" to a key of [models] in %s (keys: %s), or define [models.default] there", l.cfg.Path, listOr(sortedKeys(l.cfg.Models), "none defined"))
+		return ""
+	}
+	if _, ok := l.cfg.Models[name]; !ok {
+		p.at(key, "%s = %q is not a key of [models] in %s: use one of %s, or add [models.%s] there", key, name, l.cfg.Path,
+			listOr(quoteAll(sortedKeys(l.cfg.Models)), "(none defined)"), quoteKey(name))
+	}
+	return name
+}
+
+func quoteAll(list []string) []string {
+	out := make([]string, len(list))
+	for i, s := range list {
+		out[i] = fmt.Sprintf("%q", s)
+	}
+	return out
+}
+
+// checkTools parses a tools list and records agent/team references.
+func (l *loader) checkTools(p *problems, f *resFile, tools []string) []toolRef {
+	var out []toolRef
+	seen := map[string]bool{}
+	for i, t := range tools {
+		key := fmt.Sprintf("tools[%d]", i)
+		if seen[t] {
+			p.at(key, "tools lists %q twice: remove one", t)
+			continue
+		}
+		seen[t] = true
+		prefix, name, hasPrefix := strings.Cut(t, ":")
+		switch {
+		case hasPrefix && prefix == "mcp":
+			if _, ok := l.cfg.MCP.Servers[name]; !ok {
+				p.at(key, "tools: %q names no MCP server: add [mcp.servers.%s] to %s, or use one of %s", t, quoteKey(name), l.cfg.Path,
+					listOr(quoteAll(prefixed("mcp:", sortedKeys(l.cfg.MCP.Servers))), "(no servers defined)"))
+				continue
+			}
+			out = append(out, toolRef{key: key, kind: "mcp", name: name, source: t})
+		case hasPrefix && (prefix == "agent" || prefix == "team"):
+			if name == "" {
+				p.at(key, "tools: %q has no id: write %s:<id>", t, prefix)
+				continue
+			}
+			r := &ref{key: key, kind: Kind(prefix), id: name}
+			f.refs = append(f.refs, r)
+			out = append(out, toolRef{key: key, kind: prefix, name: name, ref: r, source: t})
+		case hasPrefix:
+			p.at(key, "tools: %q: the prefix %q is unknown; use mcp:<server>, agent:<id> or team:<id>", t, prefix)
+		case slices.Contains(builtinToolkits, t):
+			out = append(out, toolRef{key: key, kind: "builtin", name: t, source: t})
+		case l.fn.Tools[t] != nil:
+			out = append(out, toolRef{key: key, kind: "function", name: t, source: t})
+		default:
+			p.at(key, "tools: %q is not a tool: use mcp:<server>, a built-in toolkit (shell, file, daytona), agent:<id>, team:<id>, or a Go function registered in config.Functions.Tools (registered: %s)",
+				t, listOr(sortedKeys(l.fn.Tools), "none"))
+		}
+	}
+	return out
+}
+
+func prefixed(prefix string, list []string) []string {
+	out := make([]string, len(list))
+	for i, s := range list {
+		out[i] = prefix + s
+	}
+	return out
+}
+
+func checkNonNegative(p *problems, key string, v int, fix string) {
+	if v < 0 {
+		p.at(key, "%s = %d: %s", key, v, fix)
+	}
+}
+
+func checkSchema(p *problems, key string, t Table) {
+	if t == nil {
+		return
+	}
+	if _, ok := t["type"]; !ok {
+		if _, ok := t["properties"]; !ok {
+			p.at(key, "%s is not a JSON schema: give at least type = \"object\" and a [%s.properties] table", key, key)
+		}
+	}
+}
+
+func (l *loader) checkAgent(p *problems, f *resFile) {
+	a := f.agent
+	a.Model = l.checkModel(p, "model", a.Model)
+	for i, m := range a.FallbackModels {
+		l.checkModel(p, fmt.Sprintf("fallback_models[%d]", i), m)
+	}
+	l.checkTools(p, f, a.Tools)
+	checkNonNegative(p, "tool_call_limit", a.ToolCallLimit, "use 0 for no limit or a positive number")
+	checkNonNegative(p, "num_history_runs", a.NumHistoryRuns, "use a positive number of runs")
+	checkNonNegative(p, "num_history_messages", a.NumHistoryMessages, "use a positive number of messages")
+	checkNonNegative(p, "retries", a.Retries, "use 0 (no retries) or more")
+	if a.NumHistoryRuns > 0 && a.NumHistoryMessages > 0 {
+		p.at("num_history_messages", "set num_history_runs or num_history_messages, not both")
+	}
+	if a.DelayBetweenRetries < 0 {
+		p.at("delay_between_retries", "delay_between_retries = %v: use a positive number of seconds", float64(a.DelayBetweenRetries))
+	}
+	checkSchema(p, "output_schema", a.OutputSchema)
+}
+
+func (l *loader) checkTeam(p *problems, f *resFile) {
+	t := f.team
+	t.Model = l.checkModel(p, "model", t.Model)
+	if t.Mode != "" && !team.Mode(t.Mode).Valid() {
+		p.at("mode", "mode = %q: use \"coordinate\" (the default), \"route\", \"broadcast\" or \"tasks\"", t.Mode)
+	}
+	if len(t.Members) == 0 {
+		p.at("", "the team has no members: add members = [\"<agent or team id>\", ...]")
+	}
+	seen := map[string]bool{}
+	for i, m := range t.Members {
+		key := fmt.Sprintf("members[%d]", i)
+		kind, id := Kind(""), m
+		if pre, rest, ok := strings.Cut(m, ":"); ok {
+			if pre != "agent" && pre != "team" {
+				p.at(key, "members: %q: use an id, or agent:<id> / team:<id>", m)
+				continue
+			}
+			kind, id = Kind(pre), rest
+		}
+		if id == "" {
+			p.at(key, "members has an empty id")
+			continue
+		}
+		if seen[m] {
+			p.at(key, "members lists %q twice: remove one", m)
+			continue
+		}
+		seen[m] = true
+		f.refs = append(f.refs, &ref{key: key, kind: kind, id: id})
+	}
+	l.checkTools(p, f, t.Tools)
+	checkNonNegative(p, "max_iterations", t.MaxIterations, "use a positive number (default 10)")
+	checkNonNegative(p, "tool_call_limit", t.ToolCallLimit, "use 0 for no limit or a positive number")
+	checkNonNegative(p, "num_history_runs", t.NumHistoryRuns, "use a positive number of runs")
+	checkNonNegative(p, "num_team_history_runs", t.NumTeamHistoryRuns, "use a positive number of runs")
+	checkNonNegative(p, "retries", t.Retries, "use 0 (no retries) or more")
+	checkSchema(p, "output_schema", t.OutputSchema)
+}
+
+func (l *loader) checkWorkflow(p *problems, f *resFile) {
+	w := f.workflow
+	if len(w.Steps) == 0 {
+		p.at("", "the workflow has no steps: add at least one [[steps]] with a name and an agent, team, function or workflow")
+	}
+	checkNonNegative(p, "num_history_runs", w.NumHistoryRuns, "use a positive number of runs")
+	checkSchema(p, "input_schema", w.InputSchema)
+	l.checkSteps(p, f, w.Steps, "steps", "", false)
+}
+
+var (
+	onErrors   = []string{string(workflow.ErrorSkip), string(workflow.ErrorFail), string(workflow.ErrorPause)}
+	onTimeouts = []string{string(workflow.TimeoutCancel), string(workflow.TimeoutSkip), string(workflow.TimeoutApprove)}
+	fieldTypes = []string{"str", "int", "float", "bool", "list", "dict"}
+	stepTypes  = []string{StepTypeStep, StepTypeSteps, StepTypeLoop, StepTypeParallel, StepTypeCondition, StepTypeRouter}
+)
+
+func oneOf(list []string) string {
+	return strings.Join(quoteAll(list), ", ")
+}
+
+// checkSteps validates a list of steps at key ("steps",
+// "steps[2].else_steps"); parallel names the enclosing Parallel, which
+// cannot pause for a human.
+func (l *loader) checkSteps(p *problems, f *resFile, steps []StepFile, key, parallel string, router bool) {
+	names := map[string]int{}
+	for i := range steps {
+		s := &steps[i]
+		sk := fmt.Sprintf("%s[%d]", key, i)
+		label := fmt.Sprintf("%s (%q)", sk, s.Name)
+		if s.Name == "" {
+			p.at(sk, "%s has no name: every step needs one (it keys previous_step_outputs)", sk)
+			label = sk
+		} else if j, dup := names[s.Name]; dup && router {
+			p.at(sk+".name", "%s: two choices are named %q (also %s[%d]); a router picks choices by name, so give them distinct names", label, s.Name, key, j)
+		}
+		names[s.Name] = i
+		typ := s.Type
+		if typ == "" {
+			typ = StepTypeStep
+		}
+		allowed, ok := stepKeys[typ]
+		if !ok {
+			p.at(sk+".type", "%s: type = %q: use one of %s", label, s.Type, oneOf(stepTypes))
+			continue
+		}
+		for _, k := range f.idx.childKeys(sk) {
+			if allowed[k] {
+				continue
+			}
+			var takers []string
+			for _, t := range stepTypes {
+				if stepKeys[t][k] {
+					takers = append(takers, t)
+				}
+			}
+			if len(takers) > 0 && s.Type == "" && typ == StepTypeStep {
+				p.at(sk+"."+k, "%s: %s is for %s steps: set type = %q (the type defaults to \"step\")", label, k, strings.Join(takers, "/"), takers[0])
+			} else if len(takers) > 0 {
+				p.at(sk+"."+k, "%s: %s is not for %s steps (it is for %s steps): remove it", label, k, typ, strings.Join(takers, "/"))
+			}
+		}
+		human := s.RequiresConfirmation || s.RequiresUserInput || s.RequiresOutputReview
+		if human && parallel != "" {
+			p.at(sk, "%s asks for a human inside the parallel step %s, which cannot pause: move it before or after the parallel step", label, parallel)
+		}
+		if s.OnReject != "" {
+			allowedReject := []string{string(workflow.RejectSkip), string(workflow.RejectCancel), string(workflow.RejectRetry)}
+			if typ == StepTypeCondition {
+				allowedReject = append(allowedReject, string(workflow.RejectElse))
+			}
+			if !slices.Contains(allowedReject, s.OnReject) {
+				p.at(sk+".on_reject", "%s: on_reject = %q: use one of %s", label, s.OnReject, oneOf(allowedReject))
+			}
+		}
+		if s.OnTimeout != "" && !slices.Contains(onTimeouts, s.OnTimeout) {
+			p.at(sk+".on_timeout", "%s: on_timeout = %q: use one of %s", label, s.OnTimeout, oneOf(onTimeouts))
+		}
+		if s.TimeoutSeconds < 0 {
+			p.at(sk+".timeout_seconds", "%s: timeout_seconds = %v: use a positive number of seconds", label, float64(s.TimeoutSeconds))
+		}
+		switch typ {
+		case StepTypeStep:
+			l.checkStep(p, f, s, sk, label)
+		case StepTypeSteps, StepTypeParallel, StepTypeLoop:
+			if len(s.Steps) == 0 {
+				p.at(sk, "%s: a %s step needs steps: add [[%s.steps]] entries", label, typ, plainKey(sk))
+			}
+			inner := parallel
+			if typ == StepTypeParallel {
+				inner = label
+			}
+			l.checkSteps(p, f, s.Steps, sk+".steps", inner, false)
+			if typ == StepTypeLoop {
+				checkNonNegative(p, sk+".max_iterations", s.MaxIterations, "use a positive number (default 3)")
+				if s.EndCondition != "" {
+					l.compile(p, f, celEndCondition, sk+".end_condition", label, string(s.EndCondition))
+				}
+			}
+		case StepTypeCondition:
+			if s.Evaluator == "" {
+				p.at(sk, "%s: a condition needs an evaluator: a CEL expression such as evaluator = 'input.contains(\"urgent\")', or the name of a function in config.Functions.Conditions", label)
+			} else {
+				l.compile(p, f, celCondition, sk+".evaluator", label, string(s.Evaluator))
+			}
+			if len(s.Steps) == 0 {
+				p.at(sk, "%s: a condition needs steps to run when it holds: add [[%s.steps]] entries", label, plainKey(sk))
+			}
+			l.checkSteps(p, f, s.Steps, sk+".steps", parallel, false)
+			l.checkSteps(p, f, s.ElseSteps, sk+".else_steps", parallel, false)
+		case StepTypeRouter:
+			if s.Selector == "" && !s.RequiresUserInput {
+				p.at(sk, "%s: a router needs a selector (a CEL expression giving a choice name, or a function in config.Functions.Selectors) or requires_user_input = true to let a human choose", label)
+			} else if s.Selector != "" {
+				l.compile(p, f, celSelector, sk+".selector", label, string(s.Selector))
+			}
+			if len(s.Choices) == 0 {
+				p.at(sk, "%s: a router needs choices: add [[%s.choices]] entries", label, plainKey(sk))
+			}
+			l.checkSteps(p, f, s.Choices, sk+".choices", parallel, true)
+		}
+	}
+}
+
+// plainKey drops array indices, as a TOML header writes the path.
+func plainKey(k string) string { return indexRE.ReplaceAllString(k, "") }
+
+var indexRE = regexp.MustCompile(`\[\d+\]`)
+
+func (l *loader) checkStep(p *problems, f *resFile, s *StepFile, sk, label string) {
+	var set []string
+	for _, e := range []struct{ k, v string }{{"agent", s.Agent}, {"team", s.Team}, {"function", s.Function}, {"workflow", s.Workflow}} {
+		if e.v != "" {
+			set = append(set, e.k)
+		}
+	}
+	switch len(set) {
+	case 0:
+		p.at(sk, "%s runs nothing: set one of agent, team, function or workflow (or type = \"steps\", \"loop\", \"parallel\", \"condition\", \"router\" for a group)", label)
+	case 1:
+	default:
+		p.at(sk+"."+set[1], "%s sets %s: a step runs exactly one of agent, team, function or workflow", label, strings.Join(set, " and "))
+	}
+	switch {
+	case s.Agent != "":
+		f.refs = append(f.refs, &ref{key: sk + ".agent", kind: KindAgent, id: s.Agent})
+	case s.Team != "":
+		f.refs = append(f.refs, &ref{key: sk + ".team", kind: KindTeam, id: s.Team})
+	case s.Workflow != "":
+		f.refs = append(f.refs, &ref{key: sk + ".workflow", kind: KindWorkflow, id: s.Workflow})
+	case s.Function != "":
+		if l.fn.Steps[s.Function] == nil {
+			p.at(sk+".function", "%s: function = %q is not registered: add it to config.Functions.Steps (registered: %s)", label, s.Function, listOr(sortedKeys(l.fn.Steps), "none"))
+		}
+	}
+	if s.OnError != "" && !slices.Contains(onErrors, s.OnError) {
+		p.at(sk+".on_error", "%s: on_error = %q: use one of %s", label, s.OnError, oneOf(onErrors))
+	}
+	if s.MaxRetries != nil && *s.MaxRetries < 0 {
+		p.at(sk+".max_retries", "%s: max_retries = %d: use 0 (no retries) or more (default 3)", label, *s.MaxRetries)
+	}
+	checkNonNegative(p, sk+".num_history_runs", s.NumHistoryRuns, "use a positive number of runs")
+	if len(s.UserInputSchema) > 0 && !s.RequiresUserInput {
+		p.at(sk+".user_input_schema", "%s: user_input_schema is set but requires_user_input is not: add requires_user_input = true", label)
+	}
+	fields := map[string]bool{}
+	for i, in := range s.UserInputSchema {
+		fk := fmt.Sprintf("%s.user_input_schema[%d]", sk, i)
+		if in.Name == "" {
+			p.at(fk, "%s: user_input_schema[%d] has no name", label, i)
+		} else if fields[in.Name] {
+			p.at(fk+".name", "%s: user_input_schema has two fields named %q", label, in.Name)
+		}
+		fields[in.Name] = true
+		if in.FieldType == "" {
+			p.at(fk, "%s: user_input_schema field %q has no field_type: use one of %s", label, in.Name, oneOf(fieldTypes))
+		} else if !slices.Contains(fieldTypes, in.FieldType) {
+			p.at(fk+".field_type", "%s: user_input_schema field %q: field_type = %q: use one of %s", label, in.Name, in.FieldType, oneOf(fieldTypes))
+		}
+	}
+}
+
+// compile resolves a condition, selector or end condition: a registered
+// function by plain name, else a CEL expression compiled now.
+func (l *loader) compile(p *problems, f *resFile, use celUse, key, label, src string) {
+	if isFunctionName(use, src) {
+		var ok bool
+		var table string
+		switch use {
+		case celCondition:
+			_, ok = l.fn.Conditions[src]
+			table = "Conditions"
+			if ok {
+				f.compiled[key] = l.fn.Conditions[src]
+			}
+		case celSelector:
+			_, ok = l.fn.Selectors[src]
+			table = "Selectors"
+			if ok {
+				f.compiled[key] = l.fn.Selectors[src]
+			}
+		case celEndCondition:
+			_, ok = l.fn.EndConditions[src]
+			table = "EndConditions"
+			if ok {
+				f.compiled[key] = l.fn.EndConditions[src]
+			}
+		}
+		if !ok {
+			var names []string
+			switch use {
+			case celCondition:
+				names = sortedKeys(l.fn.Conditions)
+			case celSelector:
+				names = sortedKeys(l.fn.Selectors)
+			case celEndCondition:
+				names = sortedKeys(l.fn.EndConditions)
+			}
+			p.at(key, "%s: %s = %q names no registered function: add it to config.Functions.%s (registered: %s), or write a CEL expression",
+				label, use, src, table, listOr(names, "none"))
+		}
+		return
+	}
+	prg, err := compileCEL(use, src)
+	if err != nil {
+		p.at(key, "%s: %s = %q: %v", label, use, src, indentText(err.Error()))
+		return
+	}
+	f.compiled[key] = celProgram{prg: prg, src: src}
+}
+
+type celProgram struct {
+	prg cel.Program
+	src string
+}
+
+func indentText(s string) string { return strings.ReplaceAll(s, "\n", "\n    ") }
+
+// construct builds the live object of a file whose references are built.
+func (l *loader) construct(f *resFile) (any, error) {
+	switch f.kind {
+	case KindAgent:
+		return l.constructAgent(f)
+	case KindTeam:
+		return l.constructTeam(f)
+	case KindWorkflow:
+		return l.constructWorkflow(f)
+	}
+	return nil, fmt.Errorf("%s: unknown kind", f.path)
+}
+
+// fileErr attaches a build error to the file (and to a key's line).
+func fileErr(f *resFile, key string, err error) error {
+	p := &problems{file: f.path, idx: f.idx}
+	p.at(key, "%v", err)
+	return p.err()
+}
+
+func (l *loader) tools(f *resFile, list []string) ([]tool.Provider, error) {
+	p := &problems{file: f.path, idx: f.idx}
+	refs := l.checkTools(p, &resFile{}, list) // parsed again; references already resolved below
+	var out []tool.Provider
+	for _, t := range refs {
+		switch t.kind {
+		case "mcp":
+			if err := l.res.mcpErr[t.name]; err != nil {
+				return nil, fileErr(f, t.key, fmt.Errorf("tools: %q: %w", t.source, err))
+			}
+			out = append(out, l.res.MCP[t.name])
+		case "builtin":
+			if err := l.res.toolkitErr[t.name]; err != nil {
+				return nil, fileErr(f, t.key, fmt.Errorf("tools: %q: %w", t.source, err))
+			}
+			out = append(out, l.res.Toolkits[t.name])
+		case "function":
+			out = append(out, l.fn.Tools[t.name])
+		case "agent", "team":
+			r := f.refAt(t.key)
+			var exec run.Executor
+			ok := false
+			if r != nil {
+				exec, ok = r.target().(run.Executor)
+			}
+			if !ok {
+				return nil, fileErr(f, t.key, fmt.Errorf("tools: %q is not built", t.source))
+			}
+			toParent := l.cfg.Settings.Runtime.EventStreaming.SubAgentToParent
+			fn, err := agenttool.New(agenttool.Config{Executor: exec, StreamToParent: &toParent})
+			if err != nil {
+				return nil, fileErr(f, t.key, err)
+			}
+			out = append(out, fn)
+		}
+	}
+	return out, nil
+}
+
+func (f *resFile) refAt(key string) *ref {
+	for _, r := range f.refs {
+		if r.key == key {
+			return r
+		}
+	}
+	return nil
+}
+
+var schemaNameRE = regexp.MustCompile(`[^A-Za-z0-9_-]+`)
+
+// outputSchema turns an output_schema table into a structured-output
+// schema named by its title (else the resource id).
+func outputSchema(t Table, id string) (*agent.OutputSchema, error) {
+	if t == nil {
+		return nil, nil
+	}
+	name, _ := t["title"].(string)
+	if name == "" {
+		name = id
+	}
+	name = strings.Trim(schemaNameRE.ReplaceAllString(name, "_"), "_")
+	if name == "" {
+		name = "output"
+	}
+	if len(name) > 64 {
+		name = name[:64]
+	}
+	raw, err := t.JSON()
+	if err != nil {
+		return nil, err
+	}
+	return agent.OutputSchemaFromJSON(name, raw)
+}
+
+func (l *loader) constructAgent(f *resFile) (any, error) {
+	a := f.agent
+	tools, err := l.tools(f, a.Tools)
+	if err != nil {
+		return nil, err
+	}
+	schema, err := outputSchema(a.OutputSchema, f.id)
+	if err != nil {
+		return nil, fileErr(f, "output_schema", err)
+	}
+	var fallbacks []model.Model
+	for _, m := range a.FallbackModels {
+		fallbacks = append(fallbacks, l.res.Models[m])
+	}
+	out, err := agent.New(agent.Config{
+		ID: f.id, Name: a.Name, Description: a.Description, Role: a.Role,
+		Model: l.res.Models[a.Model], FallbackModels: fallbacks,
+		Instructions: []string(a.Instructions), SystemMessage: a.SystemMessage, AdditionalContext: a.AdditionalContext,
+		ExpectedOutput: a.ExpectedOutput, Markdown: a.Markdown, AddNameToContext: a.AddNameToContext, AddDatetime: a.AddDatetime,
+		UseInstructionTags: a.UseInstructionTags,
+		Tools:              tools, ToolCallLimit: a.ToolCallLimit,
+		Store:               l.res.Store,
+		AddHistoryToContext: a.AddHistoryToContext, NumHistoryRuns: a.NumHistoryRuns, NumHistoryMessages: a.NumHistoryMessages,
+		SessionState: a.SessionState, AddSessionStateToContext: a.AddSessionStateToContext,
+		Dependencies: a.Dependencies, Metadata: a.Metadata,
+		OutputSchema: schema, UseJSONMode: a.UseJSONMode,
+		Retries: a.Retries, DelayBetweenRetries: a.DelayBetweenRetries.Duration(), ExponentialBackoff: a.ExponentialBackoff,
+		StoreEvents: a.StoreEvents, StreamEvents: a.StreamEvents,
+		Logger: l.cfg.Logger,
+	})
+	if err != nil {
+		return nil, fileErr(f, "", err)
+	}
+	return out, nil
+}
+
+func (l *loader) constructTeam(f *resFile) (any, error) {
+	t := f.team
+	tools, err := l.tools(f, t.Tools)
+	if err != nil {
+		return nil, err
+	}
+	var members []run.Executor
+	for _, r := range f.refs {
+		if !strings.HasPrefix(r.key, "members[") {
+			continue
+		}
+		exec, ok := r.target().(run.Executor)
+		if !ok {
+			return nil, fileErr(f, r.key, fmt.Errorf("%s = %q is not built", r.key, r.id))
+		}
+		members = append(members, exec)
+	}
+	schema, err := outputSchema(t.OutputSchema, f.id)
+	if err != nil {
+		return nil, fileErr(f, "output_schema", err)
+	}
+	out, err := team.New(team.Config{
+		ID: f.id, Name: t.Name, Description: t.Description, Role: t.Role,
+		Model: l.res.Models[t.Model], Members: members, Mode: team.Mode(t.Mode),
+		RespondDirectly: t.RespondDirectly, DelegateToAllMembers: t.DelegateToAllMembers,
+		DetermineInputForMembers: t.DetermineInputForMembers, MaxIterations: t.MaxIterations,
+		AddTeamHistoryToMembers: t.AddTeamHistoryToMembers, NumTeamHistoryRuns: t.NumTeamHistoryRuns,
+		ShareMemberInteractions: t.ShareMemberInteractions, GetMemberInformationTool: t.GetMemberInformationTool,
+		AddMemberToolsToContext: t.AddMemberToolsToContext, StreamMemberEvents: t.StreamMemberEvents,
+		StoreMemberResponses: t.StoreMemberResponses,
+		Instructions:         []string(t.Instructions), ExpectedOutput: t.ExpectedOutput, AdditionalContext: t.AdditionalContext,
+		Markdown: t.Markdown, AddNameToContext: t.AddNameToContext, AddDatetime: t.AddDatetime, UseInstructionTags: t.UseInstructionTags,
+		Tools: tools, ToolCallLimit: t.ToolCallLimit,
+		Store: l.res.Store, SessionState: t.SessionState, AddSessionStateToContext: t.AddSessionStateToContext,
+		Dependencies: t.Dependencies, Metadata: t.Metadata, AddHistoryToContext: t.AddHistoryToContext, NumHistoryRuns: t.NumHistoryRuns,
+		StoreEvents: t.StoreEvents, OutputSchema: schema,
+		Retries: t.Retries, DelayBetweenRetries: t.DelayBetweenRetries.Duration(), StreamEvents: t.StreamEvents,
+		Logger: l.cfg.Logger,
+	})
+	if err != nil {
+		return nil, fileErr(f, "", err)
+	}
+	return out, nil
+}
+
+func (l *loader) constructWorkflow(f *resFile) (any, error) {
+	w := f.workflow
+	steps, err := l.nodes(f, w.Steps, "steps")
+	if err != nil {
+		return nil, err
+	}
+	schema, err := w.InputSchema.JSON()
+	if err != nil {
+		return nil, fileErr(f, "input_schema", err)
+	}
+	out, err := workflow.New(workflow.Config{
+		ID: f.id, Name: w.Name, Description: w.Description, Steps: steps,
+		Store: l.res.Store, SessionState: w.SessionState, Metadata: w.Metadata, Dependencies: w.Dependencies,
+		InputSchema: schema, StreamEvents: w.StreamEvents, StreamExecutorEvents: w.StreamExecutorEvents,
+		StoreEvents: w.StoreEvents, StoreExecutorOutputs: w.StoreExecutorOutputs,
+		AddWorkflowHistoryToSteps: w.AddWorkflowHistoryToSteps, NumHistoryRuns: w.NumHistoryRuns,
+		Logger: l.cfg.Logger,
+	})
+	if err != nil {
+		return nil, fileErr(f, "", err)
+	}
+	return out, nil
+}
+
+func (l *loader) nodes(f *resFile, steps []StepFile, key string) ([]workflow.Node, error) {
+	var out []workflow.Node
+	for i := range steps {
+		n, err := l.node(f, &steps[i], fmt.Sprintf("%s[%d]", key, i))
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, n)
+	}
+	return out, nil
+}
+
+func human(s *StepFile) workflow.HumanReview {
+	h := workflow.HumanReview{
+		RequiresConfirmation: s.RequiresConfirmation, ConfirmationMessage: s.ConfirmationMessage,
+		RequiresUserInput: s.RequiresUserInput, UserInputMessage: s.UserInputMessage,
+		RequiresOutputReview: s.RequiresOutputReview, OutputReviewMessage: s.OutputReviewMessage,
+		OnReject: workflow.OnReject(s.OnReject), Timeout: s.TimeoutSeconds.Duration(), OnTimeout: workflow.OnTimeout(s.OnTimeout),
+	}
+	for _, in := range s.UserInputSchema {
+		field := workflow.InputField{Name: in.Name, FieldType: in.FieldType, Description: in.Description, Required: in.Required}
+		for _, v := range in.AllowedValues {
+			field.AllowedValues = append(field.AllowedValues, v.V)
+		}
+		h.UserInputSchema = append(h.UserInputSchema, field)
+	}
+	return h
+}
+
+func (l *loader) node(f *resFile, s *StepFile, key string) (workflow.Node, error) {
+	var err error
+	switch s.Type {
+	case "", StepTypeStep:
+		st := &workflow.Step{Name: s.Name, ID: s.ID, Description: s.Description, MaxRetries: s.MaxRetries,
+			SkipOnFailure: s.SkipOnFailure, OnError: workflow.OnError(s.OnError),
+			AddWorkflowHistory: s.AddWorkflowHistory, NumHistoryRuns: s.NumHistoryRuns, HumanReview: human(s)}
+		switch {
+		case s.Function != "":
+			st.Func = l.fn.Steps[s.Function]
+		default:
+			var r *ref
+			for _, k := range []string{".agent", ".team", ".workflow"} {
+				if r = f.refAt(key + k); r != nil {
+					break
+				}
+			}
+			if r == nil {
+				return nil, fileErr(f, key, fmt.Errorf("%s: the step's executor is not resolved", key))
+			}
+			switch t := r.target().(type) {
+			case *workflow.Workflow:
+				st.Workflow = t
+			case run.Executor:
+				st.Agent = t
+			default:
+				return nil, fileErr(f, r.key, fmt.Errorf("%s = %q is not built", r.key, r.id))
+			}
+		}
+		return st, nil
+	case StepTypeSteps:
+		st := &workflow.Steps{Name: s.Name, ID: s.ID, HumanReview: human(s)}
+		st.Steps, err = l.nodes(f, s.Steps, key+".steps")
+		return st, err
+	case StepTypeParallel:
+		st := &workflow.Parallel{Name: s.Name, ID: s.ID, HumanReview: human(s)}
+		st.Steps, err = l.nodes(f, s.Steps, key+".steps")
+		return st, err
+	case StepTypeLoop:
+		st := &workflow.Loop{Name: s.Name, ID: s.ID, MaxIterations: s.MaxIterations, HumanReview: human(s)}
+		if st.Steps, err = l.nodes(f, s.Steps, key+".steps"); err != nil {
+			return nil, err
+		}
+		switch c := f.compiled[key+".end_condition"].(type) {
+		case celProgram:
+			maxIt := s.MaxIterations
+			if maxIt <= 0 {
+				maxIt = 3
+			}
+			log := l.cfg.logger()
+			st.EndCondition = celEndConditionFunc(c.prg, c.src, maxIt, func(err error) {
+				log.Warn("workflow loop end condition failed", "workflow", f.id, "step", s.Name, "error", err)
+			})
+		case func([]*workflow.StepOutput) bool:
+			st.EndCondition = c
+		}
+		return st, nil
+	case StepTypeCondition:
+		st := &workflow.Condition{Name: s.Name, ID: s.ID, HumanReview: human(s)}
+		if st.Steps, err = l.nodes(f, s.Steps, key+".steps"); err != nil {
+			return nil, err
+		}
+		if st.ElseSteps, err = l.nodes(f, s.ElseSteps, key+".else_steps"); err != nil {
+			return nil, err
+		}
+		switch c := f.compiled[key+".evaluator"].(type) {
+		case celProgram:
+			st.Evaluator = celConditionFunc(c.prg, c.src)
+		case func(context.Context, *workflow.StepInput) (bool, error):
+			st.Evaluator = c
+		}
+		return st, nil
+	case StepTypeRouter:
+		st := &workflow.Router{Name: s.Name, ID: s.ID, AllowMultipleSelections: s.AllowMultipleSelections, HumanReview: human(s)}
+		if st.Choices, err = l.nodes(f, s.Choices, key+".choices"); err != nil {
+			return nil, err
+		}
+		switch c := f.compiled[key+".selector"].(type) {
+		case celProgram:
+			st.Selector = celSelectorFunc(c.prg, c.src)
+		case func(context.Context, *workflow.StepInput, []string) ([]string, error):
+			st.Selector = c
+		}
+		return st, nil
+	}
+	return nil, fileErr(f, key+".type", fmt.Errorf("unknown step type %q", s.Type))
+}
