@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -79,8 +80,8 @@ requires_confirmation_tools = ["echo"]
 	port := freePort(t)
 	cmd := exec.Command(bin, "agentos", "start", "--config", filepath.Join(dir, "config.toml"), "--port", fmt.Sprint(port))
 	cmd.Env = append(os.Environ(), "TAOTOKEN_API_KEY=sk-e2e")
-	var logs strings.Builder
-	cmd.Stdout, cmd.Stderr = &logs, &logs
+	logs := &lockedBuffer{}
+	cmd.Stdout, cmd.Stderr = logs, logs
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -183,6 +184,34 @@ requires_confirmation_tools = ["echo"]
 		t.Fatalf("sessions %v", ids)
 	}
 
+	// Reload (SIGHUP): a new file appears, a broken file keeps its previous
+	// version running and the log says why.
+	_ = os.WriteFile(filepath.Join(dir, "agents/critic.toml"), []byte("name = \"Critic\"\nmodel = \"default\"\n"), 0o644)
+	_ = os.WriteFile(filepath.Join(dir, "agents/writer.toml"), []byte("name = \"Writer\"\nmodel = \"no-such-model\"\n"), 0o644)
+	_ = cmd.Process.Signal(syscall.SIGHUP)
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		var agents []map[string]any
+		getJSON(t, base+"/agents", &agents)
+		have := map[string]bool{}
+		for _, a := range agents {
+			have[fmt.Sprint(a["id"])] = true
+		}
+		if have["critic"] {
+			if !have["writer"] || len(agents) != 5 {
+				t.Fatalf("after reload: %v", have)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("reload did not add the new agent: %v", have)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if !strings.Contains(logs.String(), "keeping the previous version") || !strings.Contains(logs.String(), "no-such-model") {
+		t.Fatalf("reload log does not explain the failed file:\n%s", logs.String())
+	}
+
 	// Graceful stop.
 	_ = cmd.Process.Signal(syscall.SIGTERM)
 	select {
@@ -219,6 +248,25 @@ func fakeModel(req *model.Request) modeltest.Response {
 		return modeltest.Response{ToolCalls: []model.ToolCall{modeltest.ToolCall("d1", "delegate_task_to_member", `{"member_id":"researcher","task":"find it"}`)}}
 	}
 	return modeltest.Response{Content: "Answer: " + last.Content}
+}
+
+// lockedBuffer collects a child's output; exec copies into it from its
+// own goroutines while the test reads it.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
 
 func referenceServer(t *testing.T) (node, entry string) {
