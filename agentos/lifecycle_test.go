@@ -4,6 +4,7 @@ import (
 	"context"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"strings"
 	"testing"
@@ -74,5 +75,65 @@ func TestStartMarksInterruptedRuns(t *testing.T) {
 	rec, _ := store.GetRun(ctx, "stuck")
 	if rec.Status != run.StatusError || !strings.Contains(string(rec.Data), "interrupted") || !strings.Contains(string(rec.Data), `"status":"ERROR"`) {
 		t.Fatalf("stuck run %s %s", rec.Status, rec.Data)
+	}
+}
+
+// A client that leaves a foreground stream cancels the run; a background
+// stream's run goes on without it.
+func TestDisconnectCancelsForegroundOnly(t *testing.T) {
+	store := memory.New()
+	started := make(chan string, 4)
+	release := make(chan struct{})
+	block := tool.Must(tool.New("block", "blocks", func(ctx context.Context, _ struct{}) (string, error) {
+		started <- run.FromContext(ctx).RunID
+		select {
+		case <-ctx.Done():
+			return "", ctx.Err()
+		case <-release:
+			return "released", nil
+		}
+	}))
+	m := modeltest.NewFunc(func(req *model.Request) modeltest.Response {
+		if req.Messages[len(req.Messages)-1].Role == model.RoleTool {
+			return modeltest.Response{Content: "done"}
+		}
+		return modeltest.Response{ToolCalls: []model.ToolCall{modeltest.ToolCall("b", "block", `{}`)}}
+	})
+	a, _ := agent.New(agent.Config{Name: "Slow", Model: m, Tools: []tool.Provider{block}, Store: store})
+	o, _ := agentos.New(agentos.Config{Agents: []*agent.Agent{a}, Store: store})
+	defer o.Close()
+	srv := httptest.NewServer(o.Handler())
+	defer srv.Close()
+
+	for _, background := range []string{"false", "true"} {
+		ctx, cancel := context.WithCancel(context.Background())
+		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, srv.URL+"/agents/slow/runs",
+			strings.NewReader(url.Values{"message": {"go"}, "session_id": {"s"}, "background": {background}}.Encode()))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		resp, err := srv.Client().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		runID := <-started
+		cancel() // the client goes away mid-stream
+		resp.Body.Close()
+		if background == "true" {
+			close(release)
+		}
+		deadline := time.Now().Add(5 * time.Second)
+		want := run.StatusCancelled
+		if background == "true" {
+			want = run.StatusCompleted
+		}
+		for {
+			rec, err := store.GetRun(context.Background(), runID)
+			if err == nil && rec.Status == want {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("background=%s: run status %v, want %s", background, rec, want)
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
 	}
 }
