@@ -268,3 +268,62 @@ func TestConcurrentContinueRunsToolOnce(t *testing.T) {
 		t.Fatalf("ok %d notPaused %d sent %d", ok, notPaused, sent.Load())
 	}
 }
+
+// A client acting on a terminal event (continuing on RunPaused, reading
+// the session on RunCompleted) must find the run already stored.
+func TestTerminalEventsArriveAfterTheRunIsStored(t *testing.T) {
+	var sent atomic.Int32
+	send, echo := hitlTools(t, &sent)
+	store := memory.New()
+	fake := modeltest.New(calls(modeltest.ToolCall("c1", "send_email", `{"to":"bob@example.com","subject":"hi"}`)), text("done"))
+	a := newAgent(t, agent.Config{Name: "Mailer", Model: fake, Tools: []tool.Provider{send, echo}, Store: store})
+	storedStatus := func(runID string) run.Status {
+		r, err := store.GetRun(context.Background(), runID)
+		if err != nil {
+			t.Fatalf("run %s not stored when its terminal event arrived: %v", runID, err)
+		}
+		return r.Status
+	}
+	var runID string
+	for ev, err := range a.RunStream(context.Background(), "email bob", run.WithSessionID("s1")) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p, ok := ev.(*run.RunPaused); ok {
+			runID = p.RunID
+			if got := storedStatus(runID); got != run.StatusPaused {
+				t.Fatalf("stored status on RunPaused = %s, want PAUSED", got)
+			}
+		}
+	}
+	if runID == "" {
+		t.Fatal("no RunPaused event")
+	}
+	stored, err := store.GetRun(context.Background(), runID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var paused run.Output
+	if err := json.Unmarshal(stored.Data, &paused); err != nil {
+		t.Fatal(err)
+	}
+	reqs := paused.ActiveRequirements()
+	if len(reqs) != 1 || reqs[0].Confirm() != nil {
+		t.Fatalf("stored requirements %+v", reqs)
+	}
+	completed := false
+	for ev, err := range a.ContinueStream(context.Background(), run.ContinueRequest{RunID: runID, SessionID: "s1", Requirements: reqs, StreamEvents: true}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := ev.(*run.RunCompleted); ok {
+			completed = true
+			if got := storedStatus(runID); got != run.StatusCompleted {
+				t.Fatalf("stored status on RunCompleted = %s, want COMPLETED", got)
+			}
+		}
+	}
+	if !completed || sent.Load() != 1 {
+		t.Fatalf("completed=%v sent=%d", completed, sent.Load())
+	}
+}

@@ -364,6 +364,9 @@ func TestWorkflowWebSocketHITL(t *testing.T) {
 	var paused map[string]any
 	for paused == nil {
 		msg := read()
+		if strings.HasPrefix(msg, `{"event":"error"`) {
+			t.Fatalf("start: %s", msg)
+		}
 		if !strings.HasPrefix(msg, "event: ") {
 			t.Fatalf("live frames must be SSE-formatted: %q", msg)
 		}
@@ -380,6 +383,9 @@ func TestWorkflowWebSocketHITL(t *testing.T) {
 	send(map[string]any{"action": "continue-workflow", "workflow_id": "workflow-hitl-step-confirmation", "run_id": paused["run_id"], "session_id": "s1", "step_requirements": reqs})
 	for {
 		msg := read()
+		if strings.HasPrefix(msg, `{"event":"error"`) {
+			t.Fatalf("continue: %s", msg)
+		}
 		if strings.HasPrefix(msg, "event: WorkflowCompleted") {
 			if !strings.Contains(msg, "Saved workflow results for data") {
 				t.Fatalf("completed %s", msg)

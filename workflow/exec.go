@@ -234,12 +234,24 @@ func (x *execution) stepBase(id, name string, index *int) run.EventBase {
 
 // send emits a workflow event; optional events only with stream_events.
 func (x *execution) send(e run.Event, always bool) {
+	x.recordEvent(e)
+	x.deliverEvent(e, always)
+}
+
+// recordEvent stamps an event and keeps it for storage.
+func (x *execution) recordEvent(e run.Event) {
 	run.Stamp(e)
 	x.emitMu.Lock()
 	defer x.emitMu.Unlock()
 	if x.w.cfg.StoreEvents && !x.w.skip[e.Kind()] {
 		x.out.Events = append(x.out.Events, e)
 	}
+}
+
+// deliverEvent hands a recorded event to the stream consumer.
+func (x *execution) deliverEvent(e run.Event, always bool) {
+	x.emitMu.Lock()
+	defer x.emitMu.Unlock()
 	if (!always && !x.streamEvents) || x.emit == nil || x.consumerGone {
 		return
 	}
@@ -356,12 +368,13 @@ func (x *execution) pause(ps *pauseSignal, index int, top Node) error {
 	return nil
 }
 
-// finish sets the final status, emits the terminal event and stores the
-// run.
+// finish sets the final status, stores the run, then emits the terminal
+// event.
 func (x *execution) finish(err error) *RunOutput {
 	out := x.out
 	out.Metrics.Duration = time.Since(x.started).Seconds()
 	var cs *cancelSignal
+	var terminal run.Event
 	switch {
 	case err == nil && out.Status == run.StatusPaused:
 		reqs, _ := json.Marshal(out.StepRequirements)
@@ -372,7 +385,7 @@ func (x *execution) finish(err error) *RunOutput {
 		if len(out.StepExecutorRuns) > 0 {
 			ev.StepExecutorRuns, _ = json.Marshal(out.StepExecutorRuns)
 		}
-		x.send(ev, true)
+		terminal = ev
 	case err == nil:
 		out.Status = run.StatusCompleted
 		out.Resume = nil
@@ -387,7 +400,7 @@ func (x *execution) finish(err error) *RunOutput {
 		if len(out.StepExecutorRuns) > 0 {
 			ev.StepExecutorRuns, _ = json.Marshal(out.StepExecutorRuns)
 		}
-		x.send(ev, true)
+		terminal = ev
 	case errors.As(err, &cs) || (x.ctx != nil && x.ctx.Err() != nil):
 		out.Status = run.StatusCancelled
 		reason := "Workflow run " + out.RunID + " was cancelled"
@@ -395,19 +408,23 @@ func (x *execution) finish(err error) *RunOutput {
 			reason = cs.reason
 		}
 		out.Content = reason
-		x.send(&run.WorkflowCancelled{EventBase: x.base(), Reason: reason, Content: reason}, true)
+		terminal = &run.WorkflowCancelled{EventBase: x.base(), Reason: reason, Content: reason}
 	default:
 		out.Status = run.StatusError
 		out.Content = err.Error()
 		if x.ctx == nil {
 			x.ctx, x.cancel = context.WithCancelCause(context.Background())
 		}
-		x.send(&run.WorkflowError{EventBase: x.base(), Error: err.Error(), ErrorType: fmt.Sprintf("%T", err)}, true)
+		terminal = &run.WorkflowError{EventBase: x.base(), Error: err.Error(), ErrorType: fmt.Sprintf("%T", err)}
 	}
 	if x.rc != nil {
 		out.SessionState = x.rc.StateSnapshot()
 	}
+	// Stored before the client hears of it, so a continue sent on
+	// the terminal event finds the run paused or done.
+	x.recordEvent(terminal)
 	x.persist(true)
+	x.deliverEvent(terminal, true)
 	if n := x.w.Notifier(); n != nil && out.Status == run.StatusPaused {
 		n.Paused(x.w, out)
 	}

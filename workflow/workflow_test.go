@@ -550,3 +550,51 @@ func TestConfigValidation(t *testing.T) {
 		}
 	}
 }
+
+// A client continuing on WorkflowPaused, or reading on WorkflowCompleted,
+// finds the run already stored with that status.
+func TestTerminalEventsArriveAfterTheRunIsStored(t *testing.T) {
+	store := memory.New()
+	var fetched, processed atomic.Int32
+	w := newWF(t, workflow.Config{Name: "confirm", Store: store, Steps: []workflow.Node{
+		&workflow.Step{Name: "fetch_data", Func: fn("data", &fetched)},
+		&workflow.Step{Name: "process", Func: fn("processed", &processed), HumanReview: workflow.HumanReview{RequiresConfirmation: true}},
+	}})
+	storedStatus := func() run.Status {
+		r, err := store.GetRun(context.Background(), "r1")
+		if err != nil {
+			t.Fatalf("run not stored when its terminal event arrived: %v", err)
+		}
+		return r.Status
+	}
+	var reqs []*workflow.StepRequirement
+	for ev, err := range w.RunStream(context.Background(), "go", run.WithSessionID("s1"), run.WithRunID("r1")) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p, ok := ev.(*run.WorkflowPaused); ok {
+			if got := storedStatus(); got != run.StatusPaused {
+				t.Fatalf("stored status on WorkflowPaused = %s, want PAUSED", got)
+			}
+			if err := json.Unmarshal(p.StepRequirements, &reqs); err != nil || len(reqs) != 1 {
+				t.Fatalf("step_requirements %s", p.StepRequirements)
+			}
+		}
+	}
+	reqs[0].Confirm()
+	done := false
+	for ev, err := range w.ContinueStream(context.Background(), workflow.ContinueRequest{RunID: "r1", SessionID: "s1", StepRequirements: reqs}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := ev.(*run.WorkflowCompleted); ok {
+			done = true
+			if got := storedStatus(); got != run.StatusCompleted {
+				t.Fatalf("stored status on WorkflowCompleted = %s, want COMPLETED", got)
+			}
+		}
+	}
+	if !done || processed.Load() != 1 {
+		t.Fatalf("completed=%v processed=%d", done, processed.Load())
+	}
+}

@@ -431,8 +431,10 @@ func (st *runState) function(name string) *tool.Function {
 	return nil
 }
 
-// conclude maps the final error to a status and emits terminal events.
+// conclude maps the final error to a status and queues the terminal
+// events; finish delivers them once the run is stored.
 func (st *runState) conclude(err error) *run.Output {
+	st.concluding = true
 	switch {
 	case err == nil && st.out.Status == run.StatusPaused:
 		st.send(&run.RunPaused{EventBase: st.base(), Tools: st.out.Tools, Requirements: st.out.ActiveRequirements()})
@@ -478,6 +480,7 @@ func (st *runState) cancelled(err error) bool {
 
 // fail marks the run ERROR with the error text as content.
 func (st *runState) fail(err error) *run.Output {
+	st.concluding = true
 	st.out.Status = run.StatusError
 	st.out.Content = err.Error()
 	ev := &run.RunError{EventBase: st.base(), Content: err.Error()}
@@ -499,7 +502,8 @@ func (st *runState) finalizeMetrics() {
 	st.out.Metrics.SetDuration(time.Since(st.started))
 }
 
-// finish stores the run and the session, then releases run resources.
+// finish stores the run and the session, delivers the terminal events,
+// then releases run resources.
 func (st *runState) finish() {
 	if st.out.Status != run.StatusCompleted {
 		st.finalizeMetrics()
@@ -509,6 +513,11 @@ func (st *runState) finish() {
 	}
 	st.out.Messages = st.storedMessages()
 	st.persist(true)
+	st.concluding = false
+	for _, e := range st.held {
+		st.deliver(e)
+	}
+	st.held = nil
 	// Connection-backed toolkits (MCP) drop sessions cached for this run.
 	for _, p := range st.spec.dynamic {
 		if r, ok := p.(interface{ ReleaseRun(runID string) }); ok {

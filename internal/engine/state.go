@@ -50,6 +50,10 @@ type runState struct {
 	onDone       []func()
 	// stopAfter: a call resolved on continue had stop_after_tool_call.
 	stopAfter bool
+	// concluding holds the terminal events back until the run is stored,
+	// so a client acting on RunPaused or RunCompleted finds it in storage.
+	concluding bool
+	held       []run.Event
 }
 
 // base returns the identity fields every event of this run carries.
@@ -75,6 +79,17 @@ func (s *runState) send(e run.Event) {
 	run.Stamp(e)
 	s.record(e)
 	if s.consumerGone || s.emit == nil {
+		return
+	}
+	if s.concluding {
+		s.held = append(s.held, e)
+		return
+	}
+	s.deliver(e)
+}
+
+func (s *runState) deliver(e run.Event) {
+	if s.consumerGone {
 		return
 	}
 	if !s.emit(e) {
