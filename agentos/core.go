@@ -13,7 +13,7 @@ import (
 )
 
 // routes registers agno's routes.
-func (o *OS) routes(mux *http.ServeMux) {
+func (o *OS) routes(mux routeMux) {
 	mux.HandleFunc("GET /{$}", o.handleHome)
 	mux.HandleFunc("GET /health", o.handleHealth)
 	mux.HandleFunc("GET /info", o.handleInfo)

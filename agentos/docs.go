@@ -2,6 +2,7 @@ package agentos
 
 import (
 	"cmp"
+	"fmt"
 	"html/template"
 	"net/http"
 	"regexp"
@@ -149,9 +150,9 @@ func buildAPIRoutes() []apiRoute {
 		{Pattern: "GET /docs", Tag: "Docs", Summary: "Human-readable route list", Result: "HTML page"},
 	}
 	// Agents and teams share one route shape.
-	for _, c := range []struct{ prefix, tag, noun, extraForm, continueField, continueDesc, output string }{
-		{"/agents", "Agents", "agent", "", "tools", "JSON list of ToolExecution objects with the human's decisions or results", "RunOutput"},
-		{"/teams", "Teams", "team", "monitor", "requirements", "JSON list of RunRequirement objects with the human's decisions", "TeamRunOutput"},
+	for _, c := range []struct{ prefix, tag, noun, a, extraForm, continueField, continueDesc, output string }{
+		{"/agents", "Agents", "agent", "an", "", "tools", "JSON list of ToolExecution objects with the human's decisions or results", "RunOutput"},
+		{"/teams", "Teams", "team", "a", "monitor", "requirements", "JSON list of RunRequirement objects with the human's decisions", "TeamRunOutput"},
 	} {
 		form := []apiParam{pMessage, pStream, pSession, pUser, pFiles, pVersion, pBackground, pFactory}
 		form[0].Desc = "The input"
@@ -161,15 +162,15 @@ func buildAPIRoutes() []apiRoute {
 		p := c.prefix
 		routes = append(routes,
 			apiRoute{Pattern: "GET " + p, Tag: c.tag, Summary: "List " + c.noun + "s", Result: "[" + c.tag[:len(c.tag)-1] + "Response]"},
-			apiRoute{Pattern: "GET " + p + "/{id}", Tag: c.tag, Summary: "Get a " + c.noun, Result: c.tag[:len(c.tag)-1] + "Response"},
-			apiRoute{Pattern: "POST " + p + "/{id}/runs", Tag: c.tag, Summary: "Run a " + c.noun, Desc: runFormExtra, Form: form, Stream: true,
+			apiRoute{Pattern: "GET " + p + "/{id}", Tag: c.tag, Summary: "Get " + c.a + " " + c.noun, Result: c.tag[:len(c.tag)-1] + "Response"},
+			apiRoute{Pattern: "POST " + p + "/{id}/runs", Tag: c.tag, Summary: "Run " + c.a + " " + c.noun, Desc: runFormExtra, Form: form, Stream: true,
 				Result: c.output + "; an SSE stream when stream=true; 202 {run_id, session_id, status} for a background run"},
-			apiRoute{Pattern: "POST " + p + "/{id}/runs/{run_id}/cancel", Tag: c.tag, Summary: "Cancel a " + c.noun + " run", Query: []apiParam{pSessionQ}, Result: "{}"},
+			apiRoute{Pattern: "POST " + p + "/{id}/runs/{run_id}/cancel", Tag: c.tag, Summary: "Cancel " + c.a + " " + c.noun + " run", Query: []apiParam{pSessionQ}, Result: "{}"},
 			apiRoute{Pattern: "POST " + p + "/{id}/runs/{run_id}/continue", Tag: c.tag, Summary: "Continue a paused " + c.noun + " run", Desc: runFormExtra,
 				Form:   []apiParam{{Name: c.continueField, Type: "string", Desc: c.continueDesc}, pSessionReq, pUser, pStream, pBackground},
 				Stream: true, Result: c.output + ", or an SSE stream"},
-			apiRoute{Pattern: "POST " + p + "/{id}/runs/{run_id}/resume", Tag: c.tag, Summary: "Resume a " + c.noun + " run's event stream", Form: []apiParam{pLastEvent, pSessionOpt}, Stream: true, Result: "SSE stream: missed events, then live ones"},
-			apiRoute{Pattern: "GET " + p + "/{id}/runs/{run_id}", Tag: c.tag, Summary: "Get a " + c.noun + " run", Query: []apiParam{pSessionQ}, Result: c.output},
+			apiRoute{Pattern: "POST " + p + "/{id}/runs/{run_id}/resume", Tag: c.tag, Summary: "Resume " + c.a + " " + c.noun + " run's event stream", Form: []apiParam{pLastEvent, pSessionOpt}, Stream: true, Result: "SSE stream: missed events, then live ones"},
+			apiRoute{Pattern: "GET " + p + "/{id}/runs/{run_id}", Tag: c.tag, Summary: "Get " + c.a + " " + c.noun + " run", Query: []apiParam{pSessionQ}, Result: c.output},
 			apiRoute{Pattern: "GET " + p + "/{id}/runs", Tag: c.tag, Summary: "List a session's " + c.noun + " runs", Query: []apiParam{{Name: "session_id", Type: "string", Desc: "Session to list", Required: true}, pStatusQ}, Result: "[RunSchema]"},
 		)
 	}
@@ -184,14 +185,7 @@ func resourceTypeStrings() []string {
 	return out
 }
 
-// docsMux is what the docs routes need of a mux: registration, and
-// matching to learn which documented routes are registered.
-type docsMux interface {
-	routeMux
-	Handler(r *http.Request) (h http.Handler, pattern string)
-}
-
-func (o *OS) docsRoutes(mux docsMux) {
+func (o *OS) docsRoutes(mux routeMux) {
 	var once sync.Once
 	var served []apiRoute
 	registered := func() []apiRoute {
@@ -211,7 +205,7 @@ func (o *OS) docsRoutes(mux docsMux) {
 
 // registeredRoutes keeps the documented routes mux serves under exactly
 // their pattern.
-func registeredRoutes(mux docsMux, routes []apiRoute) []apiRoute {
+func registeredRoutes(mux routeMux, routes []apiRoute) []apiRoute {
 	var out []apiRoute
 	for _, rt := range routes {
 		path := strings.ReplaceAll(rt.path(), "{$}", "")
@@ -485,6 +479,12 @@ var docsPage = template.Must(template.New("docs").Funcs(template.FuncMap{
 	"method": func(rt apiRoute) string { return rt.method() },
 	"lower":  strings.ToLower,
 	"open":   func(rt apiRoute) bool { return openPath(openAPIPath(rt.path())) },
+	"dflt": func(v any) string {
+		if v == nil {
+			return ""
+		}
+		return fmt.Sprintf(" = %v", v)
+	},
 }).Parse(`<!doctype html>
 <html lang="en">
 <head>
@@ -511,18 +511,14 @@ Routes marked <em>open</em> need no bearer token; the others need <code>Authoriz
 {{range .Routes}}<details id="{{lower (method .)}}-{{path .}}">
 <summary><span class="m {{lower (method .)}}">{{method .}}</span><code>{{path .}}</code> — {{.Summary}}{{if open .}} <em class="muted">open</em>{{end}}</summary>
 {{with .Desc}}<p>{{.}}</p>{{end}}
-{{if .Query}}<p>Query parameters</p><table><tr><th>name</th><th>type</th><th>description</th></tr>
-{{range .Query}}<tr><td><code>{{.Name}}</code>{{if .Required}} *{{end}}</td><td>{{.Type}}{{with .Default}} = {{.}}{{end}}</td><td>{{.Desc}}{{with .Enum}} ({{range $i, $e := .}}{{if $i}}, {{end}}<code>{{$e}}</code>{{end}}){{end}}</td></tr>
-{{end}}</table>{{end}}
-{{if .Form}}<p>Form fields (multipart/form-data or x-www-form-urlencoded)</p><table><tr><th>name</th><th>type</th><th>description</th></tr>
-{{range .Form}}<tr><td><code>{{.Name}}</code>{{if .Required}} *{{end}}</td><td>{{.Type}}{{with .Default}} = {{.}}{{end}}</td><td>{{.Desc}}</td></tr>
-{{end}}</table>{{end}}
-{{if .JSON}}<p>JSON body</p><table><tr><th>field</th><th>type</th><th>description</th></tr>
-{{range .JSON}}<tr><td><code>{{.Name}}</code>{{if .Required}} *{{end}}</td><td>{{.Type}}{{with .Default}} = {{.}}{{end}}</td><td>{{.Desc}}</td></tr>
-{{end}}</table>{{end}}
+{{with .Query}}<p>Query parameters</p>{{template "params" .}}{{end}}
+{{with .Form}}<p>Form fields (multipart/form-data or x-www-form-urlencoded)</p>{{template "params" .}}{{end}}
+{{with .JSON}}<p>JSON body</p>{{template "params" .}}{{end}}
 <p>Answers: {{.Result}}{{if .Stream}} (Server-Sent Events when streaming){{end}}</p>
 </details>
 {{end}}{{end}}
 </body>
 </html>
-`))
+{{define "params"}}<table><tr><th>name</th><th>type</th><th>description</th></tr>
+{{range .}}<tr><td><code>{{.Name}}</code>{{if .Required}} *{{end}}</td><td>{{.Type}}{{dflt .Default}}</td><td>{{.Desc}}{{with .Enum}} ({{range $i, $e := .}}{{if $i}}, {{end}}<code>{{$e}}</code>{{end}}){{end}}</td></tr>
+{{end}}</table>{{end}}`))

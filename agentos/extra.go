@@ -1,9 +1,7 @@
 package agentos
 
-import "net/http"
-
 // extraRoutes registers the data routes (sessions, memories, registry).
-func (o *OS) extraRoutes(mux *http.ServeMux) {
+func (o *OS) extraRoutes(mux routeMux) {
 	o.sessionRoutes(mux)
 	o.memoryRoutes(mux)
 	o.registryRoutes(mux)

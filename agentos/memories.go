@@ -16,7 +16,7 @@ import (
 // memoryRoutes registers agno's user-memory routes (tag Memory). agno's
 // POST /optimize-memories is not served: it needs a model-driven
 // summarising strategy the memory package does not have.
-func (o *OS) memoryRoutes(mux *http.ServeMux) {
+func (o *OS) memoryRoutes(mux routeMux) {
 	mux.HandleFunc("POST /memories", o.handleCreateMemory)
 	mux.HandleFunc("GET /memories", o.handleListMemories)
 	mux.HandleFunc("DELETE /memories", o.handleDeleteMemories)

@@ -59,9 +59,10 @@ type Config struct {
 	ShutdownTimeout time.Duration // default 30s
 	// Closers are released at shutdown (MCP toolkits, storage).
 	Closers []func() error
-	// OnReload re-reads declarative sources (SIGHUP and /resync); nil
-	// disables reloads.
-	OnReload func(ctx context.Context) (Catalog, error)
+	// OnReload re-reads declarative sources (SIGHUP and /resync) given
+	// the catalog being served, whose resources it may keep (a file that
+	// no longer loads keeps its previous version); nil disables reloads.
+	OnReload func(ctx context.Context, current Catalog) (Catalog, error)
 
 	Logger *slog.Logger
 }
@@ -78,6 +79,10 @@ type catalog struct {
 	agents    map[string]*agent.Agent
 	teams     map[string]*team.Team
 	workflows map[string]*workflow.Workflow
+
+	// registry is built on first use; a reload swaps in a new catalog.
+	registryOnce sync.Once
+	registry     *Registry
 }
 
 func newCatalog(c Catalog) (*catalog, error) {
@@ -181,11 +186,15 @@ func (o *OS) Reload(ctx context.Context) error {
 	}
 	o.reloadMu.Lock()
 	defer o.reloadMu.Unlock()
-	c, err := o.cfg.OnReload(ctx)
+	c, err := o.cfg.OnReload(ctx, o.catalog().Catalog)
 	if err != nil {
 		return err
 	}
-	return o.Replace(c)
+	if err := o.Replace(c); err != nil {
+		return err
+	}
+	o.LogRegistry()
+	return nil
 }
 
 // recoverCrashedRuns marks runs a crashed process left RUNNING as ERROR.

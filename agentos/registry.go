@@ -2,6 +2,7 @@ package agentos
 
 import (
 	"cmp"
+	"context"
 	"encoding/json"
 	"fmt"
 	"log/slog"
@@ -16,8 +17,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unsafe"
-	"weak"
 
 	"github.com/agno-go/agno/agent"
 	"github.com/agno-go/agno/model"
@@ -413,31 +412,58 @@ func (r *Registry) Counts() map[ResourceType]int {
 
 // ToolFunction returns the tool function registered under name (agno's
 // entrypoint lookup). When two different functions share a name the last
-// one wins and a warning names it; MCP toolkits count once connected.
+// one wins and a warning names it. MCP toolkits count while connected.
 func (r *Registry) ToolFunction(name string) (*tool.Function, bool) {
 	f, ok := r.entrypoints()[name]
 	return f, ok
 }
 
 // entrypoints returns the name → function lookup, building it (and
-// logging name clashes) when tools changed.
+// logging name clashes) when tools changed. Providers are asked outside
+// the lock: an MCP toolkit may list its tools over the network.
 func (r *Registry) entrypoints() map[string]*tool.Function {
 	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.lookup != nil {
-		return r.lookup
+	lookup, tools := r.lookup, slices.Clone(r.tools)
+	r.mu.Unlock()
+	if lookup != nil {
+		return lookup
 	}
-	lookup := map[string]*tool.Function{}
-	for _, p := range r.tools {
-		for _, f := range staticFunctions([]tool.Provider{p}) {
+	lookup = map[string]*tool.Function{}
+	complete := true // false while an MCP toolkit is not connected yet
+	for _, p := range tools {
+		if c, ok := p.(interface{ Connected() bool }); ok && !c.Connected() {
+			complete = false
+		}
+		for _, f := range providerFunctions(context.Background(), p) {
 			if prev, ok := lookup[f.Name]; ok && !sameEntrypoint(prev, f) {
 				r.log.Warn("registry: two different functions are registered under one tool name; the last one wins", "tool", f.Name)
 			}
 			lookup[f.Name] = f
 		}
 	}
-	r.lookup = lookup
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if complete && len(r.tools) == len(tools) { // else build again next time
+		r.lookup = lookup
+	}
 	return lookup
+}
+
+// providerFunctions lists a provider's functions; a connection-backed
+// provider (MCP) counts only while connected, so a dead server never
+// breaks the registry.
+func providerFunctions(ctx context.Context, p tool.Provider) []*tool.Function {
+	if _, ok := p.(tool.Connector); ok {
+		c, ok := p.(interface{ Connected() bool })
+		if !ok || !c.Connected() {
+			return nil
+		}
+	}
+	fns, err := p.Functions(ctx)
+	if err != nil {
+		return nil
+	}
+	return fns
 }
 
 // sameEntrypoint reports whether two functions run the same handler
@@ -446,26 +472,27 @@ func sameEntrypoint(a, b *tool.Function) bool {
 	if a == b {
 		return true
 	}
-	if a.Handler == nil || b.Handler == nil {
-		return false
-	}
-	return closureOf(a.Handler) == closureOf(b.Handler)
+	ea := a.Entrypoint()
+	return ea != 0 && ea == b.Entrypoint()
 }
 
 // Entries lists the registry's resources of the given type (all types
-// when kind is empty), sorted by (type, name) as agno sorts them.
-func (r *Registry) Entries(kind ResourceType) []RegistryEntry {
+// when kind is empty), sorted by (type, name) as agno sorts them. ctx
+// bounds listing the tools of connected MCP toolkits.
+func (r *Registry) Entries(ctx context.Context, kind ResourceType) []RegistryEntry {
 	r.mu.Lock()
-	defer r.mu.Unlock()
+	tools, models, dbs, functions := slices.Clone(r.tools), slices.Clone(r.models), slices.Clone(r.dbs), slices.Clone(r.functions)
+	agents, teams, workflows := slices.Clone(r.agents), slices.Clone(r.teams), slices.Clone(r.workflows)
+	r.mu.Unlock()
 	want := func(t ResourceType) bool { return kind == "" || kind == t }
 	var out []RegistryEntry
 	if want(ResourceTool) {
-		for _, p := range r.tools {
-			out = append(out, toolEntry(p))
+		for _, p := range tools {
+			out = append(out, toolEntry(ctx, p))
 		}
 	}
 	if want(ResourceModel) {
-		for _, m := range r.models {
+		for _, m := range models {
 			info := m.Info()
 			out = append(out, RegistryEntry{
 				Name: cmp.Or(info.ID, info.Name, typeName(m)), Type: ResourceModel,
@@ -474,7 +501,7 @@ func (r *Registry) Entries(kind ResourceType) []RegistryEntry {
 		}
 	}
 	if want(ResourceDB) {
-		for _, d := range r.dbs {
+		for _, d := range dbs {
 			out = append(out, RegistryEntry{
 				Name: cmp.Or(d.ID, typeName(d.Store)), Type: ResourceDB, ID: d.ID,
 				Metadata: compact(map[string]any{"class_path": typePath(d.Store), "db_id": d.ID}),
@@ -482,24 +509,24 @@ func (r *Registry) Entries(kind ResourceType) []RegistryEntry {
 		}
 	}
 	if want(ResourceFunction) {
-		for _, f := range r.functions {
+		for _, f := range functions {
 			md := callableMetadata(f.Func)
 			md["name"] = f.Name
 			out = append(out, RegistryEntry{Name: f.Name, Type: ResourceFunction, Metadata: md})
 		}
 	}
 	if want(ResourceAgent) {
-		for _, a := range r.agents {
+		for _, a := range agents {
 			out = append(out, componentEntry(ResourceAgent, a.ID(), cmp.Or(a.Name(), "Agent"), a.Description(), classAgent))
 		}
 	}
 	if want(ResourceTeam) {
-		for _, t := range r.teams {
+		for _, t := range teams {
 			out = append(out, componentEntry(ResourceTeam, t.ID(), cmp.Or(t.Name(), "Team"), t.Description(), classTeam))
 		}
 	}
 	if want(ResourceWorkflow) {
-		for _, w := range r.workflows {
+		for _, w := range workflows {
 			out = append(out, componentEntry(ResourceWorkflow, w.ID(), cmp.Or(w.Name(), "Workflow"), w.Description(), classWorkflow))
 		}
 	}
@@ -520,7 +547,7 @@ func componentEntry(kind ResourceType, id, name, desc, class string) RegistryEnt
 // toolEntry describes a provider: a lone Function with its schema and
 // flags, anything else as a toolkit listing its functions (an MCP
 // toolkit lists them once connected).
-func toolEntry(p tool.Provider) RegistryEntry {
+func toolEntry(ctx context.Context, p tool.Provider) RegistryEntry {
 	if f, ok := p.(*tool.Function); ok {
 		md := functionMetadata(f)
 		delete(md, "name")
@@ -528,7 +555,7 @@ func toolEntry(p tool.Provider) RegistryEntry {
 		return RegistryEntry{Name: cmp.Or(f.Name, "Function"), Type: ResourceTool, Description: strings.TrimSpace(f.Description), Metadata: md}
 	}
 	fns := []map[string]any{}
-	for _, f := range staticFunctions([]tool.Provider{p}) {
+	for _, f := range providerFunctions(ctx, p) {
 		fns = append(fns, functionMetadata(f))
 	}
 	e := RegistryEntry{Name: providerName(p), Type: ResourceTool,
@@ -582,7 +609,7 @@ func callableMetadata(fn any) map[string]any {
 	if rv.Kind() != reflect.Func {
 		return map[string]any{"class_path": typePath(fn), "has_entrypoint": false}
 	}
-	md := map[string]any{"has_entrypoint": true, "signature": rv.Type().String()}
+	md := map[string]any{"has_entrypoint": true, "signature": signature(rv.Type())}
 	full := runtimeName(fn)
 	if full == "" {
 		return md
@@ -594,6 +621,20 @@ func callableMetadata(fn any) map[string]any {
 		md["qualname"] = full
 	}
 	return md
+}
+
+// signature spells a function type out even when it is named:
+// "func(context.Context, *workflow.StepInput) (*workflow.StepOutput, error)".
+func signature(t reflect.Type) string {
+	in := make([]reflect.Type, t.NumIn())
+	for i := range in {
+		in[i] = t.In(i)
+	}
+	out := make([]reflect.Type, t.NumOut())
+	for i := range out {
+		out[i] = t.Out(i)
+	}
+	return reflect.FuncOf(in, out, t.IsVariadic()).String()
 }
 
 // functionName names a step function: its Go name, or the step's name
@@ -637,7 +678,7 @@ func splitFuncName(full string) (pkg, qual string) {
 }
 
 // identityOf returns a key that is equal for the same object: the
-// pointer for pointer-shaped values, the closure for functions.
+// pointer for pointer-shaped values, the code address for functions.
 func identityOf(v any) (any, bool) {
 	rv := reflect.ValueOf(v)
 	switch rv.Kind() {
@@ -649,23 +690,9 @@ func identityOf(v any) (any, bool) {
 		if rv.IsNil() {
 			return nil, false
 		}
-		return closureOf(v), true
+		return rv.Pointer(), true
 	}
 	return nil, false
-}
-
-// closureOf returns the address of the closure a function value refers
-// to. reflect only exposes the code address, which every closure of one
-// function literal shares; the closure tells two tool.New handlers apart
-// and keeps copies of one handler equal.
-func closureOf(fn any) unsafe.Pointer {
-	rv := reflect.ValueOf(fn)
-	if rv.Kind() != reflect.Func || rv.IsNil() {
-		return nil
-	}
-	cp := reflect.New(rv.Type())
-	cp.Elem().Set(rv)
-	return *(*unsafe.Pointer)(cp.UnsafePointer())
 }
 
 // isNil reports a nil interface or an interface holding a nil pointer.
@@ -718,27 +745,11 @@ func compact(m map[string]any) map[string]any {
 	return m
 }
 
-// registries caches one Registry per catalog: a reload swaps in a new
-// catalog, so the next use rebuilds. Entries go when their catalog is
-// collected.
-var registries sync.Map // weak.Pointer[catalog] → *registryOnce
-
-type registryOnce struct {
-	once sync.Once
-	reg  *Registry
-}
-
 // registry returns the registry of the current catalog.
 func (o *OS) registry() *Registry {
 	cat := o.catalog()
-	key := weak.Make(cat)
-	v, loaded := registries.LoadOrStore(key, &registryOnce{})
-	if !loaded {
-		runtime.AddCleanup(cat, func(k weak.Pointer[catalog]) { registries.Delete(k) }, key)
-	}
-	e := v.(*registryOnce)
-	e.once.Do(func() { e.reg = o.buildRegistry(cat.Catalog) })
-	return e.reg
+	cat.registryOnce.Do(func() { cat.registry = o.buildRegistry(cat.Catalog) })
+	return cat.registry
 }
 
 // buildRegistry puts the explicitly given resources first (so they keep
@@ -789,9 +800,12 @@ func resourceTypeChoices() string {
 	return strings.Join(quoted[:len(quoted)-1], ", ") + " or " + quoted[len(quoted)-1]
 }
 
-// routeMux is what route registration needs of a mux.
+// routeMux is what route registration needs of a mux: registering, and
+// matching (the docs list only the routes actually served). Tests record
+// the patterns through it.
 type routeMux interface {
 	HandleFunc(pattern string, handler func(http.ResponseWriter, *http.Request))
+	Handler(r *http.Request) (h http.Handler, pattern string)
 }
 
 func (o *OS) registryRoutes(mux routeMux) {
@@ -822,7 +836,7 @@ func (o *OS) handleRegistry(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusUnprocessableEntity, map[string]any{"detail": errs})
 		return
 	}
-	entries := o.registry().Entries(kind)
+	entries := o.registry().Entries(r.Context(), kind)
 	if needle := strings.ToLower(strings.TrimSpace(q.Get("name"))); needle != "" {
 		entries = slices.DeleteFunc(entries, func(e RegistryEntry) bool { return !strings.Contains(strings.ToLower(e.Name), needle) })
 	}

@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -31,7 +32,7 @@ func fakeModel(provider, id string) *modeltest.Fake {
 	return m
 }
 
-func newAgent(t *testing.T, cfg agent.Config) *agent.Agent {
+func newAgent(t testing.TB, cfg agent.Config) *agent.Agent {
 	t.Helper()
 	if cfg.Model == nil {
 		cfg.Model = fakeModel("openai", "gpt-5.4")
@@ -43,7 +44,7 @@ func newAgent(t *testing.T, cfg agent.Config) *agent.Agent {
 	return a
 }
 
-func newTeam(t *testing.T, cfg team.Config) *team.Team {
+func newTeam(t testing.TB, cfg team.Config) *team.Team {
 	t.Helper()
 	tm, err := team.New(cfg)
 	if err != nil {
@@ -52,7 +53,7 @@ func newTeam(t *testing.T, cfg team.Config) *team.Team {
 	return tm
 }
 
-func newWorkflow(t *testing.T, cfg workflow.Config) *workflow.Workflow {
+func newWorkflow(t testing.TB, cfg workflow.Config) *workflow.Workflow {
 	t.Helper()
 	w, err := workflow.New(cfg)
 	if err != nil {
@@ -61,7 +62,7 @@ func newWorkflow(t *testing.T, cfg workflow.Config) *workflow.Workflow {
 	return w
 }
 
-func newToolkit(t *testing.T, name string, fns ...*tool.Function) *tool.Toolkit {
+func newToolkit(t testing.TB, name string, fns ...*tool.Function) *tool.Toolkit {
 	t.Helper()
 	tk, err := tool.NewToolkit(tool.ToolkitConfig{Name: name, Functions: fns})
 	if err != nil {
@@ -74,7 +75,7 @@ type queryArgs struct {
 	Query string `json:"query" description:"What to look for"`
 }
 
-func searchTool(t *testing.T, name string) *tool.Function {
+func searchTool(t testing.TB, name string) *tool.Function {
 	t.Helper()
 	f, err := tool.New(name, "Search the web", func(_ context.Context, a queryArgs) (string, error) { return a.Query, nil })
 	if err != nil {
@@ -242,11 +243,25 @@ func TestRegistryToolNameClashWarning(t *testing.T) {
 			t.Fatalf("log = %q, want a warning naming search", buf.String())
 		}
 	})
-	t.Run("two tool.New closures", func(t *testing.T) {
+	t.Run("two tool.New wrappers of one Go function", func(t *testing.T) {
 		log, buf := logBuffer()
 		r := NewRegistry(log)
 		r.AddTool(searchTool(t, "search"))
 		r.AddTool(searchTool(t, "search"))
+		r.ToolFunction("search")
+		if strings.Contains(buf.String(), "WARN") {
+			t.Fatalf("log = %q, want no warning: both wrap the same Go function", buf.String())
+		}
+	})
+	t.Run("tool.New of different Go functions", func(t *testing.T) {
+		log, buf := logBuffer()
+		r := NewRegistry(log)
+		other, err := tool.New("search", "search", func(_ context.Context, a queryArgs) (string, error) { return "other " + a.Query, nil })
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.AddTool(searchTool(t, "search"))
+		r.AddTool(other)
 		r.ToolFunction("search")
 		if !strings.Contains(buf.String(), "tool=search") {
 			t.Fatalf("log = %q, want a warning naming search", buf.String())
@@ -417,7 +432,7 @@ func TestLogRegistryCounts(t *testing.T) {
 
 // registryFixture is an OS with three agents, two teams and two
 // workflows.
-func registryFixture(t *testing.T) *OS {
+func registryFixture(t testing.TB) *OS {
 	t.Helper()
 	store := memory.New()
 	confirm, err := tool.New("send_email", "Send an email", func(_ context.Context, a queryArgs) (string, error) { return "", nil }, tool.RequiresConfirmation())
@@ -452,7 +467,7 @@ type registryPage struct {
 	} `json:"meta"`
 }
 
-func getLocal(t *testing.T, h http.Handler, target string) *httptest.ResponseRecorder {
+func getLocal(t testing.TB, h http.Handler, target string) *httptest.ResponseRecorder {
 	t.Helper()
 	req := httptest.NewRequest(http.MethodGet, target, nil)
 	req.RemoteAddr = "127.0.0.1:40000"
@@ -650,5 +665,65 @@ func TestRegistryRouteNeedsKey(t *testing.T) {
 	rec := getLocal(t, o.Handler(), "/registry")
 	if rec.Code != http.StatusUnauthorized {
 		t.Fatalf("GET /registry without the key = %d, want 401", rec.Code)
+	}
+}
+
+// Requests racing a reload each see one whole registry, old or new.
+func TestRegistryRouteDuringReload(t *testing.T) {
+	o := registryFixture(t)
+	h := o.Handler()
+	before := o.catalog().Catalog
+	after := Catalog{Agents: before.Agents[:1]}
+	var wg sync.WaitGroup
+	errs := make(chan string, 64)
+	for range 4 {
+		wg.Go(func() {
+			for range 25 {
+				rec := getLocal(t, h, "/registry?resource_type=agent")
+				var p registryPage
+				if err := json.Unmarshal(rec.Body.Bytes(), &p); err != nil || rec.Code != http.StatusOK {
+					errs <- rec.Body.String()
+					return
+				}
+				if n := p.Meta.TotalCount; n != 1 && n != 3 {
+					errs <- "agent count " + strconv.Itoa(n)
+					return
+				}
+			}
+		})
+	}
+	for i := range 10 {
+		next := before
+		if i%2 == 0 {
+			next = after
+		}
+		if err := o.Replace(next); err != nil {
+			t.Fatal(err)
+		}
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Error(e)
+	}
+}
+
+func BenchmarkRegistryBuild(b *testing.B) {
+	o := registryFixture(b)
+	c := o.catalog().Catalog
+	b.ReportAllocs()
+	for b.Loop() {
+		o.buildRegistry(c)
+	}
+}
+
+func BenchmarkRegistryRoute(b *testing.B) {
+	h := registryFixture(b).Handler()
+	b.ReportAllocs()
+	for b.Loop() {
+		rec := getLocal(b, h, "/registry?limit=100")
+		if rec.Code != http.StatusOK {
+			b.Fatal(rec.Code)
+		}
 	}
 }

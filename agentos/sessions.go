@@ -26,7 +26,7 @@ const (
 )
 
 // sessionRoutes registers agno's /sessions routes (tag Sessions).
-func (o *OS) sessionRoutes(mux *http.ServeMux) {
+func (o *OS) sessionRoutes(mux routeMux) {
 	mux.HandleFunc("GET /sessions", o.handleListSessions)
 	mux.HandleFunc("POST /sessions", o.handleCreateSession)
 	mux.HandleFunc("DELETE /sessions", o.handleDeleteSessions)

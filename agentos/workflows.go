@@ -12,7 +12,7 @@ import (
 	"github.com/agno-go/agno/workflow"
 )
 
-func (o *OS) workflowRoutes(mux *http.ServeMux) {
+func (o *OS) workflowRoutes(mux routeMux) {
 	mux.HandleFunc("GET /workflows", o.handleWorkflows)
 	mux.HandleFunc("GET /workflows/{id}", o.handleWorkflow)
 	mux.HandleFunc("POST /workflows/{id}/runs", o.handleWorkflowRun)

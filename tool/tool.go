@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"runtime/debug"
 	"strings"
 	"sync"
@@ -81,6 +82,8 @@ type Function struct {
 	// rawHandler decodes the arguments JSON straight into a typed tool's
 	// Args, skipping the map round trip.
 	rawHandler func(ctx context.Context, raw []byte) (Result, error)
+	// entrypoint is the code address of the Go function New wrapped.
+	entrypoint uintptr
 
 	// Derived by Validate: the user-input fields, the parameters whose
 	// schema admits a string, and the schema as written before Validate
@@ -89,6 +92,19 @@ type Function struct {
 	stringParams     map[string]bool
 	sourceParameters json.RawMessage
 	prepared         bool
+}
+
+// Entrypoint identifies the Go function behind the tool: the function
+// given to New, else the Handler. Two tools with one entrypoint run the
+// same code; 0 means neither is set.
+func (f *Function) Entrypoint() uintptr {
+	if f.entrypoint != 0 {
+		return f.entrypoint
+	}
+	if f.Handler == nil {
+		return 0
+	}
+	return reflect.ValueOf(f.Handler).Pointer()
 }
 
 // validateMu serialises Validate, the only writer of a Function after

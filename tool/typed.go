@@ -82,6 +82,7 @@ func New[Args, R any](name, description string, fn func(ctx context.Context, arg
 			return decodeRaw(ctx, b)
 		},
 		rawHandler: decodeRaw,
+		entrypoint: reflect.ValueOf(fn).Pointer(),
 	}
 	for _, o := range opts {
 		o(f)
