@@ -112,14 +112,13 @@ func startAgentOS(ctx context.Context, f startFlags, ready chan<- string) error 
 	}
 	closers = append(closers, res.Close)
 
-	current := res
 	os_, err := agentos.New(agentos.Config{
 		ID: cfg.AgentOS.ID, Name: cfg.AgentOS.Name, Description: cfg.AgentOS.Description,
 		Agents: res.Agents, Teams: res.Teams, Workflows: res.Workflows, Store: res.Store,
 		SecurityKey: key, ProtectedMode: &protected, CORSOrigins: cfg.AgentOS.CORSAllowedOrigins,
 		Closers: closers, Logger: logger,
-		OnReload: func(ctx context.Context) (agentos.Catalog, error) {
-			return reloadSources(ctx, cfg, current, hitlServer, logger)
+		OnReload: func(ctx context.Context, current agentos.Catalog) (agentos.Catalog, error) {
+			return reloadSources(ctx, cfg, res, current, hitlServer, logger)
 		},
 	})
 	if err != nil {
@@ -167,9 +166,9 @@ func startAgentOS(ctx context.Context, f startFlags, ready chan<- string) error 
 	return os_.Serve(ctx, ln)
 }
 
-// reloadSources re-reads the sources directories. A file that fails now
-// keeps its previous version running, and the failure is logged.
-func reloadSources(ctx context.Context, cfg *config.Config, base *config.Resources, hs *hitl.Server, logger *slog.Logger) (agentos.Catalog, error) {
+// reloadSources re-reads the declarative files on top of the startup
+// resources; a file that no longer loads keeps the version being served.
+func reloadSources(ctx context.Context, cfg *config.Config, base *config.Resources, current agentos.Catalog, hs *hitl.Server, logger *slog.Logger) (agentos.Catalog, error) {
 	src, report := cfg.LoadSources(ctx, base, config.Functions{})
 	report.Log(logger)
 	cat := agentos.Catalog{Agents: src.Agents, Teams: src.Teams, Workflows: src.Workflows}
@@ -179,15 +178,15 @@ func reloadSources(ctx context.Context, cfg *config.Config, base *config.Resourc
 		}
 		switch fr.Kind {
 		case config.KindAgent:
-			if a := findAgent(base.Agents, fr.ID); a != nil {
+			if a := findAgent(current.Agents, fr.ID); a != nil {
 				cat.Agents = append(cat.Agents, a)
 			}
 		case config.KindTeam:
-			if t := findTeam(base.Teams, fr.ID); t != nil {
+			if t := findTeam(current.Teams, fr.ID); t != nil {
 				cat.Teams = append(cat.Teams, t)
 			}
 		case config.KindWorkflow:
-			if w := findWorkflow(base.Workflows, fr.ID); w != nil {
+			if w := findWorkflow(current.Workflows, fr.ID); w != nil {
 				cat.Workflows = append(cat.Workflows, w)
 			}
 		}

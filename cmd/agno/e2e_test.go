@@ -212,6 +212,34 @@ requires_confirmation_tools = ["echo"]
 		t.Fatalf("reload log does not explain the failed file:\n%s", logs.String())
 	}
 
+	// The previous version is the one being served, not the one from
+	// startup: fix the file, reload, break it again, reload.
+	writerRole := func() string {
+		var a map[string]any
+		getJSON(t, base+"/agents/writer", &a)
+		return fmt.Sprint(a["role"])
+	}
+	waitFor := func(what string, ok func() bool) {
+		t.Helper()
+		deadline := time.Now().Add(20 * time.Second)
+		for !ok() {
+			if time.Now().After(deadline) {
+				t.Fatalf("timed out waiting for %s", what)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+	_ = os.WriteFile(filepath.Join(dir, "agents/writer.toml"), []byte("name = \"Writer\"\nmodel = \"default\"\nrole = \"Edits v2\"\n"), 0o644)
+	_ = cmd.Process.Signal(syscall.SIGHUP)
+	waitFor("writer v2", func() bool { return writerRole() == "Edits v2" })
+	kept := strings.Count(logs.String(), "keeping the previous version")
+	_ = os.WriteFile(filepath.Join(dir, "agents/writer.toml"), []byte("name = \"Writer\"\nmodel = \"no-such-model\"\n"), 0o644)
+	_ = cmd.Process.Signal(syscall.SIGHUP)
+	waitFor("the second failed reload", func() bool { return strings.Count(logs.String(), "keeping the previous version") > kept })
+	if got := writerRole(); got != "Edits v2" {
+		t.Fatalf("after a failed reload writer's role = %q, want the served version's \"Edits v2\"", got)
+	}
+
 	// Graceful stop.
 	_ = cmd.Process.Signal(syscall.SIGTERM)
 	select {
