@@ -1,0 +1,303 @@
+#!/usr/bin/env bash
+# Benchmarks AgentOS end to end: `agno agentos start` (SQLite storage, one
+# declarative agent) in front of fakellm, loaded by agnoload at several
+# concurrencies, streaming and not; then the same load straight at fakellm,
+# so AgentOS's added latency can be read off. See bench/README.md.
+#
+#   bench/run-agentos.sh                      # defaults below
+#   CONCURRENCY="1 32" DURATION=5s MODES=stream bench/run-agentos.sh
+set -euo pipefail
+
+CONCURRENCY=${CONCURRENCY:-"1 8 32 256"}
+MODES=${MODES:-"nonstream stream"}
+DURATION=${DURATION:-10s}  # measured load per row
+WARMUP=${WARMUP:-100}      # requests before each measured row (at least one per client)
+TTFT=${TTFT:-1ms}          # fakellm time to first token
+TOKENS=${TOKENS:-5}        # fakellm tokens per answer
+TOKEN_DELAY=${TOKEN_DELAY:-0s}
+STORAGE=${STORAGE:-sqlite} # sqlite (what agno agentos start uses by default) or memory
+PORT=${PORT:-}             # AgentOS port; default: the first free one from 17777
+OUT=${OUT:-}               # also write the report (markdown) to this file
+KEEP_WORK=${KEEP_WORK:-0}  # 1: keep the work directory (configs, logs, JSON results)
+AGNO_BIN=${AGNO_BIN:-}     # benchmark this agno binary instead of building ./cmd/agno
+
+die() {
+	echo "run-agentos.sh: $*" >&2
+	exit 1
+}
+
+for tool in go curl jq; do
+	command -v "$tool" >/dev/null || die "$tool is required (apt-get install $tool, or see bench/README.md)"
+done
+for m in $MODES; do
+	[[ $m == stream || $m == nonstream ]] || die "MODES: unknown mode \"$m\"; use nonstream and/or stream"
+done
+[[ $STORAGE == sqlite || $STORAGE == memory ]] || die "STORAGE: \"$STORAGE\" is not sqlite or memory"
+for c in $CONCURRENCY; do
+	[[ $c =~ ^[1-9][0-9]*$ ]] || die "CONCURRENCY: \"$c\" is not a positive number"
+done
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/agno-bench.XXXXXX")
+BIN=$WORK/bin RES=$WORK/results LOGS=$WORK/logs
+mkdir -p "$BIN" "$RES" "$LOGS"
+COMMANDS=$WORK/commands.sh
+
+PIDS=()
+running() { # pid: alive and not a zombie
+	[[ -r /proc/$1/stat ]] || return 1
+	local stat
+	stat=$(</proc/"$1"/stat) || return 1
+	stat=${stat##*) }
+	[[ ${stat%% *} != Z ]]
+}
+stop_pid() {
+	local pid=$1 i
+	if running "$pid"; then
+		kill -TERM "$pid" 2>/dev/null || true
+		for ((i = 0; i < 150; i++)); do
+			running "$pid" || break
+			sleep 0.1
+		done
+		if running "$pid"; then
+			echo "run-agentos.sh: process $pid did not stop within 15s of SIGTERM; killing it" >&2
+			kill -KILL "$pid" 2>/dev/null || true
+		fi
+	fi
+	wait "$pid" 2>/dev/null || true
+	local keep=() p
+	for p in "${PIDS[@]}"; do [[ $p == "$pid" ]] || keep+=("$p"); done
+	PIDS=("${keep[@]}")
+}
+cleanup() {
+	local pid
+	for pid in "${PIDS[@]}"; do stop_pid "$pid"; done
+	if [[ $KEEP_WORK == 1 ]]; then
+		echo "work directory kept: $WORK" >&2
+	else
+		rm -rf "$WORK"
+	fi
+}
+trap cleanup EXIT
+trap 'echo "run-agentos.sh: interrupted; stopping AgentOS and fakellm" >&2; exit 130' INT TERM
+
+# record appends a command, shell-quoted, to the list printed at the end;
+# RECORD_SUFFIX (redirections, &) is appended as is.
+record() {
+	local line
+	printf -v line '%q ' "$@"
+	echo "${line% }${RECORD_SUFFIX:+ $RECORD_SUFFIX}" >>"$COMMANDS"
+}
+run() {
+	record "$@"
+	"$@"
+}
+
+# ---- build ----------------------------------------------------------------
+cd "$ROOT"
+export CGO_ENABLED=0
+if [[ -n $AGNO_BIN ]]; then
+	AGNO=$AGNO_BIN
+	echo "# agno binary given by AGNO_BIN: $AGNO" >>"$COMMANDS"
+else
+	AGNO=$BIN/agno
+	run go build -o "$AGNO" ./cmd/agno
+fi
+run go build -o "$BIN/fakellm" ./cmd/fakellm
+run go build -o "$BIN/agnoload" ./cmd/agnoload
+
+if ! help=$("$AGNO" agentos start --help 2>&1); then
+	die "\`agno agentos start\` is not available in this build, so there is no AgentOS to benchmark yet:
+  $ $AGNO agentos start --help
+  ${help//$'\n'/$'\n'  }
+Build it into ./cmd/agno (or point AGNO_BIN at a binary that has it) and run again."
+fi
+
+# ---- configuration ----------------------------------------------------------
+# The key fakellm requires and the config names by api_key_env; AgentOS
+# itself runs without OS_SECURITY_KEY, in protected mode (loopback only).
+export AGNO_BENCH_API_KEY=sk-agno-bench
+unset OS_SECURITY_KEY
+
+if [[ -z $PORT ]]; then
+	for ((p = 17777; p < 18000; p++)); do
+		if ! (: </dev/tcp/127.0.0.1/$p) 2>/dev/null; then
+			PORT=$p
+			break
+		fi
+	done
+	[[ -n $PORT ]] || die "no free port in 17777-17999; set PORT"
+fi
+OS_URL=http://127.0.0.1:$PORT
+AGENT=bench
+
+mkdir -p "$WORK/os/agents"
+cat >"$WORK/os/agents/$AGENT.toml" <<'EOF'
+name = "Bench Agent"
+model = "default"
+instructions = "You answer in one short sentence."
+EOF
+
+# write_config base_url data_dir: a fresh config (and database) per row.
+write_config() {
+	cat >"$WORK/os/config.toml" <<EOF
+[agentos]
+name = "agno-bench"
+host = "127.0.0.1"
+port = $PORT
+protected_mode = true
+registry_auto_populate = true
+
+[agentos.registry]
+sources = ["agents"]
+refresh_on_start = true
+
+[models.default]
+provider = "openai-compatible"
+base_url = "$1"
+api_key_env = "AGNO_BENCH_API_KEY"
+model = "fake-model"
+max_retries = 0
+
+[storage]
+driver = "$STORAGE"
+EOF
+	if [[ $STORAGE == sqlite ]]; then
+		echo "path = \"$2/agno.db\"" >>"$WORK/os/config.toml"
+	fi
+}
+
+# ---- processes ----------------------------------------------------------------
+LLM_PID= LLM_URL=
+start_fakellm() { # log
+	local url_file=$WORK/fakellm.url
+	: >"$url_file"
+	RECORD_SUFFIX="> $url_file 2> $1 &" record "$BIN/fakellm" -ttft "$TTFT" -token-delay "$TOKEN_DELAY" -tokens "$TOKENS" -api-key "$AGNO_BENCH_API_KEY"
+	"$BIN/fakellm" -ttft "$TTFT" -token-delay "$TOKEN_DELAY" -tokens "$TOKENS" -api-key "$AGNO_BENCH_API_KEY" >"$url_file" 2>"$1" &
+	LLM_PID=$!
+	PIDS+=("$LLM_PID")
+	local i
+	for ((i = 0; i < 100; i++)); do
+		LLM_URL=$(head -n1 "$url_file")
+		[[ -n $LLM_URL ]] && return
+		running "$LLM_PID" || break
+		sleep 0.1
+	done
+	cat "$1" >&2
+	die "fakellm did not print its URL"
+}
+
+OS_PID=
+start_agentos() { # log
+	if (: </dev/tcp/127.0.0.1/"$PORT") 2>/dev/null; then
+		die "something already listens on 127.0.0.1:$PORT; stop it or set PORT"
+	fi
+	RECORD_SUFFIX="> $1 2>&1 &" record "$AGNO" agentos start --config "$WORK/os/config.toml"
+	"$AGNO" agentos start --config "$WORK/os/config.toml" >"$1" 2>&1 &
+	OS_PID=$!
+	PIDS+=("$OS_PID")
+	local i
+	for ((i = 0; i < 300; i++)); do
+		if curl -fsS -o /dev/null --max-time 1 "$OS_URL/health" 2>/dev/null; then
+			# The agent must have loaded from its file.
+			if ! curl -fsS --max-time 5 "$OS_URL/agents" | jq -e --arg id "$AGENT" 'any(.[]; .id == $id)' >/dev/null; then
+				tail -n 40 "$1" >&2
+				die "AgentOS is up but does not serve the agent \"$AGENT\" (GET $OS_URL/agents); its log is above"
+			fi
+			return
+		fi
+		if ! running "$OS_PID"; then
+			tail -n 40 "$1" >&2
+			die "agno agentos start exited before answering /health; its log is above"
+		fi
+		sleep 0.1
+	done
+	tail -n 40 "$1" >&2
+	die "AgentOS did not answer $OS_URL/health within 30s"
+}
+
+# ---- load -----------------------------------------------------------------------
+for mode in $MODES; do
+	stream=()
+	[[ $mode == stream ]] && stream=(-stream)
+	for c in $CONCURRENCY; do
+		row=$mode-c$c
+		echo "== $row: AgentOS" >&2
+		start_fakellm "$LOGS/fakellm-$row.log"
+		data=$WORK/data-$row
+		mkdir -p "$data"
+		write_config "$LLM_URL" "$data"
+		cp "$WORK/os/config.toml" "$WORK/config-$row.toml"
+		start_agentos "$LOGS/agentos-$row.log"
+
+		warm=$((WARMUP > c ? WARMUP : c))
+		RECORD_SUFFIX="> $RES/warmup-$row.json" run "$BIN/agnoload" -url "$OS_URL" -agent "$AGENT" -c "$c" -n "$warm" "${stream[@]}" -json >"$RES/warmup-$row.json"
+		if [[ $(jq .errors "$RES/warmup-$row.json") != 0 ]]; then
+			echo "warning: warm-up of $row had errors:" >&2
+			jq -c '.error_kinds, .error_samples' "$RES/warmup-$row.json" >&2
+		fi
+		RECORD_SUFFIX="> $RES/agentos-$row.json" run "$BIN/agnoload" -url "$OS_URL" -agent "$AGENT" -c "$c" -d "$DURATION" "${stream[@]}" \
+			-server-pid "$OS_PID" -json >"$RES/agentos-$row.json"
+		stop_pid "$OS_PID"
+
+		# The model on its own, same client, same concurrency and mode.
+		echo "== $row: fakellm alone" >&2
+		RECORD_SUFFIX="> $RES/model-$row.json" run "$BIN/agnoload" -target openai -url "$LLM_URL" -key "$AGNO_BENCH_API_KEY" -c "$c" -d "$DURATION" "${stream[@]}" \
+			-server-pid "$LLM_PID" -json >"$RES/model-$row.json"
+		stop_pid "$LLM_PID"
+	done
+done
+
+# ---- report -----------------------------------------------------------------------
+report() {
+	echo "## AgentOS end to end ($(date -u +%Y-%m-%dT%H:%MZ))"
+	echo
+	echo "- commit: $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)$([[ -n $(git -C "$ROOT" status --porcelain 2>/dev/null) ]] && echo ' (working tree has changes)')"
+	echo "- $(go version), $(nproc) CPUs ($(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n1)), Linux $(uname -r)"
+	echo "- fakellm: TTFT $TTFT, $TOKENS tokens, token delay $TOKEN_DELAY; storage $STORAGE; ${DURATION} per row after a warm-up of max($WARMUP, c) runs; fresh AgentOS, fakellm and database per row"
+	echo "- load generator, AgentOS and fakellm share the machine"
+	echo
+	echo "| concurrency | mode | runs/s | p50 ms | p99 ms | TTFE p50 ms | server CPU ms/run | server cores busy | peak RSS MB | errors | model p50 ms | model p99 ms | added p50 ms | added p99 ms |"
+	echo "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+	local mode c
+	for mode in $MODES; do
+		for c in $CONCURRENCY; do
+			jq -r --arg mode "$mode" --slurpfile m "$RES/model-$mode-c$c.json" '
+				def f(d): if . == null then "-" else (. * pow(10; d) | round) / pow(10; d) | tostring end;
+				$m[0] as $b |
+				"| \(.concurrency) | \($mode) | \(.runs_per_s | f(0)) | \(.latency.p50_ms | f(2)) | \(.latency.p99_ms | f(2)) | \(.ttfe.p50_ms | f(2)) | \(.server.cpu_ms_per_run | f(3)) | \(.server.cpu_ms / (.elapsed_s * 1000) | f(2)) | \(.server.peak_rss_mb | f(1)) | \(.errors) | \($b.latency.p50_ms | f(2)) | \($b.latency.p99_ms | f(2)) | \(.latency.p50_ms - $b.latency.p50_ms | f(2)) | \(.latency.p99_ms - $b.latency.p99_ms | f(2)) |"
+			' "$RES/agentos-$mode-c$c.json"
+		done
+	done
+	echo
+	local errs
+	errs=$(jq -r 'select(.errors > 0) | "- \(.target) c=\(.concurrency) stream=\(.stream): \(.error_kinds | tostring) first: \(.error_samples | tostring)"' "$RES"/agentos-*.json "$RES"/model-*.json)
+	if [[ -n $errs ]]; then
+		echo "Errors:"
+		echo
+		echo "$errs"
+		echo
+	fi
+	echo "Added latency = AgentOS latency − fakellm's own latency measured by the same client at the same concurrency and mode (rows \"model\"); p99 differences are indicative only, percentiles do not subtract."
+	echo
+	echo "Commands (paths are in the temporary work directory; config of the first row shown after them):"
+	echo
+	echo '```sh'
+	cat "$COMMANDS"
+	echo '```'
+	echo
+	echo '```toml'
+	local first_mode first_c
+	read -r first_mode _ <<<"$MODES"
+	read -r first_c _ <<<"$CONCURRENCY"
+	cat "$WORK/config-$first_mode-c$first_c.toml"
+	echo
+	echo "# $WORK/os/agents/$AGENT.toml"
+	cat "$WORK/os/agents/$AGENT.toml"
+	echo '```'
+}
+if [[ -n $OUT ]]; then
+	report | tee "$OUT"
+else
+	report
+fi
