@@ -92,6 +92,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		Models:           strings.Split(*models, ","),
 		TimeToFirstToken: *ttft,
 		TokenDelay:       *tokenDelay,
+		NoRecord:         true, // nothing reads them; memory stays flat under load
 	})
 	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
 	served := make(chan error, 1)

@@ -32,6 +32,9 @@ type ServerConfig struct {
 	// and TokenDelay zero.
 	TimeToFirstToken time.Duration
 	TokenDelay       time.Duration
+	// NoRecord keeps no copy of the requests (Requests stays empty), so a
+	// long-running server under load does not grow.
+	NoRecord bool
 }
 
 // RecordedRequest is one request as the server received it.
@@ -144,7 +147,9 @@ func (h *Handler) chatCompletions(w http.ResponseWriter, r *http.Request) {
 	}
 	h.mu.Lock()
 	h.calls++
-	h.requests = append(h.requests, rec)
+	if !h.cfg.NoRecord {
+		h.requests = append(h.requests, rec)
+	}
 	h.mu.Unlock()
 
 	if h.cfg.APIKey != "" {

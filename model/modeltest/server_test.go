@@ -453,3 +453,16 @@ func TestFakeStatusIsProviderError(t *testing.T) {
 		t.Errorf("err = %#v", err)
 	}
 }
+
+func TestNoRecordKeepsNoRequests(t *testing.T) {
+	srv := modeltest.NewServer(modeltest.ServerConfig{NoRecord: true})
+	defer srv.Close()
+	for range 3 {
+		if res := post(t, srv, `{"model":"fake-model","messages":[{"role":"user","content":"hi"}]}`); res.StatusCode != 200 {
+			t.Fatalf("status %d", res.StatusCode)
+		}
+	}
+	if n := len(srv.Requests()); n != 0 || srv.Calls() != 3 {
+		t.Fatalf("requests kept %d, calls %d; want 0 kept and 3 calls", n, srv.Calls())
+	}
+}
