@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
+	"reflect"
 	"slices"
 	"sort"
 	"sync"
@@ -193,31 +194,25 @@ func (fn Functions) validate() error {
 		if name == "" || !identifierRE.MatchString(name) {
 			errs = append(errs, fmt.Errorf("config: Functions.Tools has the name %q: use letters, digits and _ so files can refer to it", name))
 		}
-		if fn.Tools[name] == nil {
-			errs = append(errs, fmt.Errorf("config: Functions.Tools[%q] is nil", name))
-		}
 	}
-	for name, f := range fn.Steps {
-		if f == nil {
-			errs = append(errs, fmt.Errorf("config: Functions.Steps[%q] is nil", name))
-		}
-	}
-	for name, f := range fn.Conditions {
-		if f == nil {
-			errs = append(errs, fmt.Errorf("config: Functions.Conditions[%q] is nil", name))
-		}
-	}
-	for name, f := range fn.Selectors {
-		if f == nil {
-			errs = append(errs, fmt.Errorf("config: Functions.Selectors[%q] is nil", name))
-		}
-	}
-	for name, f := range fn.EndConditions {
-		if f == nil {
-			errs = append(errs, fmt.Errorf("config: Functions.EndConditions[%q] is nil", name))
-		}
-	}
+	errs = append(errs, nilEntries("Tools", fn.Tools)...)
+	errs = append(errs, nilEntries("Steps", fn.Steps)...)
+	errs = append(errs, nilEntries("Conditions", fn.Conditions)...)
+	errs = append(errs, nilEntries("Selectors", fn.Selectors)...)
+	errs = append(errs, nilEntries("EndConditions", fn.EndConditions)...)
 	return errors.Join(errs...)
+}
+
+func nilEntries[V any](table string, m map[string]V) []error {
+	var errs []error
+	for _, name := range sortedKeys(m) {
+		v := reflect.ValueOf(m[name])
+		nilable := v.IsValid() && slices.Contains([]reflect.Kind{reflect.Pointer, reflect.Func, reflect.Map, reflect.Slice, reflect.Chan, reflect.Interface}, v.Kind())
+		if !v.IsValid() || nilable && v.IsNil() {
+			errs = append(errs, fmt.Errorf("config: Functions.%s[%q] is nil", table, name))
+		}
+	}
+	return errs
 }
 
 // Close releases what Build opened: MCP sessions and the processes behind

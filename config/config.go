@@ -1,6 +1,7 @@
 package config
 
 import (
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -255,7 +256,8 @@ type HITLConfig struct {
 	// /workflows/ws) or "both" (default).
 	Transport string `toml:"transport"`
 	// SocketPath is the Unix socket (default agno-hitl.sock beside the
-	// config file).
+	// config file, or agno-hitl-<hash>.sock in the temporary directory
+	// when that path is too long for a socket).
 	SocketPath string `toml:"socket_path"`
 }
 
@@ -453,10 +455,17 @@ func (c *Config) validate(p *problems, md *toml.MetaData) {
 	if md.IsDefined("workflows", "hitl", "socket_path") && strings.TrimSpace(h.SocketPath) == "" {
 		p.at("workflows.hitl.socket_path", "workflows.hitl.socket_path is empty: give a file path for the Unix socket, or remove the key for %s beside the config file", DefaultSocketPath)
 	}
-	if h.SocketPath == "" {
+	explicit := h.SocketPath != ""
+	if !explicit {
 		h.SocketPath = DefaultSocketPath
 	}
 	h.SocketPath = c.resolve(h.SocketPath)
+	if !explicit && len(h.SocketPath) > maxSocketPath {
+		// Too deep for a socket beside the file: a per-config name in the
+		// temporary directory instead.
+		sum := sha256.Sum256([]byte(c.Path))
+		h.SocketPath = filepath.Join(os.TempDir(), fmt.Sprintf("agno-hitl-%x.sock", sum[:4]))
+	}
 	if h.Socket() && len(h.SocketPath) > maxSocketPath {
 		p.at("workflows.hitl.socket_path", "workflows.hitl.socket_path %q is %d bytes; Unix sockets take at most %d: use a shorter path such as \"/tmp/agno-hitl.sock\"", h.SocketPath, len(h.SocketPath), maxSocketPath)
 	}

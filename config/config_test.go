@@ -71,6 +71,46 @@ func TestUsersConfigLoadsAsIs(t *testing.T) {
 	}
 }
 
+// The users' skeleton starts as it is: its model key is not set, its
+// sources directories do not exist, and both are explained.
+func TestUsersConfigBuilds(t *testing.T) {
+	t.Setenv("TAOTOKEN_API_KEY", "")
+	dir := t.TempDir()
+	b, err := os.ReadFile(filepath.Join("testdata", "config.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFiles(t, dir, map[string]string{"config.toml": string(b)})
+	c, err := config.Load(filepath.Join(dir, "config.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	logger, logs := newLogger()
+	c.Logger = logger
+	res, err := c.Build(t.Context(), config.Functions{}, config.Existing{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Close()
+	if !strings.Contains(logs.String(), "model=default env=TAOTOKEN_API_KEY") {
+		t.Errorf("no warning for the key:\n%s", logs)
+	}
+	s := res.Report.String()
+	for _, want := range []string{
+		"TAOTOKEN_API_KEY is not set",
+		filepath.Join(dir, "agents") + " (agent files): missing",
+		filepath.Join(dir, "workflows") + " (workflow files): missing",
+		"loaded 0 agents, 0 teams, 0 workflows",
+	} {
+		if !strings.Contains(s, want) {
+			t.Errorf("report lacks %q:\n%s", want, s)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "agno.db")); err != nil {
+		t.Errorf("default store: %v", err)
+	}
+}
+
 func TestUsersFilesAreTheExamples(t *testing.T) {
 	for _, name := range []string{"config.toml", "settings.json"} {
 		example, err := os.ReadFile(filepath.Join("..", "..", "shared", "examples", name))
@@ -249,6 +289,15 @@ command = "npx -y server"
 	if d.Storage.Path != filepath.Join(e, "agno.db") || d.Workflows.HITL.SocketPath != filepath.Join(e, "agno-hitl.sock") ||
 		d.AgentOS.Registry.Sources[0] != filepath.Join(e, "agents") || d.Toolkits.Shell.Dir != e || d.Toolkits.File.BaseDir != e {
 		t.Errorf("defaults not beside the file: %+v %+v", d.Storage, d.Workflows.HITL)
+	}
+	deep := filepath.Join(dir, strings.Repeat("d", 60), strings.Repeat("e", 60))
+	writeFiles(t, deep, map[string]string{"config.toml": ""})
+	dd, err := config.Load(filepath.Join(deep, "config.toml"))
+	if err != nil {
+		t.Fatalf("a deep directory must not fail for the default socket path: %v", err)
+	}
+	if p := dd.Workflows.HITL.SocketPath; filepath.Dir(p) != os.TempDir() || len(p) > 103 || !strings.HasPrefix(filepath.Base(p), "agno-hitl-") {
+		t.Errorf("default socket path for a deep directory: %q", p)
 	}
 	if d.AgentOS.Host != "127.0.0.1" || d.AgentOS.Port != 7777 || !d.AgentOS.ProtectedMode || d.Workflows.HITL.Transport != "both" {
 		t.Errorf("defaults: %+v %+v", d.AgentOS, d.Workflows.HITL)

@@ -132,7 +132,11 @@ func (r Report) lines() []reportLine {
 				what += fmt.Sprintf(" %q", f.ID)
 			}
 		}
-		add(true, "registry: skipped %s (%s): %v", f.File, what, indent(f.Err))
+		msg := indent(f.Err)
+		if f.File != "" && !strings.HasPrefix(msg, f.File) {
+			msg = f.File + ": " + msg
+		}
+		add(true, "registry: skipped %s: %s", what, msg)
 	}
 	if r.Counts.Total() == 0 && len(r.Failures) == 0 {
 		add(true, "registry: no agents, teams or workflows came from files: check that [agentos.registry] sources in %s point at directories holding *.toml files", r.ConfigFile)

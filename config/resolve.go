@@ -23,22 +23,23 @@ type toolRef struct {
 	key    string
 	kind   string // "mcp", "builtin", "function", "agent", "team"
 	name   string
-	ref    *ref // for agent and team
 	source string
 }
 
 // checkModel validates a model key and returns it ("default" when unset).
+// Keys are those of the built models (for a reload, Build's).
 func (l *loader) checkModel(p *problems, key, name string) string {
+	keys := sortedKeys(l.res.Models)
 	if name == "" {
-		if _, ok := l.cfg.Models["default"]; ok {
+		if _, ok := l.res.Models["default"]; ok {
 			return "default"
 		}
-		p.at("", "no model: set model = \"<key>\" to a key of [models] in %s (keys: %s), or define [models.default] there", l.cfg.Path, listOr(sortedKeys(l.cfg.Models), "none defined"))
+		p.at("", "no model: set model = \"<key>\" to a key of [models] in %s (keys: %s), or define [models.default] there", l.cfg.Path, listOr(keys, "none defined"))
 		return ""
 	}
-	if _, ok := l.cfg.Models[name]; !ok {
+	if _, ok := l.res.Models[name]; !ok {
 		p.at(key, "%s = %q is not a key of [models] in %s: use one of %s, or add [models.%s] there", key, name, l.cfg.Path,
-			listOr(quoteAll(sortedKeys(l.cfg.Models)), "(none defined)"), quoteKey(name))
+			listOr(quoteAll(keys), "(none defined)"), quoteKey(name))
 	}
 	return name
 }
@@ -65,9 +66,13 @@ func (l *loader) checkTools(p *problems, f *resFile, tools []string) []toolRef {
 		prefix, name, hasPrefix := strings.Cut(t, ":")
 		switch {
 		case hasPrefix && prefix == "mcp":
-			if _, ok := l.cfg.MCP.Servers[name]; !ok {
+			_, ok := l.res.MCP[name]
+			_, unusable := l.res.mcpErr[name]
+			if !ok && !unusable {
+				servers := append(sortedKeys(l.res.MCP), sortedKeys(l.res.mcpErr)...)
+				slices.Sort(servers)
 				p.at(key, "tools: %q names no MCP server: add [mcp.servers.%s] to %s, or use one of %s", t, quoteKey(name), l.cfg.Path,
-					listOr(quoteAll(prefixed("mcp:", sortedKeys(l.cfg.MCP.Servers))), "(no servers defined)"))
+					listOr(quoteAll(prefixed("mcp:", servers)), "(no servers defined)"))
 				continue
 			}
 			out = append(out, toolRef{key: key, kind: "mcp", name: name, source: t})
@@ -76,9 +81,8 @@ func (l *loader) checkTools(p *problems, f *resFile, tools []string) []toolRef {
 				p.at(key, "tools: %q has no id: write %s:<id>", t, prefix)
 				continue
 			}
-			r := &ref{key: key, kind: Kind(prefix), id: name}
-			f.refs = append(f.refs, r)
-			out = append(out, toolRef{key: key, kind: prefix, name: name, ref: r, source: t})
+			f.refs = append(f.refs, &ref{key: key, source: t, kind: Kind(prefix), id: name})
+			out = append(out, toolRef{key: key, kind: prefix, name: name, source: t})
 		case hasPrefix:
 			p.at(key, "tools: %q: the prefix %q is unknown; use mcp:<server>, agent:<id> or team:<id>", t, prefix)
 		case slices.Contains(builtinToolkits, t):
@@ -167,7 +171,7 @@ func (l *loader) checkTeam(p *problems, f *resFile) {
 			continue
 		}
 		seen[m] = true
-		f.refs = append(f.refs, &ref{key: key, kind: kind, id: id})
+		f.refs = append(f.refs, &ref{key: key, source: m, kind: kind, id: id})
 	}
 	l.checkTools(p, f, t.Tools)
 	checkNonNegative(p, "max_iterations", t.MaxIterations, "use a positive number (default 10)")
@@ -323,11 +327,11 @@ func (l *loader) checkStep(p *problems, f *resFile, s *StepFile, sk, label strin
 	}
 	switch {
 	case s.Agent != "":
-		f.refs = append(f.refs, &ref{key: sk + ".agent", kind: KindAgent, id: s.Agent})
+		f.refs = append(f.refs, &ref{key: sk + ".agent", source: s.Agent, kind: KindAgent, id: s.Agent})
 	case s.Team != "":
-		f.refs = append(f.refs, &ref{key: sk + ".team", kind: KindTeam, id: s.Team})
+		f.refs = append(f.refs, &ref{key: sk + ".team", source: s.Team, kind: KindTeam, id: s.Team})
 	case s.Workflow != "":
-		f.refs = append(f.refs, &ref{key: sk + ".workflow", kind: KindWorkflow, id: s.Workflow})
+		f.refs = append(f.refs, &ref{key: sk + ".workflow", source: s.Workflow, kind: KindWorkflow, id: s.Workflow})
 	case s.Function != "":
 		if l.fn.Steps[s.Function] == nil {
 			p.at(sk+".function", "%s: function = %q is not registered: add it to config.Functions.Steps (registered: %s)", label, s.Function, listOr(sortedKeys(l.fn.Steps), "none"))
@@ -559,7 +563,7 @@ func (l *loader) constructTeam(f *resFile) (any, error) {
 		}
 		exec, ok := r.target().(run.Executor)
 		if !ok {
-			return nil, fileErr(f, r.key, fmt.Errorf("%s = %q is not built", r.key, r.id))
+			return nil, fileErr(f, r.key, fmt.Errorf("%s = %q is not built", r.key, r.source))
 		}
 		members = append(members, exec)
 	}
@@ -670,7 +674,7 @@ func (l *loader) node(f *resFile, s *StepFile, key string) (workflow.Node, error
 			case run.Executor:
 				st.Agent = t
 			default:
-				return nil, fileErr(f, r.key, fmt.Errorf("%s = %q is not built", r.key, r.id))
+				return nil, fileErr(f, r.key, fmt.Errorf("%s = %q is not built", r.key, r.source))
 			}
 		}
 		return st, nil

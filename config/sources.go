@@ -42,8 +42,9 @@ type FileResult struct {
 // Resources of Build), as do the code-defined resources files may refer
 // to. Every file gets its own result, so the caller can keep the previous
 // version of a file that fails now; and a file that refers to a resource
-// whose file fails now is built against that previous version (from base)
-// when there is one.
+// whose file fails now is built against that previous version — base's
+// Agents, Teams and Workflows, or, after earlier reloads, the versions
+// being served: pass base.WithCatalog(served...).
 //
 // Unlike Build it scans whatever registry_auto_populate and
 // refresh_on_start say: asking for a reload is asking for the scan.
@@ -58,8 +59,8 @@ func (c *Config) LoadSources(ctx context.Context, base *Resources, fn Functions)
 		return &Sources{}, report
 	}
 	// A view of base with these functions; nothing of base is changed.
-	r := &Resources{Store: base.Store, Models: base.Models, MCP: base.MCP, Toolkits: base.Toolkits,
-		cfg: base.cfg, fn: fn, existing: base.existing, mcpErr: base.mcpErr, toolkitErr: base.toolkitErr}
+	r := base.WithCatalog(nil, nil, nil)
+	r.fn = fn
 	prev := map[Kind]map[string]any{KindAgent: {}, KindTeam: {}, KindWorkflow: {}}
 	for _, a := range base.Agents {
 		prev[KindAgent][a.ID()] = a
@@ -73,6 +74,15 @@ func (c *Config) LoadSources(ctx context.Context, base *Resources, fn Functions)
 	src, rep := c.loadSources(ctx, r, prev)
 	rep.AutoPopulate, rep.RefreshOnStart = true, true
 	return src, rep
+}
+
+// WithCatalog returns a view of r whose Agents, Teams and Workflows are
+// the given ones (the versions being served), for LoadSources to fall
+// back on. Nothing of r is changed; Close the original, not the view.
+func (r *Resources) WithCatalog(agents []*agent.Agent, teams []*team.Team, workflows []*workflow.Workflow) *Resources {
+	return &Resources{Store: r.Store, Models: r.Models, MCP: r.MCP, Toolkits: r.Toolkits,
+		Agents: agents, Teams: teams, Workflows: workflows, Report: r.Report,
+		cfg: r.cfg, fn: r.fn, existing: r.existing, mcpErr: r.mcpErr, toolkitErr: r.toolkitErr}
 }
 
 // loadSources scans, parses, resolves and builds; prev are earlier
@@ -176,19 +186,13 @@ type resFile struct {
 
 // ref is a reference from a file to an agent, team or workflow.
 type ref struct {
-	key  string // indexed key path, for the line ("members[1]")
-	kind Kind   // wanted kind; "" is agent or team (team members)
-	id   string
+	key    string // indexed key path, for the line ("members[1]")
+	source string // as written ("team:loop-a")
+	kind   Kind   // wanted kind; "" is agent or team (team members)
+	id     string
 
 	file     *resFile // the target when file-defined
 	existing any      // the target when code-defined
-}
-
-func (r *ref) describe() string {
-	if r.kind == "" {
-		return fmt.Sprintf("member %q", r.id)
-	}
-	return fmt.Sprintf("%s %q", r.kind, r.id)
 }
 
 type loader struct {
@@ -209,12 +213,19 @@ func (f *resFile) fail(err error) {
 
 // parse reads a file and validates what it can alone.
 func (l *loader) parse(path string, dirKind Kind) *resFile {
-	f := &resFile{path: path, kind: dirKind, compiled: map[string]any{}}
 	data, err := os.ReadFile(path)
 	if err != nil {
+		f := &resFile{path: path, kind: dirKind}
 		f.fail(fmt.Errorf("read: %w", err))
 		return f
 	}
+	return l.parseData(path, data, dirKind)
+}
+
+// parseData parses the contents of a resource file.
+func (l *loader) parseData(path string, data []byte, dirKind Kind) *resFile {
+	f := &resFile{path: path, kind: dirKind, compiled: map[string]any{}}
+	var err error
 	src := strings.TrimPrefix(string(data), "\ufeff")
 	f.idx = indexKeys(src)
 	var probe struct {
@@ -391,11 +402,11 @@ func (l *loader) resolveRefs(f *resFile) {
 		}
 		switch len(hits) {
 		case 0:
-			p.at(r.key, "%s = %q: %s", r.key, r.id, l.unknownRef(r))
+			p.at(r.key, "%s = %q: %s", r.key, r.source, l.unknownRef(r))
 		case 1:
 			r.kind, r.file, r.existing = hits[0].kind, hits[0].file, hits[0].obj
 		default:
-			p.at(r.key, "%s = %q: both an agent and a team have this id; write \"agent:%s\" or \"team:%s\"", r.key, r.id, r.id, r.id)
+			p.at(r.key, "%s = %q: both an agent and a team have this id; write \"agent:%s\" or \"team:%s\"", r.key, r.source, r.id, r.id)
 		}
 	}
 	f.fail(p.err())
@@ -439,15 +450,21 @@ func (l *loader) knownIDs(k Kind) []string {
 	switch k {
 	case KindAgent:
 		for _, a := range ex.Agents {
-			ids = append(ids, a.ID())
+			if a != nil {
+				ids = append(ids, a.ID())
+			}
 		}
 	case KindTeam:
 		for _, t := range ex.Teams {
-			ids = append(ids, t.ID())
+			if t != nil {
+				ids = append(ids, t.ID())
+			}
 		}
 	case KindWorkflow:
 		for _, w := range ex.Workflows {
-			ids = append(ids, w.ID())
+			if w != nil {
+				ids = append(ids, w.ID())
+			}
 		}
 	}
 	sort.Strings(ids)
@@ -488,7 +505,7 @@ func (l *loader) visit(f *resFile) {
 			continue
 		}
 		pos := &problems{file: f.path, idx: f.idx}
-		pos.at(r.key, "%s = %q: %s %s (%s) failed to load, so this %s cannot be built; fix that file first", r.key, r.id, t.kind, fmt.Sprintf("%q", t.id), t.path, f.kind)
+		pos.at(r.key, "%s = %q: %s %q (%s) failed to load, so this %s cannot be built; fix that file first", r.key, r.source, t.kind, t.id, t.path, f.kind)
 		f.fail(pos.err())
 		return
 	}

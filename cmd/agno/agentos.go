@@ -169,7 +169,7 @@ func startAgentOS(ctx context.Context, f startFlags, ready chan<- string) error 
 // reloadSources re-reads the declarative files on top of the startup
 // resources; a file that no longer loads keeps the version being served.
 func reloadSources(ctx context.Context, cfg *config.Config, base *config.Resources, current agentos.Catalog, hs *hitl.Server, logger *slog.Logger) (agentos.Catalog, error) {
-	src, report := cfg.LoadSources(ctx, base, config.Functions{})
+	src, report := cfg.LoadSources(ctx, base.WithCatalog(current.Agents, current.Teams, current.Workflows), config.Functions{})
 	report.Log(logger)
 	cat := agentos.Catalog{Agents: src.Agents, Teams: src.Teams, Workflows: src.Workflows}
 	for _, fr := range src.Files {
