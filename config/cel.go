@@ -3,7 +3,6 @@ package config
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math"
 	"reflect"
@@ -117,17 +116,6 @@ func compileCEL(use celUse, src string) (cel.Program, error) {
 			return nil, fmt.Errorf("CEL: the expression gives a %s; a selector must give a choice name (string) or a list of them", out)
 		}
 	}
-	if use == celEndCondition {
-		for _, r := range ast.NativeRep().ReferenceMap() {
-			if r.Name == "current_iteration" {
-				// workflow.Loop calls its end condition with the
-				// iteration's outputs only; the iteration number does not
-				// reach it.
-				return nil, errors.New("CEL: current_iteration is not available in this version: the loop stops by itself after max_iterations; " +
-					"use all_success, last_step_content, step_outputs or max_iterations")
-			}
-		}
-	}
 	return env.Program(ast, cel.CostLimit(celCostLimit), cel.InterruptCheckFrequency(100))
 }
 
@@ -203,9 +191,9 @@ func celSelectorFunc(prg cel.Program, src string) func(context.Context, *workflo
 	}
 }
 
-func celEndConditionFunc(prg cel.Program, src string, maxIterations int, log func(error)) func([]*workflow.StepOutput) bool {
-	return func(outs []*workflow.StepOutput) bool {
-		vars := map[string]any{"max_iterations": int64(maxIterations)}
+func celEndConditionFunc(prg cel.Program, src string, log func(error)) func([]*workflow.StepOutput, int, int) bool {
+	return func(outs []*workflow.StepOutput, iteration, maxIterations int) bool {
+		vars := map[string]any{"current_iteration": int64(iteration), "max_iterations": int64(maxIterations)}
 		allSuccess, last := true, ""
 		byName := map[string]string{}
 		for _, o := range outs {
@@ -221,7 +209,6 @@ func celEndConditionFunc(prg cel.Program, src string, maxIterations int, log fun
 			}
 		}
 		vars["all_success"], vars["last_step_content"], vars["step_outputs"] = allSuccess, last, byName
-		vars["current_iteration"] = int64(0) // refused at compile time; declared for the checker
 		v, err := evalCEL(context.Background(), prg, vars)
 		if err != nil {
 			log(fmt.Errorf("CEL end condition %q: %w; the loop goes on", src, err))

@@ -693,12 +693,8 @@ func (l *loader) node(f *resFile, s *StepFile, key string) (workflow.Node, error
 		}
 		switch c := f.compiled[key+".end_condition"].(type) {
 		case celProgram:
-			maxIt := s.MaxIterations
-			if maxIt <= 0 {
-				maxIt = 3
-			}
 			log := l.cfg.logger()
-			st.EndCondition = celEndConditionFunc(c.prg, c.src, maxIt, func(err error) {
+			st.EndConditionAt = celEndConditionFunc(c.prg, c.src, func(err error) {
 				log.Warn("workflow loop end condition failed", "workflow", f.id, "step", s.Name, "error", err)
 			})
 		case func([]*workflow.StepOutput) bool:

@@ -233,7 +233,7 @@ evaluator = "not_registered"
 [[steps]]
 name = "loop"
 type = "loop"
-end_condition = "current_iteration >= 2"
+end_condition = "current_iteration"
   [[steps.steps]]
   name = "l"
   agent = "a"
@@ -291,7 +291,7 @@ type = "switch"
 		{5, []string{`steps[0] ("cond"): evaluator = "input.contains(": CEL:`, "Syntax error"}},
 		{13, []string{`steps[1] ("cond2"): evaluator`, "gives a int; a evaluator must give a bool"}},
 		{21, []string{`evaluator = "not_registered" names no registered function`, "config.Functions.Conditions (registered: is_long)"}},
-		{29, []string{"current_iteration is not available"}},
+		{29, []string{`end_condition = "current_iteration"`, "gives a int"}},
 		{37, []string{`steps[4] ("misplaced"): max_iterations is for loop steps: set type = "loop"`}},
 		{42, []string{`steps[5] ("both") sets agent and function`}},
 		{43, []string{`on_error = "explode"`, `"skip", "fail", "pause"`}},
@@ -524,6 +524,13 @@ type = "loop"
 max_iterations = 4
 end_condition = 'all_success && step_outputs["mark2"].endsWith("!") && max_iterations == 4'
 steps = [{ name = "mark2", function = "exclaim" }]
+
+[[steps]]
+name = "count"
+type = "loop"
+max_iterations = 5
+end_condition = "current_iteration >= 3"
+steps = [{ name = "mark3", function = "exclaim" }]
 `,
 	})
 	_, res := build(t, dir, fn, config.Existing{})
@@ -559,6 +566,9 @@ steps = [{ name = "mark2", function = "exclaim" }]
 	}
 	if n := names(got["all-ok"]); len(n) != 1 {
 		t.Errorf("CEL end condition: %d iterations", len(n))
+	}
+	if n := names(got["count"]); len(n) != 3 {
+		t.Errorf("CEL end condition on current_iteration: %d iterations, want 3", len(n))
 	}
 }
 

@@ -118,6 +118,9 @@ type Loop struct {
 	Steps         []Node
 	MaxIterations int
 	EndCondition  func(outputs []*StepOutput) bool
+	// EndConditionAt, when set, is used instead of EndCondition and also
+	// gets the iteration (from 1) and the maximum.
+	EndConditionAt func(outputs []*StepOutput, iteration, maxIterations int) bool
 	HumanReview
 }
 

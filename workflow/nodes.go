@@ -642,8 +642,13 @@ func (x *execution) runLoop(ctx context.Context, l *Loop, addr string, in *StepI
 		all = append(all, outs...)
 		stop = s
 		end := false
-		if l.EndCondition != nil {
-			end, err = decision(x, fmt.Sprintf("%s#end%d", addr, it), func() (bool, error) { return l.EndCondition(outs), nil })
+		if l.EndConditionAt != nil || l.EndCondition != nil {
+			end, err = decision(x, fmt.Sprintf("%s#end%d", addr, it), func() (bool, error) {
+				if l.EndConditionAt != nil {
+					return l.EndConditionAt(outs, it, max), nil
+				}
+				return l.EndCondition(outs), nil
+			})
 			if err != nil {
 				return nil, err
 			}

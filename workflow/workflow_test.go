@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -596,5 +597,28 @@ func TestTerminalEventsArriveAfterTheRunIsStored(t *testing.T) {
 	}
 	if !done || processed.Load() != 1 {
 		t.Fatalf("completed=%v processed=%d", done, processed.Load())
+	}
+}
+
+func TestLoopEndConditionAtSeesTheIteration(t *testing.T) {
+	var iters atomic.Int32
+	var seen []int
+	w := newWF(t, workflow.Config{Name: "count", Steps: []workflow.Node{
+		&workflow.Loop{Name: "l", MaxIterations: 6, Steps: []workflow.Node{&workflow.Step{Name: "s", Func: fn("x", &iters)}},
+			EndCondition: func([]*workflow.StepOutput) bool { t.Error("EndCondition used although EndConditionAt is set"); return true },
+			EndConditionAt: func(outs []*workflow.StepOutput, iteration, max int) bool {
+				if len(outs) != 1 || max != 6 {
+					t.Errorf("outputs %d, max %d", len(outs), max)
+				}
+				seen = append(seen, iteration)
+				return iteration == 4
+			}},
+	}})
+	out, err := w.Run(context.Background(), "go")
+	if err != nil || out.Status != run.StatusCompleted {
+		t.Fatalf("%v %v", err, out)
+	}
+	if iters.Load() != 4 || !slices.Equal(seen, []int{1, 2, 3, 4}) {
+		t.Fatalf("iterations run %d, end condition saw %v", iters.Load(), seen)
 	}
 }
