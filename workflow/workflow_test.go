@@ -605,7 +605,10 @@ func TestLoopEndConditionAtSeesTheIteration(t *testing.T) {
 	var seen []int
 	w := newWF(t, workflow.Config{Name: "count", Steps: []workflow.Node{
 		&workflow.Loop{Name: "l", MaxIterations: 6, Steps: []workflow.Node{&workflow.Step{Name: "s", Func: fn("x", &iters)}},
-			EndCondition: func([]*workflow.StepOutput) bool { t.Error("EndCondition used although EndConditionAt is set"); return true },
+			EndCondition: func([]*workflow.StepOutput) bool {
+				t.Error("EndCondition used although EndConditionAt is set")
+				return true
+			},
 			EndConditionAt: func(outs []*workflow.StepOutput, iteration, max int) bool {
 				if len(outs) != 1 || max != 6 {
 					t.Errorf("outputs %d, max %d", len(outs), max)
