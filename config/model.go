@@ -5,12 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"iter"
-	"net"
 	"net/http"
 	"os"
 	"sync"
 	"time"
 
+	"github.com/agno-go/agno/internal/httptransport"
 	"github.com/agno-go/agno/model"
 	"github.com/agno-go/agno/model/anthropic"
 	"github.com/agno-go/agno/model/openai"
@@ -43,19 +43,10 @@ func (m ModelConfig) keyEnv() string {
 // newHTTPClient gives each model its own connection pool, so that Close
 // releases it, with the configured wait for the provider's first byte.
 func newHTTPClient(timeout time.Duration) (*http.Client, *http.Transport) {
-	base, _ := http.DefaultTransport.(*http.Transport)
-	var t *http.Transport
-	if base != nil {
-		t = base.Clone()
-	} else {
-		t = &http.Transport{Proxy: http.ProxyFromEnvironment, DialContext: (&net.Dialer{Timeout: 30 * time.Second}).DialContext}
+	if timeout <= 0 {
+		timeout = 10 * time.Minute
 	}
-	// Bounds the wait for response headers only; streamed answers may
-	// run long.
-	t.ResponseHeaderTimeout = 10 * time.Minute
-	if timeout > 0 {
-		t.ResponseHeaderTimeout = timeout
-	}
+	t := httptransport.New(timeout)
 	return &http.Client{Transport: t}, t
 }
 

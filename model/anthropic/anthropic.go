@@ -15,11 +15,13 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
+	"sync"
 	"time"
 
 	sdk "github.com/anthropics/anthropic-sdk-go/v2"
 	"github.com/anthropics/anthropic-sdk-go/v2/option"
 
+	"github.com/agno-go/agno/internal/httptransport"
 	"github.com/agno-go/agno/model"
 )
 
@@ -63,7 +65,7 @@ type Config struct {
 	// MaxTokens is max_tokens for requests that do not set
 	// Request.MaxTokens; Anthropic requires it. Default 8192.
 	MaxTokens int
-	// HTTPClient sends the requests. Default http.DefaultClient.
+	// HTTPClient sends the requests; nil uses a shared client.
 	HTTPClient *http.Client
 	// MaxRetries is how many times a request that failed with a connection
 	// error, 408, 409, 429, 529 or 5xx is retried, waiting as the server's
@@ -134,9 +136,11 @@ func New(cfg Config) (*Model, error) {
 	if cfg.BaseURL != "" {
 		opts = append(opts, option.WithBaseURL(cfg.BaseURL))
 	}
-	if cfg.HTTPClient != nil {
-		opts = append(opts, option.WithHTTPClient(cfg.HTTPClient))
+	hc := cfg.HTTPClient
+	if hc == nil {
+		hc = sharedHTTPClient()
 	}
+	opts = append(opts, option.WithHTTPClient(hc))
 	return &Model{
 		id:        id,
 		maxTokens: maxTokens,
@@ -228,3 +232,7 @@ func capRetryWait(req *http.Request, next option.MiddlewareNext) (*http.Response
 	}
 	return res, err
 }
+
+var sharedHTTPClient = sync.OnceValue(func() *http.Client {
+	return &http.Client{Transport: httptransport.New(10 * time.Minute)}
+})

@@ -22,6 +22,7 @@ import (
 	sdk "github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
 
+	"github.com/agno-go/agno/internal/httptransport"
 	"github.com/agno-go/agno/model"
 )
 
@@ -104,14 +105,7 @@ type Model struct {
 var _ model.Model = (*Model)(nil)
 
 var sharedHTTPClient = sync.OnceValue(func() *http.Client {
-	t, ok := http.DefaultTransport.(*http.Transport)
-	if !ok {
-		return &http.Client{Transport: http.DefaultTransport}
-	}
-	t = t.Clone()
-	// Bounds the wait for response headers only; streams may run long.
-	t.ResponseHeaderTimeout = 10 * time.Minute
-	return &http.Client{Transport: t}
+	return &http.Client{Transport: httptransport.New(10 * time.Minute)}
 })
 
 // New validates cfg and returns a Model.
