@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"mime"
 	"net/http"
 	"slices"
@@ -15,7 +16,6 @@ import (
 
 	sdk "github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
-	"github.com/openai/openai-go/v3/packages/respjson"
 	"github.com/openai/openai-go/v3/packages/ssestream"
 	"github.com/tidwall/gjson"
 
@@ -23,70 +23,75 @@ import (
 )
 
 // complete sends a non-streamed request and returns the whole response as
-// one chunk.
+// one chunk. The body is read with gjson, like stream chunks: the SDK's
+// reflective decoder costs more than the rest of the call.
 func (m *Model) complete(ctx context.Context, params sdk.ChatCompletionNewParams, opts []option.RequestOption) (*model.Chunk, error) {
 	start := time.Now()
-	var resp *sdk.ChatCompletion
+	var body []byte
 	err := m.withRetry(ctx, func(a *attempt) error {
-		var err error
-		resp, err = m.chat.New(ctx, params, append(opts, a.option())...)
+		body = nil
+		_, err := m.chat.New(ctx, params, append(opts, a.option(), option.WithResponseBodyInto(&body))...)
 		return err
 	})
 	if err != nil {
 		return nil, err
 	}
-	return m.fromCompletion(resp, start)
+	return m.fromCompletion(body, start)
 }
 
-func (m *Model) fromCompletion(resp *sdk.ChatCompletion, start time.Time) (*model.Chunk, error) {
+func (m *Model) fromCompletion(body []byte, start time.Time) (*model.Chunk, error) {
+	if !gjson.ValidBytes(body) || !gjson.ParseBytes(body).IsObject() {
+		return nil, m.providerError(fmt.Errorf("response is not a JSON object: %.200q", body), nil)
+	}
+	resp := gjson.ParseBytes(body)
 	// OpenRouter and some gateways answer 200 with an error object.
-	if raw := extraRaw(resp.JSON.ExtraFields, "error"); raw != "" {
+	if e := resp.Get("error"); e.Exists() && e.Type != gjson.Null {
 		pe := m.providerError(errResponseError, nil)
 		var code string
-		pe.Message, code = errorMessage([]byte(`{"error":` + raw + `}`))
+		pe.Message, code = errorMessage([]byte(`{"error":` + e.Raw + `}`))
 		pe.ContextOverflow = isContextOverflow(code, pe.Message)
 		return nil, pe
 	}
-	out := &model.Chunk{ProviderData: providerData(resp.ID, resp.Model)}
-	var choice *sdk.ChatCompletionChoice
-	for i := range resp.Choices {
-		if resp.Choices[i].Index == 0 {
-			choice = &resp.Choices[i]
+	out := &model.Chunk{ProviderData: providerData(resp.Get("id").String(), resp.Get("model").String())}
+	var choice gjson.Result
+	for _, ch := range resp.Get("choices").Array() {
+		if ch.Get("index").Int() == 0 {
+			choice = ch
 			break
 		}
 	}
-	if choice != nil {
-		msg := choice.Message
-		out.Content, out.ReasoningContent = splitThink(msg.Content)
-		r := reasoningText(json.RawMessage(extraRaw(msg.JSON.ExtraFields, "reasoning_content")))
+	if choice.Exists() {
+		msg := choice.Get("message")
+		out.Content, out.ReasoningContent = splitThink(msg.Get("content").String())
+		r := reasoningText(rawField(msg.Get("reasoning_content")))
 		if r == "" {
-			r = reasoningText(json.RawMessage(extraRaw(msg.JSON.ExtraFields, "reasoning")))
+			r = reasoningText(rawField(msg.Get("reasoning")))
 		}
 		if r != "" {
 			out.ReasoningContent = r
 		}
-		for _, tc := range msg.ToolCalls {
-			if tc.Type != "" && tc.Type != "function" {
+		for _, tc := range msg.Get("tool_calls").Array() {
+			if typ := tc.Get("type").String(); typ != "" && typ != "function" {
 				continue // custom tools are never offered by this package
 			}
-			id := tc.ID
+			id := tc.Get("id").String()
 			if id == "" {
 				id = newCallID()
 			}
-			out.ToolCalls = append(out.ToolCalls, model.NewToolCall(id, tc.Function.Name, tc.Function.Arguments))
+			fn := tc.Get("function")
+			out.ToolCalls = append(out.ToolCalls, model.NewToolCall(id, fn.Get("name").String(), fn.Get("arguments").String()))
 		}
-		out.FinishReason = choice.FinishReason
+		out.FinishReason = choice.Get("finish_reason").String()
 	}
 	out.Usage = &model.Usage{}
-	if resp.JSON.Usage.Valid() {
-		u := resp.Usage
+	if u := resp.Get("usage"); u.IsObject() {
 		out.Usage = &model.Usage{
-			InputTokens:      int(u.PromptTokens),
-			OutputTokens:     int(u.CompletionTokens),
-			TotalTokens:      int(u.TotalTokens),
-			ReasoningTokens:  int(u.CompletionTokensDetails.ReasoningTokens),
-			CacheReadTokens:  int(u.PromptTokensDetails.CachedTokens),
-			CacheWriteTokens: int(u.PromptTokensDetails.CacheWriteTokens),
+			InputTokens:      int(u.Get("prompt_tokens").Int()),
+			OutputTokens:     int(u.Get("completion_tokens").Int()),
+			TotalTokens:      int(u.Get("total_tokens").Int()),
+			ReasoningTokens:  int(u.Get("completion_tokens_details.reasoning_tokens").Int()),
+			CacheReadTokens:  int(u.Get("prompt_tokens_details.cached_tokens").Int()),
+			CacheWriteTokens: int(u.Get("prompt_tokens_details.cache_write_tokens").Int()),
 		}
 	}
 	out.Usage.TimeToFirstToken = time.Since(start)
@@ -216,7 +221,7 @@ func rawField(v gjson.Result) json.RawMessage {
 
 // open starts a streamed request and returns its SSE events, or, for a
 // server that ignored "stream" and answered JSON, the whole response.
-func (m *Model) open(ctx context.Context, params sdk.ChatCompletionNewParams, opts []option.RequestOption) (ssestream.Decoder, *sdk.ChatCompletion, error) {
+func (m *Model) open(ctx context.Context, params sdk.ChatCompletionNewParams, opts []option.RequestOption) (ssestream.Decoder, []byte, error) {
 	var raw *http.Response
 	err := m.withRetry(ctx, func(a *attempt) error {
 		raw = nil
@@ -231,11 +236,11 @@ func (m *Model) open(ctx context.Context, params sdk.ChatCompletionNewParams, op
 	}
 	if mt, _, _ := mime.ParseMediaType(raw.Header.Get("Content-Type")); mt == "application/json" {
 		defer raw.Body.Close()
-		var resp sdk.ChatCompletion
-		if err := json.NewDecoder(raw.Body).Decode(&resp); err != nil {
+		body, err := io.ReadAll(raw.Body)
+		if err != nil {
 			return nil, nil, m.providerError(err, nil)
 		}
-		return nil, &resp, nil
+		return nil, body, nil
 	}
 	return ssestream.NewDecoder(raw), nil, nil
 }
@@ -378,17 +383,6 @@ func reasoningText(raw json.RawMessage) string {
 		return cmp.Or(obj.Content, obj.Text)
 	}
 	return ""
-}
-
-// extraRaw returns the raw JSON of a field the SDK does not declare, or ""
-// when it is absent or null. (The SDK marks such fields invalid, not
-// valid, since it has no type to check them against.)
-func extraRaw(extra map[string]respjson.Field, key string) string {
-	f, ok := extra[key]
-	if !ok || f.Raw() == respjson.Null {
-		return ""
-	}
-	return f.Raw()
 }
 
 // toolCallMerger folds streamed tool-call deltas into whole calls. Deltas
