@@ -197,7 +197,7 @@ func celEndConditionFunc(prg cel.Program, src string, log func(error)) func([]*w
 		allSuccess, last := true, ""
 		byName := map[string]string{}
 		for _, o := range outs {
-			c := contentText(o.Content)
+			c := run.ContentText(o.Content)
 			name := o.StepName
 			if name == "" {
 				name = fmt.Sprintf("step_%d", len(byName))
@@ -227,7 +227,7 @@ func celEndConditionFunc(prg cel.Program, src string, log func(error)) func([]*w
 func stepInputVars(ctx context.Context, in *workflow.StepInput) map[string]any {
 	outputs := map[string]string{}
 	for name, o := range in.PreviousStepOutputs {
-		outputs[name] = contentText(o.Content)
+		outputs[name] = run.ContentText(o.Content)
 	}
 	state := map[string]any{}
 	if rc := run.FromContext(ctx); rc != nil {
@@ -235,27 +235,11 @@ func stepInputVars(ctx context.Context, in *workflow.StepInput) map[string]any {
 	}
 	return map[string]any{
 		"input":                 in.InputString(),
-		"previous_step_content": contentText(in.PreviousStepContent),
+		"previous_step_content": run.ContentText(in.PreviousStepContent),
 		"previous_step_outputs": outputs,
 		"additional_data":       celMap(in.AdditionalData),
 		"session_state":         state,
 	}
-}
-
-// contentText renders step content as agno's CEL context does: text as
-// is, anything else as JSON.
-func contentText(c any) string {
-	switch v := c.(type) {
-	case nil:
-		return ""
-	case string:
-		return v
-	}
-	b, err := json.Marshal(c)
-	if err != nil {
-		return fmt.Sprint(c)
-	}
-	return string(b)
 }
 
 // celMap converts run data (session state, additional data) into values

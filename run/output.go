@@ -2,6 +2,7 @@ package run
 
 import (
 	"encoding/json"
+	"fmt"
 
 	"github.com/agno-go/agno/model"
 )
@@ -50,21 +51,23 @@ type Output struct {
 	MemberResponses  []*Output        `json:"member_responses,omitempty"`
 }
 
-// ContentString returns the content as text ("" when nil; JSON for
-// structured content).
-func (o *Output) ContentString() string {
-	switch c := o.Content.(type) {
+// ContentString returns the content as text (see ContentText).
+func (o *Output) ContentString() string { return ContentText(o.Content) }
+
+// ContentText renders run or step content as text: "" for nil, a string
+// as is, anything else as JSON.
+func ContentText(c any) string {
+	switch v := c.(type) {
 	case nil:
 		return ""
 	case string:
-		return c
-	default:
-		b, err := json.Marshal(c)
-		if err != nil {
-			return ""
-		}
-		return string(b)
+		return v
 	}
+	b, err := json.Marshal(c)
+	if err != nil {
+		return fmt.Sprint(c)
+	}
+	return string(b)
 }
 
 // ActiveRequirements returns the unresolved requirements.

@@ -205,7 +205,7 @@ func (x *execution) loadHistory() {
 	for i := len(recs) - 1; i >= 0; i-- {
 		var past RunOutput
 		if json.Unmarshal(recs[i].Data, &past) == nil {
-			x.history = append(x.history, HistoryRun{Input: contentString(past.Input), Content: past.ContentString()})
+			x.history = append(x.history, HistoryRun{Input: run.ContentText(past.Input), Content: past.ContentString()})
 		}
 	}
 }

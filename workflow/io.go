@@ -32,22 +32,7 @@ func (o *StepOutput) ContentString() string {
 	if o == nil {
 		return ""
 	}
-	return contentString(o.Content)
-}
-
-func contentString(c any) string {
-	switch v := c.(type) {
-	case nil:
-		return ""
-	case string:
-		return v
-	default:
-		b, err := json.Marshal(v)
-		if err != nil {
-			return fmt.Sprint(v)
-		}
-		return string(b)
-	}
+	return run.ContentText(o.Content)
 }
 
 // deepest returns the last leaf output (a container's content comes from
@@ -124,7 +109,7 @@ func (in *StepInput) StepContent(name string) any {
 }
 
 // InputString renders the workflow input as text.
-func (in *StepInput) InputString() string { return contentString(in.Input) }
+func (in *StepInput) InputString() string { return run.ContentText(in.Input) }
 
 // UserInput returns the values a human supplied for this step.
 func (in *StepInput) UserInput() map[string]any {
@@ -199,7 +184,7 @@ type RunOutput struct {
 }
 
 // ContentString renders the content as text.
-func (o *RunOutput) ContentString() string { return contentString(o.Content) }
+func (o *RunOutput) ContentString() string { return run.ContentText(o.Content) }
 
 // Paused reports status PAUSED.
 func (o *RunOutput) Paused() bool { return o.Status == run.StatusPaused }

@@ -492,7 +492,7 @@ func (x *execution) executorRun(id string) *run.Output {
 func (x *execution) message(s *Step, in *StepInput, feedback string) string {
 	msg := in.InputString()
 	if in.PreviousStepContent != nil {
-		msg = contentString(in.PreviousStepContent)
+		msg = run.ContentText(in.PreviousStepContent)
 	}
 	if ui := in.UserInput(); len(ui) > 0 {
 		keys := make([]string, 0, len(ui))
@@ -503,7 +503,7 @@ func (x *execution) message(s *Step, in *StepInput, feedback string) string {
 		var b strings.Builder
 		b.WriteString("\n\n<user_input>")
 		for _, k := range keys {
-			fmt.Fprintf(&b, "\n%s: %s", k, contentString(ui[k]))
+			fmt.Fprintf(&b, "\n%s: %s", k, run.ContentText(ui[k]))
 		}
 		b.WriteString("\n</user_input>")
 		msg += b.String()

@@ -337,7 +337,7 @@ func printFinished(w io.Writer, f *hitl.Finished) {
 	case run.StatusPaused:
 		fmt.Fprintf(w, "Run %s is waiting for a human again (agno hitl show %s).\n", f.RunID, f.RunID)
 	default:
-		fmt.Fprintf(w, "Run %s %s: %s\n", f.RunID, f.Status, contentText(f.Content))
+		fmt.Fprintf(w, "Run %s %s: %s\n", f.RunID, f.Status, run.ContentText(f.Content))
 	}
 }
 
@@ -386,7 +386,7 @@ func (o *hitlOptions) printAnnouncement(w io.Writer, a *hitl.Announcement) {
 		p := a.Pause
 		fmt.Fprintf(w, "%s waiting_for_human run=%s workflow=%s step=%s waits for %s: %s\n", ts, p.RunID, p.WorkflowID, p.PausedStepName, waitsFor(p), oneLine(asks(p), 100))
 	case a.Finished != nil:
-		fmt.Fprintf(w, "%s run_finished run=%s status=%s content=%s\n", ts, a.Finished.RunID, a.Finished.Status, oneLine(contentText(a.Finished.Content), 100))
+		fmt.Fprintf(w, "%s run_finished run=%s status=%s content=%s\n", ts, a.Finished.RunID, a.Finished.Status, oneLine(run.ContentText(a.Finished.Content), 100))
 	default:
 		fmt.Fprintf(w, "%s %s\n", ts, a.Raw)
 	}
@@ -697,20 +697,6 @@ func oneLine(s string, max int) string {
 		return string(r[:max-1]) + "…"
 	}
 	return s
-}
-
-func contentText(c any) string {
-	switch v := c.(type) {
-	case nil:
-		return ""
-	case string:
-		return v
-	}
-	b, err := json.Marshal(c)
-	if err != nil {
-		return fmt.Sprint(c)
-	}
-	return string(b)
 }
 
 // describe prints a pause in full, with the commands that answer it.
