@@ -360,34 +360,38 @@ func (o *OS) handleGetRun(k kind) http.HandlerFunc {
 // handleListRuns is GET .../runs?session_id=&status=.
 func (o *OS) handleListRuns(k kind) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		ex, ok := o.executor(w, r, k)
-		if !ok {
-			return
+		if ex, ok := o.executor(w, r, k); ok {
+			o.listRuns(w, r, ex.ID(), func(rec *storage.Run) map[string]any { return runSchema(rec, k.name) })
 		}
-		sid := r.URL.Query().Get("session_id")
-		if o.cfg.Store == nil {
-			writeError(w, http.StatusNotFound, "Session not found")
-			return
-		}
-		if _, err := o.cfg.Store.GetSession(r.Context(), sid); err != nil {
-			writeError(w, http.StatusNotFound, "Session not found")
-			return
-		}
-		q := storage.RunQuery{SessionID: sid, ComponentID: ex.ID()}
-		if s := r.URL.Query().Get("status"); s != "" {
-			q.Status = []run.Status{run.Status(strings.ToUpper(s))}
-		}
-		recs, err := o.cfg.Store.ListRuns(r.Context(), q)
-		if err != nil {
-			fail(w, err)
-			return
-		}
-		out := make([]map[string]any, 0, len(recs))
-		for _, rec := range recs {
-			out = append(out, runSchema(rec, k.name))
-		}
-		writeJSON(w, http.StatusOK, out)
 	}
+}
+
+// listRuns answers a run listing of one component in one session,
+// optionally filtered by status.
+func (o *OS) listRuns(w http.ResponseWriter, r *http.Request, componentID string, schema func(*storage.Run) map[string]any) {
+	sid := r.URL.Query().Get("session_id")
+	if o.cfg.Store == nil {
+		writeError(w, http.StatusNotFound, "Session not found")
+		return
+	}
+	if _, err := o.cfg.Store.GetSession(r.Context(), sid); err != nil {
+		writeError(w, http.StatusNotFound, "Session not found")
+		return
+	}
+	q := storage.RunQuery{SessionID: sid, ComponentID: componentID}
+	if s := r.URL.Query().Get("status"); s != "" {
+		q.Status = []run.Status{run.Status(strings.ToUpper(s))}
+	}
+	recs, err := o.cfg.Store.ListRuns(r.Context(), q)
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	out := make([]map[string]any, 0, len(recs))
+	for _, rec := range recs {
+		out = append(out, schema(rec))
+	}
+	writeJSON(w, http.StatusOK, out)
 }
 
 // runSchema is agno's RunSchema / TeamRunSchema of a stored run.

@@ -326,33 +326,9 @@ func (o *OS) handleWorkflowGetRun(w http.ResponseWriter, r *http.Request) {
 }
 
 func (o *OS) handleWorkflowListRuns(w http.ResponseWriter, r *http.Request) {
-	wf, ok := o.workflow(w, r)
-	if !ok {
-		return
+	if wf, ok := o.workflow(w, r); ok {
+		o.listRuns(w, r, wf.ID(), workflowRunSchema)
 	}
-	sid := r.URL.Query().Get("session_id")
-	if o.cfg.Store == nil {
-		writeError(w, http.StatusNotFound, "Session not found")
-		return
-	}
-	if _, err := o.cfg.Store.GetSession(r.Context(), sid); err != nil {
-		writeError(w, http.StatusNotFound, "Session not found")
-		return
-	}
-	q := storage.RunQuery{SessionID: sid, ComponentID: wf.ID()}
-	if s := r.URL.Query().Get("status"); s != "" {
-		q.Status = []run.Status{run.Status(strings.ToUpper(s))}
-	}
-	recs, err := o.cfg.Store.ListRuns(r.Context(), q)
-	if err != nil {
-		fail(w, err)
-		return
-	}
-	out := make([]map[string]any, 0, len(recs))
-	for _, rec := range recs {
-		out = append(out, workflowRunSchema(rec))
-	}
-	writeJSON(w, http.StatusOK, out)
 }
 
 // workflowRunSchema is agno's WorkflowRunSchema.
