@@ -28,17 +28,21 @@ type Error struct {
 	Msg string
 }
 
-func (e *Error) Error() string {
+func (e *Error) Error() string { return positioned(e.File, e.Line, e.Column, e.Msg) }
+
+// positioned formats "file:line:column: msg", leaving out an unknown line
+// or column.
+func positioned(file string, line, column int, msg string) string {
 	var b strings.Builder
-	b.WriteString(e.File)
-	if e.Line > 0 {
-		fmt.Fprintf(&b, ":%d", e.Line)
-		if e.Column > 0 {
-			fmt.Fprintf(&b, ":%d", e.Column)
+	b.WriteString(file)
+	if line > 0 {
+		fmt.Fprintf(&b, ":%d", line)
+		if column > 0 {
+			fmt.Fprintf(&b, ":%d", column)
 		}
 	}
 	b.WriteString(": ")
-	b.WriteString(e.Msg)
+	b.WriteString(msg)
 	return b.String()
 }
 

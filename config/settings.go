@@ -112,19 +112,7 @@ type SettingsError struct {
 	Msg string
 }
 
-func (e *SettingsError) Error() string {
-	var b strings.Builder
-	b.WriteString(e.File)
-	if e.Line > 0 {
-		fmt.Fprintf(&b, ":%d", e.Line)
-		if e.Column > 0 {
-			fmt.Fprintf(&b, ":%d", e.Column)
-		}
-	}
-	b.WriteString(": ")
-	b.WriteString(e.Msg)
-	return b.String()
-}
+func (e *SettingsError) Error() string { return positioned(e.File, e.Line, e.Column, e.Msg) }
 
 // Unwrap makes every SettingsError match ErrInvalidSettings.
 func (e *SettingsError) Unwrap() error { return ErrInvalidSettings }
