@@ -80,6 +80,11 @@ func startAgentOS(ctx context.Context, f startFlags, ready chan<- string) error 
 		}
 	}
 	if settingsPath != "" {
+		// A path on the command line is relative to the working directory
+		// (LoadSettingsFile would read it against the config's directory).
+		if settingsPath, err = filepath.Abs(settingsPath); err != nil {
+			return err
+		}
 		if cfg, err = cfg.LoadSettingsFile(settingsPath); err != nil {
 			return err
 		}
