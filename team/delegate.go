@@ -154,7 +154,9 @@ func (t *Team) runMember(ctx context.Context, m run.Executor, task string, emit 
 	if err != nil {
 		return nil, err
 	}
-	t.recordInteraction(rc, m, input, out)
+	// agno records the leader's task, not the prompt built from it: that
+	// prompt holds the earlier interactions, which would nest block in block.
+	t.recordInteraction(rc, m, task, out)
 	if rc != nil && out.SessionState != nil {
 		rc.State(func(s map[string]any) { run.MergeMaps(s, out.SessionState) })
 	}

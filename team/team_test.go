@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -128,9 +127,7 @@ func TestCoordinateStreamsMemberEvents(t *testing.T) {
 }
 
 func TestLeaderSystemMessage(t *testing.T) {
-	paper := member(t, "Paper Reader", "Reads papers", modeltest.New(text("x")))
 	paper2, _ := agent.New(agent.Config{Name: "Paper Reader", Role: "Reads papers", Description: "Summarises arXiv", Model: modeltest.New(text("x"))})
-	_ = paper
 	search := tool.Must(tool.New("duckduckgo_search", "search", func(context.Context, struct{}) (string, error) { return "", nil }))
 	web := member(t, "Web Searcher", "Search the web", modeltest.New(text("x")), search)
 	sub := newTeam(t, team.Config{Name: "Research Team", Description: "Deep research", Model: modeltest.New(text("x")), Members: []run.Executor{paper2}})
@@ -175,31 +172,9 @@ func TestRouteMemberAnswerIsTeamAnswer(t *testing.T) {
 	}
 }
 
-// barrierModel answers only once n model calls are in flight at the same
-// time: a broadcast that ran members one after another would time out.
-func barrierModel(n int, answer string) *modeltest.Fake {
-	var arrived atomic.Int32
-	all := make(chan struct{})
-	var once sync.Once
-	return modeltest.NewFunc(func(*model.Request) modeltest.Response {
-		if arrived.Add(1) == int32(n) {
-			once.Do(func() { close(all) })
-		}
-		select {
-		case <-all:
-			return text(answer)
-		case <-time.After(5 * time.Second):
-			return modeltest.Response{Err: errors.New("members did not run concurrently")}
-		}
-	})
-}
-
 func TestBroadcastRunsMembersConcurrently(t *testing.T) {
-	var members []run.Executor
-	for _, name := range []string{"Optimist", "Pessimist", "Realist"} {
-		members = append(members, member(t, name, "", barrierModel(3, name+" view")))
-	}
-	// Each member has its own model; a shared barrier makes them wait for each other.
+	// One model shared by the three members answers only once all three
+	// calls are in flight: members run one after another would time out.
 	var arrived atomic.Int32
 	all := make(chan struct{})
 	shared := modeltest.NewFunc(func(req *model.Request) modeltest.Response {
@@ -213,7 +188,7 @@ func TestBroadcastRunsMembersConcurrently(t *testing.T) {
 			return modeltest.Response{Err: errors.New("members did not run concurrently")}
 		}
 	})
-	members = nil
+	var members []run.Executor
 	for _, name := range []string{"Optimist", "Pessimist", "Realist"} {
 		members = append(members, member(t, name, "", shared))
 	}
