@@ -354,6 +354,12 @@ func (st *runState) addHistory() error {
 	if err != nil {
 		return fmt.Errorf("read history: %w", err)
 	}
+	// agno drops the system message role from history only when it is not
+	// a conversation role: with "user" that would drop every user turn.
+	skipRole := s.SystemMessageRole
+	if skipRole == model.RoleUser || skipRole == model.RoleAssistant || skipRole == model.RoleTool {
+		skipRole = ""
+	}
 	var hist []model.Message
 	for i := len(recs) - 1; i >= 0; i-- {
 		if recs[i].RunID == st.out.RunID {
@@ -367,7 +373,7 @@ func (st *runState) addHistory() error {
 			continue
 		}
 		for _, m := range past.Messages {
-			if m.FromHistory || m.Role == st.spec.SystemMessageRole || m.Role == model.RoleSystem {
+			if m.FromHistory || (skipRole != "" && m.Role == skipRole) || m.Role == model.RoleSystem {
 				continue
 			}
 			m.FromHistory = true
