@@ -28,9 +28,13 @@ func TestAgentWithMCPServerThatDies(t *testing.T) {
 	}
 	marker := filepath.Join(t.TempDir(), "in-call")
 	var round atomic.Int32
+	var failed model.Message // the tool message the model got for the killed call
 	m := modeltest.NewFunc(func(req *model.Request) modeltest.Response {
 		last := req.Messages[len(req.Messages)-1]
 		if last.Role == model.RoleTool {
+			if last.ToolName == "slow" {
+				failed = last
+			}
 			return modeltest.Response{Content: "after tool: " + last.Content}
 		}
 		if round.Add(1) == 1 {
@@ -74,7 +78,14 @@ func TestAgentWithMCPServerThatDies(t *testing.T) {
 	if toolErr == nil || toolErr.Tool.ToolName != "slow" {
 		t.Fatal("no ToolCallError for the killed server")
 	}
-	if out == nil || !strings.HasPrefix(out.ContentString(), "after tool: ") {
+	// As in agno, the model gets the error's text as the tool message,
+	// flagged tool_call_error; the event carries the same text.
+	wantText := `mcp tool "slow" on ` + tools.String() + ": " + ErrSessionLost.Error() + ": "
+	if !failed.ToolCallError || failed.ToolCallID != "c1" || !strings.HasPrefix(failed.Content, wantText) ||
+		len(failed.Content) == len(wantText) || failed.Content != toolErr.Error {
+		t.Fatalf("tool message %+v\nwant content %q + the cause, as in the event (%q)", failed, wantText, toolErr.Error)
+	}
+	if out == nil || out.ContentString() != "after tool: "+failed.Content {
 		t.Fatalf("run did not go on after the tool error: %+v", out)
 	}
 	// The next run reconnects; the argument reaches the server byte for byte.

@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"net"
@@ -78,12 +79,12 @@ func (s *session) close() {
 // generation the caller started in: if Close ran meanwhile, the new
 // session is closed again and ErrNotConnected returned, so nothing opened
 // during a Close outlives it.
-func (t *Tools) openSession(ctx context.Context, kind, runID string, headers map[string]string, gen uint64) (*session, error) {
-	ctx, cancel := context.WithTimeout(ctx, t.set.ConnectTimeout)
+func (t *Tools) openSession(parent context.Context, kind, runID string, headers map[string]string, gen uint64) (*session, error) {
+	ctx, cancel := context.WithTimeout(parent, t.set.ConnectTimeout)
 	defer cancel()
-	tr, release, err := t.transport(ctx, headers)
+	tr, release, gate, err := t.transport(ctx, headers)
 	if err != nil {
-		return nil, err
+		return nil, t.connectError(parent, ctx, err)
 	}
 	client := sdk.NewClient(&sdk.Implementation{Name: "agno-go", Version: "2.6.13"}, &sdk.ClientOptions{Logger: t.log})
 	cs, err := client.Connect(ctx, tr, nil)
@@ -91,7 +92,10 @@ func (t *Tools) openSession(ctx context.Context, kind, runID string, headers map
 		if release != nil {
 			release()
 		}
-		return nil, err
+		return nil, t.connectError(parent, ctx, err)
+	}
+	if gate != nil {
+		gate.connecting.Store(nil)
 	}
 	s := &session{owner: t, cs: cs, kind: kind, runID: runID, release: release, gone: make(chan struct{})}
 	go func() {
@@ -117,19 +121,43 @@ func (t *Tools) openSession(ctx context.Context, kind, runID string, headers map
 	return s, nil
 }
 
-// transport builds the go-sdk transport of one session.
-func (t *Tools) transport(ctx context.Context, headers map[string]string) (sdk.Transport, func(), error) {
+// connectError names ConnectTimeout when it is what ended the connect: the
+// go-sdk reports only a bare context error (SSE even "context canceled").
+func (t *Tools) connectError(parent, ctx context.Context, err error) error {
+	if parent.Err() != nil || !errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return err
+	}
+	return &connectTimeoutError{limit: t.set.ConnectTimeout, err: err}
+}
+
+// connectTimeoutError is a session that was not initialised within
+// ConnectTimeout. It matches context.DeadlineExceeded on every transport.
+type connectTimeoutError struct {
+	limit time.Duration
+	err   error
+}
+
+func (e *connectTimeoutError) Error() string {
+	return fmt.Sprintf("no initialized session within ConnectTimeout (%s): %v", e.limit, e.err)
+}
+
+func (e *connectTimeoutError) Unwrap() []error { return []error{context.DeadlineExceeded, e.err} }
+
+// transport builds the go-sdk transport of one session. ctx is the
+// connect context; HTTP transports return the gate tied to it.
+func (t *Tools) transport(ctx context.Context, headers map[string]string) (sdk.Transport, func(), *sessionTransport, error) {
 	switch t.set.kind {
 	case transportCustom:
 		tr, err := t.set.NewTransport(ctx)
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
-		return tr, nil, nil
+		return tr, nil, nil, nil
 	case TransportStdio:
-		return &stdioTransport{argv: t.set.argv, env: t.set.env, stderr: t.set.Stderr, grace: t.set.TerminateGrace}, nil, nil
+		return &stdioTransport{argv: t.set.argv, env: t.set.env, stderr: t.set.Stderr, grace: t.set.TerminateGrace}, nil, nil, nil
 	}
-	client, release := t.httpClient(headers)
+	client, gate, release := t.httpClient(headers)
+	gate.connecting.Store(&ctx)
 	if t.set.kind == TransportSSE {
 		// The SSE stream lives on the context given to Connect, so it gets
 		// one that ends with the session, not with the connect timeout.
@@ -140,17 +168,17 @@ func (t *Tools) transport(ctx context.Context, headers map[string]string) (sdk.T
 				release()
 			}
 		}
-		return &streamTransport{inner: &sdk.SSEClientTransport{Endpoint: t.set.URL, HTTPClient: client}, ctx: streamCtx, cancel: cancel}, free, nil
+		return &streamTransport{inner: &sdk.SSEClientTransport{Endpoint: t.set.URL, HTTPClient: client}, ctx: streamCtx, cancel: cancel}, free, gate, nil
 	}
 	// The standalone SSE stream only carries notifications we do not use;
 	// without it a session holds no idle request open.
-	return &sdk.StreamableClientTransport{Endpoint: t.set.URL, HTTPClient: client, DisableStandaloneSSE: true}, release, nil
+	return &sdk.StreamableClientTransport{Endpoint: t.set.URL, HTTPClient: client, DisableStandaloneSSE: true}, release, gate, nil
 }
 
-// httpClient returns a client that adds headers to every request. Without
-// a configured base client it has a connection pool of its own, emptied
-// by release when the session closes.
-func (t *Tools) httpClient(headers map[string]string) (*http.Client, func()) {
+// httpClient returns a client whose requests go through a sessionTransport.
+// Without a configured base client it has a connection pool of its own,
+// emptied by release when the session closes.
+func (t *Tools) httpClient(headers map[string]string) (*http.Client, *sessionTransport, func()) {
 	var base http.RoundTripper
 	var release func()
 	client := &http.Client{}
@@ -172,11 +200,9 @@ func (t *Tools) httpClient(headers map[string]string) (*http.Client, func()) {
 		}
 		base, release = pool, pool.CloseIdleConnections
 	}
-	if len(headers) > 0 {
-		base = &headerTransport{base: base, headers: headers}
-	}
-	client.Transport = base
-	return client, release
+	gate := &sessionTransport{base: base, headers: headers}
+	client.Transport = gate
+	return client, gate, release
 }
 
 // streamTransport connects inner with a long-lived context; the connect
@@ -197,13 +223,34 @@ func (s *streamTransport) Connect(ctx context.Context) (sdk.Connection, error) {
 	return conn, err
 }
 
-type headerTransport struct {
+// sessionTransport adds the session's headers to its requests and, while
+// the session connects, ends its POSTs with the connect context. The
+// go-sdk sends the notice cancelling a timed-out initialize on a detached
+// 5 s context, and Connect can wait for it: a server that never answers
+// would stretch ConnectTimeout by 5 s. GETs are left alone, since the SSE
+// stream opened while connecting must outlive it.
+type sessionTransport struct {
 	base    http.RoundTripper
 	headers map[string]string
+	// connecting is the connect context; nil once connected.
+	connecting atomic.Pointer[context.Context]
 }
 
-func (h *headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
-	r = r.Clone(r.Context())
+func (h *sessionTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	ctx := r.Context()
+	if p := h.connecting.Load(); p != nil && r.Method == http.MethodPost {
+		cctx := *p
+		if cctx.Err() != nil {
+			if r.Body != nil {
+				_ = r.Body.Close()
+			}
+			return nil, context.Cause(cctx)
+		}
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithCancel(ctx)
+		context.AfterFunc(cctx, cancel)
+	}
+	r = r.Clone(ctx)
 	for k, v := range h.headers {
 		r.Header.Set(k, v)
 	}

@@ -507,8 +507,11 @@ func (t *Tools) runSession(ctx context.Context, rc *run.Context) (*session, func
 		}
 		if e.err != nil {
 			t.unrefRun(e)
-			// The opener gave up (its context ended): try again ourselves.
-			if !creator && (errors.Is(e.err, context.Canceled) || errors.Is(e.err, context.DeadlineExceeded)) {
+			// The opener's own context ended: try again ourselves. Not after
+			// its ConnectTimeout: the server is at fault, and each waiter
+			// trying in turn would wait one more ConnectTimeout.
+			var slow *connectTimeoutError
+			if !creator && !errors.As(e.err, &slow) && (errors.Is(e.err, context.Canceled) || errors.Is(e.err, context.DeadlineExceeded)) {
 				continue
 			}
 			return nil, nil, fmt.Errorf("opening a session to %s for run %s: %w", t, id, e.err)

@@ -553,7 +553,17 @@ func TestHeaderProviderPanicIsLoggedNotFatal(t *testing.T) {
 func TestSSETransport(t *testing.T) {
 	srv := mcptest.NewServer()
 	h := sdk.NewSSEHandler(func(*http.Request) *sdk.Server { return srv }, nil)
-	ts := httptest.NewServer(h)
+	// Every request, the stream's GET as well as the message POSTs,
+	// carries the static header. (The go-sdk's SSE handler does not pass
+	// request headers to tools, so the headers tool cannot show them.)
+	var mu sync.Mutex
+	var seen []string
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		seen = append(seen, r.Method+" "+r.Header.Get("X-Static"))
+		mu.Unlock()
+		h.ServeHTTP(w, r)
+	}))
 	defer func() {
 		for ss := range srv.Sessions() {
 			_ = ss.Close()
@@ -567,4 +577,14 @@ func TestSSETransport(t *testing.T) {
 		t.Fatalf("%+v %v", r, err)
 	}
 	_ = tools.Close()
+	mu.Lock()
+	defer mu.Unlock()
+	if !slices.Contains(seen, "GET sse") || !slices.Contains(seen, "POST sse") {
+		t.Fatalf("requests (method and X-Static): %q", seen)
+	}
+	for _, s := range seen {
+		if !strings.HasSuffix(s, " sse") {
+			t.Fatalf("a request without X-Static: %q", seen)
+		}
+	}
 }
