@@ -321,7 +321,7 @@ func TestInputGuardrailIsNotRetried(t *testing.T) {
 		t.Fatalf("status %s content %q calls %d", out.Status, out.Content, fake.Calls())
 	}
 	re, ok := evs[len(evs)-1].(*run.RunError)
-	if !ok || re.ErrorType != "InputCheckError" || re.ErrorID != "pii_detected" {
+	if !ok || re.ErrorType != "input_check_error" || re.ErrorID != "pii_detected" {
 		t.Fatalf("events %s", kinds(evs))
 	}
 }

@@ -39,11 +39,11 @@ type Output struct {
 	Messages         []model.Message  `json:"messages,omitempty"`
 	Metrics          *Metrics         `json:"metrics,omitempty"`
 	AdditionalInput  []model.Message  `json:"additional_input,omitempty"`
-	Tools            []*ToolExecution `json:"tools,omitempty"`
+	Tools            []*ToolExecution `json:"tools,omitzero"` // nil omitted, [] kept, as agno's None vs []
 	Images           []model.Image    `json:"images,omitempty"`
 	References       json.RawMessage  `json:"references,omitempty"`
 	Metadata         map[string]any   `json:"metadata,omitempty"`
-	SessionState     map[string]any   `json:"session_state,omitempty"`
+	SessionState     map[string]any   `json:"session_state,omitzero"`
 	CreatedAt        int64            `json:"created_at"`
 	Events           []Event          `json:"events,omitempty"`
 	Status           Status           `json:"status"`

@@ -406,7 +406,7 @@ var terminal = map[string]bool{
 func (l *loader) readStream(body io.Reader, start time.Time) outcome {
 	var o outcome
 	var last string
-	var done bool
+	var done, cancelled bool
 	events := 0
 	err := scanSSE(body, func(name string, data []byte) {
 		if events == 0 {
@@ -414,7 +414,14 @@ func (l *loader) readStream(body io.Reader, start time.Time) outcome {
 		}
 		events++
 		if _, ok := terminal[name]; ok {
+			// A cancelled run closes with RunCancelled then RunCompleted
+			// (agno); the pair counts as the cancel.
+			if cancelled && strings.HasSuffix(name, "RunCompleted") {
+				cancelled = false
+				return
+			}
 			last = name
+			cancelled = strings.HasSuffix(name, "RunCancelled")
 		}
 		if bytes.Equal(data, []byte("[DONE]")) {
 			done = true

@@ -226,6 +226,8 @@ func TestStreamEndings(t *testing.T) {
 		{"empty", "", errIncomplete},
 		{"sub-agent completed, parent failed", frameOf("RunCompleted", "{}") + frameOf("RunError", `{"content":"boom"}`), errRunFailed},
 		{"cancelled", frameOf("RunStarted", "{}") + frameOf("RunCancelled", "{}"), errRunFailed},
+		{"cancelled then completed", frameOf("RunStarted", "{}") + frameOf("RunCancelled", "{}") + frameOf("RunCompleted", "{}"), errRunFailed},
+		{"member cancelled, team completed", frameOf("TeamRunStarted", "{}") + frameOf("RunCancelled", "{}") + frameOf("RunCompleted", "{}") + frameOf("TeamRunCompleted", "{}"), ""},
 		{"paused", frameOf("RunStarted", "{}") + frameOf("RunPaused", "{}"), errRunFailed},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

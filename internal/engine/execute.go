@@ -291,6 +291,11 @@ func (st *runState) sendAll(evs []run.Event) {
 // settle turns the loop's result into the output: content, pause, parse,
 // post-hooks.
 func (st *runState) settle() error {
+	// agno's non-stream run copies the model's tool list even when empty,
+	// so its RunOutput has "tools": []; a stream run leaves it unset.
+	if st.out.Tools == nil && !st.stream {
+		st.out.Tools = []*run.ToolExecution{}
+	}
 	st.out.Content = string(st.content)
 	st.out.ReasoningContent = string(st.reasoning)
 	if st.pausedTools() || len(st.out.ActiveRequirements()) > 0 {
@@ -301,6 +306,9 @@ func (st *runState) settle() error {
 		return nil
 	}
 	st.parseStructured()
+	// agno closes the content before the post-hooks run, so a stream shows
+	// RunContentCompleted, then PostHookStarted/Completed.
+	st.sendOptional(&run.RunContentCompleted{EventBase: st.base()})
 	return st.runPostHooks()
 }
 
@@ -348,19 +356,21 @@ func pausedContent(tools []*run.ToolExecution) string {
 func (st *runState) runPreHooks(input *string) error {
 	for _, h := range st.spec.PreHooks {
 		name := FuncName(h)
-		st.sendOptional(&run.PreHookStarted{EventBase: st.base(), PreHookName: name, RunInput: *input})
+		// run_input is agno's RunInput ({"input_content": …}), not the bare text.
+		st.sendOptional(&run.PreHookStarted{EventBase: st.base(), PreHookName: name, RunInput: &run.Input{Content: *input, Images: st.req.Images}})
 		in := &HookInput{Input: *input, RunContext: st.rc}
 		err := h(st.ctx, in)
 		var ce *CheckError
 		if errors.As(err, &ce) {
 			return err
 		}
+		// As agno, a failed hook is logged and gets no Completed event.
 		if err != nil {
 			st.spec.Logger.Warn("pre-hook failed", "hook", name, "error", err)
-		} else {
-			*input = in.Input
+			continue
 		}
-		st.sendOptional(&run.PreHookCompleted{EventBase: st.base(), PreHookName: name, RunInput: *input})
+		*input = in.Input
+		st.sendOptional(&run.PreHookCompleted{EventBase: st.base(), PreHookName: name, RunInput: &run.Input{Content: *input, Images: st.req.Images}})
 	}
 	return nil
 }
@@ -376,6 +386,7 @@ func (st *runState) runPostHooks() error {
 		}
 		if err != nil {
 			st.spec.Logger.Warn("post-hook failed", "hook", name, "error", err)
+			continue
 		}
 		st.sendOptional(&run.PostHookCompleted{EventBase: st.base(), PostHookName: name})
 	}
@@ -440,7 +451,6 @@ func (st *runState) conclude(err error) *run.Output {
 		st.send(&run.RunPaused{EventBase: st.base(), Tools: st.out.Tools, Requirements: st.out.ActiveRequirements()})
 	case err == nil:
 		st.out.Status = run.StatusCompleted
-		st.sendOptional(&run.RunContentCompleted{EventBase: st.base()})
 		st.finalizeMetrics()
 		st.sendOptional(&run.RunCompleted{
 			EventBase:        st.base(),
@@ -467,6 +477,18 @@ func (st *runState) conclude(err error) *run.Output {
 			t.RequiresConfirmation, t.RequiresUserInput, t.ExternalExecutionRequired = false, false, false
 		}
 		st.send(&run.RunCancelled{EventBase: st.base(), Reason: reason})
+		// agno closes a cancelled stream with RunCompleted too (always, not
+		// only with stream_events), carrying the run as it stands.
+		st.finalizeMetrics()
+		st.send(&run.RunCompleted{
+			EventBase:        st.base(),
+			Content:          st.out.Content,
+			ContentType:      st.out.ContentType,
+			ReasoningContent: st.out.ReasoningContent,
+			Metadata:         st.out.Metadata,
+			Metrics:          st.out.Metrics,
+			SessionState:     st.rc.StateSnapshot(),
+		})
 	default:
 		return st.fail(err)
 	}
@@ -478,15 +500,19 @@ func (st *runState) cancelled(err error) bool {
 		errors.Is(context.Cause(st.ctx), run.ErrCancelled) || st.ctx.Err() != nil
 }
 
-// fail marks the run ERROR with the error text as content.
+// fail marks the run ERROR. As agno, the error text becomes the content
+// only when the run has none yet: an output check keeps the output it
+// judged.
 func (st *runState) fail(err error) *run.Output {
 	st.concluding = true
 	st.out.Status = run.StatusError
-	st.out.Content = err.Error()
+	if st.out.ContentString() == "" {
+		st.out.Content = err.Error()
+	}
 	ev := &run.RunError{EventBase: st.base(), Content: err.Error()}
 	var ce *CheckError
 	if errors.As(err, &ce) {
-		ev.ErrorType, ev.ErrorID = ce.typeName(), ce.Trigger
+		ev.ErrorType, ev.ErrorID, ev.AdditionalData = ce.typeName(), ce.errorID(), ce.AdditionalData
 	} else if pe, ok := model.AsProviderError(err); ok {
 		ev.ErrorType = "ModelProviderError"
 		ev.AdditionalData = map[string]any{"status_code": pe.StatusCode, "model": pe.Model, "provider": pe.Provider}

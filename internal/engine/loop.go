@@ -326,9 +326,11 @@ func (st *runState) completeTool(c *call) {
 	e.SetResult(content)
 	if st.wantsEvent() {
 		st.sendOptional(&run.ToolCallCompleted{EventBase: st.base(), Tool: e.Clone(), Content: content})
-	}
-	if e.ToolCallError {
-		st.send(&run.ToolCallError{EventBase: st.base(), Tool: e.Clone(), Error: content})
+		// Like ToolCallCompleted, agno emits ToolCallError only with
+		// stream_events; the error is in the tool message either way.
+		if e.ToolCallError {
+			st.sendOptional(&run.ToolCallError{EventBase: st.base(), Tool: e.Clone(), Error: content})
+		}
 	}
 }
 

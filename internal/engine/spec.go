@@ -147,15 +147,29 @@ type CheckError struct {
 	Trigger string
 	// Output marks an output check.
 	Output bool
+	// AdditionalData rides along on the RunError event.
+	AdditionalData map[string]any
 }
 
 func (e *CheckError) Error() string { return e.Message }
 
+// typeName and errorID are agno's exception type and error_id
+// (check_trigger, which defaults to input/output_not_allowed).
 func (e *CheckError) typeName() string {
 	if e.Output {
-		return "OutputCheckError"
+		return "output_check_error"
 	}
-	return "InputCheckError"
+	return "input_check_error"
+}
+
+func (e *CheckError) errorID() string {
+	switch {
+	case e.Trigger != "":
+		return e.Trigger
+	case e.Output:
+		return "output_not_allowed"
+	}
+	return "input_not_allowed"
 }
 
 // Iterations is an outer loop around the model loop: each iteration runs
@@ -296,15 +310,24 @@ func definitions(fns []*tool.Function) []model.ToolDefinition {
 	return defs
 }
 
-// FuncName names a hook function for events.
+// FuncName names a hook function for events by its bare name, as agno's
+// hook.__name__: "check" for pkg.check and for a method value (*T).check.
+// A function literal keeps its compiler name ("func1").
 func FuncName(fn any) string {
 	v := reflect.ValueOf(fn)
-	if v.Kind() != reflect.Func {
+	if v.Kind() != reflect.Func || v.IsNil() {
 		return ""
 	}
-	name := runtime.FuncForPC(v.Pointer()).Name()
+	name := strings.TrimSuffix(runtime.FuncForPC(v.Pointer()).Name(), "-fm")
 	if i := strings.LastIndex(name, "/"); i >= 0 {
 		name = name[i+1:]
+	}
+	parts := strings.Split(name, ".")
+	// Nested literals end in bare numbers ("outer.func1.2").
+	for i := len(parts) - 1; i > 0; i-- {
+		if strings.Trim(parts[i], "0123456789") != "" {
+			return parts[i]
+		}
 	}
 	return name
 }
