@@ -273,18 +273,15 @@ func (o *OS) workflowSummary(wf *workflow.Workflow) map[string]any {
 	return out
 }
 
-// summary of a component for /config.
-func (o *OS) summary(id, name, desc string, m model.Model, extra map[string]any) map[string]any {
+// summary is agno's AgentSummaryResponse / TeamSummaryResponse in
+// /config: id, name, description, db_id (None fields omitted).
+func (o *OS) summary(id, name, desc string, extra map[string]any) map[string]any {
 	out := map[string]any{"id": id, "name": name}
 	if desc != "" {
 		out["description"] = desc
 	}
 	if o.cfg.DBID != "" {
 		out["db_id"] = o.cfg.DBID
-	}
-	if m != nil {
-		info := m.Info()
-		out["model"] = map[string]any{"id": info.ID, "provider": info.Provider}
 	}
 	for k, v := range extra {
 		out[k] = v
@@ -298,19 +295,22 @@ func (o *OS) handleConfig(w http.ResponseWriter, _ *http.Request) {
 	agents, teams, workflows := []map[string]any{}, []map[string]any{}, []map[string]any{}
 	for _, a := range c.Agents {
 		cfg := a.Config()
-		agents = append(agents, o.summary(a.ID(), cfg.Name, cfg.Description, cfg.Model, nil))
+		agents = append(agents, o.summary(a.ID(), cfg.Name, cfg.Description, nil))
 	}
 	for _, t := range c.Teams {
 		cfg := t.Config()
-		teams = append(teams, o.summary(t.ID(), cfg.Name, cfg.Description, cfg.Model, map[string]any{"mode": string(t.Mode())}))
+		teams = append(teams, o.summary(t.ID(), cfg.Name, cfg.Description, map[string]any{"mode": string(t.Mode())}))
 	}
 	for _, wf := range c.Workflows {
 		workflows = append(workflows, o.workflowSummary(wf))
 	}
 	out := map[string]any{
-		"os_id": o.cfg.ID, "name": o.cfg.Name, "description": o.cfg.Description,
+		"os_id": o.cfg.ID, "name": o.cfg.Name,
 		"available_models": o.modelIDs(), "agents": agents, "teams": teams, "workflows": workflows,
 		"interfaces": []any{}, "databases": []string{},
+	}
+	if o.cfg.Description != "" {
+		out["description"] = o.cfg.Description
 	}
 	if o.cfg.DBID != "" {
 		out["os_database"] = o.cfg.DBID
@@ -358,7 +358,7 @@ func (o *OS) models() []model.Model {
 }
 
 func (o *OS) modelIDs() []string {
-	var ids []string
+	ids := []string{}
 	for _, m := range o.models() {
 		ids = append(ids, m.Info().ID)
 	}

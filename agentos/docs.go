@@ -65,7 +65,7 @@ var (
 	pFactory     = apiParam{Name: "factory_input", Type: "string", Desc: "JSON input of a component factory"}
 	pLastEvent   = apiParam{Name: "last_event_index", Type: "integer", Desc: "Index of the last event the client has; later ones are replayed, then the live stream follows"}
 	pSessionOpt  = apiParam{Name: "session_id", Type: "string", Desc: "Session of the run"}
-	runFormExtra = "Form fields not listed here are passed to the run: session_state, dependencies, metadata, knowledge_filters and output_schema as JSON, \"true\"/\"false\" as booleans, \"null\"/\"none\" as null (stream_events, add_history_to_context, …)."
+	runFormExtra = "Form fields not listed here are passed to the run: session_state, dependencies, metadata, knowledge_filters and output_schema as JSON (dropped when not valid JSON), \"true\"/\"false\" as booleans, \"null\"/\"none\" as null (stream_events, add_history_to_context, …). Fields the run has no use for are ignored."
 )
 
 // apiRoutes documents every route AgentOS may register. The document

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"log/slog"
 	"mime"
 	"net/http"
 	"path/filepath"
@@ -113,21 +114,21 @@ func (f *form) boolean(k string, def bool) (bool, error) {
 var jsonFields = map[string]bool{"session_state": true, "dependencies": true, "metadata": true, "knowledge_filters": true, "output_schema": true}
 
 // extras returns the fields not in the endpoint's signature, decoded as
-// agno forwards them: JSON fields parsed, "true"/"false" as booleans,
-// "null"/"none" as nil.
-func (f *form) extras() (map[string]any, error) {
+// agno's get_request_kwargs forwards them: JSON fields parsed (one that is
+// not valid JSON is dropped with a warning, as agno drops it),
+// use_json_schema consumed, "true"/"false" as booleans, "null"/"none" as
+// nil, anything else as the string sent.
+func (f *form) extras(log *slog.Logger) map[string]any {
 	out := map[string]any{}
 	for k, v := range f.values {
-		if f.known[k] {
+		if f.known[k] || k == "use_json_schema" {
 			continue
 		}
-		if jsonFields[k] {
-			if v == "" {
-				continue
-			}
+		if jsonFields[k] && v != "" {
 			var x any
 			if err := run.DecodeJSON([]byte(v), &x); err != nil {
-				return nil, errStatus(http.StatusBadRequest, "Invalid JSON in form field %q: %v", k, err)
+				log.Warn("ignoring a form field that is not valid JSON", "field", k, "error", err)
+				continue
 			}
 			out[k] = x
 			continue
@@ -143,56 +144,85 @@ func (f *form) extras() (map[string]any, error) {
 			out[k] = v
 		}
 	}
-	return out, nil
+	return out
 }
 
-// applyExtras maps forwarded fields onto a run request. Unknown fields
-// are refused with a clear error (agno forwards them as kwargs and fails
-// later).
+// objectExtra reads a forwarded field that must be a JSON object (or
+// null).
+func objectExtra(ex map[string]any, k string) (map[string]any, error) {
+	v, ok := ex[k]
+	if !ok || v == nil {
+		return nil, nil
+	}
+	if m, ok := v.(map[string]any); ok {
+		return m, nil
+	}
+	if s, ok := v.(string); ok && s == "" {
+		return nil, nil
+	}
+	return nil, errStatus(http.StatusBadRequest, "Form field %q must be a JSON object", k)
+}
+
+// boolExtra reads a forwarded boolean field; set is false when absent.
+func boolExtra(ex map[string]any, k string) (b, set bool, err error) {
+	v, ok := ex[k]
+	if !ok || v == nil {
+		return false, false, nil
+	}
+	if b, ok := v.(bool); ok {
+		return b, true, nil
+	}
+	return false, false, errStatus(http.StatusBadRequest, "Form field %q must be true or false", k)
+}
+
+// applyExtras maps forwarded fields onto a run request. Fields a run has
+// no use for are accepted and ignored: agno passes every extra field to
+// arun(**kwargs), where unknown names end up unused.
 func applyExtras(req *run.Request, ex map[string]any) error {
-	var unknown []string
-	for k, v := range ex {
-		switch k {
-		case "session_state", "dependencies", "metadata", "knowledge_filters", "additional_data":
-			m, ok := v.(map[string]any)
-			if v != nil && !ok {
-				return errStatus(http.StatusBadRequest, "Form field %q must be a JSON object", k)
-			}
-			switch k {
-			case "session_state":
-				req.SessionState = m
-			case "dependencies":
-				req.Dependencies = m
-			case "metadata":
-				req.Metadata = m
-			case "knowledge_filters":
-				req.KnowledgeFilters = m
-			case "additional_data":
-				req.AdditionalData = m
-			}
-		case "stream_events", "stream_intermediate_steps":
-			b, ok := v.(bool)
-			if !ok {
-				return errStatus(http.StatusBadRequest, "Form field %q must be true or false", k)
-			}
-			req.StreamEvents = b
-		case "add_history_to_context":
-			b, ok := v.(bool)
-			if !ok {
-				return errStatus(http.StatusBadRequest, "Form field %q must be true or false", k)
-			}
-			req.AddHistory = &b
-		case "run_id":
-			s, _ := v.(string)
-			req.RunID = s
-		case "monitor", "debug_mode", "version", "factory_input", "add_dependencies_to_context", "add_session_state_to_context":
-			// Accepted for compatibility; no effect here.
-		default:
-			unknown = append(unknown, k)
+	var err error
+	for k, dst := range map[string]*map[string]any{"session_state": &req.SessionState, "dependencies": &req.Dependencies,
+		"metadata": &req.Metadata, "knowledge_filters": &req.KnowledgeFilters, "additional_data": &req.AdditionalData} {
+		if *dst, err = objectExtra(ex, k); err != nil {
+			return err
 		}
 	}
-	if len(unknown) > 0 {
-		return errStatus(http.StatusBadRequest, "Unknown form field(s): %s", strings.Join(unknown, ", "))
+	for _, k := range []string{"stream_intermediate_steps", "stream_events"} { // the newer name wins
+		b, set, err := boolExtra(ex, k)
+		if err != nil {
+			return err
+		}
+		if set {
+			req.StreamEvents = b
+		}
+	}
+	b, set, err := boolExtra(ex, "add_history_to_context")
+	if err != nil {
+		return err
+	}
+	if set {
+		req.AddHistory = &b
+	}
+	if s, ok := ex["run_id"].(string); ok {
+		req.RunID = s
+	}
+	return nil
+}
+
+// applyContinueExtras maps forwarded fields onto a continue request
+// (agno's acontinue_run kwargs); others are accepted and ignored.
+func applyContinueExtras(req *run.ContinueRequest, ex map[string]any) error {
+	var err error
+	for k, dst := range map[string]*map[string]any{"session_state": &req.SessionState, "dependencies": &req.Dependencies, "metadata": &req.Metadata} {
+		if *dst, err = objectExtra(ex, k); err != nil {
+			return err
+		}
+	}
+	b, set, err := boolExtra(ex, "stream_events")
+	if err != nil {
+		return err
+	}
+	if set {
+		req.StreamEvents = b && req.Stream
 	}
 	return nil
 }

@@ -2,10 +2,12 @@ package agentos
 
 import (
 	"bytes"
+	"cmp"
 	"crypto/subtle"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/netip"
@@ -27,10 +29,49 @@ func (o *OS) Handler() http.Handler {
 	o.routes(mux)
 	var h http.Handler = mux
 	h = o.authenticate(h)
+	h = unmatched(mux, h)
 	h = o.protect(h)
 	h = o.cors(h)
 	h = recoverPanics(h, o)
 	return stripTrailingSlash(h)
+}
+
+// unmatched answers requests no route takes as FastAPI does, before
+// authentication (agno's key check is a route dependency): 404
+// {"detail":"Not Found"}, or 405 {"detail":"Method Not Allowed"} with
+// the Allow header, instead of ServeMux's plain text.
+func unmatched(mux *http.ServeMux, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h, pattern := mux.Handler(r)
+		if pattern != "" {
+			next.ServeHTTP(w, r)
+			return
+		}
+		// The mux's own handler sets Allow for a 405; keep its status and
+		// headers, drop its text body.
+		sw := &statusOnly{ResponseWriter: w}
+		h.ServeHTTP(sw, r)
+		status := cmp.Or(sw.status, http.StatusNotFound)
+		w.Header().Del("X-Content-Type-Options")
+		writeError(w, status, http.StatusText(status))
+	})
+}
+
+// statusOnly records the status a handler writes and discards its body.
+type statusOnly struct {
+	http.ResponseWriter
+	status int
+}
+
+func (s *statusOnly) WriteHeader(code int) {
+	if s.status == 0 {
+		s.status = code
+	}
+}
+
+func (s *statusOnly) Write(b []byte) (int, error) {
+	s.WriteHeader(http.StatusOK)
+	return len(b), nil
 }
 
 // open paths need no key (agno: home, health, info, docs).
@@ -103,8 +144,14 @@ func IsLocalRequest(r *http.Request) bool {
 	return addr.Unmap().IsLoopback()
 }
 
-// cors mirrors agno's CORS: configured or default origins, credentials
-// allowed, all methods and headers.
+// corsMethods is Starlette's list for allow_methods=["*"].
+const corsMethods = "DELETE, GET, HEAD, OPTIONS, PATCH, POST, PUT"
+
+// cors mirrors Starlette's CORSMiddleware as agno configures it:
+// configured or default origins ("*" removed), credentials allowed, all
+// methods and headers, every header exposed. Preflights are answered
+// here, before protected mode and auth, as the middleware answers them
+// before any route.
 func (o *OS) cors(next http.Handler) http.Handler {
 	origins := o.cfg.CORSOrigins
 	if len(origins) == 0 {
@@ -113,21 +160,46 @@ func (o *OS) cors(next http.Handler) http.Handler {
 	origins = slices.DeleteFunc(slices.Clone(origins), func(s string) bool { return s == "*" })
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		origin := r.Header.Get("Origin")
-		if origin != "" && slices.Contains(origins, origin) {
-			h := w.Header()
-			h.Set("Access-Control-Allow-Origin", origin)
-			h.Set("Access-Control-Allow-Credentials", "true")
+		if origin == "" {
+			next.ServeHTTP(w, r)
+			return
+		}
+		h := w.Header()
+		allowed := slices.Contains(origins, origin)
+		if method := r.Header.Get("Access-Control-Request-Method"); r.Method == http.MethodOptions && method != "" {
 			h.Add("Vary", "Origin")
-			h.Set("Access-Control-Expose-Headers", "*")
-			if r.Method == http.MethodOptions && r.Header.Get("Access-Control-Request-Method") != "" {
-				h.Set("Access-Control-Allow-Methods", "DELETE, GET, HEAD, OPTIONS, PATCH, POST, PUT")
-				if req := r.Header.Get("Access-Control-Request-Headers"); req != "" {
-					h.Set("Access-Control-Allow-Headers", req)
-				}
-				h.Set("Access-Control-Max-Age", "600")
-				w.WriteHeader(http.StatusOK)
+			h.Set("Access-Control-Allow-Methods", corsMethods)
+			h.Set("Access-Control-Max-Age", "600")
+			h.Set("Access-Control-Allow-Credentials", "true")
+			var failures []string
+			if allowed {
+				h.Set("Access-Control-Allow-Origin", origin)
+			} else {
+				failures = append(failures, "origin")
+			}
+			if !slices.Contains(strings.Split(corsMethods, ", "), method) {
+				failures = append(failures, "method")
+			}
+			if req := r.Header.Get("Access-Control-Request-Headers"); req != "" {
+				h.Set("Access-Control-Allow-Headers", req)
+			}
+			h.Set("Content-Type", "text/plain; charset=utf-8")
+			if len(failures) > 0 {
+				w.WriteHeader(http.StatusBadRequest)
+				_, _ = io.WriteString(w, "Disallowed CORS "+strings.Join(failures, ", "))
 				return
 			}
+			w.WriteHeader(http.StatusOK)
+			_, _ = io.WriteString(w, "OK")
+			return
+		}
+		// Starlette adds its simple headers to every response to a
+		// request with an Origin; the origin is mirrored only if allowed.
+		h.Set("Access-Control-Allow-Credentials", "true")
+		h.Set("Access-Control-Expose-Headers", "*")
+		if allowed {
+			h.Set("Access-Control-Allow-Origin", origin)
+			h.Add("Vary", "Origin")
 		}
 		next.ServeHTTP(w, r)
 	})

@@ -13,9 +13,7 @@ import (
 	"github.com/agno-go/agno/storage"
 )
 
-// memoryRoutes registers agno's user-memory routes (tag Memory). agno's
-// POST /optimize-memories is not served: it needs a model-driven
-// summarising strategy the memory package does not have.
+// memoryRoutes registers agno's user-memory routes (tag Memory).
 func (o *OS) memoryRoutes(mux routeMux) {
 	mux.HandleFunc("POST /memories", o.handleCreateMemory)
 	mux.HandleFunc("GET /memories", o.handleListMemories)
@@ -25,6 +23,7 @@ func (o *OS) memoryRoutes(mux routeMux) {
 	mux.HandleFunc("DELETE /memories/{memory_id}", o.handleDeleteMemory)
 	mux.HandleFunc("GET /memory_topics", o.handleMemoryTopics)
 	mux.HandleFunc("GET /user_memory_stats", o.handleUserMemoryStats)
+	mux.HandleFunc("POST /optimize-memories", o.handleOptimizeMemories)
 }
 
 const memoryFeature = "Memory"

@@ -2,6 +2,20 @@
 // agents, teams and workflows with agno v2.6.13's API — the same routes,
 // form fields, JSON field names, SSE event names and WebSocket messages —
 // so agno's own clients talk to it unchanged.
+//
+// Code-defined and file-defined resources mix: build the declarative
+// files with config.Build, passing the Go-defined agents, teams and
+// workflows in config.Existing so files can name them (as team members,
+// workflow steps), then give AgentOS both sets:
+//
+//	res, err := cfg.Build(ctx, config.Functions{}, config.Existing{Agents: []*agent.Agent{helper}})
+//	srv, err := agentos.New(agentos.Config{
+//		Agents: append(res.Agents, helper), Teams: res.Teams, Workflows: res.Workflows,
+//		Store: res.Store, Closers: []func() error{res.Close},
+//	})
+//
+// Build does not return the existing resources it was given; a file
+// whose id is that of an existing resource is refused.
 package agentos
 
 import (
@@ -59,9 +73,11 @@ type Config struct {
 	ShutdownTimeout time.Duration // default 30s
 	// Closers are released at shutdown (MCP toolkits, storage).
 	Closers []func() error
-	// OnReload re-reads declarative sources (SIGHUP and /resync) given
-	// the catalog being served, whose resources it may keep (a file that
-	// no longer loads keeps its previous version); nil disables reloads.
+	// OnReload re-reads declarative sources (OS.Reload, which agno start
+	// calls on SIGHUP; agno's resync() is a Python method, not a route)
+	// given the catalog being served, whose resources it may keep (a file
+	// that no longer loads keeps its previous version); nil disables
+	// reloads.
 	OnReload func(ctx context.Context, current Catalog) (Catalog, error)
 
 	Logger *slog.Logger

@@ -55,13 +55,15 @@ var ResourceTypes = []ResourceType{
 // agno class paths of the types that mirror an agno class one to one;
 // other types report their Go type path.
 const (
-	classAgent         = "agno.agent.agent.Agent"
-	classTeam          = "agno.team.team.Team"
-	classWorkflow      = "agno.workflow.workflow.Workflow"
-	classToolkit       = "agno.tools.toolkit.Toolkit"
-	classFunction      = "agno.tools.function.Function"
-	classMCPTools      = "agno.tools.mcp.mcp.MCPTools"
-	classMultiMCPTools = "agno.tools.mcp.multi_mcp.MultiMCPTools"
+	classAgent          = "agno.agent.agent.Agent"
+	classTeam           = "agno.team.team.Team"
+	classWorkflow       = "agno.workflow.workflow.Workflow"
+	classToolkit        = "agno.tools.toolkit.Toolkit"
+	classFunction       = "agno.tools.function.Function"
+	classMCPTools       = "agno.tools.mcp.mcp.MCPTools"
+	classMultiMCPTools  = "agno.tools.mcp.multi_mcp.MultiMCPTools"
+	classMemoryManager  = "agno.memory.manager.MemoryManager"
+	classSummaryManager = "agno.session.summary.SessionSummaryManager"
 )
 
 // RegistryEntry is one listed resource (agno's RegistryContentResponse).
@@ -103,6 +105,9 @@ type Registry struct {
 	tools     []tool.Provider
 	dbs       []RegistryDB
 	functions []RegistryFunction
+	// owners are the agents whose memory or session summary managers are
+	// listed ({owner_id}__memory_manager, …).
+	owners []*agent.Agent
 
 	seen      map[any]bool       // identities of agents, teams, workflows, tools, dbs, functions
 	modelKeys map[[2]string]bool // (provider, id)
@@ -297,6 +302,9 @@ func (r *Registry) walkAgent(a *agent.Agent) {
 		r.addTool(p)
 	}
 	r.addDB("", cfg.Store)
+	if cfg.MemoryManager != nil || cfg.SessionSummaryManager != nil {
+		r.owners = append(r.owners, a)
+	}
 }
 
 func (r *Registry) walkTeam(t *team.Team) {
@@ -407,6 +415,15 @@ func (r *Registry) Counts() map[ResourceType]int {
 	out[ResourceTool] = len(r.tools)
 	out[ResourceDB] = len(r.dbs)
 	out[ResourceFunction] = len(r.functions)
+	for _, a := range r.owners {
+		cfg := a.Config()
+		if cfg.MemoryManager != nil {
+			out[ResourceMemoryManager]++
+		}
+		if cfg.SessionSummaryManager != nil {
+			out[ResourceSessionSummaryManager]++
+		}
+	}
 	return out
 }
 
@@ -483,6 +500,7 @@ func (r *Registry) Entries(ctx context.Context, kind ResourceType) []RegistryEnt
 	r.mu.Lock()
 	tools, models, dbs, functions := slices.Clone(r.tools), slices.Clone(r.models), slices.Clone(r.dbs), slices.Clone(r.functions)
 	agents, teams, workflows := slices.Clone(r.agents), slices.Clone(r.teams), slices.Clone(r.workflows)
+	owners := slices.Clone(r.owners)
 	r.mu.Unlock()
 	want := func(t ResourceType) bool { return kind == "" || kind == t }
 	var out []RegistryEntry
@@ -496,7 +514,7 @@ func (r *Registry) Entries(ctx context.Context, kind ResourceType) []RegistryEnt
 			info := m.Info()
 			out = append(out, RegistryEntry{
 				Name: cmp.Or(info.ID, info.Name, typeName(m)), Type: ResourceModel,
-				Metadata: compact(map[string]any{"class_path": typePath(m), "provider": info.Provider, "model_id": info.ID}),
+				Metadata: compact(map[string]any{"class_path": typePath(unwrapModel(m)), "provider": info.Provider, "model_id": info.ID}),
 			})
 		}
 	}
@@ -530,6 +548,26 @@ func (r *Registry) Entries(ctx context.Context, kind ResourceType) []RegistryEnt
 			out = append(out, componentEntry(ResourceWorkflow, w.ID(), cmp.Or(w.Name(), "Workflow"), w.Description(), classWorkflow))
 		}
 	}
+	for _, a := range owners {
+		cfg := a.Config()
+		if mm := cfg.MemoryManager; mm != nil && want(ResourceMemoryManager) {
+			md := managerMetadata(a, classMemoryManager, mm.Model())
+			md["db_class"] = typePath(mm.Store())
+			md["add_memories"], md["update_memories"], md["delete_memories"], md["clear_memories"] = mm.Abilities()
+			out = append(out, RegistryEntry{Name: a.ID() + "__memory_manager", Type: ResourceMemoryManager, ID: a.ID() + "__memory_manager", Metadata: compact(md)})
+		}
+		if sm := cfg.SessionSummaryManager; sm != nil && want(ResourceSessionSummaryManager) {
+			md := managerMetadata(a, classSummaryManager, sm.Model())
+			if n := sm.LastNRuns(); n > 0 {
+				md["last_n_runs"] = n
+			}
+			if n := sm.ConversationLimit(); n > 0 {
+				md["conversation_limit"] = n
+			}
+			id := a.ID() + "__session_summary_manager"
+			out = append(out, RegistryEntry{Name: id, Type: ResourceSessionSummaryManager, ID: id, Metadata: compact(md)})
+		}
+	}
 	sort.SliceStable(out, func(i, j int) bool {
 		if out[i].Type != out[j].Type {
 			return out[i].Type < out[j].Type
@@ -537,6 +575,34 @@ func (r *Registry) Entries(ctx context.Context, kind ResourceType) []RegistryEnt
 		return out[i].Name < out[j].Name
 	})
 	return out
+}
+
+// managerMetadata is the metadata a memory or session summary manager
+// entry shares: its class, owner and model.
+func managerMetadata(owner *agent.Agent, class string, m model.Model) map[string]any {
+	md := map[string]any{"class_path": class, "owner_id": owner.ID(), "owner_type": "agent"}
+	if !isNil(m) {
+		md["model_class"] = typePath(unwrapModel(m))
+		md["model_id"] = m.Info().ID
+	}
+	return md
+}
+
+// unwrapModel returns the provider model inside wrappers (configured
+// sampling, a model waiting for its API key) that implement
+// Unwrap() model.Model.
+func unwrapModel(m model.Model) model.Model {
+	for {
+		u, ok := m.(interface{ Unwrap() model.Model })
+		if !ok {
+			return m
+		}
+		inner := u.Unwrap()
+		if isNil(inner) {
+			return m
+		}
+		m = inner
+	}
 }
 
 func componentEntry(kind ResourceType, id, name, desc, class string) RegistryEntry {

@@ -73,16 +73,11 @@ func (o *OS) parseRunForm(r *http.Request, w http.ResponseWriter) (*runForm, boo
 		return nil, false
 	}
 	req := &run.Request{Input: f.str("message"), SessionID: f.str("session_id"), UserID: f.str("user_id"), Images: f.images, StoreEvents: true}
-	ex, err := f.extras()
-	if err == nil {
-		err = applyExtras(req, ex)
-	}
-	if err != nil {
+	// agno's run endpoints default stream_events to true; a field overrides it.
+	req.StreamEvents = stream
+	if err := applyExtras(req, f.extras(o.log)); err != nil {
 		fail(w, err)
 		return nil, false
-	}
-	if _, set := ex["stream_events"]; !set && stream {
-		req.StreamEvents = true // agno's run endpoints default stream_events to true
 	}
 	if req.SessionID == "" {
 		req.SessionID = run.NewID()
@@ -234,6 +229,10 @@ func (o *OS) handleContinue(k kind) http.HandlerFunc {
 			return
 		}
 		creq.Stream, creq.StreamEvents = stream, stream
+		if err := applyContinueExtras(creq, f.extras(o.log)); err != nil {
+			fail(w, err)
+			return
+		}
 		ctx, cancel := context.WithCancelCause(r.Context())
 		defer cancel(nil)
 		done, ok := o.track(creq.RunID, k.name, cancel)
@@ -370,6 +369,10 @@ func (o *OS) handleListRuns(k kind) http.HandlerFunc {
 // optionally filtered by status.
 func (o *OS) listRuns(w http.ResponseWriter, r *http.Request, componentID string, schema func(*storage.Run) map[string]any) {
 	sid := r.URL.Query().Get("session_id")
+	if !r.URL.Query().Has("session_id") { // a required query parameter in agno
+		fieldError(w, []string{"query", "session_id"}, "Field required", "missing")
+		return
+	}
 	if o.cfg.Store == nil {
 		writeError(w, http.StatusNotFound, "Session not found")
 		return
@@ -451,9 +454,9 @@ func (o *OS) handleResume(k kind) http.HandlerFunc {
 
 func (o *OS) resume(w http.ResponseWriter, r *http.Request, runID, componentID string, last int) {
 	if buf := o.buffers.get(runID); buf != nil {
-		evs, _, done, status, _ := buf.since(last)
+		evs, next, done, status, _ := buf.since(last)
 		sse := newSSE(w)
-		total := buf.count()
+		total := next + 1 // of the same snapshot as evs
 		if done {
 			sse.json("replay", map[string]any{"event": "replay", "run_id": runID, "status": status, "total_events": total, "total_buffered": total,
 				"last_event_index_requested": last, "message": "Run completed. Replaying missed events."})

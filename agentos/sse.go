@@ -2,7 +2,6 @@ package agentos
 
 import (
 	"bytes"
-	"encoding/json"
 	"net/http"
 
 	"github.com/agno-go/agno/run"
@@ -87,8 +86,10 @@ func (s *sseWriter) comment(text string) bool {
 	return s.rc.Flush() == nil
 }
 
+// json writes v as one event, encoded as Python's json.dumps does (no
+// HTML escaping).
 func (s *sseWriter) json(name string, v any) bool {
-	b, err := json.Marshal(v)
+	b, err := marshal(v)
 	if err != nil {
 		return s.ok
 	}

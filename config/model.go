@@ -98,6 +98,9 @@ type samplingModel struct {
 	cfg ModelConfig
 }
 
+// Unwrap returns the provider model, so listings report its class.
+func (s *samplingModel) Unwrap() model.Model { return s.Model }
+
 func (s *samplingModel) Generate(ctx context.Context, req *model.Request) iter.Seq2[*model.Chunk, error] {
 	r := *req
 	c := s.cfg
@@ -134,12 +137,25 @@ type pendingKeyModel struct {
 	cfg             ModelConfig
 	info            model.Info
 	hc              *http.Client
+	probe           model.Model // the client as built, with a placeholder key; never called
 
 	mu   sync.Mutex
 	real model.Model
 }
 
 func (p *pendingKeyModel) Info() model.Info { return p.info }
+
+// Unwrap returns the provider model, so listings report its class rather
+// than this placeholder's: the real client once the key is set, else the
+// probe built with a placeholder key.
+func (p *pendingKeyModel) Unwrap() model.Model {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.real != nil {
+		return p.real
+	}
+	return p.probe
+}
 
 func (p *pendingKeyModel) Generate(ctx context.Context, req *model.Request) iter.Seq2[*model.Chunk, error] {
 	m, err := p.resolve()
@@ -191,5 +207,5 @@ func (c *Config) buildModel(name string, m ModelConfig) (model.Model, *http.Tran
 	if err != nil {
 		return nil, tr, nil, fmt.Errorf("config: [models.%s]: %w", name, err)
 	}
-	return &pendingKeyModel{name: name, env: env, file: c.Path, cfg: m, info: probe.Info(), hc: hc}, tr, &MissingKey{Model: name, Env: env}, nil
+	return &pendingKeyModel{name: name, env: env, file: c.Path, cfg: m, info: probe.Info(), hc: hc, probe: probe}, tr, &MissingKey{Model: name, Env: env}, nil
 }

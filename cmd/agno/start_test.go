@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
@@ -22,6 +23,9 @@ func TestStartWithRelativePaths(t *testing.T) {
 		if err := os.MkdirAll(filepath.Join(dir, "examples", "agentos"), 0o755); err != nil {
 			t.Fatal(err)
 		}
+		// The users' socket path is fixed (/tmp/agno-hitl.sock); another
+		// AgentOS on this machine may hold it.
+		b = []byte(strings.Replace(string(b), `socket_path = "/tmp/agno-hitl.sock"`, `socket_path = "`+shortSocket(t)+`"`, 1))
 		if err := os.WriteFile(filepath.Join(dir, "examples", "agentos", name), b, 0o644); err != nil {
 			t.Fatal(err)
 		}
