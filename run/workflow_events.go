@@ -52,6 +52,16 @@ type WorkflowError struct {
 	AdditionalData map[string]any `json:"additional_data,omitempty"`
 }
 
+// WorkflowAgentStarted opens a workflow agent's turn, before it decides
+// whether to run the workflow or answer from history.
+type WorkflowAgentStarted struct{ EventBase }
+
+// WorkflowAgentCompleted closes a workflow agent's turn with its answer.
+type WorkflowAgentCompleted struct {
+	EventBase
+	Content any `json:"content,omitempty"`
+}
+
 // StepStarted opens a step.
 type StepStarted struct {
 	EventBase
@@ -215,6 +225,8 @@ func (e *WorkflowCompleted) Kind() string           { return "WorkflowCompleted"
 func (e *WorkflowPaused) Kind() string              { return "WorkflowPaused" }
 func (e *WorkflowCancelled) Kind() string           { return "WorkflowCancelled" }
 func (e *WorkflowError) Kind() string               { return "WorkflowError" }
+func (e *WorkflowAgentStarted) Kind() string        { return "WorkflowAgentStarted" }
+func (e *WorkflowAgentCompleted) Kind() string      { return "WorkflowAgentCompleted" }
 func (e *StepStarted) Kind() string                 { return "StepStarted" }
 func (e *StepCompleted) Kind() string               { return "StepCompleted" }
 func (e *StepPaused) Kind() string                  { return "StepPaused" }
@@ -253,7 +265,8 @@ func init() {
 		func() Event { return new(ConditionExecutionCompleted) }, func() Event { return new(RouterExecutionStarted) },
 		func() Event { return new(RouterExecutionCompleted) }, func() Event { return new(RouterPaused) },
 		func() Event { return new(StepsExecutionStarted) }, func() Event { return new(StepsExecutionCompleted) },
-		func() Event { return new(StepOutputEvent) },
+		func() Event { return new(StepOutputEvent) }, func() Event { return new(WorkflowAgentStarted) },
+		func() Event { return new(WorkflowAgentCompleted) },
 	} {
 		e := ctor()
 		RegisterEvent(e.Kind(), ctor)

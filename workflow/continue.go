@@ -34,6 +34,10 @@ func (w *Workflow) ExecuteContinue(ctx context.Context, req *ContinueRequest, em
 			w.unclaim(ctx, out.RunID)
 		}
 	}()
+	var failed *ErrorRequirement
+	if out.PauseKind == "error" && len(out.ErrorRequirements) > 0 {
+		failed = out.ErrorRequirements[len(out.ErrorRequirements)-1]
+	}
 	answer, err := applyStepAnswers(out, req.StepRequirements)
 	if err != nil {
 		return nil, err
@@ -48,6 +52,9 @@ func (w *Workflow) ExecuteContinue(ctx context.Context, req *ContinueRequest, em
 	}
 	x := w.newExecution(rreq, emit)
 	x.out, x.resume, x.answer = out, out.Resume, answer
+	if failed != nil && failed.Decision == "retry" {
+		x.errRetry = failed
+	}
 	x.storedEv = len(out.Events)
 	if err := x.begin(ctx); err != nil {
 		return x.finish(err), fmt.Errorf("%w: %v", ErrRunFailed, err)
@@ -56,6 +63,7 @@ func (w *Workflow) ExecuteContinue(ctx context.Context, req *ContinueRequest, em
 	started = true
 	out.Status = run.StatusRunning
 	out.Resume, out.PausedStepIndex, out.PausedStepName, out.PauseKind = nil, nil, "", ""
+	out.ErrorRequirements = nil // agno clears them once the human decided
 	x.persist(false)
 	if n := w.Notifier(); n != nil {
 		n.Resumed(w, out.RunID)

@@ -29,9 +29,16 @@ type execution struct {
 	consumerGone bool
 	emitMu       sync.Mutex
 
-	// resume is the paused run's state; answer the resolved requirement.
-	resume *resumeState
-	answer *StepRequirement
+	// resume is the paused run's state; answer the resolved requirement;
+	// errRetry the failed step's requirement when a human asked to retry it.
+	resume   *resumeState
+	answer   *StepRequirement
+	errRetry *ErrorRequirement
+	// unregistered: an enclosing workflow agent already tied the run id to
+	// a cancel function (its context is this one's parent).
+	unregistered bool
+	// direct marks a workflow agent's direct answer (no steps ran).
+	direct bool
 	// state collects this execution's finished nodes for a later resume.
 	state *resumeState
 	mu    sync.Mutex
@@ -62,7 +69,9 @@ type cancelSignal struct{ reason string }
 
 func (c *cancelSignal) Error() string { return c.reason }
 
-// Execute runs a request, emitting events to emit (nil: none).
+// Execute runs a request, emitting events to emit (nil: none). With a
+// workflow agent configured, the agent answers and runs the workflow when
+// it decides to.
 func (w *Workflow) Execute(ctx context.Context, req *run.Request, emit run.Emitter) (*RunOutput, error) {
 	if req.RunID == "" {
 		req.RunID = run.NewID()
@@ -70,11 +79,28 @@ func (w *Workflow) Execute(ctx context.Context, req *run.Request, emit run.Emitt
 	if req.SessionID == "" {
 		req.SessionID = run.NewID()
 	}
+	if w.agent != nil {
+		return w.executeAgent(ctx, req, emit)
+	}
+	return w.execute(ctx, req, emit, nil)
+}
+
+// innerRun is how a workflow agent's tool starts a run: the stored input
+// is the user's message (the steps get the agent's query), and the run id
+// is already tied to the agent's cancellable context.
+type innerRun struct {
+	input        string
+	unregistered bool
+	done         func(*execution)
+}
+
+// execute runs the steps.
+func (w *Workflow) execute(ctx context.Context, req *run.Request, emit run.Emitter, inner *innerRun) (*RunOutput, error) {
 	x := w.newExecution(req, emit)
-	x.out = &RunOutput{
-		RunID: req.RunID, WorkflowID: w.cfg.ID, WorkflowName: w.cfg.Name, SessionID: req.SessionID,
-		UserID: req.UserID, ParentRunID: req.ParentRunID, Input: req.Input, Status: run.StatusPending,
-		CreatedAt: run.Now(), Metadata: mergeMaps(req.Metadata, w.cfg.Metadata), Metrics: &Metrics{},
+	x.out = w.newOutput(req)
+	if inner != nil {
+		x.out.Input = inner.input
+		x.unregistered = inner.unregistered
 	}
 	input, err := w.parseInput(req.Input)
 	if err != nil {
@@ -84,6 +110,9 @@ func (w *Workflow) Execute(ctx context.Context, req *run.Request, emit run.Emitt
 		return x.finish(err), fmt.Errorf("%w: %v", ErrRunFailed, err)
 	}
 	defer x.release()
+	if inner != nil {
+		inner.done(x)
+	}
 	x.out.Status = run.StatusRunning
 	x.persist(false)
 	x.send(&run.WorkflowStarted{EventBase: x.base()}, true)
@@ -93,6 +122,14 @@ func (w *Workflow) Execute(ctx context.Context, req *run.Request, emit run.Emitt
 		return out, fmt.Errorf("%w: %s", ErrRunFailed, out.ContentString())
 	}
 	return out, nil
+}
+
+func (w *Workflow) newOutput(req *run.Request) *RunOutput {
+	return &RunOutput{
+		RunID: req.RunID, WorkflowID: w.cfg.ID, WorkflowName: w.cfg.Name, SessionID: req.SessionID,
+		UserID: req.UserID, ParentRunID: req.ParentRunID, Input: req.Input, Status: run.StatusPending,
+		CreatedAt: run.Now(), Metadata: mergeMaps(req.Metadata, w.cfg.Metadata), Metrics: &Metrics{},
+	}
 }
 
 // parseInput validates the input against the input schema.
@@ -137,8 +174,9 @@ func (w *Workflow) newExecution(req *run.Request, emit run.Emitter) *execution {
 func (x *execution) begin(parent context.Context) error {
 	ctx, cancel := context.WithCancelCause(parent)
 	x.ctx, x.cancel = ctx, cancel
-	unregister := x.w.cfg.Canceller.Register(x.out.RunID, cancel)
-	x.onRelease(unregister)
+	if !x.unregistered {
+		x.onRelease(x.w.cfg.Canceller.Register(x.out.RunID, cancel))
+	}
 	x.rc = run.NewContext(nil)
 	x.rc.RunID, x.rc.SessionID, x.rc.UserID = x.out.RunID, x.out.SessionID, x.out.UserID
 	x.rc.WorkflowID, x.rc.WorkflowName = x.w.cfg.ID, x.w.cfg.Name
@@ -161,8 +199,8 @@ func (x *execution) begin(parent context.Context) error {
 		if sess.SessionState != nil {
 			state = run.CloneMap(sess.SessionState)
 		}
-		if x.w.cfg.AddWorkflowHistoryToSteps || x.anyStepWantsHistory() {
-			x.loadHistory()
+		if n := x.historyRuns(); n > 0 && !x.direct { // an agent turn reads its own
+			x.history = x.w.loadHistory(x.ctx, x.out.SessionID, n)
 		}
 	} else if x.w.cfg.SessionState != nil {
 		state = run.CloneMap(x.w.cfg.SessionState)
@@ -175,39 +213,43 @@ func (x *execution) begin(parent context.Context) error {
 	return nil
 }
 
-func (x *execution) anyStepWantsHistory() bool {
-	var walk func([]Node) bool
-	walk = func(nodes []Node) bool {
+// historyRuns is how many earlier runs the steps need: the most any of
+// them asks for (0: none wants history).
+func (x *execution) historyRuns() int {
+	most := 0
+	var walk func([]Node)
+	walk = func(nodes []Node) {
 		for _, n := range nodes {
-			if s, ok := n.(*Step); ok && s.AddWorkflowHistory {
-				return true
+			if s, ok := n.(*Step); ok && (s.AddWorkflowHistory || x.w.cfg.AddWorkflowHistoryToSteps) {
+				most = max(most, x.w.cfg.NumHistoryRuns, s.NumHistoryRuns)
 			}
 			for _, l := range children(n) {
-				if walk(l) {
-					return true
-				}
+				walk(l)
 			}
 		}
-		return false
 	}
-	return walk(x.w.cfg.Steps)
+	walk(x.w.cfg.Steps)
+	return most
 }
 
-func (x *execution) loadHistory() {
-	recs, err := x.w.cfg.Store.ListRuns(x.ctx, storage.RunQuery{
-		SessionID: x.out.SessionID, ComponentID: x.w.cfg.ID, TopLevel: true,
-		Status: []run.Status{run.StatusCompleted}, Newest: true, Limit: x.w.cfg.NumHistoryRuns,
+// loadHistory reads up to n completed runs of the session, oldest first.
+func (w *Workflow) loadHistory(ctx context.Context, sessionID string, n int) []HistoryRun {
+	recs, err := w.cfg.Store.ListRuns(ctx, storage.RunQuery{
+		SessionID: sessionID, ComponentID: w.cfg.ID, TopLevel: true,
+		Status: []run.Status{run.StatusCompleted}, Newest: true, Limit: n,
 	})
 	if err != nil {
-		x.w.cfg.Logger.Warn("workflow history unavailable", "error", err)
-		return
+		w.cfg.Logger.Warn("workflow history unavailable", "error", err)
+		return nil
 	}
+	var h []HistoryRun
 	for i := len(recs) - 1; i >= 0; i-- {
 		var past RunOutput
 		if json.Unmarshal(recs[i].Data, &past) == nil {
-			x.history = append(x.history, HistoryRun{Input: run.ContentText(past.Input), Content: past.ContentString()})
+			h = append(h, HistoryRun{Input: run.ContentText(past.Input), Content: past.ContentString()})
 		}
 	}
+	return h
 }
 
 func (x *execution) onRelease(f func()) { x.releases = append(x.releases, f) }
@@ -361,7 +403,8 @@ func (x *execution) pause(ps *pauseSignal, index int, top Node) error {
 		x.out.StepRequirements = append(x.out.StepRequirements, ps.req)
 	}
 	if ps.errReq != nil {
-		x.out.ErrorRequirements = append(x.out.ErrorRequirements, ps.errReq)
+		// agno keeps only the error the run waits on.
+		x.out.ErrorRequirements = []*ErrorRequirement{ps.errReq}
 	}
 	x.state.Address, x.state.TopIndex = ps.address, index
 	x.out.Resume = x.state
@@ -397,6 +440,9 @@ func (x *execution) finish(err error) *RunOutput {
 		}
 		results, _ := json.Marshal(out.StepResults)
 		ev := &run.WorkflowCompleted{EventBase: x.base(), Content: out.Content, ContentType: out.ContentType, StepResults: results, Metadata: out.Metadata}
+		if x.direct {
+			ev.StepResults, ev.Metadata = json.RawMessage("[]"), map[string]any{"agent_direct_response": true}
+		}
 		if len(out.StepExecutorRuns) > 0 {
 			ev.StepExecutorRuns, _ = json.Marshal(out.StepExecutorRuns)
 		}

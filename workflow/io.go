@@ -91,21 +91,46 @@ func findNested(o *StepOutput, name string) *StepOutput {
 	return nil
 }
 
-// StepContent returns a step's content by name; for a Parallel step, a map
-// of its branches' contents.
+// StepContent returns a step's content by name (agno's get_step_content):
+// a Parallel step gives a map of its branches' contents as text (a
+// composite branch contributes its inner steps instead); another container
+// gives its deepest content.
 func (in *StepInput) StepContent(name string) any {
 	o := in.StepOutputByName(name)
 	if o == nil {
 		return nil
 	}
-	if o.StepType == "Parallel" {
-		m := map[string]any{}
+	if o.StepType == "Parallel" && len(o.Steps) > 0 {
+		m := map[string]string{}
 		for _, c := range o.Steps {
-			m[c.StepName] = c.Content
+			if c.StepName == "" || isEmpty(c.Content) {
+				continue
+			}
+			if len(c.Steps) == 0 {
+				m[c.StepName] = run.ContentText(c.Content)
+				continue
+			}
+			for _, n := range c.Steps {
+				if n.StepName != "" && !isEmpty(n.Content) {
+					m[n.StepName] = run.ContentText(n.Content)
+				}
+			}
+		}
+		if len(m) == 0 {
+			return run.ContentText(o.Content)
 		}
 		return m
 	}
+	for len(o.Steps) > 0 {
+		o = o.Steps[len(o.Steps)-1]
+	}
 	return o.Content
+}
+
+// isEmpty is Python's falsiness for content: None or "".
+func isEmpty(v any) bool {
+	s, ok := v.(string)
+	return v == nil || (ok && s == "")
 }
 
 // InputString renders the workflow input as text.
@@ -117,7 +142,9 @@ func (in *StepInput) UserInput() map[string]any {
 	return m
 }
 
-// History returns up to n earlier runs of the workflow in this session.
+// History returns up to n earlier runs of the workflow in this session
+// (all loaded ones when n <= 0). They are loaded, from the Store, for runs
+// where a step or the workflow adds workflow history.
 func (in *StepInput) History(n int) []HistoryRun {
 	if n <= 0 || n >= len(in.history) {
 		return in.history
@@ -125,7 +152,13 @@ func (in *StepInput) History(n int) []HistoryRun {
 	return in.history[len(in.history)-n:]
 }
 
-// historyText renders workflow history for an executor's message.
+// HistoryContext is History(n) formatted as agno's
+// get_workflow_history_context, the text agent and team steps receive
+// before their input; "" without history.
+func (in *StepInput) HistoryContext(n int) string { return historyText(in.History(n)) }
+
+// historyText renders workflow history as agno does: the block ends with a
+// newline and the step's message follows it directly.
 func historyText(h []HistoryRun) string {
 	if len(h) == 0 {
 		return ""
@@ -142,7 +175,7 @@ func historyText(h []HistoryRun) string {
 		}
 		b.WriteString("\n")
 	}
-	b.WriteString("</workflow_history_context>")
+	b.WriteString("</workflow_history_context>\n")
 	return b.String()
 }
 
@@ -178,6 +211,9 @@ type RunOutput struct {
 	PausedStepName    string              `json:"paused_step_name,omitempty"`
 	PauseKind         string              `json:"pause_kind,omitempty"`
 	CreatedAt         int64               `json:"created_at"`
+	// WorkflowAgentRun is the workflow agent's run when one answered or
+	// decided to run the workflow.
+	WorkflowAgentRun *run.Output `json:"workflow_agent_run,omitempty"`
 
 	// Resume is where a paused run continues (not part of agno's shape).
 	Resume *resumeState `json:"resume_state,omitempty"`

@@ -106,7 +106,6 @@ func (x *execution) runNode(ctx context.Context, n Node, addr string, in *StepIn
 		return nil, context.Cause(ctx)
 	}
 	id, name := x.w.ids[n], n.nodeName()
-	h := n.human()
 	ans := x.takeAnswer(addr)
 	var selected []string
 	if ans != nil && !ans.IsPostExecution && !ans.RequiresExecutorInput {
@@ -144,7 +143,6 @@ func (x *execution) runNode(ctx context.Context, n Node, addr string, in *StepIn
 	if err != nil {
 		return nil, err
 	}
-	_ = h
 	x.record(addr, o)
 	return o, nil
 }
@@ -223,7 +221,7 @@ func (x *execution) inParallel(ctx context.Context) bool { return ctx.Value(para
 func (x *execution) rejected(ctx context.Context, n Node, addr string, in *StepInput, index *int, ans *StepRequirement) (*StepOutput, error) {
 	switch ans.OnReject {
 	case RejectCancel:
-		return nil, &cancelSignal{reason: fmt.Sprintf("Step '%s' was rejected; the workflow is cancelled", n.nodeName())}
+		return nil, &cancelSignal{reason: rejectedReason(n.nodeName())}
 	case RejectElse:
 		if c, ok := n.(*Condition); ok {
 			o, err := x.runCondition(ctx, c, addr, in, index, true)
@@ -256,7 +254,6 @@ func (x *execution) runStep(ctx context.Context, s *Step, addr string, in *StepI
 	if ans == nil {
 		x.emitOwn(ctx, &run.StepStarted{EventBase: base}, false)
 	}
-	feedback := ""
 	switch {
 	case ans != nil && ans.IsPostExecution:
 		// Resuming an output review.
@@ -272,13 +269,14 @@ func (x *execution) runStep(ctx context.Context, s *Step, addr string, in *StepI
 		}
 		switch s.HumanReview.onReject(RejectSkip) {
 		case RejectCancel:
-			return nil, &cancelSignal{reason: fmt.Sprintf("Output of step '%s' was rejected; the workflow is cancelled", s.Name)}
+			return nil, &cancelSignal{reason: rejectedReason(s.Name)}
 		case RejectRetry:
-			if ans.RetryCount >= ans.MaxRetries {
-				return x.stepDone(ctx, s, o, index), nil
+			if ans.MaxRetries > 0 && ans.RetryCount >= ans.MaxRetries {
+				// agno gives up on a step rejected this often by cancelling.
+				return nil, &cancelSignal{reason: fmt.Sprintf("Max retries (%d) reached for step '%s'", ans.MaxRetries, s.Name)}
 			}
-			feedback = rejectionText(ans.RejectionFeedback, o)
-			out, err := x.attempts(ctx, s, addr, in, index, nil, feedback)
+			fb := &retryNote{previous: o.ContentString(), feedback: ans.RejectionFeedback}
+			out, err := x.attempts(ctx, s, addr, fb.apply(in), index, nil)
 			if err != nil {
 				return nil, err
 			}
@@ -293,7 +291,7 @@ func (x *execution) runStep(ctx context.Context, s *Step, addr string, in *StepI
 	case ans != nil && ans.RequiresExecutorInput:
 		x.emitOwn(ctx, &run.StepExecutorContinued{EventBase: base, ExecutorID: ans.ExecutorID, ExecutorName: ans.ExecutorName, ExecutorRunID: ans.ExecutorRunID, ExecutorType: ans.ExecutorType}, false)
 	}
-	out, err := x.attempts(ctx, s, addr, in, index, ans, feedback)
+	out, err := x.attempts(ctx, s, addr, in, index, ans)
 	if err != nil {
 		return nil, err
 	}
@@ -303,15 +301,28 @@ func (x *execution) runStep(ctx context.Context, s *Step, addr string, in *StepI
 	return x.stepDone(ctx, s, out, index), nil
 }
 
-func rejectionText(feedback string, prev *StepOutput) string {
-	t := "Your previous output was rejected."
-	if feedback != "" {
-		t += " Feedback: " + feedback
+// rejectedReason is agno's text for a run cancelled by a rejection.
+func rejectedReason(step string) string {
+	return fmt.Sprintf("Workflow cancelled: Step '%s' was rejected", step)
+}
+
+// retryNote is what a step retried after a rejected output sees: agno
+// passes both in additional_data, and agent steps get them in the message.
+type retryNote struct{ previous, feedback string }
+
+func (r *retryNote) apply(in *StepInput) *StepInput {
+	c := *in
+	c.AdditionalData = map[string]any{}
+	for k, v := range in.AdditionalData {
+		c.AdditionalData[k] = v
 	}
-	if prev != nil && prev.ContentString() != "" {
-		t += "\nPrevious output:\n" + prev.ContentString()
+	if r.previous != "" {
+		c.AdditionalData["previous_output"] = r.previous
 	}
-	return t
+	if r.feedback != "" {
+		c.AdditionalData["rejection_feedback"] = r.feedback
+	}
+	return &c
 }
 
 // reviewRequirement asks for an output review when the step wants one.
@@ -340,14 +351,14 @@ func (x *execution) stepDone(ctx context.Context, s *Step, o *StepOutput, index 
 
 // attempts runs the executor up to MaxRetries+1 times, then applies
 // on_error.
-func (x *execution) attempts(ctx context.Context, s *Step, addr string, in *StepInput, index *int, ans *StepRequirement, feedback string) (*StepOutput, error) {
+func (x *execution) attempts(ctx context.Context, s *Step, addr string, in *StepInput, index *int, ans *StepRequirement) (*StepOutput, error) {
 	max := 3
 	if s.MaxRetries != nil {
 		max = *s.MaxRetries
 	}
 	var lastErr error
 	for attempt := 0; attempt <= max; attempt++ {
-		o, err := x.execStep(ctx, s, addr, in, index, ans, feedback)
+		o, err := x.execStep(ctx, s, addr, in, index, ans)
 		if err == nil {
 			return o, nil
 		}
@@ -358,14 +369,19 @@ func (x *execution) attempts(ctx context.Context, s *Step, addr string, in *Step
 		}
 		ans = nil // a failed continue does not re-apply the answers
 		lastErr = err
-		x.emitOwn(ctx, &run.StepError{EventBase: x.stepBase(x.w.ids[s], s.Name, index), Error: err.Error()}, false)
 		x.w.cfg.Logger.Warn("workflow step failed", "step", s.Name, "attempt", attempt+1, "error", err)
 	}
 	switch s.OnError {
 	case ErrorFail:
 		return nil, fmt.Errorf("step %q failed: %w", s.Name, lastErr)
 	case ErrorPause:
-		er := &ErrorRequirement{StepID: x.w.ids[s], StepName: s.Name, StepIndex: index, Error: lastErr.Error()}
+		if x.inParallel(ctx) {
+			return nil, fmt.Errorf("step %q failed inside a Parallel block, where on_error pause cannot pause: %w", s.Name, lastErr)
+		}
+		er := &ErrorRequirement{StepID: x.w.ids[s], StepName: s.Name, StepIndex: index, Error: lastErr.Error(),
+			ErrorType: fmt.Sprintf("%T", lastErr), RetryCount: x.errorRetries(s)}
+		// agno announces the pause with StepError, whatever stream_events says.
+		x.emitOwn(ctx, &run.StepError{EventBase: x.stepBase(er.StepID, s.Name, index), Error: er.Error}, true)
 		return nil, &pauseSignal{errReq: er, kind: "error", address: addr, name: s.Name}
 	}
 	content := "Step skipped due to error: " + lastErr.Error()
@@ -376,7 +392,7 @@ func (x *execution) attempts(ctx context.Context, s *Step, addr string, in *Step
 }
 
 // execStep runs the executor once.
-func (x *execution) execStep(ctx context.Context, s *Step, addr string, in *StepInput, index *int, ans *StepRequirement, feedback string) (*StepOutput, error) {
+func (x *execution) execStep(ctx context.Context, s *Step, addr string, in *StepInput, index *int, ans *StepRequirement) (*StepOutput, error) {
 	id := x.w.ids[s]
 	switch {
 	case s.Func != nil:
@@ -400,7 +416,7 @@ func (x *execution) execStep(ctx context.Context, s *Step, addr string, in *Step
 		}, emit)
 	} else {
 		out, err = s.Agent.Execute(ctx, &run.Request{
-			Input: x.message(s, in, feedback), Images: in.Images, Nested: true, Workflow: &tags,
+			Input: x.message(s, in), Images: in.Images, Nested: true, Workflow: &tags,
 			SessionID: x.out.SessionID, UserID: x.out.UserID, SessionState: x.rc.StateSnapshot(),
 			Dependencies: x.rc.Dependencies, Metadata: x.rc.Metadata, Stream: x.stream,
 			StreamEvents: x.streamEvents && x.w.streamExecutors(), NestedDepth: x.req.NestedDepth,
@@ -487,12 +503,27 @@ func (x *execution) executorRun(id string) *run.Output {
 	return nil
 }
 
-// message is an agent's or team's input: the previous step's content (or
-// the workflow input), plus user input, rejection feedback and history.
-func (x *execution) message(s *Step, in *StepInput, feedback string) string {
+// message is an agent's or team's input, built as agno's Step builds it:
+// the workflow history block, then the previous step's content (or the
+// workflow input), then the human's values, the rejected output and the
+// reviewer's feedback.
+func (x *execution) message(s *Step, in *StepInput) string {
 	msg := in.InputString()
 	if in.PreviousStepContent != nil {
 		msg = run.ContentText(in.PreviousStepContent)
+	}
+	if s.AddWorkflowHistory || x.w.cfg.AddWorkflowHistoryToSteps {
+		n := s.NumHistoryRuns
+		if n == 0 {
+			n = x.w.cfg.NumHistoryRuns
+		}
+		msg = in.HistoryContext(n) + msg
+	}
+	section := func(title, body string) {
+		if msg != "" {
+			msg += "\n\n"
+		}
+		msg += title + ":\n" + body
 	}
 	if ui := in.UserInput(); len(ui) > 0 {
 		keys := make([]string, 0, len(ui))
@@ -500,27 +531,39 @@ func (x *execution) message(s *Step, in *StepInput, feedback string) string {
 			keys = append(keys, k)
 		}
 		sort.Strings(keys)
-		var b strings.Builder
-		b.WriteString("\n\n<user_input>")
-		for _, k := range keys {
-			fmt.Fprintf(&b, "\n%s: %s", k, run.ContentText(ui[k]))
+		lines := make([]string, len(keys))
+		for i, k := range keys {
+			lines[i] = "- " + k + ": " + pyText(ui[k])
 		}
-		b.WriteString("\n</user_input>")
-		msg += b.String()
+		section("User preferences", strings.Join(lines, "\n"))
 	}
-	if feedback != "" {
-		msg += "\n\n<feedback>\n" + feedback + "\n</feedback>"
+	if p, _ := in.AdditionalData["previous_output"].(string); p != "" {
+		section("Your previous output", p)
 	}
-	if s.AddWorkflowHistory || x.w.cfg.AddWorkflowHistoryToSteps {
-		n := s.NumHistoryRuns
-		if n == 0 {
-			n = x.w.cfg.NumHistoryRuns
-		}
-		if h := historyText(in.History(n)); h != "" {
-			msg += "\n\n" + h
-		}
+	if f, _ := in.AdditionalData["rejection_feedback"].(string); f != "" {
+		msg += "\n\nFeedback from reviewer:\n" + f
 	}
 	return msg
+}
+
+// pyText renders a value as Python's str() does for the common types.
+func pyText(v any) string {
+	if b, ok := v.(bool); ok {
+		if b {
+			return "True"
+		}
+		return "False"
+	}
+	return run.ContentText(v)
+}
+
+// errorRetries counts the retries a human already asked for after this
+// step failed (agno's ErrorRequirement.retry_count).
+func (x *execution) errorRetries(s *Step) int {
+	if x.resume == nil || x.errRetry == nil || x.errRetry.StepID != x.w.ids[s] {
+		return 0
+	}
+	return x.errRetry.RetryCount + 1
 }
 
 // execFunc runs a Go function step; a panic is a step failure.
@@ -560,8 +603,12 @@ func (x *execution) execWorkflow(ctx context.Context, s *Step, in *StepInput, in
 		}
 		return deliver(e, true, false)
 	}
+	input := in.InputString()
+	if in.PreviousStepContent != nil {
+		input = run.ContentText(in.PreviousStepContent)
+	}
 	out, err := s.Workflow.Execute(ctx, &run.Request{
-		Input: x.message(s, in, ""), SessionID: x.out.SessionID, UserID: x.out.UserID, ParentRunID: x.out.RunID,
+		Input: input, SessionID: x.out.SessionID, UserID: x.out.UserID, ParentRunID: x.out.RunID,
 		SessionState: x.rc.StateSnapshot(), Stream: x.stream, StreamEvents: x.streamEvents, NestedDepth: x.req.NestedDepth + 1,
 	}, emit)
 	if out != nil && out.SessionState != nil {

@@ -271,10 +271,12 @@ func ParseStepRequirements(b []byte) ([]*StepRequirement, error) {
 // ErrorRequirement is a step that failed with on_error "pause": the human
 // decides whether to retry or skip it.
 type ErrorRequirement struct {
-	StepID     string `json:"step_id"`
-	StepName   string `json:"step_name,omitempty"`
-	StepIndex  *int   `json:"step_index,omitempty"`
-	Error      string `json:"error"`
+	StepID    string `json:"step_id"`
+	StepName  string `json:"step_name,omitempty"`
+	StepIndex *int   `json:"step_index,omitempty"`
+	// Error is the failure's text; ErrorType its Go type.
+	Error      string `json:"error_message"`
+	ErrorType  string `json:"error_type,omitempty"`
 	RetryCount int    `json:"retry_count"`
 	// Decision is "retry" or "skip".
 	Decision string `json:"decision,omitempty"`

@@ -49,6 +49,10 @@ type Config struct {
 	AddWorkflowHistoryToSteps bool
 	NumHistoryRuns            int // default 3
 
+	// Agent makes the workflow conversational: an agent answers each input
+	// from the session's earlier runs or runs the workflow (agno's agent).
+	Agent *WorkflowAgent
+
 	// Notifier hears about pauses and resumptions (the HITL socket).
 	Notifier Notifier
 
@@ -74,6 +78,7 @@ type Workflow struct {
 	claims  map[string]bool
 
 	notifier atomic.Pointer[notifierBox]
+	agent    *agent.Agent
 }
 
 type notifierBox struct{ n Notifier }
@@ -123,6 +128,13 @@ func New(cfg Config) (*Workflow, error) {
 			return nil, fmt.Errorf("workflow %q: InputSchema: %w", cfg.ID, err)
 		}
 		w.schema = r
+	}
+	if cfg.Agent != nil {
+		a, err := w.newAgent(cfg.Agent)
+		if err != nil {
+			return nil, fmt.Errorf("workflow %q: %w", cfg.ID, err)
+		}
+		w.agent = a
 	}
 	return w, nil
 }

@@ -49,7 +49,8 @@ func exitCode(err error) int {
 }
 
 // isTerminal reports whether r is an interactive terminal (a variable so
-// tests can drive the interactive mode).
+// tests can play one); answers read from anything else are echoed, so a
+// scripted session's output reads like the terminal one.
 var isTerminal = func(r io.Reader) bool {
 	f, ok := r.(*os.File)
 	if !ok {
@@ -77,8 +78,9 @@ func newHITLCmd() *cobra.Command {
 "waiting_for_human"). It connects to the Unix socket a workflow process
 serves (config: [workflows.hitl] transport = "socket", socket_path).
 
-Run without a subcommand on a terminal for an interactive prompt per pause.
-Exit status: 0 ok, 1 error, 2 usage.`,
+Run without a subcommand for a prompt per pause. Answers are read a line
+at a time from stdin, so a script can pipe them in (printf 'a\n' | agno hitl);
+the console ends at end of input. Exit status: 0 ok, 1 error, 2 usage.`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) > 0 {
 				return usageErr(cmd, fmt.Errorf("unknown subcommand %q (see agno hitl --help)", args[0]))
@@ -396,9 +398,7 @@ func (o *hitlOptions) printAnnouncement(w io.Writer, a *hitl.Announcement) {
 // come, until end of input.
 func (o *hitlOptions) interactive(cmd *cobra.Command) error {
 	in := cmd.InOrStdin()
-	if !isTerminal(in) {
-		return usageErr(cmd, errors.New("no subcommand given and stdin is not a terminal; use list, show, approve, reject, input, select or watch"))
-	}
+	echo := !isTerminal(in)
 	c, ctx, stop, err := o.connect(cmd)
 	if err != nil {
 		return err
@@ -474,7 +474,7 @@ func (o *hitlOptions) interactive(cmd *cobra.Command) error {
 		queue = queue[1:]
 		fmt.Fprintln(out)
 		describe(out, p)
-		answers, action := promptAnswer(out, lines, p)
+		answers, action := promptAnswer(out, lines, p, echo)
 		switch action {
 		case "quit":
 			return nil
@@ -514,10 +514,13 @@ func (o *hitlOptions) interactive(cmd *cobra.Command) error {
 
 // promptAnswer asks the operator how to answer p; action is "answer",
 // "skip" or "quit".
-func promptAnswer(out io.Writer, lines <-chan string, p *hitl.Pause) ([]*workflow.StepRequirement, string) {
+func promptAnswer(out io.Writer, lines <-chan string, p *hitl.Pause, echo bool) ([]*workflow.StepRequirement, string) {
 	ask := func(prompt string) (string, bool) {
 		fmt.Fprint(out, prompt)
 		l, ok := <-lines
+		if echo {
+			fmt.Fprintln(out, l) // a terminal shows what was typed; a pipe does not
+		}
 		return strings.TrimSpace(l), ok
 	}
 	r, err := p.Requirement("")

@@ -318,7 +318,7 @@ func TestHITLSelect(t *testing.T) {
 func TestHITLUsageAndErrors(t *testing.T) {
 	w := confirmFlow(t, memory.New(), new(atomic.Int32))
 	c := newConsole(t, w)
-	for _, args := range [][]string{{"approve"}, {"bogus"}, {"list", "extra"}, {"--nope"}, {"select", "r"}, {}} {
+	for _, args := range [][]string{{"approve"}, {"bogus"}, {"list", "extra"}, {"--nope"}, {"select", "r"}} {
 		_, _, err := c.agno(args...)
 		if exitCode(err) != 2 {
 			t.Fatalf("%v: %v (exit %d)", args, err, exitCode(err))
