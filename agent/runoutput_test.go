@@ -3,9 +3,11 @@ package agent_test
 import (
 	"context"
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/agno-go/agno/agent"
+	"github.com/agno-go/agno/model"
 	"github.com/agno-go/agno/model/modeltest"
 	"github.com/agno-go/agno/run"
 	"github.com/agno-go/agno/tool"
@@ -124,5 +126,38 @@ func TestShowResultWithoutStop(t *testing.T) {
 	}
 	if len(content) != 3 || content[0] != "echo:a" || content[1]+content[2] != "and more" || fake.Calls() != 2 {
 		t.Fatalf("stream content %q (model calls %d)", content, fake.Calls())
+	}
+}
+
+// A per-run JSON schema asks that run for structured output (the strict
+// json_schema form is checked over the wire in agentos).
+func TestWithOutputSchemaPerRun(t *testing.T) {
+	fake := modeltest.NewFunc(func(req *model.Request) modeltest.Response {
+		if req.ResponseFormat != nil {
+			return modeltest.Response{Content: `{"city":"Paris"}`}
+		}
+		return modeltest.Response{Content: "plain"}
+	})
+	a := newAgent(t, agent.Config{Model: fake})
+	out, err := a.Run(context.Background(), "where?", run.WithOutputSchema(json.RawMessage(`{"title":"Place!","type":"object","properties":{"city":{"type":"string"}}}`)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c, _ := out.Content.(map[string]any); c["city"] != "Paris" || out.ContentType != "dict" {
+		t.Fatalf("content %#v (%s)", out.Content, out.ContentType)
+	}
+	// The fake has no native structured outputs: JSON mode, and the
+	// schema's fields are spelled out in the system message.
+	req := fake.Requests()[0]
+	if rf := req.ResponseFormat; rf == nil || rf.Type != "json_object" || !strings.Contains(req.Messages[0].Content, `"city"`) {
+		t.Fatalf("response format %+v, system message %q", rf, req.Messages[0].Content)
+	}
+	out, _ = a.Run(context.Background(), "again")
+	if out.Content != "plain" {
+		t.Fatalf("the next run kept the schema: %v", out.Content)
+	}
+	out, _ = a.Run(context.Background(), "bad", run.WithOutputSchema(json.RawMessage(`[1]`)))
+	if out.Status != run.StatusError || !strings.Contains(out.ContentString(), "output_schema must be a JSON object") {
+		t.Fatalf("bad schema: %s %v", out.Status, out.Content)
 	}
 }

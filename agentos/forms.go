@@ -205,6 +205,15 @@ func applyExtras(req *run.Request, ex map[string]any) error {
 	if s, ok := ex["run_id"].(string); ok {
 		req.RunID = s
 	}
+	if v, ok := ex["output_schema"]; ok && v != nil {
+		schema, isObject := v.(map[string]any)
+		if !isObject {
+			return errStatus(http.StatusBadRequest, "output_schema must be a JSON object (a JSON schema)")
+		}
+		if req.OutputSchema, err = json.Marshal(schema); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 

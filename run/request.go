@@ -1,6 +1,7 @@
 package run
 
 import (
+	"encoding/json"
 	"errors"
 
 	"github.com/agno-go/agno/model"
@@ -37,6 +38,10 @@ type Request struct {
 	Dependencies     map[string]any
 	Metadata         map[string]any
 	KnowledgeFilters map[string]any
+	// OutputSchema, a JSON schema, asks this run for structured output in
+	// place of the agent's schema (agno's per-run output_schema); the
+	// content is then a map.
+	OutputSchema json.RawMessage
 
 	// Stream asks the model for a streamed response (token deltas).
 	Stream bool
@@ -123,6 +128,12 @@ func WithImages(imgs ...model.Image) Option {
 // WithMessages sends these messages instead of a user message.
 func WithMessages(msgs ...model.Message) Option {
 	return func(r *Request) { r.Messages = append(r.Messages, msgs...) }
+}
+
+// WithOutputSchema asks this run for structured output matching a JSON
+// schema; the content is then a map.
+func WithOutputSchema(schema json.RawMessage) Option {
+	return func(r *Request) { r.OutputSchema = schema }
 }
 
 // WithStreamEvents emits the full event set in streams.

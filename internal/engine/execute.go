@@ -104,6 +104,7 @@ func (s *Spec) newState(req *run.Request, emit run.Emitter) *runState {
 	}
 	return &runState{
 		spec:         s,
+		schema:       s.OutputSchema,
 		req:          req,
 		out:          out,
 		stream:       req.Stream,
@@ -121,6 +122,13 @@ func (st *runState) begin(parent context.Context) error {
 	unregister := s.Canceller.Register(st.out.RunID, cancel)
 	st.onFinish(unregister)
 
+	if len(st.req.OutputSchema) > 0 {
+		sch, err := RequestSchema(st.req.OutputSchema)
+		if err != nil {
+			return err
+		}
+		st.schema = sch
+	}
 	st.rc = run.NewContext(nil)
 	st.rc.RunID, st.rc.SessionID, st.rc.UserID = st.out.RunID, st.out.SessionID, st.out.UserID
 	st.rc.ParentRunID = st.out.ParentRunID

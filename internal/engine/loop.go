@@ -90,7 +90,7 @@ func (f Fallbacks) pick(err error) []model.Model {
 // invoke sends one request to m and streams its content as events.
 func (st *runState) invoke(m model.Model) (*model.Response, error) {
 	info := m.Info()
-	structured := st.spec.OutputSchema != nil && !st.spec.NoParse
+	structured := st.schema != nil && !st.spec.NoParse
 	req := &model.Request{
 		Messages:       st.messages,
 		Tools:          st.defs,

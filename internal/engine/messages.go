@@ -94,8 +94,8 @@ func (st *runState) systemMessage() (string, error) {
 	}
 	st.writeMemories(&b)
 	st.writeSummary(&b)
-	if s.OutputSchema != nil && st.needsJSONPrompt() {
-		b.WriteString(jsonOutputPrompt(s.OutputSchema))
+	if st.schema != nil && st.needsJSONPrompt() {
+		b.WriteString(jsonOutputPrompt(st.schema))
 	}
 	if s.AddSessionStateToContext {
 		b.WriteString("\n<session_state>\n" + pythonRepr(st.rc.StateSnapshot()) + "\n</session_state>\n\n")
@@ -115,7 +115,7 @@ func (st *runState) instructionsAndInfo() (instructions, info []string, err erro
 		}
 		instructions = append(append([]string(nil), instructions...), more...)
 	}
-	if s.Markdown && s.OutputSchema == nil {
+	if s.Markdown && st.schema == nil {
 		info = append(info, "Use markdown to format your answers.")
 	}
 	if s.AddDatetime {
@@ -225,8 +225,8 @@ func (st *runState) teamSystemMessage() (string, error) {
 	if s.AddSessionStateToContext {
 		b.WriteString("\n<session_state>\n" + pythonRepr(st.rc.StateSnapshot()) + "\n</session_state>\n\n")
 	}
-	if s.OutputSchema != nil && st.needsJSONPrompt() {
-		b.WriteString(jsonOutputPrompt(s.OutputSchema))
+	if st.schema != nil && st.needsJSONPrompt() {
+		b.WriteString(jsonOutputPrompt(st.schema))
 	}
 	content := b.String()
 	if !s.NoResolveInContext {
@@ -244,7 +244,7 @@ func (st *runState) needsJSONPrompt() bool {
 
 // responseFormat chooses the provider's structured-output mode (§1.9).
 func (st *runState) responseFormat(info model.Info) *model.ResponseFormat {
-	os := st.spec.OutputSchema
+	os := st.schema
 	if os == nil {
 		return nil
 	}

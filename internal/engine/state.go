@@ -14,6 +14,9 @@ import (
 // runState is everything one run owns.
 type runState struct {
 	spec *Spec
+	// schema is the run's structured-output schema: the request's, else
+	// the spec's.
+	schema *OutputSchema
 	req  *run.Request
 	out  *run.Output
 	rc   *run.Context

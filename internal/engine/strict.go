@@ -2,6 +2,8 @@ package engine
 
 import (
 	"encoding/json"
+	"errors"
+	"fmt"
 
 	"github.com/agno-go/agno/run"
 )
@@ -68,4 +70,35 @@ func sortStrings(s []string) {
 			s[j], s[j-1] = s[j-1], s[j]
 		}
 	}
+}
+
+// RequestSchema builds a run's output schema from a JSON schema sent with
+// the request (agno turns it into a model class, whose schema goes out
+// strict): named after its title, or "Output".
+func RequestSchema(raw json.RawMessage) (*OutputSchema, error) {
+	var probe map[string]any
+	if err := run.DecodeJSON(raw, &probe); err != nil || probe == nil {
+		return nil, errors.New("output_schema must be a JSON object (a JSON schema)")
+	}
+	name := "Output"
+	if t, ok := probe["title"].(string); ok && t != "" {
+		name = schemaName(t)
+	}
+	strict, err := Strict(raw)
+	if err != nil {
+		return nil, fmt.Errorf("output_schema: %w", err)
+	}
+	return &OutputSchema{Name: name, Schema: strict, Strict: true}, nil
+}
+
+// schemaName keeps what providers accept in a schema name:
+// [a-zA-Z0-9_-], at most 64 characters.
+func schemaName(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-') {
+			b[i] = '_'
+		}
+	}
+	return string(b[:min(len(b), 64)])
 }

@@ -12,7 +12,7 @@ import (
 // the Go type when known, else a map (content_type "dict"). A parse
 // failure only logs; content stays text (agno §1.9).
 func (st *runState) parseStructured() {
-	os := st.spec.OutputSchema
+	os := st.schema
 	if os == nil || st.spec.NoParse {
 		return
 	}
