@@ -17,9 +17,9 @@ type runState struct {
 	// schema is the run's structured-output schema: the request's, else
 	// the spec's.
 	schema *OutputSchema
-	req  *run.Request
-	out  *run.Output
-	rc   *run.Context
+	req    *run.Request
+	out    *run.Output
+	rc     *run.Context
 
 	ctx    context.Context
 	cancel context.CancelCauseFunc
