@@ -1,17 +1,11 @@
 package main
 
 import (
-	"fmt"
 	"net/http"
 	"net/url"
-	"os"
-	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
 
 	"github.com/agno-go/agno/model/modeltest"
 )
@@ -20,22 +14,13 @@ import (
 // --host and --insecure: registry counts, both teams' runs, a proxied
 // client served because protected mode is off, a graceful stop.
 func TestE2ETwoTeamsAndStartFlags(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds and starts the binary")
-	}
+	bin := agnoBinary(t)
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "agno")
-	build := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), "build", "-o", bin, ".")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
 	fake := modeltest.NewServer(modeltest.ServerConfig{Responder: fakeModel, APIKey: "sk-e2e"})
 	defer fake.Close()
-	users := mustRead(t, "../../examples/agentos/config.toml")
-	cfg := strings.Replace(users, `base_url = "https://taotoken.net/api"`, `base_url = "`+fake.URL+`"`, 1)
-	cfg = strings.Replace(cfg, `socket_path = "/tmp/agno-hitl.sock"`, `socket_path = "`+shortSocket(t)+`"`, 1)
-	if cfg == users || !strings.Contains(cfg, `host = "0.0.0.0"`) {
-		t.Fatal("the users' config changed shape; update this test")
+	cfg, _ := usersConfig(t, fake.URL)
+	if !strings.Contains(cfg, `host = "0.0.0.0"`) {
+		t.Fatal("the users' config no longer binds 0.0.0.0; update this test")
 	}
 	files := map[string]string{
 		"config.toml":              cfg,
@@ -44,34 +29,13 @@ func TestE2ETwoTeamsAndStartFlags(t *testing.T) {
 		"teams/research-team.toml": "name = \"Research Team\"\nmode = \"coordinate\"\nmodel = \"default\"\nmembers = [\"researcher\", \"writer\"]\n",
 		"teams/routing-team.toml":  "name = \"Routing Team\"\nmode = \"route\"\nmodel = \"default\"\nmembers = [\"writer\", \"researcher\"]\n",
 	}
-	for name, body := range files {
-		p := filepath.Join(dir, name)
-		_ = os.MkdirAll(filepath.Dir(p), 0o755)
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	port := freePort(t)
+	writeTree(t, dir, files)
 	// --host keeps the users' 0.0.0.0 off: only loopback is bound.
-	cmd := exec.Command(bin, "agentos", "start", "--config", filepath.Join(dir, "config.toml"), "--host", "127.0.0.1", "--port", fmt.Sprint(port), "--insecure")
-	cmd.Env = append(os.Environ(), "TAOTOKEN_API_KEY=sk-e2e", "OS_SECURITY_KEY=")
-	logs := &lockedBuffer{}
-	cmd.Stdout, cmd.Stderr = logs, logs
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	defer func() {
-		_ = cmd.Process.Signal(syscall.SIGKILL)
-		<-exited
-		if t.Failed() {
-			t.Logf("agentos log:\n%s", logs.String())
-		}
-	}()
-	base := fmt.Sprintf("http://127.0.0.1:%d", port)
-	waitHealthy(t, base, exited)
-	if !strings.Contains(logs.String(), fmt.Sprintf("addr=127.0.0.1:%d", port)) {
+	p := startAgno(t, bin, []string{"agentos", "start", "--config", filepath.Join(dir, "config.toml"), "--host", "127.0.0.1", "--insecure"},
+		[]string{"TAOTOKEN_API_KEY=sk-e2e", "OS_SECURITY_KEY="})
+	base, logs := p.base, p.logs
+	port := strings.TrimPrefix(base, "http://127.0.0.1:")
+	if !strings.Contains(logs.String(), "addr=127.0.0.1:"+port) {
 		t.Fatalf("not listening on --host:\n%s", logs.String())
 	}
 
@@ -133,14 +97,5 @@ func TestE2ETwoTeamsAndStartFlags(t *testing.T) {
 		t.Fatalf("unknown route: %d %s", resp.StatusCode, resp.Header.Get("Content-Type"))
 	}
 
-	_ = cmd.Process.Signal(syscall.SIGTERM)
-	select {
-	case err := <-exited:
-		if err != nil {
-			t.Fatalf("exit after SIGTERM: %v", err)
-		}
-		exited <- nil
-	case <-time.After(20 * time.Second):
-		t.Fatal("no exit within 20s of SIGTERM")
-	}
+	p.stop(t)
 }

@@ -12,7 +12,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"sync"
 	"syscall"
@@ -28,25 +27,13 @@ import (
 // server), the MCP reference server and several declarative resources,
 // then talk HTTP to it as a user would.
 func TestE2EAgentOSBinary(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds and starts the binary")
-	}
+	bin := agnoBinary(t)
 	node, entry := referenceServer(t)
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "agno")
-	build := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), "build", "-o", bin, ".")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
 	fake := modeltest.NewServer(modeltest.ServerConfig{Responder: fakeModel, APIKey: "sk-e2e"})
 	defer fake.Close()
 
-	users, err := os.ReadFile("../../examples/agentos/config.toml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg := strings.Replace(string(users), `base_url = "https://taotoken.net/api"`, `base_url = "`+fake.URL+`"`, 1)
-	cfg = strings.Replace(cfg, `socket_path = "/tmp/agno-hitl.sock"`, `socket_path = "`+shortSocket(t)+`"`, 1)
+	cfg, _ := usersConfig(t, fake.URL)
 	cfg += fmt.Sprintf(`
 [mcp.servers.everything]
 command = %q
@@ -70,32 +57,9 @@ requires_confirmation_tools = ["echo"]
 		"workflows/review-flow.toml": "name = \"review-flow\"\n[[steps]]\nname = \"draft\"\nagent = \"researcher\"\n[[steps]]\nname = \"publish\"\nagent = \"writer\"\nrequires_confirmation = true\nconfirmation_message = \"Publish the report?\"\non_reject = \"cancel\"\n",
 		"workflows/triage.toml":      "name = \"triage\"\n[[steps]]\nname = \"route\"\ntype = \"condition\"\nevaluator = \"input.contains('urgent')\"\n[[steps.steps]]\nname = \"fast\"\nagent = \"researcher\"\n[[steps.else_steps]]\nname = \"slow\"\nagent = \"writer\"\n",
 	}
-	for name, body := range files {
-		p := filepath.Join(dir, name)
-		_ = os.MkdirAll(filepath.Dir(p), 0o755)
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	port := freePort(t)
-	cmd := exec.Command(bin, "agentos", "start", "--config", filepath.Join(dir, "config.toml"), "--port", fmt.Sprint(port))
-	cmd.Env = append(os.Environ(), "TAOTOKEN_API_KEY=sk-e2e")
-	logs := &lockedBuffer{}
-	cmd.Stdout, cmd.Stderr = logs, logs
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	defer func() {
-		_ = cmd.Process.Signal(syscall.SIGKILL)
-		<-exited
-		if t.Failed() {
-			t.Logf("agentos log:\n%s", logs.String())
-		}
-	}()
-	base := fmt.Sprintf("http://127.0.0.1:%d", port)
-	waitHealthy(t, base, exited)
+	writeTree(t, dir, files)
+	p := startAgno(t, bin, []string{"agentos", "start", "--config", filepath.Join(dir, "config.toml")}, []string{"TAOTOKEN_API_KEY=sk-e2e"})
+	base, logs, cmd := p.base, p.logs, p.cmd
 
 	// Users' step 1: the registry lists every resource, counted per kind.
 	var reg struct {
@@ -241,16 +205,7 @@ requires_confirmation_tools = ["echo"]
 	}
 
 	// Graceful stop.
-	_ = cmd.Process.Signal(syscall.SIGTERM)
-	select {
-	case err := <-exited:
-		if err != nil {
-			t.Fatalf("exit after SIGTERM: %v", err)
-		}
-		exited <- nil
-	case <-time.After(20 * time.Second):
-		t.Fatal("no exit within 20s of SIGTERM")
-	}
+	p.stop(t)
 }
 
 // fakeModel plays every model of the test: tool users call echo with a

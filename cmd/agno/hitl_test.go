@@ -29,7 +29,9 @@ import (
 func TestMain(m *testing.M) {
 	// signal.NotifyContext starts the runtime's signal loop once; it is
 	// not ours to stop.
-	goleak.VerifyTestMain(m, goleak.IgnoreTopFunction("os/signal.signal_recv"), goleak.IgnoreTopFunction("os/signal.loop"))
+	goleak.VerifyTestMain(m, goleak.IgnoreTopFunction("os/signal.signal_recv"), goleak.IgnoreTopFunction("os/signal.loop"),
+		// With a Cleanup goleak no longer exits by itself: pass its verdict on.
+		goleak.Cleanup(func(code int) { removeBuiltAgno(); os.Exit(code) }))
 }
 
 // console is a real HITL server over a memory store with the workflows

@@ -1,0 +1,126 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// builtAgno is the agno binary, built once for the package's e2e tests
+// into a directory TestMain removes.
+var builtAgno = struct {
+	once sync.Once
+	dir  string
+	bin  string
+	err  error
+}{}
+
+func agnoBinary(t *testing.T) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("builds and starts the binary")
+	}
+	builtAgno.once.Do(func() {
+		builtAgno.dir, builtAgno.err = os.MkdirTemp("", "agno-bin-")
+		if builtAgno.err != nil {
+			return
+		}
+		builtAgno.bin = filepath.Join(builtAgno.dir, "agno")
+		out, err := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), "build", "-o", builtAgno.bin, ".").CombinedOutput()
+		if err != nil {
+			builtAgno.err = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if builtAgno.err != nil {
+		t.Fatal(builtAgno.err)
+	}
+	return builtAgno.bin
+}
+
+func removeBuiltAgno() {
+	if builtAgno.dir != "" {
+		_ = os.RemoveAll(builtAgno.dir)
+	}
+}
+
+// usersConfig is the users' config.toml with its model pointed at
+// modelURL and its HITL socket in a fresh short directory.
+func usersConfig(t *testing.T, modelURL string) (cfg, socket string) {
+	t.Helper()
+	users := mustRead(t, "../../examples/agentos/config.toml")
+	socket = shortSocket(t)
+	cfg = strings.Replace(users, `base_url = "https://taotoken.net/api"`, `base_url = "`+modelURL+`"`, 1)
+	cfg = strings.Replace(cfg, `socket_path = "/tmp/agno-hitl.sock"`, `socket_path = "`+socket+`"`, 1)
+	if !strings.Contains(cfg, modelURL) || !strings.Contains(cfg, socket) {
+		t.Fatal("the users' config changed shape (base_url, socket_path); update usersConfig")
+	}
+	return cfg, socket
+}
+
+func writeTree(t *testing.T, dir string, files map[string]string) {
+	t.Helper()
+	for name, body := range files {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// agnoProcess is a running `agno agentos start`.
+type agnoProcess struct {
+	cmd    *exec.Cmd
+	base   string
+	logs   *lockedBuffer
+	exited chan error
+}
+
+// startAgno starts the binary with args (plus --port) and env, waits for
+// /health, and kills it at the end of the test, logging its output if the
+// test failed.
+func startAgno(t *testing.T, bin string, args, env []string) *agnoProcess {
+	t.Helper()
+	port := freePort(t)
+	cmd := exec.Command(bin, append(args, "--port", fmt.Sprint(port))...)
+	cmd.Env = append(os.Environ(), env...)
+	p := &agnoProcess{cmd: cmd, base: fmt.Sprintf("http://127.0.0.1:%d", port), logs: &lockedBuffer{}, exited: make(chan error, 1)}
+	cmd.Stdout, cmd.Stderr = p.logs, p.logs
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { p.exited <- cmd.Wait() }()
+	t.Cleanup(func() {
+		_ = cmd.Process.Signal(syscall.SIGKILL)
+		<-p.exited
+		if t.Failed() {
+			t.Logf("agentos log:\n%s", p.logs.String())
+		}
+	})
+	waitHealthy(t, p.base, p.exited)
+	return p
+}
+
+// stop sends SIGTERM and expects a clean exit.
+func (p *agnoProcess) stop(t *testing.T) {
+	t.Helper()
+	_ = p.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case err := <-p.exited:
+		if err != nil {
+			t.Fatalf("exit after SIGTERM: %v", err)
+		}
+		p.exited <- nil // for the cleanup
+	case <-time.After(20 * time.Second):
+		t.Fatal("no exit within 20s of SIGTERM")
+	}
+}
