@@ -1,6 +1,7 @@
 package agentos
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"io"
@@ -21,6 +22,7 @@ const maxFormMemory = 32 << 20
 type form struct {
 	values map[string]string
 	images []model.Image
+	files  []model.File
 	known  map[string]bool
 }
 
@@ -45,18 +47,16 @@ func parseForm(r *http.Request, known ...string) (*form, error) {
 		}
 		for _, fhs := range r.MultipartForm.File {
 			for _, fh := range fhs {
-				img, err := readImage(fh.Filename, fh.Header.Get("Content-Type"), func() ([]byte, error) {
+				if err := f.addUpload(fh.Filename, fh.Header.Get("Content-Type"), func() ([]byte, error) {
 					file, err := fh.Open()
 					if err != nil {
 						return nil, err
 					}
 					defer file.Close()
 					return io.ReadAll(file)
-				})
-				if err != nil {
+				}); err != nil {
 					return nil, err
 				}
-				f.images = append(f.images, img)
 			}
 		}
 	case "application/x-www-form-urlencoded", "":
@@ -74,21 +74,38 @@ func parseForm(r *http.Request, known ...string) (*form, error) {
 	return f, nil
 }
 
-func readImage(name, ct string, read func() ([]byte, error)) (model.Image, error) {
+// documentTypes are the uploads agno passes to the model as files.
+var documentTypes = map[string]bool{
+	"application/pdf": true, "application/json": true, "application/xml": true,
+	"application/javascript": true, "application/x-javascript": true, "application/x-python": true,
+	"application/vnd.openxmlformats-officedocument.wordprocessingml.document": true,
+}
+
+// addUpload sorts an uploaded file as agno does: images go with the
+// message as images, documents (PDF, text, JSON, docx…) as files; other
+// types are refused.
+func (f *form) addUpload(name, ct string, read func() ([]byte, error)) error {
+	ct, _, _ = mime.ParseMediaType(ct)
 	if ct == "" || ct == "application/octet-stream" {
-		ct = mime.TypeByExtension(strings.ToLower(filepath.Ext(name)))
+		ct, _, _ = mime.ParseMediaType(mime.TypeByExtension(strings.ToLower(filepath.Ext(name))))
 	}
-	if !strings.HasPrefix(ct, "image/") {
-		return model.Image{}, errStatus(http.StatusBadRequest, "Unsupported file type: %s (%s); images are accepted", ct, name)
+	image := strings.HasPrefix(ct, "image/")
+	if !image && !documentTypes[ct] && !strings.HasPrefix(ct, "text/") {
+		return errStatus(http.StatusBadRequest, "Unsupported file type: %s (%s); images and documents (PDF, text, CSV, JSON, DOCX) are accepted", cmp.Or(ct, "unknown"), name)
 	}
 	b, err := read()
 	if err != nil {
-		return model.Image{}, errStatus(http.StatusBadRequest, "Could not read file %s: %v", name, err)
+		return errStatus(http.StatusBadRequest, "Could not read file %s: %v", name, err)
 	}
 	if len(b) == 0 {
-		return model.Image{}, errStatus(http.StatusBadRequest, "Empty file: %s", name)
+		return errStatus(http.StatusBadRequest, "Empty file: %s", name)
 	}
-	return model.Image{Content: b, MimeType: ct}, nil
+	if image {
+		f.images = append(f.images, model.Image{Content: b, MimeType: ct})
+	} else {
+		f.files = append(f.files, model.File{Filename: name, Content: b, MimeType: ct})
+	}
+	return nil
 }
 
 func (f *form) has(k string) bool { _, ok := f.values[k]; return ok }

@@ -2,6 +2,8 @@ package agentos_test
 
 import (
 	"bytes"
+	"context"
+	"encoding/base64"
 	"encoding/json"
 	"io"
 	"mime/multipart"
@@ -17,6 +19,7 @@ import (
 	"github.com/agno-go/agno/agentos"
 	"github.com/agno-go/agno/model"
 	"github.com/agno-go/agno/model/modeltest"
+	"github.com/agno-go/agno/model/openai"
 	"github.com/agno-go/agno/run"
 	"github.com/agno-go/agno/storage/memory"
 	"github.com/agno-go/agno/team"
@@ -330,5 +333,72 @@ func TestProtectedModeForwardedHeader(t *testing.T) {
 	o2, _ := fixture(t, agentos.Config{SecurityKey: "sk"})
 	if rec := do(t, o2.Handler(), "GET", "/agents", nil, "Forwarded", "for=203.0.113.7", "Authorization", "Bearer sk"); rec.Code != 200 {
 		t.Errorf("with key: %d %s", rec.Code, rec.Body)
+	}
+}
+
+// Documents uploaded with a run go to the model as files, are kept in the
+// run's input, and types that are neither images nor documents are
+// refused (audio here).
+func TestMultipartRunWithDocuments(t *testing.T) {
+	fake := modeltest.NewServer(modeltest.ServerConfig{Script: []modeltest.Response{{Content: "read them"}}})
+	defer fake.Close()
+	m, err := openai.New(openai.Config{ID: "gpt-4o-mini", BaseURL: fake.URL, APIKey: "k", HTTPClient: fake.Client()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	store := memory.New()
+	a, _ := agent.New(agent.Config{Name: "Reader", Model: m, Store: store})
+	o, err := agentos.New(agentos.Config{Agents: []*agent.Agent{a}, Store: store})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer o.Close()
+	h := o.Handler()
+	pdf := []byte("%PDF-1.4\n%fake\n")
+	body, ct := multipartBody(t, map[string]string{"message": "summarise", "stream": "false", "session_id": "s"},
+		filePart{"files", "report.pdf", "application/pdf", pdf}, filePart{"files", "notes.csv", "", []byte("a,b\n1,2\n")})
+	rec := do(t, h, "POST", "/agents/reader/runs", body, "Content-Type", ct)
+	out := obj(jsonOf(t, rec))
+	if rec.Code != 200 || out["content"] != "read them" {
+		t.Fatalf("run with documents: %d %v", rec.Code, out)
+	}
+	var sent struct {
+		Messages []struct {
+			Role    string          `json:"role"`
+			Content json.RawMessage `json:"content"`
+		} `json:"messages"`
+	}
+	reqs := fake.Requests()
+	if err := reqs[len(reqs)-1].Decode(&sent); err != nil {
+		t.Fatal(err)
+	}
+	var parts []map[string]any
+	if err := json.Unmarshal(sent.Messages[len(sent.Messages)-1].Content, &parts); err != nil || len(parts) != 3 {
+		t.Fatalf("user content %s", sent.Messages[len(sent.Messages)-1].Content)
+	}
+	file, _ := parts[1]["file"].(map[string]any)
+	if parts[1]["type"] != "file" || file["filename"] != "report.pdf" || file["file_data"] != "data:application/pdf;base64,"+base64.StdEncoding.EncodeToString(pdf) {
+		t.Fatalf("pdf part %v", parts[1])
+	}
+	if parts[2]["type"] != "text" || parts[2]["text"] != "File notes.csv:\na,b\n1,2\n" {
+		t.Fatalf("csv part %v", parts[2])
+	}
+	stored, err := store.GetRun(context.Background(), out["run_id"].(string))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Input struct {
+			Files []model.File `json:"files"`
+		} `json:"input"`
+	}
+	if err := json.Unmarshal(stored.Data, &doc); err != nil || len(doc.Input.Files) != 2 || doc.Input.Files[1].MimeType != "text/csv" || string(doc.Input.Files[0].Content) != string(pdf) {
+		t.Fatalf("stored input files %+v (%v)", doc.Input.Files, err)
+	}
+
+	body, ct = multipartBody(t, map[string]string{"message": "x", "stream": "false"}, filePart{"files", "song.mp3", "audio/mpeg", []byte("ID3")})
+	rec = do(t, h, "POST", "/agents/reader/runs", body, "Content-Type", ct)
+	if d, _ := obj(jsonOf(t, rec))["detail"].(string); rec.Code != 400 || !strings.HasPrefix(d, "Unsupported file type: audio/mpeg (song.mp3)") {
+		t.Fatalf("audio upload: %d %s", rec.Code, rec.Body)
 	}
 }

@@ -72,7 +72,7 @@ func (o *OS) parseRunForm(r *http.Request, w http.ResponseWriter) (*runForm, boo
 		fail(w, err)
 		return nil, false
 	}
-	req := &run.Request{Input: f.str("message"), SessionID: f.str("session_id"), UserID: f.str("user_id"), Images: f.images, StoreEvents: true}
+	req := &run.Request{Input: f.str("message"), SessionID: f.str("session_id"), UserID: f.str("user_id"), Images: f.images, Files: f.files, StoreEvents: true}
 	// agno's run endpoints default stream_events to true; a field overrides it.
 	req.StreamEvents = stream
 	if err := applyExtras(req, f.extras(o.log)); err != nil {

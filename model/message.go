@@ -5,7 +5,10 @@
 // package speaks only these types.
 package model
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"strings"
+)
 
 // Role is the author of a message.
 type Role string
@@ -24,8 +27,10 @@ type Message struct {
 	ID      string `json:"id,omitempty"`
 	Role    Role   `json:"role"`
 	Content string `json:"content,omitempty"`
-	// Parts carries non-text content (images). Text stays in Content.
+	// Images and Files are non-text content of user messages; text stays
+	// in Content.
 	Images []Image `json:"images,omitempty"`
+	Files  []File  `json:"files,omitempty"`
 	Name   string  `json:"name,omitempty"`
 
 	// Assistant messages.
@@ -52,6 +57,25 @@ type Image struct {
 	Content  []byte `json:"content,omitempty"`
 	MimeType string `json:"mime_type,omitempty"`
 	Detail   string `json:"detail,omitempty"`
+}
+
+// File is a document given to a model (a PDF, a text file): inline
+// bytes with their MIME type and file name, as agno's File media.
+type File struct {
+	ID       string `json:"id,omitempty"`
+	Filename string `json:"filename,omitempty"`
+	Content  []byte `json:"content,omitempty"`
+	MimeType string `json:"mime_type,omitempty"`
+}
+
+// IsText reports whether the file is text a model can read as is.
+func (f File) IsText() bool {
+	mt := strings.ToLower(strings.TrimSpace(strings.SplitN(f.MimeType, ";", 2)[0]))
+	switch mt {
+	case "application/json", "application/xml", "application/x-javascript", "application/javascript", "application/x-python":
+		return true
+	}
+	return strings.HasPrefix(mt, "text/")
 }
 
 // ToolCall is a model's request to call a function. The JSON shape is the

@@ -13,6 +13,7 @@ type Input struct {
 	// structured value.
 	Content any           `json:"input_content,omitempty"`
 	Images  []model.Image `json:"images,omitempty"`
+	Files   []model.File  `json:"files,omitempty"`
 }
 
 // Output is the result of an agent or team run; its JSON is agno's

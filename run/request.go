@@ -28,6 +28,7 @@ type Request struct {
 	// built from Input (agno's list-of-messages input).
 	Messages []model.Message
 	Images   []model.Image
+	Files    []model.File
 
 	RunID       string
 	SessionID   string
@@ -119,6 +120,11 @@ func WithDependencies(d map[string]any) Option { return func(r *Request) { r.Dep
 // WithMetadata sets run metadata (the agent's own metadata wins on
 // conflicts, as in agno).
 func WithMetadata(m map[string]any) Option { return func(r *Request) { r.Metadata = m } }
+
+// WithFiles attaches documents (PDF, text) to the user message.
+func WithFiles(files ...model.File) Option {
+	return func(r *Request) { r.Files = append(r.Files, files...) }
+}
 
 // WithImages attaches images to the user message.
 func WithImages(imgs ...model.Image) Option {

@@ -19,7 +19,7 @@ import (
 // the returned output; the error is only for misuse.
 func (s *Spec) Execute(ctx context.Context, req *run.Request, emit run.Emitter) (*run.Output, error) {
 	st := s.newState(req, emit)
-	st.out.Input = &run.Input{Content: inputContent(req), Images: req.Images}
+	st.out.Input = &run.Input{Content: inputContent(req), Images: req.Images, Files: req.Files}
 	defer st.finish()
 	if err := st.begin(ctx); err != nil {
 		return st.fail(err), nil
@@ -365,7 +365,7 @@ func (st *runState) runPreHooks(input *string) error {
 	for _, h := range st.spec.PreHooks {
 		name := FuncName(h)
 		// run_input is agno's RunInput ({"input_content": …}), not the bare text.
-		st.sendOptional(&run.PreHookStarted{EventBase: st.base(), PreHookName: name, RunInput: &run.Input{Content: *input, Images: st.req.Images}})
+		st.sendOptional(&run.PreHookStarted{EventBase: st.base(), PreHookName: name, RunInput: &run.Input{Content: *input, Images: st.req.Images, Files: st.req.Files}})
 		in := &HookInput{Input: *input, RunContext: st.rc}
 		err := h(st.ctx, in)
 		var ce *CheckError
@@ -378,7 +378,7 @@ func (st *runState) runPreHooks(input *string) error {
 			continue
 		}
 		*input = in.Input
-		st.sendOptional(&run.PreHookCompleted{EventBase: st.base(), PreHookName: name, RunInput: &run.Input{Content: *input, Images: st.req.Images}})
+		st.sendOptional(&run.PreHookCompleted{EventBase: st.base(), PreHookName: name, RunInput: &run.Input{Content: *input, Images: st.req.Images, Files: st.req.Files}})
 	}
 	return nil
 }

@@ -36,7 +36,7 @@ func (st *runState) buildMessages(input string) error {
 		st.messages = append(st.messages, st.req.Messages...)
 		return nil
 	}
-	st.messages = append(st.messages, model.Message{Role: model.RoleUser, Content: input, Images: st.req.Images, CreatedAt: run.Now()})
+	st.messages = append(st.messages, model.Message{Role: model.RoleUser, Content: input, Images: st.req.Images, Files: st.req.Files, CreatedAt: run.Now()})
 	return nil
 }
 

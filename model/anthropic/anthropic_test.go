@@ -456,6 +456,24 @@ func TestRequestMapping(t *testing.T) {
 	}
 }
 
+// Documents go as document blocks: a PDF as base64, a text file as text.
+func TestDocumentBlocks(t *testing.T) {
+	f := newFakeAPI(t, reply{body: `{"id":"m","type":"message","role":"assistant","model":"x","content":[{"type":"text","text":"ok"}],"stop_reason":"end_turn","stop_sequence":null,"usage":{"input_tokens":1,"output_tokens":1}}`})
+	m := newModel(t, f)
+	req := &model.Request{Messages: []model.Message{{Role: model.RoleUser, Content: "Compare these.", Files: []model.File{
+		{Filename: "a.pdf", Content: []byte("%PDF-1.4"), MimeType: "application/pdf"},
+		{Filename: "b.md", Content: []byte("# Notes\n"), MimeType: "text/markdown"},
+	}}}}
+	if _, err := collect(m.Generate(testCtx(t), req)); err != nil {
+		t.Fatal(err)
+	}
+	assertJSON(t, "messages", f.body(0)["messages"], `[{"role":"user","content":[
+	  {"type":"text","text":"Compare these."},
+	  {"type":"document","source":{"type":"base64","media_type":"application/pdf","data":"JVBERi0xLjQ="}},
+	  {"type":"document","source":{"type":"text","media_type":"text/plain","data":"# Notes\n"}}
+	]}]`)
+}
+
 func TestBlankContentNotSent(t *testing.T) {
 	f := newFakeAPI(t, reply{body: `{"id":"m","type":"message","role":"assistant","model":"x","content":[{"type":"text","text":"ok"}],"stop_reason":"end_turn","stop_sequence":null,"usage":{"input_tokens":1,"output_tokens":1}}`})
 	req := &model.Request{Messages: []model.Message{
@@ -517,6 +535,7 @@ func TestInvalidRequests(t *testing.T) {
 		{"tool without id", &model.Request{Messages: []model.Message{{Role: model.RoleUser, Content: "x"}, {Role: model.RoleTool, Content: "r"}}}, "messages[1]: a tool message needs tool_call_id"},
 		{"image type", &model.Request{Messages: []model.Message{{Role: model.RoleUser, Content: "x", Images: []model.Image{{Content: []byte("BM..."), MimeType: "image/bmp"}}}}}, "messages[0].images[0]"},
 		{"empty image", &model.Request{Messages: []model.Message{{Role: model.RoleUser, Images: []model.Image{{}}}}}, "neither url nor content"},
+		{"file type", &model.Request{Messages: []model.Message{{Role: model.RoleUser, Content: "x", Files: []model.File{{Filename: "a.docx", Content: []byte("PK"), MimeType: "application/vnd.openxmlformats-officedocument.wordprocessingml.document"}}}}}, "messages[0].files[0]: file \"a.docx\""},
 		{"tool choice", &model.Request{Messages: []model.Message{{Role: model.RoleUser, Content: "x"}}, Tools: []model.ToolDefinition{{Name: "t"}}, ToolChoice: &model.ToolChoice{Mode: "sometimes"}}, "tool_choice mode"},
 		{"tool name", &model.Request{Messages: []model.Message{{Role: model.RoleUser, Content: "x"}}, Tools: []model.ToolDefinition{{}}}, "tools[0].name"},
 		{"max tokens", &model.Request{Messages: []model.Message{{Role: model.RoleUser, Content: "x"}}, MaxTokens: &zero}, "Request.MaxTokens"},

@@ -285,7 +285,10 @@ func validateRequest(raw []byte) string {
 					return fmt.Sprintf("messages.%d.content.%d: unexpected `tool_use_id` found in `tool_result` blocks: %s. Each `tool_result` block must have a corresponding `tool_use` block in the previous message.", i, j, b.ToolUseID)
 				}
 				answered[b.ToolUseID] = true
-			case "image":
+			case "image", "document":
+				if m.Role != "user" {
+					return fmt.Sprintf("messages.%d.content.%d: %s blocks are only allowed in user messages", i, j, b.Type)
+				}
 				seenOther = true
 			default:
 				return fmt.Sprintf("messages.%d.content.%d.type: unknown block type %q", i, j, b.Type)

@@ -130,6 +130,13 @@ func convertMessages(msgs []model.Message, logger *slog.Logger) ([]sdk.TextBlock
 				}
 				blocks = append(blocks, block)
 			}
+			for j, f := range msg.Files {
+				block, err := documentBlock(f)
+				if err != nil {
+					return nil, nil, fmt.Errorf("%w: messages[%d].files[%d]: %v", ErrInvalidRequest, i, j, err)
+				}
+				blocks = append(blocks, block)
+			}
 			appendTurn(false, blocks)
 
 		case model.RoleAssistant:
@@ -209,6 +216,21 @@ func imageBlock(img model.Image) (sdk.ContentBlockParamUnion, error) {
 	default:
 		return sdk.ContentBlockParamUnion{}, fmt.Errorf("image has neither url nor content: set one of them")
 	}
+}
+
+// documentBlock sends a PDF as base64 and a text file as plain text, the
+// two document sources the Messages API takes inline.
+func documentBlock(f model.File) (sdk.ContentBlockParamUnion, error) {
+	if len(f.Content) == 0 {
+		return sdk.ContentBlockParamUnion{}, fmt.Errorf("file %q has no content", f.Filename)
+	}
+	switch {
+	case strings.EqualFold(strings.TrimSpace(f.MimeType), "application/pdf"):
+		return sdk.NewDocumentBlock(sdk.Base64PDFSourceParam{Data: base64.StdEncoding.EncodeToString(f.Content)}), nil
+	case f.IsText():
+		return sdk.NewDocumentBlock(sdk.PlainTextSourceParam{Data: string(f.Content)}), nil
+	}
+	return sdk.ContentBlockParamUnion{}, fmt.Errorf("file %q (%s) is not supported by Anthropic: send a PDF or a text file", f.Filename, f.MimeType)
 }
 
 func base64Image(mediaType, data string) (sdk.ContentBlockParamUnion, error) {

@@ -1,6 +1,7 @@
 package openai
 
 import (
+	"cmp"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
@@ -168,7 +169,7 @@ func (m *Model) messages(in []model.Message) ([]sdk.ChatCompletionMessageParamUn
 			}
 		case model.RoleUser:
 			usr := &sdk.ChatCompletionUserMessageParam{}
-			if len(msg.Images) == 0 {
+			if len(msg.Images) == 0 && len(msg.Files) == 0 {
 				usr.Content.OfString = param.NewOpt(msg.Content)
 			} else {
 				parts := []sdk.ChatCompletionContentPartUnionParam{sdk.TextContentPart(msg.Content)}
@@ -176,6 +177,13 @@ func (m *Model) messages(in []model.Message) ([]sdk.ChatCompletionMessageParamUn
 					part, err := imagePart(img)
 					if err != nil {
 						return nil, fmt.Errorf("%w: messages[%d].images[%d]: %v", ErrInvalidRequest, i, j, err)
+					}
+					parts = append(parts, part)
+				}
+				for j, f := range msg.Files {
+					part, err := filePart(f)
+					if err != nil {
+						return nil, fmt.Errorf("%w: messages[%d].files[%d]: %v", ErrInvalidRequest, i, j, err)
 					}
 					parts = append(parts, part)
 				}
@@ -252,6 +260,30 @@ func imagePart(img model.Image) (sdk.ChatCompletionContentPartUnionParam, error)
 		iu.Detail = img.Detail
 	}
 	return sdk.ImageContentPart(iu), nil
+}
+
+// filePart sends a document inline: a text file as text (file parts
+// take PDFs only on most endpoints), anything else as a data URL in the
+// Chat Completions "file" content part.
+func filePart(f model.File) (sdk.ChatCompletionContentPartUnionParam, error) {
+	if len(f.Content) == 0 {
+		return sdk.ChatCompletionContentPartUnionParam{}, errors.New("a file needs content")
+	}
+	if f.IsText() {
+		return sdk.TextContentPart("File " + cmp.Or(f.Filename, "file") + ":\n" + string(f.Content)), nil
+	}
+	mime := f.MimeType
+	if mime == "" {
+		mime = http.DetectContentType(f.Content)
+	}
+	name := f.Filename
+	if name == "" {
+		name = "file"
+	}
+	return sdk.FileContentPart(sdk.ChatCompletionContentPartFileFileParam{
+		FileData: param.NewOpt("data:" + mime + ";base64," + base64.StdEncoding.EncodeToString(f.Content)),
+		Filename: param.NewOpt(name),
+	}), nil
 }
 
 func toolParams(defs []model.ToolDefinition) ([]sdk.ChatCompletionToolUnionParam, error) {
