@@ -60,7 +60,7 @@ var (
 	pSession     = apiParam{Name: "session_id", Type: "string", Desc: "Session to run in; a new one when empty"}
 	pSessionReq  = apiParam{Name: "session_id", Type: "string", Desc: "Session of the paused run", Required: true}
 	pUser        = apiParam{Name: "user_id", Type: "string", Desc: "User the run is for"}
-	pFiles       = apiParam{Name: "files", Type: "array", Desc: "Images, audio, video or documents attached to the input"}
+	pFiles       = apiParam{Name: "files", Type: "array", Desc: "Images and documents (PDF, text, CSV, JSON, DOCX) attached to the input; audio and video are refused"}
 	pVersion     = apiParam{Name: "version", Type: "string", Desc: "Component version"}
 	pFactory     = apiParam{Name: "factory_input", Type: "string", Desc: "JSON input of a component factory"}
 	pLastEvent   = apiParam{Name: "last_event_index", Type: "integer", Desc: "Index of the last event the client has; later ones are replayed, then the live stream follows"}
