@@ -106,7 +106,7 @@ func (w *Workflow) runWorkflowTool(ctx context.Context, args map[string]any) (to
 		runID = call.req.RunID
 	}
 	req := &run.Request{Input: query, RunID: runID, SessionID: call.req.SessionID, UserID: call.req.UserID,
-		Images: call.req.Images, Metadata: call.req.Metadata, Dependencies: call.req.Dependencies,
+		Images: call.req.Images, Files: call.req.Files, Metadata: call.req.Metadata, Dependencies: call.req.Dependencies,
 		AdditionalData: call.req.AdditionalData, SessionState: call.req.SessionState,
 		Stream: call.stream, StreamEvents: call.stream}
 	var emit run.Emitter
@@ -191,7 +191,7 @@ func (w *Workflow) executeAgent(ctx context.Context, req *run.Request, emit run.
 	agentOut, err := w.agent.Execute(context.WithValue(x.ctx, agentCallKey{}, call), &run.Request{
 		Input: req.Input, SessionID: req.SessionID, UserID: req.UserID, ParentRunID: req.RunID,
 		SessionState: x.rc.StateSnapshot(), Dependencies: map[string]any{"workflow_context": w.agentContext(x.ctx, req.SessionID)},
-		Stream: req.Stream, StreamEvents: req.Stream, Images: req.Images,
+		Stream: req.Stream, StreamEvents: req.Stream, Images: req.Images, Files: req.Files,
 	}, agentEmit)
 	if err == nil && agentOut != nil {
 		agentOut.WorkflowID = w.cfg.ID

@@ -360,7 +360,10 @@ func (x *execution) drive(input any, start int) error {
 
 // input builds a step's input from the previous outputs.
 func (x *execution) input(input any, prev *StepOutput, outputs map[string]*StepOutput) *StepInput {
-	in := &StepInput{Input: input, PreviousStepOutputs: map[string]*StepOutput{}, AdditionalData: map[string]any{}, history: x.history}
+	// The run's images and documents go to every step, as agno's
+	// StepInput carries the workflow's media.
+	in := &StepInput{Input: input, PreviousStepOutputs: map[string]*StepOutput{}, AdditionalData: map[string]any{}, history: x.history,
+		Images: x.req.Images, Files: x.req.Files}
 	for k, v := range outputs {
 		in.PreviousStepOutputs[k] = v
 	}

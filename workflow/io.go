@@ -57,6 +57,7 @@ type StepInput struct {
 	// gave this step.
 	AdditionalData map[string]any
 	Images         []model.Image
+	Files          []model.File
 	history        []HistoryRun
 }
 

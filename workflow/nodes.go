@@ -416,7 +416,7 @@ func (x *execution) execStep(ctx context.Context, s *Step, addr string, in *Step
 		}, emit)
 	} else {
 		out, err = s.Agent.Execute(ctx, &run.Request{
-			Input: x.message(s, in), Images: in.Images, Nested: true, Workflow: &tags,
+			Input: x.message(s, in), Images: in.Images, Files: in.Files, Nested: true, Workflow: &tags,
 			SessionID: x.out.SessionID, UserID: x.out.UserID, SessionState: x.rc.StateSnapshot(),
 			Dependencies: x.rc.Dependencies, Metadata: x.rc.Metadata, Stream: x.stream,
 			StreamEvents: x.streamEvents && x.w.streamExecutors(), NestedDepth: x.req.NestedDepth,

@@ -623,3 +623,40 @@ func TestLoopEndConditionAtSeesTheIteration(t *testing.T) {
 		t.Fatalf("iterations run %d, end condition saw %v", iters.Load(), seen)
 	}
 }
+
+// The run's images and documents reach every step: a function step sees
+// them on its input, an agent step's model gets them with its message.
+func TestRunMediaReachesSteps(t *testing.T) {
+	var got []*model.Request
+	var mu sync.Mutex
+	reader, err := agent.New(agent.Config{Name: "Reader", Model: modeltest.NewFunc(func(req *model.Request) modeltest.Response {
+		mu.Lock()
+		got = append(got, req)
+		mu.Unlock()
+		return modeltest.Response{Content: "read"}
+	})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var seenFiles int
+	w := newWF(t, workflow.Config{Name: "media", Steps: []workflow.Node{
+		&workflow.Step{Name: "count", Func: func(_ context.Context, in *workflow.StepInput) (*workflow.StepOutput, error) {
+			seenFiles = len(in.Files) + len(in.Images)
+			return &workflow.StepOutput{Content: "counted"}, nil
+		}},
+		&workflow.Step{Name: "read", Agent: reader},
+	}})
+	pdf := model.File{Filename: "a.pdf", MimeType: "application/pdf", Content: []byte("%PDF-1.4")}
+	img := model.Image{MimeType: "image/png", Content: []byte("\x89PNG")}
+	out, err := w.Run(context.Background(), "go", run.WithFiles(pdf), run.WithImages(img))
+	if err != nil || out.Status != run.StatusCompleted {
+		t.Fatalf("%v %v", err, out)
+	}
+	if seenFiles != 2 || len(got) != 1 {
+		t.Fatalf("function step saw %d media, model called %d times", seenFiles, len(got))
+	}
+	user := got[0].Messages[len(got[0].Messages)-1]
+	if len(user.Files) != 1 || user.Files[0].Filename != "a.pdf" || len(user.Images) != 1 {
+		t.Fatalf("agent step's user message %+v", user)
+	}
+}
