@@ -31,6 +31,12 @@ type runBuffer struct {
 	done    bool
 	doneAt  time.Time
 	notify  chan struct{}
+	// gen counts reopenings (a paused run continued); genEnds[g] is the
+	// event count when generation g ended. A subscriber follows one
+	// generation, so a stream of the paused run ends at the pause and
+	// never carries the continuation's events a second time.
+	gen     int
+	genEnds []int
 }
 
 type buffers struct {
@@ -41,20 +47,26 @@ type buffers struct {
 func newBuffers() *buffers { return &buffers{m: map[string]*runBuffer{}} }
 
 // start returns the run's buffer, reopened when the run continues after a
-// pause so event_index stays monotonic per run.
-func (b *buffers) start(runID string) *runBuffer {
+// pause so event_index stays monotonic per run, and the generation the
+// caller writes (its finish applies to that generation only).
+func (b *buffers) start(runID string) (*runBuffer, int) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.purgeLocked()
 	if rb, ok := b.m[runID]; ok {
 		rb.mu.Lock()
+		rb.genEnds = append(rb.genEnds, rb.dropped+len(rb.events))
+		rb.gen++
 		rb.done, rb.status = false, run.StatusRunning
+		close(rb.notify)
+		rb.notify = make(chan struct{})
+		gen := rb.gen
 		rb.mu.Unlock()
-		return rb
+		return rb, gen
 	}
 	rb := &runBuffer{runID: runID, status: run.StatusRunning, notify: make(chan struct{})}
 	b.m[runID] = rb
-	return rb
+	return rb, 0
 }
 
 func (b *buffers) get(runID string) *runBuffer {
@@ -102,10 +114,15 @@ func orDefault(s, d string) string {
 	return d
 }
 
-// finish marks the run ended with status.
-func (rb *runBuffer) finish(status run.Status) {
+// finish marks generation gen of the run ended with status. A paused
+// run's writer may get here after a continuation has reopened the buffer:
+// that late finish must not end the continuation's stream.
+func (rb *runBuffer) finish(gen int, status run.Status) {
 	rb.mu.Lock()
 	defer rb.mu.Unlock()
+	if gen != rb.gen {
+		return
+	}
 	rb.status, rb.done, rb.doneAt = status, true, time.Now()
 	close(rb.notify)
 	rb.notify = make(chan struct{})
@@ -124,6 +141,28 @@ func (rb *runBuffer) since(last int) (evs []buffered, next int, done bool, statu
 		evs = append(evs, rb.events[start:]...)
 	}
 	return evs, rb.dropped + len(rb.events) - 1, rb.done, rb.status, rb.notify
+}
+
+// generation is the buffer's current generation, for sinceIn.
+func (rb *runBuffer) generation() int {
+	rb.mu.Lock()
+	defer rb.mu.Unlock()
+	return rb.gen
+}
+
+// sinceIn is since for a subscriber of generation gen: it sees only that
+// generation's events, and done once it has ended (paused, or finished).
+func (rb *runBuffer) sinceIn(gen, last int) (evs []buffered, next int, done bool, wait <-chan struct{}) {
+	rb.mu.Lock()
+	defer rb.mu.Unlock()
+	end := rb.dropped + len(rb.events)
+	if gen < rb.gen {
+		end = rb.genEnds[gen]
+	}
+	for i := max(last+1, rb.dropped); i < end; i++ {
+		evs = append(evs, rb.events[i-rb.dropped])
+	}
+	return evs, max(last, end-1), rb.done || gen < rb.gen, rb.notify
 }
 
 func (rb *runBuffer) count() int {

@@ -332,10 +332,11 @@ func TestWorkflowWebSocketHITL(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.CloseNow()
+	stage := "hello"
 	read := func() string {
 		_, b, err := c.Read(ctx)
 		if err != nil {
-			t.Fatal(err)
+			t.Fatalf("%s: %v", stage, err)
 		}
 		return string(b)
 	}
@@ -360,6 +361,7 @@ func TestWorkflowWebSocketHITL(t *testing.T) {
 	if msg := read(); msg != `{"event":"error","error":"workflow_id is required"}` {
 		t.Fatalf("missing workflow_id: %s", msg)
 	}
+	stage = "start until WorkflowPaused"
 	send(map[string]any{"action": "start-workflow", "workflow_id": "workflow-hitl-step-confirmation", "message": "Q3 users", "session_id": "s1"})
 	var paused map[string]any
 	for paused == nil {
@@ -380,12 +382,16 @@ func TestWorkflowWebSocketHITL(t *testing.T) {
 	}
 	reqs := paused["step_requirements"].([]any)
 	reqs[0].(map[string]any)["confirmed"] = true
+	stage = "continue until WorkflowCompleted"
 	send(map[string]any{"action": "continue-workflow", "workflow_id": "workflow-hitl-step-confirmation", "run_id": paused["run_id"], "session_id": "s1", "step_requirements": reqs})
+	var seen []string
 	for {
 		msg := read()
 		if strings.HasPrefix(msg, `{"event":"error"`) {
 			t.Fatalf("continue: %s", msg)
 		}
+		seen = append(seen, strings.SplitN(msg, "\n", 2)[0])
+		stage = "continue until WorkflowCompleted, after " + strings.Join(seen, ", ")
 		if strings.HasPrefix(msg, "event: WorkflowCompleted") {
 			if !strings.Contains(msg, "Saved workflow results for data") {
 				t.Fatalf("completed %s", msg)
@@ -393,6 +399,7 @@ func TestWorkflowWebSocketHITL(t *testing.T) {
 			break
 		}
 	}
+	stage = "second continue"
 	send(map[string]any{"action": "continue-workflow", "workflow_id": "workflow-hitl-step-confirmation", "run_id": paused["run_id"], "session_id": "s1", "step_requirements": reqs})
 	if msg := read(); msg != `{"event":"error","error":"Run is not paused (status=COMPLETED)"}` {
 		t.Fatalf("second continue: %s", msg)

@@ -147,7 +147,7 @@ func (o *OS) startBackground(w http.ResponseWriter, r *http.Request, k kind, ex 
 	pending, _ := marshal(map[string]any{"run_id": req.RunID, "session_id": req.SessionID, "status": run.StatusPending, "created_at": run.Now(), k.name + "_id": ex.ID()})
 	_ = o.cfg.Store.PutRun(ctx, &storage.Run{RunID: req.RunID, SessionID: req.SessionID, SessionType: k.session, ComponentID: ex.ID(),
 		UserID: req.UserID, Status: run.StatusPending, CreatedAt: run.Now(), Data: pending})
-	buf := o.buffers.start(req.RunID)
+	buf, gen := o.buffers.start(req.RunID)
 	go func() {
 		defer done()
 		defer cancel(nil)
@@ -156,7 +156,7 @@ func (o *OS) startBackground(w http.ResponseWriter, r *http.Request, k kind, ex 
 		if err == nil && out != nil {
 			status = out.Status
 		}
-		buf.finish(status)
+		buf.finish(gen, status)
 	}()
 	if !rf.stream {
 		writeJSON(w, http.StatusAccepted, map[string]any{"run_id": req.RunID, "session_id": req.SessionID, "status": run.StatusPending})
@@ -501,8 +501,9 @@ func (o *OS) resume(w http.ResponseWriter, r *http.Request, runID, componentID s
 func (o *OS) streamBufferOn(sse *sseWriter, r *http.Request, buf *runBuffer, last int) {
 	heartbeat := time.NewTicker(30 * time.Second)
 	defer heartbeat.Stop()
+	gen := buf.generation()
 	for {
-		evs, next, done, _, wait := buf.since(last)
+		evs, next, done, wait := buf.sinceIn(gen, last)
 		for _, e := range evs {
 			if !sse.raw(e.name, e.payload) {
 				return

@@ -173,12 +173,12 @@ func (o *OS) startWorkflowBackground(w http.ResponseWriter, r *http.Request, wf 
 	pending, _ := marshal(map[string]any{"run_id": req.RunID, "session_id": req.SessionID, "workflow_id": wf.ID(), "status": run.StatusPending, "created_at": run.Now()})
 	_ = o.cfg.Store.PutRun(ctx, &storage.Run{RunID: req.RunID, SessionID: req.SessionID, SessionType: storage.SessionWorkflow,
 		ComponentID: wf.ID(), UserID: req.UserID, Status: run.StatusPending, CreatedAt: run.Now(), Data: pending})
-	buf := o.buffers.start(req.RunID)
+	buf, gen := o.buffers.start(req.RunID)
 	go func() {
 		defer done()
 		defer cancel(nil)
 		out, err := wf.Execute(ctx, req, func(e run.Event) bool { buf.add(e); return true })
-		buf.finish(workflowStatus(out, err))
+		buf.finish(gen, workflowStatus(out, err))
 	}()
 	if !rf.stream {
 		writeJSON(w, http.StatusAccepted, map[string]any{"run_id": req.RunID, "session_id": req.SessionID, "status": run.StatusPending})

@@ -182,12 +182,12 @@ func (c *wsConn) launch(runID string, exec func(context.Context, run.Emitter) (*
 		c.errorf("AgentOS is shutting down")
 		return nil, false
 	}
-	buf := c.o.buffers.start(runID)
+	buf, gen := c.o.buffers.start(runID)
 	go func() {
 		defer done()
 		defer cancel(nil)
 		out, err := exec(ctx, func(e run.Event) bool { buf.add(e); return true })
-		buf.finish(workflowStatus(out, err))
+		buf.finish(gen, workflowStatus(out, err))
 	}()
 	return buf, true
 }
@@ -196,10 +196,11 @@ func (c *wsConn) launch(runID string, exec func(context.Context, run.Emitter) (*
 // text frames for live events, plain JSON for replays.
 func (c *wsConn) forward(buf *runBuffer, last int, plain bool) {
 	c.wg.Add(1)
+	gen := buf.generation()
 	go func() {
 		defer c.wg.Done()
 		for {
-			evs, next, done, _, wait := buf.since(last)
+			evs, next, done, wait := buf.sinceIn(gen, last)
 			for _, e := range evs {
 				payload := e.payload
 				if !plain {
@@ -264,9 +265,10 @@ func (c *wsConn) continueRun(m wsMessage) {
 		defer done()
 		defer cancel(nil)
 		var buf *runBuffer
+		var gen int
 		emit := func(e run.Event) bool {
 			if buf == nil {
-				buf = c.o.buffers.start(m.RunID)
+				buf, gen = c.o.buffers.start(m.RunID)
 				started <- buf.count()
 			}
 			buf.add(e)
@@ -277,7 +279,7 @@ func (c *wsConn) continueRun(m wsMessage) {
 			failed <- err
 			return
 		}
-		buf.finish(workflowStatus(res, err))
+		buf.finish(gen, workflowStatus(res, err))
 	}()
 	select {
 	case first := <-started:
