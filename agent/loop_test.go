@@ -146,14 +146,13 @@ func TestToolLoopAndResultsInCallOrder(t *testing.T) {
 	}
 }
 
-func TestToolPanicErrorAndUnknownTool(t *testing.T) {
-	boom := tool.Must(tool.New("boom", "panics", func(context.Context, struct{}) (string, error) { panic("kaboom") }))
+func TestToolErrorAndUnknownTool(t *testing.T) {
 	fail := tool.Must(tool.New("fail", "errors", func(context.Context, struct{}) (string, error) { return "", errors.New("disk full") }))
 	fake := modeltest.New(
-		calls(modeltest.ToolCall("c1", "boom", `{}`), modeltest.ToolCall("c2", "fail", `{}`), modeltest.ToolCall("c3", "nope", `{}`)),
+		calls(modeltest.ToolCall("c2", "fail", `{}`), modeltest.ToolCall("c3", "nope", `{}`)),
 		text("recovered"),
 	)
-	a := newAgent(t, agent.Config{Model: fake, Tools: []tool.Provider{boom, fail}})
+	a := newAgent(t, agent.Config{Model: fake, Tools: []tool.Provider{fail}})
 	evs := collect(t, a.RunStream(context.Background(), "go", run.WithStreamEvents(true)))
 	var errs []string
 	for _, e := range evs {
@@ -161,16 +160,52 @@ func TestToolPanicErrorAndUnknownTool(t *testing.T) {
 			errs = append(errs, te.Tool.ToolName+":"+te.Error)
 		}
 	}
-	if len(errs) != 2 || !strings.Contains(errs[0], "boom:tool boom panicked: kaboom") || errs[1] != "fail:disk full" {
+	if len(errs) != 1 || errs[0] != "fail:disk full" {
 		t.Fatalf("ToolCallError events: %q", errs)
 	}
 	msgs := toolMessages(fake.Requests()[1])
-	if len(msgs) != 3 || !msgs[0].ToolCallError || msgs[1].Content != "disk full" ||
-		msgs[2].Content != "Error: The requested tool does not exist or is not available." {
+	if len(msgs) != 2 || !msgs[0].ToolCallError || msgs[0].Content != "disk full" ||
+		msgs[1].Content != "Error: The requested tool does not exist or is not available." {
 		t.Fatalf("tool messages: %+v", msgs)
 	}
 	if last := evs[len(evs)-1]; last.Kind() != "RunCompleted" {
 		t.Fatalf("last event %s", last.Kind())
+	}
+}
+
+// A panicking tool is a bug: the run ends ERROR (the other calls of the
+// turn finish), the process lives, and neither the model nor the client
+// sees the panic value.
+func TestToolPanicEndsTheRunError(t *testing.T) {
+	boom := tool.Must(tool.New("boom", "panics", func(context.Context, struct{}) (string, error) { panic("kaboom: secret path /etc/x") }))
+	ok := tool.Must(tool.New("ok", "works", func(context.Context, struct{}) (string, error) { return "fine", nil }))
+	for _, tc := range []struct {
+		name  string
+		calls []model.ToolCall
+	}{
+		{"alone", []model.ToolCall{modeltest.ToolCall("c1", "boom", `{}`)}},
+		{"concurrent", []model.ToolCall{modeltest.ToolCall("c1", "boom", `{}`), modeltest.ToolCall("c2", "ok", `{}`)}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			fake := modeltest.New(calls(tc.calls...), text("never"))
+			a := newAgent(t, agent.Config{Model: fake, Tools: []tool.Provider{boom, ok}})
+			evs := collect(t, a.RunStream(context.Background(), "go", run.WithStreamEvents(true)))
+			last, isErr := evs[len(evs)-1].(*run.RunError)
+			if !isErr {
+				t.Fatalf("last event %s, want RunError", evs[len(evs)-1].Kind())
+			}
+			if last.Content != "internal error in tool boom (details are in the server log)" {
+				t.Errorf("RunError content %q", last.Content)
+			}
+			for _, e := range evs {
+				if b, _ := json.Marshal(e); strings.Contains(string(b), "kaboom") {
+					t.Errorf("event %s carries the panic value: %s", e.Kind(), b)
+				}
+			}
+			if n := len(fake.Requests()); n != 1 {
+				t.Errorf("model called %d times after the panic, want 1", n)
+			}
+		})
 	}
 }
 

@@ -219,9 +219,6 @@ func applyExtras(req *run.Request, ex map[string]any) error {
 	if set {
 		req.AddHistory = &b
 	}
-	if s, ok := ex["run_id"].(string); ok {
-		req.RunID = s
-	}
 	if v, ok := ex["output_schema"]; ok && v != nil {
 		schema, isObject := v.(map[string]any)
 		if !isObject {

@@ -11,9 +11,10 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
-	"runtime/debug"
 	"slices"
 	"strings"
+
+	"github.com/agno-go/agno/internal/safe"
 )
 
 // agno's default allowed CORS origins.
@@ -223,6 +224,8 @@ func stripTrailingSlash(next http.Handler) http.Handler {
 	})
 }
 
+// recoverPanics answers a panicking handler with a 500 that does not
+// carry the panic (it is logged with its stack).
 func recoverPanics(next http.Handler, o *OS) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		defer func() {
@@ -230,8 +233,8 @@ func recoverPanics(next http.Handler, o *OS) http.Handler {
 				if p == http.ErrAbortHandler {
 					panic(p)
 				}
-				o.log.Error("panic serving request", "path", r.URL.Path, "panic", p, "stack", string(debug.Stack()))
-				writeError(w, http.StatusInternalServerError, fmt.Sprint(p))
+				pe := safe.FromPanic(o.log, r.Method+" "+r.URL.Path, p)
+				writeError(w, http.StatusInternalServerError, pe.Error())
 			}
 		}()
 		next.ServeHTTP(w, r)

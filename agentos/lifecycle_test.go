@@ -66,7 +66,7 @@ func TestGracefulShutdownCancelsOverdueRuns(t *testing.T) {
 func TestStartMarksInterruptedRuns(t *testing.T) {
 	store := memory.New()
 	ctx := context.Background()
-	_ = store.PutRun(ctx, &storage.Run{RunID: "stuck", SessionID: "s", SessionType: storage.SessionAgent, ComponentID: "x",
+	_ = store.CreateRun(ctx, &storage.Run{RunID: "stuck", SessionID: "s", SessionType: storage.SessionAgent, ComponentID: "x",
 		Status: run.StatusRunning, Data: []byte(`{"run_id":"stuck","status":"RUNNING","content":"partial"}`)})
 	a, _ := agent.New(agent.Config{Name: "X", Model: modeltest.New()})
 	if _, err := agentos.New(agentos.Config{Agents: []*agent.Agent{a}, Store: store}); err != nil {

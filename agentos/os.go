@@ -343,5 +343,5 @@ func markRun(ctx context.Context, st storage.Store, r *storage.Run, status run.S
 	}
 	c := *r
 	c.Status, c.Data, c.UpdatedAt = status, b, run.Now()
-	return st.PutRun(ctx, &c)
+	return st.UpdateRun(ctx, &c)
 }

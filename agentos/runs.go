@@ -53,7 +53,7 @@ type runForm struct {
 }
 
 func (o *OS) parseRunForm(r *http.Request, w http.ResponseWriter) (*runForm, bool) {
-	f, err := parseForm(r, "message", "stream", "session_id", "user_id", "files", "background")
+	f, err := parseForm(r, "message", "stream", "session_id", "user_id", "files", "background", "run_id")
 	if err != nil {
 		fail(w, err)
 		return nil, false
@@ -72,7 +72,17 @@ func (o *OS) parseRunForm(r *http.Request, w http.ResponseWriter) (*runForm, boo
 		fail(w, err)
 		return nil, false
 	}
-	req := &run.Request{Input: f.str("message"), SessionID: f.str("session_id"), UserID: f.str("user_id"), Images: f.images, Files: f.files, StoreEvents: true}
+	req := &run.Request{Input: f.str("message"), SessionID: f.str("session_id"), UserID: f.str("user_id"), RunID: f.str("run_id"),
+		Images: f.images, Files: f.files, StoreEvents: true}
+	if f.has("run_id") {
+		if err := run.CheckID(req.RunID); err != nil {
+			fieldError(w, []string{"body", "run_id"}, "run_id "+err.Error()+"; leave it out to get a new one", "value_error")
+			return nil, false
+		}
+		if !o.runIDFree(w, r, req.RunID) {
+			return nil, false
+		}
+	}
 	// agno's run endpoints default stream_events to true; a field overrides it.
 	req.StreamEvents = stream
 	if err := applyExtras(req, f.extras(o.log)); err != nil {
@@ -87,6 +97,57 @@ func (o *OS) parseRunForm(r *http.Request, w http.ResponseWriter) (*runForm, boo
 	}
 	req.Stream = stream
 	return &runForm{req: req, stream: stream, background: background}, true
+}
+
+// runIDFree answers 409 when a client-chosen run id is taken: a new run
+// never replaces a stored one. (The run's own create is the final check,
+// for two requests racing for one id.)
+func (o *OS) runIDFree(w http.ResponseWriter, r *http.Request, runID string) bool {
+	if o.cfg.Store == nil {
+		return true
+	}
+	_, err := o.cfg.Store.GetRun(r.Context(), runID)
+	switch {
+	case errors.Is(err, storage.ErrNotFound):
+		return true
+	case err != nil:
+		fail(w, err)
+		return false
+	}
+	writeError(w, http.StatusConflict, runExistsText(runID))
+	return false
+}
+
+func runExistsText(runID string) string {
+	return "Run " + runID + " already exists: choose another run_id, or leave it out to get a new one"
+}
+
+// runError answers a run that could not start.
+func runError(w http.ResponseWriter, runID string, err error) {
+	if errors.Is(err, run.ErrRunExists) || errors.Is(err, storage.ErrConflict) {
+		writeError(w, http.StatusConflict, runExistsText(runID))
+		return
+	}
+	fail(w, err)
+}
+
+// prepareBackground stores a background run's row PENDING before the
+// run is acknowledged, so a client polling at once finds it.
+func (o *OS) prepareBackground(w http.ResponseWriter, r *http.Request, rec *storage.Run, doc map[string]any) bool {
+	data, err := marshal(doc)
+	if err != nil {
+		fail(w, err)
+		return false
+	}
+	rec.Status, rec.CreatedAt, rec.Data = run.StatusPending, run.Now(), data
+	if err := o.cfg.Store.CreateRun(r.Context(), rec); err != nil {
+		if !errors.Is(err, storage.ErrConflict) {
+			err = errStatus(http.StatusInternalServerError, "Could not store the background run: %v", err)
+		}
+		runError(w, rec.RunID, err)
+		return false
+	}
+	return true
 }
 
 // handleRun is POST /{agents|teams}/{id}/runs.
@@ -119,7 +180,7 @@ func (o *OS) handleRun(k kind) http.HandlerFunc {
 		if !rf.stream {
 			out, err := ex.Execute(ctx, rf.req, nil)
 			if err != nil {
-				fail(w, err)
+				runError(w, rf.req.RunID, err)
 				return
 			}
 			writeJSON(w, http.StatusOK, out)
@@ -137,27 +198,22 @@ func (o *OS) handleRun(k kind) http.HandlerFunc {
 // leaving and is pollable with GET .../runs/{run_id}.
 func (o *OS) startBackground(w http.ResponseWriter, r *http.Request, k kind, ex run.Executor, rf *runForm) {
 	req := rf.req
-	ctx, cancel := context.WithCancelCause(context.WithoutCancel(r.Context()))
-	done, ok := o.track(req.RunID, k.name, cancel)
+	if !o.prepareBackground(w, r, &storage.Run{RunID: req.RunID, SessionID: req.SessionID, SessionType: k.session, ComponentID: ex.ID(), UserID: req.UserID},
+		map[string]any{"run_id": req.RunID, "session_id": req.SessionID, "status": run.StatusPending, "created_at": run.Now(), k.name + "_id": ex.ID()}) {
+		return
+	}
+	req.Prepared = true
+	buf, ok := o.launch(r.Context(), req.RunID, k.name, func(ctx context.Context, emit run.Emitter) run.Status {
+		out, err := ex.Execute(ctx, req, emit)
+		if err == nil && out != nil {
+			return out.Status
+		}
+		return run.StatusError
+	})
 	if !ok {
-		cancel(nil)
 		writeError(w, http.StatusServiceUnavailable, "AgentOS is shutting down")
 		return
 	}
-	pending, _ := marshal(map[string]any{"run_id": req.RunID, "session_id": req.SessionID, "status": run.StatusPending, "created_at": run.Now(), k.name + "_id": ex.ID()})
-	_ = o.cfg.Store.PutRun(ctx, &storage.Run{RunID: req.RunID, SessionID: req.SessionID, SessionType: k.session, ComponentID: ex.ID(),
-		UserID: req.UserID, Status: run.StatusPending, CreatedAt: run.Now(), Data: pending})
-	buf, gen := o.buffers.start(req.RunID)
-	go func() {
-		defer done()
-		defer cancel(nil)
-		out, err := ex.Execute(ctx, req, func(e run.Event) bool { buf.add(e); return true })
-		status := run.StatusError
-		if err == nil && out != nil {
-			status = out.Status
-		}
-		buf.finish(gen, status)
-	}()
 	if !rf.stream {
 		writeJSON(w, http.StatusAccepted, map[string]any{"run_id": req.RunID, "session_id": req.SessionID, "status": run.StatusPending})
 		return

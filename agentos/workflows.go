@@ -154,6 +154,8 @@ func (o *OS) handleWorkflowRun(w http.ResponseWriter, r *http.Request) {
 
 func workflowError(w http.ResponseWriter, err error) {
 	switch {
+	case errors.Is(err, run.ErrRunExists):
+		writeError(w, http.StatusConflict, err.Error())
 	case errors.Is(err, workflow.ErrInvalidInput):
 		writeError(w, http.StatusBadRequest, err.Error())
 	default:
@@ -163,23 +165,18 @@ func workflowError(w http.ResponseWriter, err error) {
 
 func (o *OS) startWorkflowBackground(w http.ResponseWriter, r *http.Request, wf *workflow.Workflow, rf *runForm) {
 	req := rf.req
-	ctx, cancel := context.WithCancelCause(context.WithoutCancel(r.Context()))
-	done, ok := o.track(req.RunID, "workflow", cancel)
+	if !o.prepareBackground(w, r, &storage.Run{RunID: req.RunID, SessionID: req.SessionID, SessionType: storage.SessionWorkflow, ComponentID: wf.ID(), UserID: req.UserID},
+		map[string]any{"run_id": req.RunID, "session_id": req.SessionID, "workflow_id": wf.ID(), "status": run.StatusPending, "created_at": run.Now()}) {
+		return
+	}
+	req.Prepared = true
+	buf, ok := o.launch(r.Context(), req.RunID, "workflow", func(ctx context.Context, emit run.Emitter) run.Status {
+		return workflowStatus(wf.Execute(ctx, req, emit))
+	})
 	if !ok {
-		cancel(nil)
 		writeError(w, http.StatusServiceUnavailable, "AgentOS is shutting down")
 		return
 	}
-	pending, _ := marshal(map[string]any{"run_id": req.RunID, "session_id": req.SessionID, "workflow_id": wf.ID(), "status": run.StatusPending, "created_at": run.Now()})
-	_ = o.cfg.Store.PutRun(ctx, &storage.Run{RunID: req.RunID, SessionID: req.SessionID, SessionType: storage.SessionWorkflow,
-		ComponentID: wf.ID(), UserID: req.UserID, Status: run.StatusPending, CreatedAt: run.Now(), Data: pending})
-	buf, gen := o.buffers.start(req.RunID)
-	go func() {
-		defer done()
-		defer cancel(nil)
-		out, err := wf.Execute(ctx, req, func(e run.Event) bool { buf.add(e); return true })
-		buf.finish(gen, workflowStatus(out, err))
-	}()
 	if !rf.stream {
 		writeJSON(w, http.StatusAccepted, map[string]any{"run_id": req.RunID, "session_id": req.SessionID, "status": run.StatusPending})
 		return

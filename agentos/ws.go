@@ -11,6 +11,7 @@ import (
 
 	"github.com/coder/websocket"
 
+	"github.com/agno-go/agno/internal/safe"
 	"github.com/agno-go/agno/run"
 	"github.com/agno-go/agno/storage"
 	"github.com/agno-go/agno/workflow"
@@ -69,7 +70,9 @@ func (o *OS) handleWorkflowWS(w http.ResponseWriter, r *http.Request) {
 			conn.sendJSON(map[string]any{"event": "error", "error": "Invalid JSON: " + err.Error()})
 			continue
 		}
-		conn.handle(m)
+		if err := safe.Call(o.log, "WebSocket action "+m.Action, func() error { conn.handle(m); return nil }); err != nil {
+			conn.errorf("%s", err.Error())
+		}
 	}
 }
 
@@ -164,32 +167,14 @@ func (c *wsConn) start(m wsMessage) {
 	if req.SessionID == "" {
 		req.SessionID = run.NewID()
 	}
-	buf, ok := c.launch(req.RunID, func(ctx context.Context, emit run.Emitter) (*workflow.RunOutput, error) {
-		return wf.Execute(ctx, req, emit)
+	buf, ok := c.o.launch(context.Background(), req.RunID, "workflow", func(ctx context.Context, emit run.Emitter) run.Status {
+		return workflowStatus(wf.Execute(ctx, req, emit))
 	})
-	if ok {
-		c.forward(buf, -1, false)
-	}
-}
-
-// launch runs exec detached from the socket, recording events in the run's
-// buffer.
-func (c *wsConn) launch(runID string, exec func(context.Context, run.Emitter) (*workflow.RunOutput, error)) (*runBuffer, bool) {
-	ctx, cancel := context.WithCancelCause(context.Background())
-	done, ok := c.o.track(runID, "workflow", cancel)
 	if !ok {
-		cancel(nil)
 		c.errorf("AgentOS is shutting down")
-		return nil, false
+		return
 	}
-	buf, gen := c.o.buffers.start(runID)
-	go func() {
-		defer done()
-		defer cancel(nil)
-		out, err := exec(ctx, func(e run.Event) bool { buf.add(e); return true })
-		buf.finish(gen, workflowStatus(out, err))
-	}()
-	return buf, true
+	c.forward(buf, -1, false)
 }
 
 // forward sends a run's events to the socket from after index last: SSE
@@ -199,6 +184,7 @@ func (c *wsConn) forward(buf *runBuffer, last int, plain bool) {
 	gen := buf.generation()
 	go func() {
 		defer c.wg.Done()
+		defer safe.Recover(c.o.log, "WebSocket event forwarding", nil)
 		for {
 			evs, next, done, wait := buf.sinceIn(gen, last)
 			for _, e := range evs {
@@ -266,6 +252,19 @@ func (c *wsConn) continueRun(m wsMessage) {
 		defer cancel(nil)
 		var buf *runBuffer
 		var gen int
+		status := run.StatusError
+		var err error
+		defer func() {
+			if buf == nil {
+				failed <- err
+				return
+			}
+			buf.finish(gen, status)
+		}()
+		defer safe.Recover(c.o.log, "workflow continuation of run "+m.RunID, func(pe *safe.PanicError) {
+			err = pe
+			c.o.failRun(m.RunID, pe)
+		})
 		emit := func(e run.Event) bool {
 			if buf == nil {
 				buf, gen = c.o.buffers.start(m.RunID)
@@ -274,12 +273,9 @@ func (c *wsConn) continueRun(m wsMessage) {
 			buf.add(e)
 			return true
 		}
-		res, err := wf.ExecuteContinue(ctx, creq, emit)
-		if buf == nil {
-			failed <- err
-			return
-		}
-		buf.finish(gen, workflowStatus(res, err))
+		var res *workflow.RunOutput
+		res, err = wf.ExecuteContinue(ctx, creq, emit)
+		status = workflowStatus(res, err)
 	}()
 	select {
 	case first := <-started:

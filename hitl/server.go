@@ -17,6 +17,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/agno-go/agno/internal/safe"
 	"github.com/agno-go/agno/run"
 	"github.com/agno-go/agno/storage"
 	"github.com/agno-go/agno/workflow"
@@ -551,11 +552,18 @@ func (s *Server) handleContinue(c *conn, req *request) {
 	}
 	go func() {
 		defer s.wg.Done()
+		reported := false
+		defer safe.Recover(s.log, "HITL continuation of run "+req.RunID, func(pe *safe.PanicError) {
+			if !reported {
+				results <- continueResult{nil, pe}
+			}
+		})
 		// The first event of the continuation comes after the workflow
 		// claimed the run: that is when it is accepted. The run is not tied
 		// to the client's connection (agno #8910).
 		out, err := w.ExecuteContinue(s.runCtx, creq, func(run.Event) bool { accept(); return true })
 		results <- continueResult{out, err}
+		reported = true
 		if out == nil {
 			return
 		}
@@ -814,7 +822,9 @@ func (c *conn) serve() {
 			return
 		}
 		if line = bytes.TrimSpace(line); len(line) > 0 {
-			c.s.handle(c, line)
+			if err := safe.Call(c.s.log, "HITL socket message", func() error { c.s.handle(c, line); return nil }); err != nil {
+				c.send(errLine(err.Error()))
+			}
 		}
 	}
 }

@@ -18,6 +18,11 @@ var (
 	ErrNotFound = errors.New("run not found")
 	// ErrNoStorage: the operation needs a Store.
 	ErrNoStorage = errors.New("no storage configured")
+	// ErrRunExists: a new run was given the id of a stored run.
+	ErrRunExists = errors.New("a run with this run_id exists")
+	// ErrInvalidAnswer: a continue payload that does not fit the paused
+	// run (null, unknown or conflicting answers).
+	ErrInvalidAnswer = errors.New("invalid answer")
 )
 
 // Request is one call to run an agent or team.
@@ -66,6 +71,9 @@ type Request struct {
 	// StoreEvents persists the run's events even when the agent does not
 	// (AgentOS forces it, as agno does).
 	StoreEvents bool
+	// Prepared: the caller created the run's row PENDING (a background
+	// run), so the run updates it instead of creating it.
+	Prepared bool
 }
 
 // WithAdditionalData passes data to workflow steps.

@@ -9,6 +9,7 @@ package run
 import (
 	"crypto/rand"
 	"encoding/hex"
+	"fmt"
 	"time"
 )
 
@@ -52,6 +53,23 @@ func NewID() string {
 	out[23] = '-'
 	hex.Encode(out[24:], b[10:])
 	return string(out[:])
+}
+
+// maxIDLength bounds client-chosen ids.
+const maxIDLength = 128
+
+// CheckID reports whether s can be a client-chosen id (run_id): 1 to 128
+// letters, digits and - _ . : (a UUID fits).
+func CheckID(s string) error {
+	if s == "" || len(s) > maxIDLength {
+		return fmt.Errorf("must be 1 to %d characters long, got %d", maxIDLength, len(s))
+	}
+	for _, c := range []byte(s) {
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-' || c == '_' || c == '.' || c == ':') {
+			return fmt.Errorf("may hold only letters, digits and - _ . : (found %q)", c)
+		}
+	}
+	return nil
 }
 
 // Now is the epoch-seconds clock agno stamps on runs and events.

@@ -12,6 +12,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"io"
 
 	"github.com/agno-go/agno/run"
 )
@@ -105,6 +107,9 @@ type Event struct {
 	Data  json.RawMessage `json:"data"`
 }
 
+// BlobChunkSize is how much of a blob one stored row holds.
+const BlobChunkSize = 1 << 20
+
 // Memory is one user memory (agno's UserMemory).
 type Memory struct {
 	MemoryID  string   `json:"memory_id"`
@@ -188,11 +193,18 @@ type Store interface {
 	// fn aborts and leaves the stored session untouched.
 	UpdateSession(ctx context.Context, sessionID string, fn func(*Session) error) (*Session, error)
 	ListSessions(ctx context.Context, q SessionQuery) (sessions []*Session, total int, err error)
-	// DeleteSessions removes sessions with their runs and events.
+	// DeleteSessions removes sessions with their runs, events and blobs.
 	DeleteSessions(ctx context.Context, sessionIDs ...string) error
 
-	// PutRun inserts or replaces a run by run_id.
-	PutRun(ctx context.Context, r *Run) error
+	// CreateRun inserts a new run. If any run has its id, it fails with
+	// ErrConflict and the stored run is untouched: a new run is never an
+	// upsert, so no caller can move a run to another session or mix its
+	// events with another's.
+	CreateRun(ctx context.Context, r *Run) error
+	// UpdateRun writes a stored run's status, user and document. A run
+	// keeps its session, parent, session type and component: an r naming
+	// others fails with ErrConflict; ErrNotFound when there is no run.
+	UpdateRun(ctx context.Context, r *Run) error
 	GetRun(ctx context.Context, runID string) (*Run, error)
 	// ClaimRun moves a run's status from `from` to `to` atomically: it
 	// fails with ErrConflict when the status is not `from` (someone else
@@ -207,6 +219,15 @@ type Store interface {
 	// ListEvents returns events with Seq > afterSeq (-1 for all).
 	ListEvents(ctx context.Context, runID string, afterSeq int64) ([]Event, error)
 
+	// PutBlob stores a file of a session outside the run rows (an upload),
+	// read from r in chunks so it never sits whole in one row or in
+	// memory; ErrConflict when the id is taken. DeleteSessions removes a
+	// session's blobs.
+	PutBlob(ctx context.Context, sessionID, blobID string, r io.Reader) (size int64, err error)
+	// GetBlob reads a blob of a session; a blob of another session is
+	// ErrNotFound.
+	GetBlob(ctx context.Context, sessionID, blobID string) ([]byte, error)
+
 	UpsertMemory(ctx context.Context, m *Memory) error
 	GetMemory(ctx context.Context, memoryID string) (*Memory, error)
 	ListMemories(ctx context.Context, q MemoryQuery) (memories []*Memory, total int, err error)
@@ -215,6 +236,62 @@ type Store interface {
 	MemoryStats(ctx context.Context, userID string, limit, page int) (stats []UserMemoryStats, total int, err error)
 
 	Close() error
+}
+
+// RunRow writes one run's row over the run's life: the first Write
+// creates it and later ones update it. When the first finds the id taken
+// it fails with ErrConflict and the row — another run's — is never
+// written after.
+type RunRow struct {
+	Store Store
+	// Exists marks a row the writer already holds: created PENDING for a
+	// background run, or claimed to continue a paused one.
+	Exists  bool
+	refused bool
+}
+
+// Write creates or updates the run's row.
+func (w *RunRow) Write(ctx context.Context, r *Run) error {
+	switch {
+	case w.refused:
+		return fmt.Errorf("run %q belongs to another run: %w", r.RunID, ErrConflict)
+	case w.Exists:
+		return w.Store.UpdateRun(ctx, r)
+	}
+	err := w.Store.CreateRun(ctx, r)
+	if errors.Is(err, ErrConflict) {
+		w.refused = true
+	}
+	w.Exists = err == nil
+	return err
+}
+
+// Refused reports whether the run's id was found taken.
+func (w *RunRow) Refused() bool { return w.refused }
+
+// ValidateRun checks what CreateRun and UpdateRun need before touching
+// the store.
+func ValidateRun(r *Run) error {
+	if r.RunID == "" {
+		return errors.New("storage: run_id is empty: set Run.RunID")
+	}
+	if r.SessionID == "" {
+		return fmt.Errorf("storage: run %q: session_id is empty: a run belongs to a session", r.RunID)
+	}
+	if len(r.Data) > 0 && !json.Valid(r.Data) {
+		return fmt.Errorf("storage: run %q: data is not valid JSON", r.RunID)
+	}
+	return nil
+}
+
+// SameRunPlace checks that an update keeps the stored run where it is.
+func SameRunPlace(stored, r *Run) error {
+	if stored.SessionID != r.SessionID || stored.ParentRunID != r.ParentRunID ||
+		stored.SessionType != r.SessionType || stored.ComponentID != r.ComponentID {
+		return fmt.Errorf("run %q belongs to session %q (%s %q, parent %q); an update cannot move it: %w",
+			r.RunID, stored.SessionID, stored.SessionType, stored.ComponentID, stored.ParentRunID, ErrConflict)
+	}
+	return nil
 }
 
 // Clone deep-copies a session.

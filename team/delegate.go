@@ -8,6 +8,7 @@ import (
 
 	"github.com/agno-go/agno/internal/engine"
 	"github.com/agno-go/agno/internal/pyjson"
+	"github.com/agno-go/agno/internal/safe"
 	"github.com/agno-go/agno/run"
 	"github.com/agno-go/agno/tool"
 )
@@ -89,7 +90,11 @@ func (t *Team) delegateAll(ctx context.Context, a delegateAllArgs) (tool.Result,
 					return false
 				}
 			}
-			out, err := t.runMember(ctx, m, a.Task, emit)
+			var out *run.Output
+			err := safe.Call(t.cfg.Logger, "team "+t.ID()+" member "+m.ID(), func() (err error) {
+				out, err = t.runMember(ctx, m, a.Task, emit)
+				return err
+			})
 			items <- done{i, out, err}
 		}()
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/agno-go/agno/internal/engine"
+	"github.com/agno-go/agno/internal/safe"
 	"github.com/agno-go/agno/run"
 	"github.com/agno-go/agno/tool"
 )
@@ -464,7 +465,10 @@ func (t *Team) executeParallel(ctx context.Context, a executeParallelArgs) (tool
 			if input == "" {
 				input = tk.Title
 			}
-			outs[i], errs[i] = t.runMember(ctx, t.findMember(tk.Assignee), input, nil)
+			errs[i] = safe.Call(t.cfg.Logger, "team "+t.ID()+" task "+tk.ID, func() (err error) {
+				outs[i], err = t.runMember(ctx, t.findMember(tk.Assignee), input, nil)
+				return err
+			})
 		}()
 	}
 	wg.Wait()

@@ -10,10 +10,10 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
-	"runtime/debug"
 	"strings"
 	"sync"
 
+	"github.com/agno-go/agno/internal/safe"
 	"github.com/agno-go/agno/model"
 	"github.com/agno-go/agno/run"
 )
@@ -305,7 +305,7 @@ func (f *Function) InvokeArgs(ctx context.Context, call *Call, args Arguments, e
 	}
 	defer func() {
 		if p := recover(); p != nil {
-			err = &PanicError{Tool: f.Name, Value: p, Stack: debug.Stack()}
+			err = safe.FromPanic(nil, "tool "+f.Name, p)
 		}
 	}()
 	return f.rawHandler(ctx, []byte(args.Normalized))
@@ -324,7 +324,7 @@ func (f *Function) Invoke(ctx context.Context, call *Call, args map[string]any, 
 	}
 	defer func() {
 		if p := recover(); p != nil {
-			err = &PanicError{Tool: f.Name, Value: p, Stack: debug.Stack()}
+			err = safe.FromPanic(nil, "tool "+f.Name, p)
 		}
 	}()
 	return h(ctx, args)
@@ -336,14 +336,6 @@ func wrap(hook Hook, call *Call, next Handler) Handler {
 	}
 }
 
-// PanicError is a tool that panicked.
-type PanicError struct {
-	Tool  string
-	Value any
-	Stack []byte
-}
-
-func (e *PanicError) Error() string { return fmt.Sprintf("tool %s panicked: %v", e.Tool, e.Value) }
-
-// Unwrap returns the panic value when it is an error.
-func (e *PanicError) Unwrap() error { err, _ := e.Value.(error); return err }
+// PanicError is a tool (or tool hook) that panicked: its value and stack
+// are logged, its text names the tool only. An agent ends the run ERROR.
+type PanicError = safe.PanicError

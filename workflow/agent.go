@@ -108,7 +108,7 @@ func (w *Workflow) runWorkflowTool(ctx context.Context, args map[string]any) (to
 	req := &run.Request{Input: query, RunID: runID, SessionID: call.req.SessionID, UserID: call.req.UserID,
 		Images: call.req.Images, Files: call.req.Files, Metadata: call.req.Metadata, Dependencies: call.req.Dependencies,
 		AdditionalData: call.req.AdditionalData, SessionState: call.req.SessionState,
-		Stream: call.stream, StreamEvents: call.stream}
+		Stream: call.stream, StreamEvents: call.stream, Prepared: first && call.req.Prepared}
 	var emit run.Emitter
 	if call.stream {
 		emit = run.EmitterFrom(ctx) // the agent's stream carries the workflow's events
@@ -163,7 +163,7 @@ func (w *Workflow) executeAgent(ctx context.Context, req *run.Request, emit run.
 	x := w.newExecution(req, emit)
 	x.out = w.newOutput(req)
 	x.direct = true
-	if err := x.begin(ctx); err != nil {
+	if err := x.begin(ctx, false); err != nil { // the row is the workflow run's, or written at finish
 		return x.finish(err), fmt.Errorf("%w: %v", ErrRunFailed, err)
 	}
 	defer x.release()
@@ -220,7 +220,7 @@ func (w *Workflow) executeAgent(ctx context.Context, req *run.Request, emit run.
 		if agentOut != nil {
 			agentOut.ParentRunID = ran.out.RunID
 			ran.out.WorkflowAgentRun = agentOut
-			ran.persist(false)
+			_ = ran.persist(false)
 		}
 		out := ran.out
 		if out.Status == run.StatusError {

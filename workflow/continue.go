@@ -56,7 +56,8 @@ func (w *Workflow) ExecuteContinue(ctx context.Context, req *ContinueRequest, em
 		x.errRetry = failed
 	}
 	x.storedEv = len(out.Events)
-	if err := x.begin(ctx); err != nil {
+	x.row.Exists = true // claimed
+	if err := x.begin(ctx, false); err != nil {
 		return x.finish(err), fmt.Errorf("%w: %v", ErrRunFailed, err)
 	}
 	defer x.release()
@@ -64,11 +65,11 @@ func (w *Workflow) ExecuteContinue(ctx context.Context, req *ContinueRequest, em
 	out.Status = run.StatusRunning
 	out.Resume, out.PausedStepIndex, out.PausedStepName, out.PauseKind = nil, nil, "", ""
 	out.ErrorRequirements = nil // agno clears them once the human decided
-	x.persist(false)
+	_ = x.persist(false)
 	if n := w.Notifier(); n != nil {
 		n.Resumed(w, out.RunID)
 	}
-	err = x.drive(out.Input, x.resume.TopIndex)
+	err = x.run(func() error { return x.drive(out.Input, x.resume.TopIndex) })
 	res := x.finish(err)
 	if res.Status == run.StatusError {
 		return res, fmt.Errorf("%w: %s", ErrRunFailed, res.ContentString())

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agno-go/agno/internal/safe"
 	"github.com/agno-go/agno/run"
 	"github.com/agno-go/agno/storage"
 )
@@ -44,6 +45,7 @@ type execution struct {
 	mu    sync.Mutex
 
 	session     *storage.Session
+	row         storage.RunRow
 	stateAtLoad map[string]any
 	history     []HistoryRun
 	started     time.Time
@@ -106,22 +108,30 @@ func (w *Workflow) execute(ctx context.Context, req *run.Request, emit run.Emitt
 	if err != nil {
 		return nil, err
 	}
-	if err := x.begin(ctx); err != nil {
+	x.out.Status = run.StatusRunning
+	if err := x.begin(ctx, true); err != nil {
+		if errors.Is(err, run.ErrRunExists) { // another run's: nothing to report on it
+			x.release()
+			return nil, err
+		}
 		return x.finish(err), fmt.Errorf("%w: %v", ErrRunFailed, err)
 	}
 	defer x.release()
 	if inner != nil {
 		inner.done(x)
 	}
-	x.out.Status = run.StatusRunning
-	x.persist(false)
 	x.send(&run.WorkflowStarted{EventBase: x.base()}, true)
-	err = x.drive(input, 0)
+	err = x.run(func() error { return x.drive(input, 0) })
 	out := x.finish(err)
 	if out.Status == run.StatusError {
 		return out, fmt.Errorf("%w: %s", ErrRunFailed, out.ContentString())
 	}
 	return out, nil
+}
+
+// run drives steps with panics contained: one ends the run ERROR.
+func (x *execution) run(drive func() error) error {
+	return safe.Call(x.w.cfg.Logger, "workflow "+x.w.cfg.ID+" run "+x.out.RunID, drive)
 }
 
 func (w *Workflow) newOutput(req *run.Request) *RunOutput {
@@ -164,14 +174,17 @@ func mergeMaps(low, high map[string]any) map[string]any {
 }
 
 func (w *Workflow) newExecution(req *run.Request, emit run.Emitter) *execution {
-	x := &execution{w: w, req: req, emit: emit, stream: req.Stream, streamEvents: req.StreamEvents, started: time.Now()}
+	x := &execution{w: w, req: req, emit: emit, stream: req.Stream, streamEvents: req.StreamEvents, started: time.Now(),
+		row: storage.RunRow{Store: w.cfg.Store, Exists: req.Prepared}}
 	x.state = &resumeState{Done: map[string]*StepOutput{}, Decisions: map[string]json.RawMessage{}, LoopOutputs: map[string][]*StepOutput{}}
 	x.tags = run.WorkflowTags{WorkflowID: w.cfg.ID, WorkflowName: w.cfg.Name, WorkflowRunID: req.RunID}
 	return x
 }
 
-// begin sets up cancellation, the run context and the session.
-func (x *execution) begin(parent context.Context) error {
+// begin sets up cancellation, the run context and the session. With
+// create it writes the run's row first, so a run id that is taken fails
+// before anything (the session included) is written.
+func (x *execution) begin(parent context.Context, create bool) error {
 	ctx, cancel := context.WithCancelCause(parent)
 	x.ctx, x.cancel = ctx, cancel
 	if !x.unregistered {
@@ -184,6 +197,11 @@ func (x *execution) begin(parent context.Context) error {
 	x.rc.Metadata = x.out.Metadata
 	x.rc.Stream, x.rc.StreamEvents = x.stream, x.streamEvents
 	x.ctx = run.WithContext(x.ctx, x.rc)
+	if create {
+		if err := x.persist(false); err != nil {
+			return err
+		}
+	}
 
 	state := map[string]any{}
 	if st := x.w.cfg.Store; st != nil {
@@ -472,7 +490,7 @@ func (x *execution) finish(err error) *RunOutput {
 	// Stored before the client hears of it, so a continue sent on
 	// the terminal event finds the run paused or done.
 	x.recordEvent(terminal)
-	x.persist(true)
+	_ = x.persist(true) // a refused row was reported by begin
 	x.deliverEvent(terminal, true)
 	if n := x.w.Notifier(); n != nil && out.Status == run.StatusPaused {
 		n.Paused(x.w, out)
@@ -481,11 +499,12 @@ func (x *execution) finish(err error) *RunOutput {
 }
 
 // persist writes the run row, and at the end its events and the session
-// state it changed.
-func (x *execution) persist(final bool) {
+// state it changed. A run id found taken is returned, and the run writes
+// nothing more; other storage errors are logged.
+func (x *execution) persist(final bool) error {
 	st := x.w.cfg.Store
-	if st == nil || x.session == nil {
-		return
+	if st == nil || x.row.Refused() {
+		return nil
 	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(x.ctx), 30*time.Second)
 	defer cancel()
@@ -495,16 +514,19 @@ func (x *execution) persist(final bool) {
 	x.out.Events = events
 	if err != nil {
 		x.w.cfg.Logger.Error("encode workflow run", "run_id", x.out.RunID, "error", err)
-		return
+		return nil
 	}
 	rec := &storage.Run{RunID: x.out.RunID, SessionID: x.out.SessionID, ParentRunID: x.out.ParentRunID,
 		SessionType: storage.SessionWorkflow, ComponentID: x.w.cfg.ID, UserID: x.out.UserID,
 		Status: x.out.Status, CreatedAt: x.out.CreatedAt, Data: data}
-	if err := st.PutRun(ctx, rec); err != nil {
+	if err := x.row.Write(ctx, rec); err != nil {
+		if x.row.Refused() {
+			return fmt.Errorf("%w: %s (choose another run_id, or leave it out)", run.ErrRunExists, rec.RunID)
+		}
 		x.w.cfg.Logger.Error("store workflow run", "run_id", rec.RunID, "error", err)
 	}
-	if !final {
-		return
+	if !final || x.session == nil {
+		return nil
 	}
 	if len(events) > x.storedEv {
 		raw := make([]json.RawMessage, 0, len(events)-x.storedEv)
@@ -547,6 +569,7 @@ func (x *execution) persist(final bool) {
 		x.w.cfg.Logger.Error("store workflow session", "session_id", x.out.SessionID, "error", err)
 	}
 	x.stateAtLoad = run.CloneMap(after)
+	return nil
 }
 
 func jsonEqual(a, b any) bool {

@@ -5,12 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"runtime/debug"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/agno-go/agno/internal/safe"
 	"github.com/agno-go/agno/run"
 )
 
@@ -570,7 +570,7 @@ func (x *execution) errorRetries(s *Step) int {
 func (x *execution) execFunc(ctx context.Context, s *Step, in *StepInput, index *int) (o *StepOutput, err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			err = fmt.Errorf("step %q panicked: %v\n%s", s.Name, p, debug.Stack())
+			err = safe.FromPanic(x.w.cfg.Logger, "workflow "+x.w.cfg.ID+" step "+s.Name, p)
 		}
 	}()
 	o, err = s.Func(ctx, in)
@@ -741,7 +741,10 @@ func (x *execution) runParallel(ctx context.Context, p *Parallel, addr string, i
 	errs := make([]error, len(p.Steps))
 	for j, n := range p.Steps {
 		go func() {
-			outs[j], errs[j] = x.runNode(bctx, n, fmt.Sprintf("%s/0.%d", addr, j), child(in, nil), index)
+			errs[j] = safe.Call(x.w.cfg.Logger, "workflow "+x.w.cfg.ID+" parallel step "+n.nodeName(), func() (err error) {
+				outs[j], err = x.runNode(bctx, n, fmt.Sprintf("%s/0.%d", addr, j), child(in, nil), index)
+				return err
+			})
 			items <- branchItem{done: true}
 		}()
 	}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/agno-go/agno/internal/safe"
 	"github.com/agno-go/agno/model"
 	"github.com/agno-go/agno/run"
 	"github.com/agno-go/agno/storage"
@@ -35,14 +36,16 @@ func (s *Spec) Continue(ctx context.Context, req *run.ContinueRequest, emit run.
 
 	// Claim the paused run so a concurrent continue of the same pause
 	// fails instead of running the confirmed tools twice.
+	claimed := false
 	if s.Store != nil && !req.Nested {
-		if err := s.Store.ClaimRun(ctx, out.RunID, run.StatusPaused, run.StatusRunning); err != nil {
-			if errors.Is(err, storage.ErrConflict) {
-				return nil, fmt.Errorf("continue run %s: %w (status=RUNNING)", out.RunID, run.ErrNotPaused)
-			}
-			if !errors.Is(err, storage.ErrNotFound) {
-				return nil, fmt.Errorf("continue run %s: %w", out.RunID, err)
-			}
+		err := s.Store.ClaimRun(ctx, out.RunID, run.StatusPaused, run.StatusRunning)
+		switch {
+		case errors.Is(err, storage.ErrConflict):
+			return nil, fmt.Errorf("continue run %s: %w (status=RUNNING)", out.RunID, run.ErrNotPaused)
+		case err == nil:
+			claimed = true
+		case !errors.Is(err, storage.ErrNotFound): // a paused run given in memory is stored now
+			return nil, fmt.Errorf("continue run %s: %w", out.RunID, err)
 		}
 	}
 	rreq := &run.Request{
@@ -54,6 +57,7 @@ func (s *Spec) Continue(ctx context.Context, req *run.ContinueRequest, emit run.
 		rreq.UserID = req.UserID
 	}
 	st := s.newState(rreq, emit)
+	st.row.Exists = claimed
 	st.out = out
 	st.out.Status = run.StatusRunning
 	st.storedEvents = len(out.Events)
@@ -65,7 +69,7 @@ func (s *Spec) Continue(ctx context.Context, req *run.ContinueRequest, emit run.
 		return st.fail(err), nil
 	}
 	st.sendOptional(&run.RunContinued{EventBase: st.base()})
-	err = st.resume()
+	err = safe.Call(s.Logger, st.where(), st.resume)
 	return st.conclude(err), nil
 }
 

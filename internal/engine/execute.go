@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agno-go/agno/internal/safe"
 	"github.com/agno-go/agno/model"
 	"github.com/agno-go/agno/run"
 	"github.com/agno-go/agno/storage"
@@ -22,6 +23,9 @@ func (s *Spec) Execute(ctx context.Context, req *run.Request, emit run.Emitter) 
 	st.out.Input = &run.Input{Content: inputContent(req), Images: req.Images, Files: req.Files}
 	defer st.finish()
 	if err := st.begin(ctx); err != nil {
+		if errors.Is(err, run.ErrRunExists) { // another run's id: report nothing on it
+			return nil, err
+		}
 		return st.fail(err), nil
 	}
 	st.sendOptional(&run.RunStarted{EventBase: st.base(), Model: st.out.Model, ModelProvider: st.out.ModelProvider})
@@ -38,13 +42,22 @@ func (s *Spec) Execute(ctx context.Context, req *run.Request, emit run.Emitter) 
 				continue
 			}
 		}
-		err = st.attempt()
+		err = safe.Call(s.Logger, st.where(), st.attempt)
 		if err == nil || !retryable(err) || st.ctx.Err() != nil {
 			break
 		}
 		s.Logger.Warn("run attempt failed", "run_id", st.out.RunID, "attempt", attempt+1, "error", err)
 	}
 	return st.conclude(err), nil
+}
+
+// where names the run for panic reports.
+func (st *runState) where() string {
+	kind := "agent"
+	if st.spec.Team {
+		kind = "team"
+	}
+	return kind + " " + st.spec.ID + " run " + st.out.RunID
 }
 
 func inputContent(req *run.Request) any {
@@ -67,7 +80,8 @@ func (s *Spec) retryDelay(n int) time.Duration {
 
 func retryable(err error) bool {
 	var ce *CheckError
-	if errors.As(err, &ce) || errors.Is(err, context.Canceled) || errors.Is(err, run.ErrCancelled) {
+	var pe *safe.PanicError
+	if errors.As(err, &ce) || errors.As(err, &pe) || errors.Is(err, context.Canceled) || errors.Is(err, run.ErrCancelled) {
 		return false
 	}
 	return true
@@ -111,6 +125,7 @@ func (s *Spec) newState(req *run.Request, emit run.Emitter) *runState {
 		streamEvents: req.StreamEvents,
 		emit:         emit,
 		started:      time.Now(),
+		row:          storage.RunRow{Store: s.Store, Exists: req.Prepared},
 	}
 }
 
@@ -149,11 +164,12 @@ func (st *runState) begin(parent context.Context) error {
 	st.out.Metadata = st.rc.Metadata
 	st.ctx = run.WithContext(st.ctx, st.rc)
 
-	if err := st.loadSession(); err != nil {
+	// The row first: a run id that is taken fails here, before anything
+	// (the session included) is written.
+	if err := st.persist(false); err != nil {
 		return err
 	}
-	st.persist(false)
-	return nil
+	return st.loadSession()
 }
 
 func mergeMaps(low, high map[string]any) map[string]any {
@@ -179,7 +195,7 @@ func (st *runState) loadSession() error {
 	if s.Store != nil && !st.req.Nested {
 		sess := &storage.Session{
 			SessionID:    st.out.SessionID,
-			SessionType:  st.sessionType(),
+			SessionType:  st.storedType(),
 			UserID:       st.out.UserID,
 			SessionState: run.CloneMap(s.SessionState),
 			Metadata:     run.CloneMap(s.Metadata),
@@ -189,9 +205,8 @@ func (st *runState) loadSession() error {
 			sess.TeamID = s.ID
 		case storage.SessionAgent:
 			sess.AgentID = s.ID
-		}
-		if st.req.Workflow != nil {
-			sess.SessionType, sess.WorkflowID, sess.AgentID, sess.TeamID = storage.SessionWorkflow, st.req.Workflow.WorkflowID, "", ""
+		case storage.SessionWorkflow:
+			sess.WorkflowID = st.req.Workflow.WorkflowID
 		}
 		stored, _, err := s.Store.EnsureSession(st.ctx, sess)
 		if err != nil {
@@ -212,12 +227,20 @@ func (st *runState) loadSession() error {
 	return nil
 }
 
-func (st *runState) sessionType() storage.SessionType {
-	if st.spec.Team {
+// storedType is the type of the session the run is kept in: a workflow
+// step's runs live in the workflow's session.
+func (st *runState) storedType() storage.SessionType {
+	switch {
+	case st.req.Workflow != nil:
+		return storage.SessionWorkflow
+	case st.spec.Team:
 		return storage.SessionTeam
 	}
 	return storage.SessionAgent
 }
+
+// stores reports whether this run writes its own row and session.
+func (st *runState) stores() bool { return st.spec.Store != nil && !st.req.Nested }
 
 func (st *runState) reloadState() error {
 	if st.spec.Store == nil {
@@ -546,7 +569,7 @@ func (st *runState) finish() {
 		st.out.SessionState = st.rc.StateSnapshot()
 	}
 	st.out.Messages = st.storedMessages()
-	st.persist(true)
+	_ = st.persist(true) // a refused row was reported by begin
 	st.concluding = false
 	for _, e := range st.held {
 		st.deliver(e)
@@ -599,12 +622,13 @@ func (st *runState) storedMessages() []model.Message {
 }
 
 // persist writes the run row, and at the end the events and the session
-// state this run changed. Storage errors are logged: the run's result is
-// still returned to the caller.
-func (st *runState) persist(final bool) {
+// state this run changed. A run id found taken is returned (the run
+// writes nothing more); other storage errors are logged and the run's
+// result is still returned to the caller.
+func (st *runState) persist(final bool) error {
 	s := st.spec
-	if s.Store == nil || st.session == nil {
-		return
+	if !st.stores() || st.row.Refused() {
+		return nil
 	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(st.ctx), 30*time.Second)
 	defer cancel()
@@ -617,24 +641,27 @@ func (st *runState) persist(final bool) {
 	st.out.Events, st.out.MemberResponses = events, members
 	if err != nil {
 		s.Logger.Error("encode run", "run_id", st.out.RunID, "error", err)
-		return
+		return nil
 	}
 	rec := &storage.Run{
 		RunID:       st.out.RunID,
 		SessionID:   st.out.SessionID,
 		ParentRunID: st.out.ParentRunID,
-		SessionType: st.session.SessionType,
+		SessionType: st.storedType(),
 		ComponentID: s.ID,
 		UserID:      st.out.UserID,
 		Status:      st.out.Status,
 		CreatedAt:   st.out.CreatedAt,
 		Data:        data,
 	}
-	if err := s.Store.PutRun(ctx, rec); err != nil {
+	if err := st.row.Write(ctx, rec); err != nil {
+		if st.row.Refused() {
+			return fmt.Errorf("%w: %s (choose another run_id, or leave it out)", run.ErrRunExists, rec.RunID)
+		}
 		s.Logger.Error("store run", "run_id", rec.RunID, "error", err)
 	}
-	if !final {
-		return
+	if !final || st.session == nil {
+		return nil
 	}
 	if len(events) > st.storedEvents {
 		raw := make([]json.RawMessage, 0, len(events)-st.storedEvents)
@@ -671,6 +698,7 @@ func (st *runState) persist(final bool) {
 	if err != nil {
 		s.Logger.Error("store session", "session_id", st.out.SessionID, "error", err)
 	}
+	return nil
 }
 
 // storedMembers are the member responses a completion carries: only when
@@ -716,7 +744,13 @@ func (st *runState) addChildRun(o *run.Output) {
 		SessionType: st.session.SessionType, ComponentID: component, UserID: o.UserID,
 		Status: o.Status, CreatedAt: o.CreatedAt, Data: data,
 	}
-	if err := s.Store.PutRun(ctx, rec); err != nil {
+	// A member run is stored again when it continues after a pause; the
+	// update keeps it under this run.
+	err = s.Store.CreateRun(ctx, rec)
+	if errors.Is(err, storage.ErrConflict) {
+		err = s.Store.UpdateRun(ctx, rec)
+	}
+	if err != nil {
 		s.Logger.Error("store member run", "run_id", o.RunID, "error", err)
 	}
 }

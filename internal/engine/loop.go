@@ -6,6 +6,7 @@ import (
 	"errors"
 	"time"
 
+	"github.com/agno-go/agno/internal/safe"
 	"github.com/agno-go/agno/model"
 	"github.com/agno-go/agno/run"
 	"github.com/agno-go/agno/tool"
@@ -245,13 +246,20 @@ func (st *runState) execute(batch []*call) error {
 		}
 		return context.Cause(st.ctx)
 	}
+	var crashed error
 	for _, c := range batch {
 		if c.exec == nil || c.skip {
 			continue
 		}
 		st.completeTool(c)
+		var pe *safe.PanicError
+		if crashed == nil && errors.As(c.err, &pe) {
+			crashed = pe
+		}
 	}
-	return nil
+	// A panicking tool is a bug, not an answer for the model: the run
+	// ends ERROR (the panic and its stack are in the log).
+	return crashed
 }
 
 type toolItem struct {
@@ -264,6 +272,10 @@ func (st *runState) invokeConcurrently(calls []*call) {
 	ctx := st.ctx
 	for _, c := range calls {
 		go func() {
+			defer safe.Recover(st.spec.Logger, "tool call "+c.tc.Function.Name, func(pe *safe.PanicError) {
+				c.err = pe
+				items <- toolItem{done: c}
+			})
 			emit := func(e run.Event) bool {
 				select {
 				case items <- toolItem{ev: e}:

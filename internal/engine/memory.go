@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"time"
 
+	"github.com/agno-go/agno/internal/safe"
 	"github.com/agno-go/agno/model"
 	"github.com/agno-go/agno/run"
 	"github.com/agno-go/agno/storage"
@@ -29,10 +30,10 @@ func (st *runState) startMemory(input string) (wait func()) {
 		err  error
 	}
 	done := make(chan result, 1)
-	go func() {
+	safe.Go(s.Logger, "memory update of run "+st.out.RunID, func() {
 		mems, err := s.Memory.CreateUserMemories(ctx, userID, msgs, agentID, teamID)
 		done <- result{mems, err}
-	}()
+	}, func(pe *safe.PanicError) { done <- result{nil, pe} })
 	return func() {
 		st.sendOptional(&run.MemoryUpdateStarted{EventBase: st.base()})
 		r := <-done

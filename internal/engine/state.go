@@ -41,6 +41,7 @@ type runState struct {
 	// this run changed.
 	stateAtLoad map[string]any
 	session     *storage.Session
+	row         storage.RunRow
 
 	// content accumulated across loop iterations.
 	content   []byte

@@ -8,6 +8,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 	"sync"
@@ -28,6 +29,13 @@ type Store struct {
 	// with their row sequence.
 	runOrder map[string]int64
 	nextRun  int64
+	blobs    map[string]blob
+}
+
+// blob is a stored file and the session it belongs to.
+type blob struct {
+	session string
+	data    []byte
 }
 
 var _ storage.Store = (*Store)(nil)
@@ -40,6 +48,7 @@ func New() *Store {
 		events:   map[string][]storage.Event{},
 		memories: map[string]*storage.Memory{},
 		runOrder: map[string]int64{},
+		blobs:    map[string]blob{},
 	}
 }
 
@@ -200,6 +209,11 @@ func (s *Store) DeleteSessions(_ context.Context, ids ...string) error {
 	}
 	for _, id := range ids {
 		delete(s.sessions, id)
+		for bid, b := range s.blobs {
+			if b.session == id {
+				delete(s.blobs, bid)
+			}
+		}
 		for rid, r := range s.runs {
 			if r.SessionID == id {
 				delete(s.runs, rid)
@@ -217,35 +231,92 @@ func cloneRun(r *storage.Run) *storage.Run {
 	return &c
 }
 
-// PutRun implements storage.Store.
-func (s *Store) PutRun(_ context.Context, r *storage.Run) error {
-	if r.RunID == "" {
-		return fmt.Errorf("storage: run_id is empty")
-	}
-	if len(r.Data) > 0 && !json.Valid(r.Data) {
-		return fmt.Errorf("storage: run %q: data is not valid JSON", r.RunID)
+// CreateRun implements storage.Store.
+func (s *Store) CreateRun(_ context.Context, r *storage.Run) error {
+	if err := storage.ValidateRun(r); err != nil {
+		return err
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err := s.check(); err != nil {
 		return err
 	}
+	if _, ok := s.runs[r.RunID]; ok {
+		return fmt.Errorf("run %q exists: %w", r.RunID, storage.ErrConflict)
+	}
 	c := cloneRun(r)
 	now := run.Now()
-	if old, ok := s.runs[r.RunID]; ok {
-		c.CreatedAt = old.CreatedAt
-	} else {
-		if c.CreatedAt == 0 {
-			c.CreatedAt = now
-		}
-		s.nextRun++
-		s.runOrder[r.RunID] = s.nextRun
+	if c.CreatedAt == 0 {
+		c.CreatedAt = now
 	}
 	if c.UpdatedAt == 0 {
 		c.UpdatedAt = now
 	}
+	s.nextRun++
+	s.runOrder[r.RunID] = s.nextRun
 	s.runs[r.RunID] = c
 	return nil
+}
+
+// UpdateRun implements storage.Store.
+func (s *Store) UpdateRun(_ context.Context, r *storage.Run) error {
+	if err := storage.ValidateRun(r); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.check(); err != nil {
+		return err
+	}
+	old, ok := s.runs[r.RunID]
+	if !ok {
+		return fmt.Errorf("run %q: %w", r.RunID, storage.ErrNotFound)
+	}
+	if err := storage.SameRunPlace(old, r); err != nil {
+		return err
+	}
+	c := cloneRun(r)
+	c.CreatedAt = old.CreatedAt
+	if c.UpdatedAt == 0 {
+		c.UpdatedAt = run.Now()
+	}
+	s.runs[r.RunID] = c
+	return nil
+}
+
+// PutBlob implements storage.Store.
+func (s *Store) PutBlob(_ context.Context, sessionID, blobID string, r io.Reader) (int64, error) {
+	if sessionID == "" || blobID == "" {
+		return 0, fmt.Errorf("storage: PutBlob needs a session id and a blob id")
+	}
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return 0, fmt.Errorf("storage: read blob %q: %w", blobID, err)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.check(); err != nil {
+		return 0, err
+	}
+	if _, ok := s.blobs[blobID]; ok {
+		return 0, fmt.Errorf("blob %q exists: %w", blobID, storage.ErrConflict)
+	}
+	s.blobs[blobID] = blob{session: sessionID, data: data}
+	return int64(len(data)), nil
+}
+
+// GetBlob implements storage.Store.
+func (s *Store) GetBlob(_ context.Context, sessionID, blobID string) ([]byte, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if err := s.check(); err != nil {
+		return nil, err
+	}
+	b, ok := s.blobs[blobID]
+	if !ok || b.session != sessionID {
+		return nil, fmt.Errorf("blob %q of session %q: %w", blobID, sessionID, storage.ErrNotFound)
+	}
+	return slices.Clone(b.data), nil
 }
 
 // ClaimRun implements storage.Store.

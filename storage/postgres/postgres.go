@@ -5,10 +5,12 @@
 package postgres
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"regexp"
 	"strconv"
@@ -63,8 +65,9 @@ var _ storage.Store = (*Store)(nil)
 // queries are the statements whose text depends on the schema.
 type queries struct {
 	getSession, ensureSession, updateSession    string
-	putRun, getRun, deleteEvents, deleteRuns    string
-	claimRun                                    string
+	createRun, updateRun, getRun, deleteEvents  string
+	claimRun, deleteRuns                        string
+	putBlob, getBlob, deleteBlobs               string
 	deleteSessions, appendEvents, nextSeq       string
 	listEvents, upsertMemory, getMemory         string
 	deleteMemories, memoryTopics, memoryTopicsU string
@@ -151,12 +154,16 @@ func build(schema string) (*sqlstore.Dialect, queries) {
 			workflow_id = $5, user_id = $6, session_name = $7, session_state = $8, metadata = $9, summary = $10,
 			metrics = $11, data = $12, created_at = $13, updated_at = $14, version = $15
 			WHERE session_id = $1 AND version = $16`,
-		putRun: `INSERT INTO ` + d.Runs + ` (run_id, session_id, parent_run_id, session_type, component_id, user_id,
+		createRun: `INSERT INTO ` + d.Runs + ` (run_id, session_id, parent_run_id, session_type, component_id, user_id,
 				status, created_at, updated_at, data)
 			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
-			ON CONFLICT (run_id) DO UPDATE SET session_id = excluded.session_id, parent_run_id = excluded.parent_run_id,
-				session_type = excluded.session_type, component_id = excluded.component_id, user_id = excluded.user_id,
-				status = excluded.status, updated_at = excluded.updated_at, data = excluded.data`,
+			ON CONFLICT (run_id) DO NOTHING`,
+		updateRun: `UPDATE ` + d.Runs + ` SET user_id = $6, status = $7, updated_at = $8, data = $9
+			WHERE run_id = $1 AND session_id = $2 AND parent_run_id = $3 AND session_type = $4 AND component_id = $5`,
+		putBlob: `INSERT INTO ` + t("agno_blobs") + ` (blob_id, seq, session_id, data) VALUES ($1, $2, $3, $4)
+			ON CONFLICT (blob_id, seq) DO NOTHING`,
+		getBlob:        `SELECT data FROM ` + t("agno_blobs") + ` WHERE blob_id = $1 AND session_id = $2 ORDER BY seq`,
+		deleteBlobs:    `DELETE FROM ` + t("agno_blobs") + ` WHERE session_id = ANY($1)`,
 		getRun:         `SELECT ` + sqlstore.RunColumns + ` FROM ` + d.Runs + ` WHERE run_id = $1`,
 		claimRun:       `UPDATE ` + d.Runs + ` SET status = $2, updated_at = $3 WHERE run_id = $1 AND status = $4`,
 		deleteEvents:   `DELETE FROM ` + d.Events + ` WHERE run_id IN (SELECT run_id FROM ` + d.Runs + ` WHERE session_id = ANY($1))`,
@@ -369,6 +376,7 @@ func (s *Store) DeleteSessions(ctx context.Context, ids ...string) error {
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		b := &pgx.Batch{}
 		b.Queue(s.q.deleteEvents, ids)
+		b.Queue(s.q.deleteBlobs, ids)
 		b.Queue(s.q.deleteRuns, ids)
 		b.Queue(s.q.deleteSessions, ids)
 		return tx.SendBatch(ctx, b).Close()
@@ -381,29 +389,92 @@ func (s *Store) DeleteSessions(ctx context.Context, ids ...string) error {
 
 // --- runs ---
 
-// PutRun implements storage.Store. An existing run keeps its created_at
-// and its place in the order.
-func (s *Store) PutRun(ctx context.Context, r *storage.Run) error {
-	if err := sqlstore.ValidateRun(r); err != nil {
+// CreateRun implements storage.Store.
+func (s *Store) CreateRun(ctx context.Context, r *storage.Run) error {
+	if err := storage.ValidateRun(r); err != nil {
 		return err
 	}
 	if err := s.check(); err != nil {
 		return err
 	}
 	now := run.Now()
-	created, updated := r.CreatedAt, r.UpdatedAt
-	if created == 0 {
-		created = now
-	}
-	if updated == 0 {
-		updated = now
-	}
-	_, err := s.pool.Exec(ctx, s.q.putRun, r.RunID, r.SessionID, r.ParentRunID, string(r.SessionType), r.ComponentID,
-		r.UserID, string(r.Status), created, updated, sqlstore.RunData(r))
+	tag, err := s.pool.Exec(ctx, s.q.createRun, r.RunID, r.SessionID, r.ParentRunID, string(r.SessionType), r.ComponentID,
+		r.UserID, string(r.Status), cmp.Or(r.CreatedAt, now), cmp.Or(r.UpdatedAt, now), sqlstore.RunData(r))
 	if err != nil {
-		return s.fail(fmt.Errorf("postgres: put run %q: %w", r.RunID, err))
+		return s.fail(fmt.Errorf("postgres: create run %q: %w", r.RunID, err))
+	}
+	if tag.RowsAffected() == 0 {
+		return fmt.Errorf("postgres: create run %q: it exists: %w", r.RunID, storage.ErrConflict)
 	}
 	return nil
+}
+
+// UpdateRun implements storage.Store.
+func (s *Store) UpdateRun(ctx context.Context, r *storage.Run) error {
+	if err := storage.ValidateRun(r); err != nil {
+		return err
+	}
+	if err := s.check(); err != nil {
+		return err
+	}
+	tag, err := s.pool.Exec(ctx, s.q.updateRun, r.RunID, r.SessionID, r.ParentRunID, string(r.SessionType), r.ComponentID,
+		r.UserID, string(r.Status), cmp.Or(r.UpdatedAt, run.Now()), sqlstore.RunData(r))
+	if err != nil {
+		return s.fail(fmt.Errorf("postgres: update run %q: %w", r.RunID, err))
+	}
+	if tag.RowsAffected() == 1 {
+		return nil
+	}
+	stored, err := s.GetRun(ctx, r.RunID)
+	if err != nil {
+		return err
+	}
+	return storage.SameRunPlace(stored, r)
+}
+
+// PutBlob implements storage.Store: the chunks go in one transaction.
+func (s *Store) PutBlob(ctx context.Context, sessionID, blobID string, r io.Reader) (int64, error) {
+	if sessionID == "" || blobID == "" {
+		return 0, errors.New("postgres: PutBlob needs a session id and a blob id")
+	}
+	if err := s.check(); err != nil {
+		return 0, err
+	}
+	var size int64
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		return sqlstore.Chunks(r, func(seq int64, chunk []byte) error {
+			size += int64(len(chunk))
+			tag, err := tx.Exec(ctx, s.q.putBlob, blobID, seq, sessionID, chunk)
+			if err == nil && tag.RowsAffected() == 0 {
+				err = fmt.Errorf("blob %q exists: %w", blobID, storage.ErrConflict)
+			}
+			return err
+		})
+	})
+	if err != nil {
+		return 0, s.fail(fmt.Errorf("postgres: put blob %q: %w", blobID, err))
+	}
+	return size, nil
+}
+
+// GetBlob implements storage.Store.
+func (s *Store) GetBlob(ctx context.Context, sessionID, blobID string) ([]byte, error) {
+	if err := s.check(); err != nil {
+		return nil, err
+	}
+	rows, err := s.pool.Query(ctx, s.q.getBlob, blobID, sessionID)
+	if err != nil {
+		return nil, s.fail(fmt.Errorf("postgres: get blob %q: %w", blobID, err))
+	}
+	defer rows.Close()
+	data, found, err := sqlstore.JoinChunks(rows)
+	if err != nil {
+		return nil, s.fail(fmt.Errorf("postgres: get blob %q: %w", blobID, err))
+	}
+	if !found {
+		return nil, fmt.Errorf("blob %q of session %q: %w", blobID, sessionID, storage.ErrNotFound)
+	}
+	return data, nil
 }
 
 // ClaimRun implements storage.Store.

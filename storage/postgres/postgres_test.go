@@ -237,7 +237,7 @@ func seed(t *testing.T, st storage.Store) {
 		SessionState: map[string]any{"k": "v"}}); err != nil {
 		t.Fatal(err)
 	}
-	if err := st.PutRun(ctx, &storage.Run{RunID: "r1", SessionID: "s1", Status: run.StatusCompleted, Data: json.RawMessage(`{"a":1}`)}); err != nil {
+	if err := st.CreateRun(ctx, &storage.Run{RunID: "r1", SessionID: "s1", Status: run.StatusCompleted, Data: json.RawMessage(`{"a":1}`)}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := st.AppendEvents(ctx, "r1", json.RawMessage(`{"event":"RunStarted"}`)); err != nil {

@@ -98,6 +98,17 @@ var migrations = []migration{
 		`CREATE INDEX agno_memories_created_idx ON {schema}.agno_memories (created_at)`,
 		`CREATE INDEX agno_memories_topics_idx ON {schema}.agno_memories USING GIN (topics jsonb_path_ops)`,
 	}},
+	{table: "agno_blobs", version: 1, stmts: []string{
+		// Uploaded files, outside the run rows, a row per chunk.
+		`CREATE TABLE {schema}.agno_blobs (
+			blob_id    TEXT NOT NULL,
+			seq        BIGINT NOT NULL,
+			session_id TEXT NOT NULL,
+			data       BYTEA NOT NULL,
+			PRIMARY KEY (blob_id, seq)
+		)`,
+		`CREATE INDEX agno_blobs_session_idx ON {schema}.agno_blobs (session_id)`,
+	}},
 }
 
 // errForeignSchema reports tables this package did not create.

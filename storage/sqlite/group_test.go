@@ -53,7 +53,7 @@ func waitPending(t *testing.T, st *Store, n int) {
 }
 
 func putRunWrite(st *Store, id string) error {
-	return st.PutRun(context.Background(), &storage.Run{RunID: id, SessionID: "s", SessionType: storage.SessionAgent, ComponentID: "a", Status: run.StatusCompleted})
+	return st.CreateRun(context.Background(), &storage.Run{RunID: id, SessionID: "s", SessionType: storage.SessionAgent, ComponentID: "a", Status: run.StatusCompleted})
 }
 
 // Writes queued behind a commit are committed together, and a write that
@@ -69,7 +69,7 @@ func TestGroupCommitIsolatesAFailingWrite(t *testing.T) {
 		wg.Go(func() {
 			if i == 3 {
 				errs[i] = st.write(context.Background(), func(ctx context.Context, tx *sql.Tx) error {
-					if _, err := tx.StmtContext(ctx, st.st.putRun).ExecContext(ctx, "doomed", "s", "", "agent", "a", "", "COMPLETED", 1, 1, "{}"); err != nil {
+					if _, err := tx.StmtContext(ctx, st.st.createRun).ExecContext(ctx, "doomed", "s", "", "agent", "a", "", "COMPLETED", 1, 1, "{}"); err != nil {
 						return err
 					}
 					return boom
@@ -110,7 +110,7 @@ func TestGroupCommitSkipsACancelledWrite(t *testing.T) {
 	var cancelled, other error
 	var wg sync.WaitGroup
 	wg.Go(func() {
-		cancelled = st.PutRun(ctx, &storage.Run{RunID: "gone", SessionID: "s", SessionType: storage.SessionAgent, ComponentID: "a", Status: run.StatusCompleted})
+		cancelled = st.CreateRun(ctx, &storage.Run{RunID: "gone", SessionID: "s", SessionType: storage.SessionAgent, ComponentID: "a", Status: run.StatusCompleted})
 	})
 	wg.Go(func() { other = putRunWrite(st, "kept") })
 	waitPending(t, st, 2)

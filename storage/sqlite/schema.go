@@ -93,6 +93,17 @@ var migrations = []migration{
 		`CREATE INDEX agno_memories_updated_idx ON agno_memories (updated_at)`,
 		`CREATE INDEX agno_memories_created_idx ON agno_memories (created_at)`,
 	}},
+	{table: "agno_blobs", version: 1, stmts: []string{
+		// Uploaded files, outside the run rows, a row per chunk.
+		`CREATE TABLE agno_blobs (
+			blob_id    TEXT NOT NULL,
+			seq        INTEGER NOT NULL,
+			session_id TEXT NOT NULL,
+			data       BLOB NOT NULL,
+			PRIMARY KEY (blob_id, seq)
+		) WITHOUT ROWID`,
+		`CREATE INDEX agno_blobs_session_idx ON agno_blobs (session_id)`,
+	}},
 }
 
 // errForeignSchema reports tables this package did not create.

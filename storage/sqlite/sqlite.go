@@ -8,12 +8,14 @@
 package sqlite
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"database/sql/driver"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/url"
 	"os"
@@ -116,8 +118,8 @@ var dialect = sqlstore.Dialect{
 // statements are prepared once at Open: parsing SQL is a good part of a
 // short SQLite write.
 type statements struct {
-	ensureSession, updateSession, putRun, nextSeq, insertEvent, upsertMemory *sql.Stmt // on the writer
-	getSession, getRun, listEvents, getMemory                                *sql.Stmt // on the readers
+	ensureSession, updateSession, createRun, updateRun, nextSeq, insertEvent, upsertMemory, putBlob *sql.Stmt // on the writer
+	getSession, getRun, listEvents, getMemory, getBlob                                              *sql.Stmt // on the readers
 }
 
 func (s *Store) prepare(ctx context.Context) error {
@@ -133,12 +135,15 @@ func (s *Store) prepare(ctx context.Context) error {
 			workflow_id = ?5, user_id = ?6, session_name = ?7, session_state = ?8, metadata = ?9, summary = ?10,
 			metrics = ?11, data = ?12, created_at = ?13, updated_at = ?14, version = ?15
 			WHERE session_id = ?1 AND version = ?16`},
-		{&s.st.putRun, s.w, `INSERT INTO agno_runs (run_id, row_seq, session_id, parent_run_id, session_type,
+		{&s.st.createRun, s.w, `INSERT INTO agno_runs (run_id, row_seq, session_id, parent_run_id, session_type,
 				component_id, user_id, status, created_at, updated_at, data)
 			VALUES (?1, (SELECT COALESCE(MAX(row_seq), 0) + 1 FROM agno_runs), ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
-			ON CONFLICT (run_id) DO UPDATE SET session_id = excluded.session_id, parent_run_id = excluded.parent_run_id,
-				session_type = excluded.session_type, component_id = excluded.component_id, user_id = excluded.user_id,
-				status = excluded.status, updated_at = excluded.updated_at, data = excluded.data`},
+			ON CONFLICT (run_id) DO NOTHING`},
+		{&s.st.updateRun, s.w, `UPDATE agno_runs SET user_id = ?6, status = ?7, updated_at = ?8, data = ?9
+			WHERE run_id = ?1 AND session_id = ?2 AND parent_run_id = ?3 AND session_type = ?4 AND component_id = ?5`},
+		{&s.st.putBlob, s.w, `INSERT INTO agno_blobs (blob_id, seq, session_id, data) VALUES (?1, ?2, ?3, ?4)
+			ON CONFLICT (blob_id, seq) DO NOTHING`},
+		{&s.st.getBlob, s.r, `SELECT data FROM agno_blobs WHERE blob_id = ?1 AND session_id = ?2 ORDER BY seq`},
 		{&s.st.nextSeq, s.w, `SELECT COALESCE(MAX(seq), -1) + 1 FROM agno_run_events WHERE run_id = ?1`},
 		{&s.st.insertEvent, s.w, `INSERT INTO agno_run_events (run_id, seq, data) VALUES (?1, ?2, ?3)`},
 		{&s.st.upsertMemory, s.w, `INSERT INTO agno_memories (` + sqlstore.MemoryColumns + `)
@@ -267,8 +272,8 @@ func (s *Store) Close() error {
 	if s.closed.Swap(true) {
 		return nil
 	}
-	for _, st := range []*sql.Stmt{s.st.ensureSession, s.st.updateSession, s.st.putRun, s.st.nextSeq, s.st.insertEvent,
-		s.st.upsertMemory, s.st.getSession, s.st.getRun, s.st.listEvents, s.st.getMemory} {
+	for _, st := range []*sql.Stmt{s.st.ensureSession, s.st.updateSession, s.st.createRun, s.st.updateRun, s.st.nextSeq, s.st.insertEvent,
+		s.st.upsertMemory, s.st.putBlob, s.st.getSession, s.st.getRun, s.st.listEvents, s.st.getMemory, s.st.getBlob} {
 		if st != nil {
 			st.Close()
 		}
@@ -622,6 +627,7 @@ func (s *Store) DeleteSessions(ctx context.Context, ids ...string) error {
 			in, args := inList(1, len(c)), anys(c)
 			for _, stmt := range []string{
 				`DELETE FROM agno_run_events WHERE run_id IN (SELECT run_id FROM agno_runs WHERE session_id IN (` + in + `))`,
+				`DELETE FROM agno_blobs WHERE session_id IN (` + in + `)`,
 				`DELETE FROM agno_runs WHERE session_id IN (` + in + `)`,
 				`DELETE FROM agno_sessions WHERE session_id IN (` + in + `)`,
 			} {
@@ -640,32 +646,113 @@ func (s *Store) DeleteSessions(ctx context.Context, ids ...string) error {
 
 // --- runs ---
 
-// PutRun implements storage.Store. An existing run keeps its created_at
-// and its place in the order.
-func (s *Store) PutRun(ctx context.Context, r *storage.Run) error {
-	if err := sqlstore.ValidateRun(r); err != nil {
+// CreateRun implements storage.Store.
+func (s *Store) CreateRun(ctx context.Context, r *storage.Run) error {
+	if err := storage.ValidateRun(r); err != nil {
 		return err
 	}
 	if err := s.check(); err != nil {
 		return err
 	}
 	now := run.Now()
-	created, updated := r.CreatedAt, r.UpdatedAt
-	if created == 0 {
-		created = now
-	}
-	if updated == 0 {
-		updated = now
-	}
+	created, updated := cmp.Or(r.CreatedAt, now), cmp.Or(r.UpdatedAt, now)
 	err := s.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
-		_, err := tx.StmtContext(ctx, s.st.putRun).ExecContext(ctx, r.RunID, r.SessionID, r.ParentRunID, string(r.SessionType), r.ComponentID, r.UserID, string(r.Status),
+		res, err := tx.StmtContext(ctx, s.st.createRun).ExecContext(ctx, r.RunID, r.SessionID, r.ParentRunID, string(r.SessionType), r.ComponentID, r.UserID, string(r.Status),
 			created, updated, sqlstore.RunData(r))
+		if err != nil {
+			return err
+		}
+		if n, err := res.RowsAffected(); err != nil || n == 0 {
+			return cmp.Or(err, fmt.Errorf("run %q exists: %w", r.RunID, storage.ErrConflict))
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("sqlite: create run %q: %w", r.RunID, err)
+	}
+	return nil
+}
+
+// UpdateRun implements storage.Store.
+func (s *Store) UpdateRun(ctx context.Context, r *storage.Run) error {
+	if err := storage.ValidateRun(r); err != nil {
+		return err
+	}
+	if err := s.check(); err != nil {
+		return err
+	}
+	var updated bool
+	err := s.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		res, err := tx.StmtContext(ctx, s.st.updateRun).ExecContext(ctx, r.RunID, r.SessionID, r.ParentRunID, string(r.SessionType), r.ComponentID,
+			r.UserID, string(r.Status), cmp.Or(r.UpdatedAt, run.Now()), sqlstore.RunData(r))
+		if err != nil {
+			return err
+		}
+		n, err := res.RowsAffected()
+		updated = n == 1
 		return err
 	})
 	if err != nil {
-		return fmt.Errorf("sqlite: put run %q: %w", r.RunID, err)
+		return fmt.Errorf("sqlite: update run %q: %w", r.RunID, err)
+	}
+	if !updated {
+		stored, err := s.GetRun(ctx, r.RunID)
+		if err != nil {
+			return err
+		}
+		return storage.SameRunPlace(stored, r)
 	}
 	return nil
+}
+
+// PutBlob implements storage.Store. Each chunk is its own write, so a
+// large file never holds the writer long; the blob is referenced only
+// once it is whole.
+func (s *Store) PutBlob(ctx context.Context, sessionID, blobID string, r io.Reader) (int64, error) {
+	if sessionID == "" || blobID == "" {
+		return 0, errors.New("sqlite: PutBlob needs a session id and a blob id")
+	}
+	if err := s.check(); err != nil {
+		return 0, err
+	}
+	var size int64
+	err := sqlstore.Chunks(r, func(seq int64, chunk []byte) error {
+		size += int64(len(chunk))
+		return s.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
+			res, err := tx.StmtContext(ctx, s.st.putBlob).ExecContext(ctx, blobID, seq, sessionID, chunk)
+			if err != nil {
+				return err
+			}
+			if n, err := res.RowsAffected(); err != nil || n == 0 {
+				return cmp.Or(err, fmt.Errorf("blob %q exists: %w", blobID, storage.ErrConflict))
+			}
+			return nil
+		})
+	})
+	if err != nil {
+		return 0, fmt.Errorf("sqlite: put blob %q: %w", blobID, err)
+	}
+	return size, nil
+}
+
+// GetBlob implements storage.Store.
+func (s *Store) GetBlob(ctx context.Context, sessionID, blobID string) ([]byte, error) {
+	if err := s.check(); err != nil {
+		return nil, err
+	}
+	rows, err := s.st.getBlob.QueryContext(ctx, blobID, sessionID)
+	if err != nil {
+		return nil, s.fail(fmt.Errorf("sqlite: get blob %q: %w", blobID, err))
+	}
+	defer rows.Close()
+	data, found, err := sqlstore.JoinChunks(rows)
+	if err != nil {
+		return nil, s.fail(fmt.Errorf("sqlite: get blob %q: %w", blobID, err))
+	}
+	if !found {
+		return nil, fmt.Errorf("blob %q of session %q: %w", blobID, sessionID, storage.ErrNotFound)
+	}
+	return data, nil
 }
 
 // ClaimRun implements storage.Store.

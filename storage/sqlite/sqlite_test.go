@@ -214,7 +214,7 @@ func seed(t *testing.T, st storage.Store) {
 		SessionState: map[string]any{"k": "v"}}); err != nil {
 		t.Fatal(err)
 	}
-	if err := st.PutRun(ctx, &storage.Run{RunID: "r1", SessionID: "s1", Status: run.StatusCompleted, Data: json.RawMessage(`{"a":1}`)}); err != nil {
+	if err := st.CreateRun(ctx, &storage.Run{RunID: "r1", SessionID: "s1", Status: run.StatusCompleted, Data: json.RawMessage(`{"a":1}`)}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := st.AppendEvents(ctx, "r1", json.RawMessage(`{"event":"RunStarted"}`)); err != nil {
@@ -272,7 +272,7 @@ func TestTwoProcessesWriteOneFile(t *testing.T) {
 			defer wg.Done()
 			for i := range perWriter {
 				id := fmt.Sprintf("w%d-%d", w, i)
-				if err := st.PutRun(ctx, &storage.Run{RunID: id, SessionID: "s", Status: run.StatusCompleted}); err != nil {
+				if err := st.CreateRun(ctx, &storage.Run{RunID: id, SessionID: "s", Status: run.StatusCompleted}); err != nil {
 					t.Errorf("put %s: %v", id, err)
 				}
 				if _, err := st.AppendEvents(ctx, "shared-run", json.RawMessage(`{"w":1}`)); err != nil {
@@ -338,7 +338,7 @@ func TestManyWriters(t *testing.T) {
 			}
 			for i := range each {
 				rid := fmt.Sprintf("%s-r%d", sid, i)
-				if err := st.PutRun(ctx, &storage.Run{RunID: rid, SessionID: sid}); err != nil {
+				if err := st.CreateRun(ctx, &storage.Run{RunID: rid, SessionID: sid}); err != nil {
 					errs <- err
 				}
 				if err := st.UpsertMemory(ctx, &storage.Memory{MemoryID: rid, Memory: "m", UserID: sid}); err != nil {
@@ -365,8 +365,8 @@ func TestCanceledContext(t *testing.T) {
 	st := openTemp(t)
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
-	if err := st.PutRun(ctx, &storage.Run{RunID: "r", SessionID: "s"}); !errors.Is(err, context.Canceled) {
-		t.Errorf("PutRun with a canceled context: %v, want context.Canceled", err)
+	if err := st.CreateRun(ctx, &storage.Run{RunID: "r", SessionID: "s"}); !errors.Is(err, context.Canceled) {
+		t.Errorf("CreateRun with a canceled context: %v, want context.Canceled", err)
 	}
 }
 

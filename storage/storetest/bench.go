@@ -17,7 +17,7 @@ import (
 // BenchOpener returns a new empty store for one benchmark.
 type BenchOpener = func(b *testing.B) storage.Store
 
-// Bench measures what one agent turn costs a backend: PutRun of a ~2 KB
+// Bench measures what one agent turn costs a backend: CreateRun of a ~2 KB
 // run document, AppendEvents of 10 events, UpdateSession of the state.
 //
 //   - Turn/run=1 writes the first run of fresh sessions.
@@ -140,7 +140,7 @@ func quote(s string) string {
 
 func turn(ctx context.Context, b *testing.B, st storage.Store, sid string, n int) {
 	rid := fmt.Sprintf("%s-run%d", sid, n)
-	if err := st.PutRun(ctx, &storage.Run{RunID: rid, SessionID: sid, SessionType: storage.SessionAgent,
+	if err := st.CreateRun(ctx, &storage.Run{RunID: rid, SessionID: sid, SessionType: storage.SessionAgent,
 		ComponentID: "bench-agent", UserID: "bench-user", Status: run.StatusCompleted,
 		Data: json.RawMessage(`{"run_id":"` + rid + `",` + runDoc[1:])}); err != nil {
 		b.Error(err)

@@ -20,7 +20,7 @@ func testClaim(t *testing.T, open Opener) {
 	}
 	r := &storage.Run{RunID: "r-claim", SessionID: "s-claim", SessionType: storage.SessionWorkflow, ComponentID: "wf",
 		Status: run.StatusPaused, Data: []byte(`{"run_id":"r-claim","status":"PAUSED"}`)}
-	if err := st.PutRun(ctx, r); err != nil {
+	if err := st.CreateRun(ctx, r); err != nil {
 		t.Fatal(err)
 	}
 	const n = 16

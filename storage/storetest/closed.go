@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/agno-go/agno/storage"
@@ -12,8 +13,10 @@ func testClosed(t *testing.T, open Opener) {
 	ctx := t.Context()
 	_, _, err := st.EnsureSession(ctx, fullSession("s1"))
 	must(t, err)
-	must(t, st.PutRun(ctx, &storage.Run{RunID: "r1", SessionID: "s1"}))
+	must(t, st.CreateRun(ctx, &storage.Run{RunID: "r1", SessionID: "s1"}))
 	must(t, st.UpsertMemory(ctx, &storage.Memory{MemoryID: "m1", Memory: "x", UserID: "u"}))
+	_, err = st.PutBlob(ctx, "s1", "b1", strings.NewReader("x"))
+	must(t, err)
 	must(t, st.Close())
 	if err := st.Close(); err != nil {
 		t.Errorf("second Close: %v", err)
@@ -27,9 +30,15 @@ func testClosed(t *testing.T, open Opener) {
 		},
 		"ListSessions":   func() error { _, _, err := st.ListSessions(ctx, storage.SessionQuery{}); return err },
 		"DeleteSessions": func() error { return st.DeleteSessions(ctx, "s1") },
-		"PutRun":         func() error { return st.PutRun(ctx, &storage.Run{RunID: "r2", SessionID: "s1"}) },
+		"CreateRun":      func() error { return st.CreateRun(ctx, &storage.Run{RunID: "r2", SessionID: "s1"}) },
+		"UpdateRun":      func() error { return st.UpdateRun(ctx, &storage.Run{RunID: "r1", SessionID: "s1"}) },
 		"GetRun":         func() error { _, err := st.GetRun(ctx, "r1"); return err },
-		"ListRuns":       func() error { _, err := st.ListRuns(ctx, storage.RunQuery{}); return err },
+		"PutBlob": func() error {
+			_, err := st.PutBlob(ctx, "s1", "b2", strings.NewReader("x"))
+			return err
+		},
+		"GetBlob":  func() error { _, err := st.GetBlob(ctx, "s1", "b1"); return err },
+		"ListRuns": func() error { _, err := st.ListRuns(ctx, storage.RunQuery{}); return err },
 		"AppendEvents": func() error {
 			_, err := st.AppendEvents(ctx, "r1", json.RawMessage(`{}`))
 			return err

@@ -94,15 +94,15 @@ func testConcurrency(t *testing.T, open Opener) {
 				id := fmt.Sprintf("w%d-run%02d", i, j)
 				r := &storage.Run{RunID: id, SessionID: "s", ComponentID: "a", SessionType: storage.SessionAgent,
 					Status: run.StatusRunning, Data: json.RawMessage(fmt.Sprintf(`{"run_id":%q}`, id))}
-				if err := st.PutRun(ctx, r); err != nil {
-					t.Errorf("put %s: %v", id, err)
+				if err := st.CreateRun(ctx, r); err != nil {
+					t.Errorf("create %s: %v", id, err)
 					continue
 				}
 				if _, err := st.AppendEvents(ctx, id, json.RawMessage(`{"event":"RunStarted"}`), json.RawMessage(`{"event":"RunCompleted"}`)); err != nil {
 					t.Errorf("events of %s: %v", id, err)
 				}
 				r.Status = run.StatusCompleted
-				if err := st.PutRun(ctx, r); err != nil {
+				if err := st.UpdateRun(ctx, r); err != nil {
 					t.Errorf("complete %s: %v", id, err)
 				}
 				if _, err := st.UpdateSession(ctx, "s", func(s *storage.Session) error {

@@ -104,7 +104,7 @@ func testEncoding(t *testing.T, open Opener) {
 	doc, err := json.Marshal(map[string]any{"run_id": "r1", "session_state": awkwardValues()})
 	must(t, err)
 	r := &storage.Run{RunID: "r1", SessionID: "s1", ComponentID: "a1", CreatedAt: 1, UpdatedAt: 1, Data: doc}
-	must(t, st.PutRun(ctx, r))
+	must(t, st.CreateRun(ctx, r))
 	gotRun, err := st.GetRun(ctx, "r1")
 	must(t, err)
 	sameRun(t, "run with awkward data", gotRun, r)

@@ -32,14 +32,14 @@ func sameRun(t *testing.T, what string, got, want *storage.Run) {
 }
 
 func testRuns(t *testing.T, open Opener) {
-	t.Run("PutGet", func(t *testing.T) {
+	t.Run("CreateGet", func(t *testing.T) {
 		st := newStore(t, open)
 		ctx := t.Context()
 		ensure(t, st, "s1")
 		r := &storage.Run{RunID: "r1", SessionID: "s1", ParentRunID: "p0", SessionType: storage.SessionTeam,
 			ComponentID: "team-1", UserID: "u1", Status: run.StatusRunning, CreatedAt: 100, UpdatedAt: 150,
 			Data: json.RawMessage(`{"run_id": "r1", "z": 1, "a": [1, 2.50, {"b": null}], "content": "hi"}`)}
-		must(t, st.PutRun(ctx, r))
+		must(t, st.CreateRun(ctx, r))
 		got, err := st.GetRun(ctx, "r1")
 		must(t, err)
 		sameRun(t, "GetRun", got, r)
@@ -57,7 +57,7 @@ func testRuns(t *testing.T, open Opener) {
 	t.Run("Defaults", func(t *testing.T) {
 		st := newStore(t, open)
 		before := time.Now().Unix()
-		must(t, st.PutRun(t.Context(), &storage.Run{RunID: "r1", SessionID: "s1", Status: run.StatusPending}))
+		must(t, st.CreateRun(t.Context(), &storage.Run{RunID: "r1", SessionID: "s1", Status: run.StatusPending}))
 		after := time.Now().Unix()
 		got, err := st.GetRun(t.Context(), "r1")
 		must(t, err)
@@ -69,25 +69,67 @@ func testRuns(t *testing.T, open Opener) {
 		}
 	})
 
-	t.Run("UpsertKeepsCreatedAtAndOrder", func(t *testing.T) {
+	t.Run("UpdateKeepsCreatedAtAndOrder", func(t *testing.T) {
 		st := newStore(t, open)
 		ctx := t.Context()
 		ensure(t, st, "s1")
-		must(t, st.PutRun(ctx, &storage.Run{RunID: "r1", SessionID: "s1", ComponentID: "agent-1", Status: run.StatusRunning,
+		must(t, st.CreateRun(ctx, &storage.Run{RunID: "r1", SessionID: "s1", ComponentID: "agent-1", Status: run.StatusRunning,
 			CreatedAt: 100, UpdatedAt: 100, Data: json.RawMessage(`{"v":1}`)}))
-		must(t, st.PutRun(ctx, &storage.Run{RunID: "r2", SessionID: "s1", ComponentID: "agent-1", Status: run.StatusRunning,
+		must(t, st.CreateRun(ctx, &storage.Run{RunID: "r2", SessionID: "s1", ComponentID: "agent-1", Status: run.StatusRunning,
 			CreatedAt: 100, UpdatedAt: 100, Data: json.RawMessage(`{"v":2}`)}))
-		upd := &storage.Run{RunID: "r1", SessionID: "s1", ComponentID: "agent-1", Status: run.StatusCompleted,
+		upd := &storage.Run{RunID: "r1", SessionID: "s1", ComponentID: "agent-1", UserID: "u2", Status: run.StatusCompleted,
 			CreatedAt: 999, UpdatedAt: 200, Data: json.RawMessage(`{"v":3,"content":"done"}`)}
-		must(t, st.PutRun(ctx, upd))
+		must(t, st.UpdateRun(ctx, upd))
 		got, err := st.GetRun(ctx, "r1")
 		must(t, err)
 		want := *upd
 		want.CreatedAt = 100
-		sameRun(t, "run after upsert", got, &want)
+		sameRun(t, "run after update", got, &want)
 		runs, err := st.ListRuns(ctx, storage.RunQuery{SessionID: "s1"})
 		must(t, err)
-		sameIDs(t, "order after upsert", runIDs(runs), []string{"r1", "r2"})
+		sameIDs(t, "order after update", runIDs(runs), []string{"r1", "r2"})
+	})
+
+	t.Run("CreateNeverReplaces", func(t *testing.T) {
+		// A client-chosen run id that exists must not move the run to the
+		// caller's session, rewrite it or mix its events with another's.
+		st := newStore(t, open)
+		ctx := t.Context()
+		first := &storage.Run{RunID: "r1", SessionID: "s1", SessionType: storage.SessionWorkflow, ComponentID: "wf",
+			UserID: "alice", Status: run.StatusPaused, CreatedAt: 100, UpdatedAt: 100, Data: json.RawMessage(`{"pause":1}`)}
+		must(t, st.CreateRun(ctx, first))
+		_, err := st.AppendEvents(ctx, "r1", json.RawMessage(`{"event":"WorkflowPaused"}`))
+		must(t, err)
+		err = st.CreateRun(ctx, &storage.Run{RunID: "r1", SessionID: "s2", SessionType: storage.SessionAgent, ComponentID: "a",
+			UserID: "mallory", Status: run.StatusRunning, Data: json.RawMessage(`{}`)})
+		wantErr(t, "CreateRun of an existing id", err, storage.ErrConflict)
+		got, err := st.GetRun(ctx, "r1")
+		must(t, err)
+		sameRun(t, "run after a refused create", got, first)
+		if runs, err := st.ListRuns(ctx, storage.RunQuery{SessionID: "s2"}); err != nil || len(runs) != 0 {
+			t.Errorf("session s2 got runs %v (%v)", runIDs(runs), err)
+		}
+	})
+
+	t.Run("UpdateCannotMove", func(t *testing.T) {
+		st := newStore(t, open)
+		ctx := t.Context()
+		orig := &storage.Run{RunID: "r1", SessionID: "s1", SessionType: storage.SessionAgent, ComponentID: "a",
+			Status: run.StatusRunning, CreatedAt: 100, UpdatedAt: 100, Data: json.RawMessage(`{"v":1}`)}
+		must(t, st.CreateRun(ctx, orig))
+		for name, moved := range map[string]storage.Run{
+			"session":   {SessionID: "s2", SessionType: storage.SessionAgent, ComponentID: "a"},
+			"component": {SessionID: "s1", SessionType: storage.SessionAgent, ComponentID: "b"},
+			"type":      {SessionID: "s1", SessionType: storage.SessionTeam, ComponentID: "a"},
+			"parent":    {SessionID: "s1", SessionType: storage.SessionAgent, ComponentID: "a", ParentRunID: "p"},
+		} {
+			moved.RunID, moved.Status, moved.Data = "r1", run.StatusCompleted, json.RawMessage(`{"v":2}`)
+			wantErr(t, "UpdateRun changing the "+name, st.UpdateRun(ctx, &moved), storage.ErrConflict)
+		}
+		got, err := st.GetRun(ctx, "r1")
+		must(t, err)
+		sameRun(t, "run after refused updates", got, orig)
+		wantErr(t, "UpdateRun of a missing run", st.UpdateRun(ctx, &storage.Run{RunID: "nope", SessionID: "s1"}), storage.ErrNotFound)
 	})
 
 	t.Run("NotFound", func(t *testing.T) {
@@ -98,8 +140,11 @@ func testRuns(t *testing.T, open Opener) {
 
 	t.Run("NeedsID", func(t *testing.T) {
 		st := newStore(t, open)
-		if err := st.PutRun(t.Context(), &storage.Run{SessionID: "s1"}); err == nil {
-			t.Error("PutRun without run_id: no error")
+		if err := st.CreateRun(t.Context(), &storage.Run{SessionID: "s1"}); err == nil {
+			t.Error("CreateRun without run_id: no error")
+		}
+		if err := st.CreateRun(t.Context(), &storage.Run{RunID: "r1"}); err == nil {
+			t.Error("CreateRun without session_id: no error")
 		}
 	})
 
@@ -109,19 +154,19 @@ func testRuns(t *testing.T, open Opener) {
 		ensure(t, st, "s1")
 		good := &storage.Run{RunID: "r1", SessionID: "s1", Status: run.StatusRunning, CreatedAt: 100, UpdatedAt: 100,
 			Data: json.RawMessage(`{"ok":true}`)}
-		must(t, st.PutRun(ctx, good))
+		must(t, st.CreateRun(ctx, good))
 		bad := *good
 		bad.Status = run.StatusCompleted
 		bad.UpdatedAt = 200
 		bad.Data = json.RawMessage(`{"broken":`)
-		if err := st.PutRun(ctx, &bad); err == nil {
-			t.Fatal("PutRun with invalid JSON data: no error")
+		if err := st.UpdateRun(ctx, &bad); err == nil {
+			t.Fatal("UpdateRun with invalid JSON data: no error")
 		}
 		got, err := st.GetRun(ctx, "r1")
 		must(t, err)
 		sameRun(t, "run after rejected write", got, good)
-		if err := st.PutRun(ctx, &storage.Run{RunID: "r2", SessionID: "s1", Data: json.RawMessage(`nope`)}); err == nil {
-			t.Error("PutRun of a new run with invalid JSON: no error")
+		if err := st.CreateRun(ctx, &storage.Run{RunID: "r2", SessionID: "s1", Data: json.RawMessage(`nope`)}); err == nil {
+			t.Error("CreateRun with invalid JSON: no error")
 		}
 		if _, err := st.GetRun(ctx, "r2"); err == nil {
 			t.Error("a run with invalid JSON data was stored")
@@ -132,7 +177,7 @@ func testRuns(t *testing.T, open Opener) {
 		// Runs are rows of their own; writing one never depends on the
 		// session row being there first.
 		st := newStore(t, open)
-		must(t, st.PutRun(t.Context(), &storage.Run{RunID: "r1", SessionID: "not-yet", Status: run.StatusRunning}))
+		must(t, st.CreateRun(t.Context(), &storage.Run{RunID: "r1", SessionID: "not-yet", Status: run.StatusRunning}))
 		runs, err := st.ListRuns(t.Context(), storage.RunQuery{SessionID: "not-yet"})
 		must(t, err)
 		sameIDs(t, "runs of a session without a row", runIDs(runs), []string{"r1"})
@@ -146,7 +191,7 @@ func testListRuns(t *testing.T, open Opener) {
 		ensure(t, st, "S1")
 		ensure(t, st, "S2")
 		put := func(id, session, component, parent string, status run.Status, created int64) {
-			must(t, st.PutRun(ctx, &storage.Run{RunID: id, SessionID: session, ComponentID: component, ParentRunID: parent,
+			must(t, st.CreateRun(ctx, &storage.Run{RunID: id, SessionID: session, ComponentID: component, ParentRunID: parent,
 				SessionType: storage.SessionAgent, Status: status, CreatedAt: created, UpdatedAt: created,
 				Data: json.RawMessage(fmt.Sprintf(`{"run_id":%q}`, id))}))
 		}
@@ -200,7 +245,7 @@ func testListRuns(t *testing.T, open Opener) {
 		for _, n := range rand.Perm(20) {
 			id := fmt.Sprintf("run-%02d", n)
 			inserted = append(inserted, id)
-			must(t, st.PutRun(ctx, &storage.Run{RunID: id, SessionID: "s1", Status: run.StatusCompleted, CreatedAt: 1000}))
+			must(t, st.CreateRun(ctx, &storage.Run{RunID: id, SessionID: "s1", Status: run.StatusCompleted, CreatedAt: 1000}))
 		}
 		got, err := st.ListRuns(ctx, storage.RunQuery{SessionID: "s1"})
 		must(t, err)

@@ -294,7 +294,7 @@ func testDeleteSessions(t *testing.T, open Opener) {
 		must(t, err)
 		for i := range 2 {
 			rid := fmt.Sprintf("%s-r%d", sid, i)
-			must(t, st.PutRun(ctx, &storage.Run{RunID: rid, SessionID: sid, ComponentID: "a", Status: run.StatusCompleted,
+			must(t, st.CreateRun(ctx, &storage.Run{RunID: rid, SessionID: sid, ComponentID: "a", Status: run.StatusCompleted,
 				Data: []byte(`{"run_id":"` + rid + `"}`)}))
 			_, err := st.AppendEvents(ctx, rid, []byte(`{"event":"RunStarted"}`), []byte(`{"event":"RunCompleted"}`))
 			must(t, err)

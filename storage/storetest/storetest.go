@@ -37,6 +37,7 @@ func Run(t *testing.T, open Opener) {
 	t.Run("Events", func(t *testing.T) { testEvents(t, open) })
 	t.Run("DeleteSessions", func(t *testing.T) { testDeleteSessions(t, open) })
 	t.Run("Memories", func(t *testing.T) { testMemories(t, open) })
+	t.Run("Blobs", func(t *testing.T) { testBlobs(t, open) })
 	t.Run("Encoding", func(t *testing.T) { testEncoding(t, open) })
 	t.Run("Concurrency", func(t *testing.T) { testConcurrency(t, open) })
 	t.Run("Closed", func(t *testing.T) { testClosed(t, open) })

@@ -8,7 +8,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"math"
 	"math/rand/v2"
 	"strconv"
@@ -37,6 +39,13 @@ type Dialect struct {
 // Scanner is a row: *sql.Row, *sql.Rows, pgx.Row and pgx.Rows all fit.
 type Scanner interface {
 	Scan(dest ...any) error
+}
+
+// Rows is a result set: database/sql's and pgx's both fit.
+type Rows interface {
+	Scanner
+	Next() bool
+	Err() error
 }
 
 // Builder collects WHERE conditions and their arguments.
@@ -242,15 +251,41 @@ func ScanRun(sc Scanner) (*storage.Run, error) {
 	return &r, nil
 }
 
-// ValidateRun checks what PutRun needs before touching the database.
-func ValidateRun(r *storage.Run) error {
-	if r.RunID == "" {
-		return fmt.Errorf("storage: run_id is empty: set Run.RunID")
+// Chunks reads r in storage.BlobChunkSize pieces and hands each to
+// put with its sequence number; an empty r is one empty chunk, so every
+// blob has a row.
+func Chunks(r io.Reader, put func(seq int64, chunk []byte) error) error {
+	buf := make([]byte, storage.BlobChunkSize)
+	for seq := int64(0); ; seq++ {
+		n, err := io.ReadFull(r, buf)
+		last := errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF)
+		if err != nil && !last {
+			return fmt.Errorf("read: %w", err)
+		}
+		if n > 0 || seq == 0 {
+			if err := put(seq, buf[:n]); err != nil {
+				return err
+			}
+		}
+		if last {
+			return nil
+		}
 	}
-	if len(r.Data) > 0 && !json.Valid(r.Data) {
-		return fmt.Errorf("storage: run %q: data is not valid JSON", r.RunID)
+}
+
+// JoinChunks concatenates (data) rows of one blob, in order.
+func JoinChunks(rows Rows) (data []byte, found bool, err error) {
+	for rows.Next() {
+		var chunk []byte
+		if err := rows.Scan(&chunk); err != nil {
+			return nil, false, err
+		}
+		data, found = append(data, chunk...), true
 	}
-	return nil
+	if data == nil && found {
+		data = []byte{}
+	}
+	return data, found, rows.Err()
 }
 
 // RunData is the data column value of r: JSON text, or nil for none.
