@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 	"sync"
 
 	"github.com/coder/websocket"
@@ -287,6 +288,8 @@ func (c *wsConn) continueRun(m wsMessage) {
 			c.errorf("Run is not paused (status=RUNNING)")
 		case errors.Is(err, run.ErrNotFound):
 			c.errorf("Run %s not found", m.RunID)
+		case errors.Is(err, run.ErrInvalidAnswer), errors.Is(err, run.ErrUnresolved), errors.Is(err, workflow.ErrInvalidUserInput):
+			c.errorf("Invalid step_requirements: %s", strings.TrimPrefix(err.Error(), run.ErrInvalidAnswer.Error()+": "))
 		default:
 			c.errorf("%s", err.Error())
 		}

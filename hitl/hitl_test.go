@@ -562,7 +562,7 @@ func TestProtocol(t *testing.T) {
 	r.expectError(`{"action":"continue-workflow","workflow_id":"`+w.ID()+`","run_id":"r1","step_requirements":{"a":1}}`,
 		"Invalid step_requirements: json: cannot unmarshal object into Go value of type []*workflow.StepRequirement")
 	r.expectError(`{"action":"continue-workflow","workflow_id":"`+w.ID()+`","run_id":"r1","step_requirements":[{"confirmed":true}]}`,
-		"Invalid step_requirements: item 0 has no step_id")
+		"Invalid step_requirements: step_requirements[0] has no step_id; copy it from the paused run")
 	// No answer for the step: refused, and the run stays paused.
 	stepID := w.StepID(w.Config().Steps[1])
 	r.send(`{"action":"continue-workflow","workflow_id":"` + w.ID() + `","run_id":"r1","step_requirements":[{"step_id":"` + stepID + `"}]}`)
@@ -834,6 +834,76 @@ func TestParseValue(t *testing.T) {
 	for _, tc := range [][2]string{{"int", "1.5"}, {"float", "x"}, {"bool", "maybe"}, {"dict", "[1]"}, {"list", "[1"}} {
 		if _, err := hitl.ParseValue("f", tc[0], tc[1]); err == nil || !strings.Contains(err.Error(), `field "f"`) {
 			t.Fatalf("%v: %v", tc, err)
+		}
+	}
+}
+
+// Answers that do not fit the pause — null executor answers (which once
+// killed the process), unknown step ids, two different answers — get an
+// error line naming the field; the run stays paused and continues when
+// answered right.
+func TestMalformedAnswersLeaveTheRunPaused(t *testing.T) {
+	var paid atomic.Int32
+	pay := tool.Must(tool.New("pay", "pay an amount", func(_ context.Context, a payArgs) (string, error) {
+		paid.Add(int32(a.Amount))
+		return "paid", nil
+	}, tool.RequiresConfirmation()))
+	m := modeltest.New(
+		modeltest.Response{ToolCalls: []model.ToolCall{modeltest.ToolCall("c1", "pay", `{"amount":5}`)}},
+		modeltest.Response{Content: "paid 5 as asked"},
+	)
+	cashier, err := agent.New(agent.Config{Name: "Cashier", Model: m, Tools: []tool.Provider{pay}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	store := memory.New()
+	w, err := workflow.New(workflow.Config{Name: "pay-flow", Store: store, Steps: []workflow.Node{
+		&workflow.Step{Name: "pay", Agent: cashier},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(sockDir(t), "hitl.sock")
+	srv := startServer(t, hitl.Config{SocketPath: path, Workflows: []*workflow.Workflow{w}})
+	w.SetNotifier(srv)
+	out, err := w.Run(context.Background(), "pay 5", run.WithRunID("r"), run.WithSessionID("s"))
+	if err != nil || out.Status != run.StatusPaused {
+		t.Fatalf("run: %v %s", err, out.Status)
+	}
+	stepID := out.ActiveRequirement().StepID
+	reqID := out.ActiveRequirement().ExecutorRequirements[0].ID
+	rc := rawDial(t, path)
+	rc.greeting()
+	msg := func(reqs string) string {
+		return `{"action":"continue-workflow","workflow_id":"pay-flow","run_id":"r","session_id":"s","step_requirements":` + reqs + `}`
+	}
+	for _, tc := range []struct{ reqs, want string }{
+		{`[{"step_id":"` + stepID + `","executor_requirements":[null]}]`,
+			"Invalid step_requirements: step_requirements[0].executor_requirements[0] is null: send the executor requirements of the paused step, answered"},
+		{`[{"step_id":"` + stepID + `","executor_requirements":[{"id":"nope","confirmation":true}]}]`,
+			`Invalid step_requirements: step_requirements[0].executor_requirements[0].id "nope" is not a requirement of step "pay"`},
+		{`[{"step_id":"elsewhere","confirmed":true}]`,
+			`Invalid step_requirements: step_requirements[0].step_id "elsewhere" is not a step run r waited at; it waits at step "pay" (step_id ` + stepID + `)`},
+		{`[{"step_id":"` + stepID + `","executor_requirements":[{"id":"` + reqID + `","confirmation":true}]},{"step_id":"` + stepID + `","executor_requirements":[{"id":"` + reqID + `","confirmation":false}]}]`,
+			`Invalid step_requirements: step_requirements[1] answers step "pay" (step_id ` + stepID + `) differently from step_requirements[0]: send one answer per step`},
+		{`[null]`, "Invalid step_requirements: step_requirements[0] is null; send the step requirements of the paused run, answered"},
+	} {
+		rc.expectError(msg(tc.reqs), tc.want)
+		if st := storedStatus(t, store, "r"); st != run.StatusPaused {
+			t.Fatalf("after %s the run is %s, want PAUSED", tc.reqs, st)
+		}
+	}
+	rc.send(msg(`[{"step_id":"` + stepID + `","executor_requirements":[{"id":"` + reqID + `","confirmation":true}]}]`))
+	for {
+		m := rc.recv()
+		if m["event"] == "error" {
+			t.Fatalf("valid answer: %v", m)
+		}
+		if m["event"] == "run_finished" {
+			if m["status"] != "COMPLETED" || paid.Load() != 5 {
+				t.Fatalf("finished %v paid %d", m, paid.Load())
+			}
+			break
 		}
 	}
 }

@@ -684,7 +684,7 @@ func continueError(runID string, err error) string {
 		return "Run is not paused"
 	case errors.Is(err, run.ErrNotFound):
 		return fmt.Sprintf("Run %s not found", runID)
-	case errors.Is(err, workflow.ErrInvalidUserInput), errors.Is(err, workflow.ErrNotAsked), errors.Is(err, run.ErrUnresolved):
+	case errors.Is(err, workflow.ErrInvalidUserInput), errors.Is(err, workflow.ErrNotAsked), errors.Is(err, run.ErrUnresolved), errors.Is(err, run.ErrInvalidAnswer):
 		return "Invalid step_requirements: " + detail(err)
 	}
 	return err.Error()
@@ -694,7 +694,7 @@ func continueError(runID string, err error) string {
 // "Invalid step_requirements: " reads as agno's does.
 func detail(err error) string {
 	msg := err.Error()
-	for _, p := range []string{"invalid step_requirements: ", workflow.ErrInvalidUserInput.Error() + ": "} {
+	for _, p := range []string{"invalid step_requirements: ", workflow.ErrInvalidUserInput.Error() + ": ", run.ErrInvalidAnswer.Error() + ": "} {
 		msg = strings.TrimPrefix(msg, p)
 	}
 	return msg

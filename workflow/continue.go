@@ -24,6 +24,19 @@ func (w *Workflow) ExecuteContinue(ctx context.Context, req *ContinueRequest, em
 	if err != nil {
 		return nil, err
 	}
+	var failed *ErrorRequirement
+	if out.PauseKind == "error" && len(out.ErrorRequirements) > 0 {
+		failed = out.ErrorRequirements[len(out.ErrorRequirements)-1]
+	}
+	// The answers are checked and applied (to this copy) before the run is
+	// claimed: a payload that does not fit leaves the run paused.
+	answer, err := applyStepAnswers(out, req.StepRequirements)
+	if err != nil {
+		return nil, err
+	}
+	if out.Resume == nil {
+		return nil, fmt.Errorf("continue run %s: the stored run has no resume state", out.RunID)
+	}
 	if err := w.claim(ctx, out.RunID); err != nil {
 		return nil, err
 	}
@@ -34,17 +47,6 @@ func (w *Workflow) ExecuteContinue(ctx context.Context, req *ContinueRequest, em
 			w.unclaim(ctx, out.RunID)
 		}
 	}()
-	var failed *ErrorRequirement
-	if out.PauseKind == "error" && len(out.ErrorRequirements) > 0 {
-		failed = out.ErrorRequirements[len(out.ErrorRequirements)-1]
-	}
-	answer, err := applyStepAnswers(out, req.StepRequirements)
-	if err != nil {
-		return nil, err
-	}
-	if out.Resume == nil {
-		return nil, fmt.Errorf("continue run %s: the stored run has no resume state", out.RunID)
-	}
 	rreq := &run.Request{RunID: out.RunID, SessionID: out.SessionID, UserID: out.UserID, ParentRunID: out.ParentRunID,
 		Stream: req.Stream, StreamEvents: req.StreamEvents}
 	if req.UserID != "" {
@@ -150,6 +152,10 @@ func (w *Workflow) releaseClaim(runID string) {
 // run waits for, checks them, applies an expired timeout, and returns the
 // answered requirement.
 func applyStepAnswers(out *RunOutput, answers []*StepRequirement) (*StepRequirement, error) {
+	answers, err := checkStepAnswers(out, answers)
+	if err != nil {
+		return nil, err
+	}
 	if out.PauseKind == "error" && len(out.ErrorRequirements) > 0 {
 		er := out.ErrorRequirements[len(out.ErrorRequirements)-1]
 		for _, a := range answers {
@@ -220,12 +226,138 @@ func applyStepAnswers(out *RunOutput, answers []*StepRequirement) (*StepRequirem
 	return active, nil
 }
 
+// checkStepAnswers refuses answers that do not fit the paused run — null
+// entries, step ids the run never waited at, two different answers to
+// the step it waits at, executor answers that are null, unknown or
+// contradict each other — and returns the answers to the step it waits
+// at. Echoes of requirements already resolved are dropped: clients send
+// back every requirement the pause listed.
+func checkStepAnswers(out *RunOutput, answers []*StepRequirement) ([]*StepRequirement, error) {
+	bad := func(format string, a ...any) error {
+		return fmt.Errorf("%w: %s", run.ErrInvalidAnswer, fmt.Sprintf(format, a...))
+	}
+	known, echo := map[string]bool{}, map[string]bool{}
+	active := out.ActiveRequirement()
+	for _, r := range out.StepRequirements {
+		if r != nil {
+			known[r.StepID] = true
+			if r != active {
+				echo[stepAnswer(r)] = true
+			}
+		}
+	}
+	for _, r := range out.ErrorRequirements {
+		if r != nil {
+			known[r.StepID] = true
+		}
+	}
+	waiting, waitID := "", ""
+	if out.PauseKind == "error" && len(out.ErrorRequirements) > 0 {
+		er := out.ErrorRequirements[len(out.ErrorRequirements)-1]
+		waiting, waitID, active = fmt.Sprintf("%q (step_id %s)", er.StepName, er.StepID), er.StepID, nil
+	} else if active != nil {
+		waiting, waitID = fmt.Sprintf("%q (step_id %s)", active.StepName, active.StepID), active.StepID
+	}
+	var targets, fresh []int
+	for i, a := range answers {
+		switch {
+		case a == nil:
+			return nil, bad("step_requirements[%d] is null: send the step requirements of the paused run (WorkflowPaused.step_requirements), answered", i)
+		case a.StepID == "":
+			return nil, bad("step_requirements[%d] has no step_id: copy it from the paused run's step_requirements", i)
+		case !known[a.StepID]:
+			return nil, bad("step_requirements[%d].step_id %q is not a step run %s waited at; it waits at step %s", i, a.StepID, out.RunID, waiting)
+		}
+		if a.StepID != waitID {
+			continue
+		}
+		targets = append(targets, i)
+		if !echo[stepAnswer(a)] {
+			fresh = append(fresh, i)
+		}
+	}
+	// An echo of an earlier answer to the same step (a step that paused
+	// twice) gives way to a new answer; an echo alone is the answer (a
+	// loop asking the same again).
+	if len(fresh) > 0 {
+		targets = fresh
+	}
+	picked := make([]*StepRequirement, 0, len(targets))
+	for _, i := range targets {
+		a := answers[i]
+		if j := targets[0]; stepAnswer(answers[j]) != stepAnswer(a) {
+			return nil, bad("step_requirements[%d] answers step %s differently from step_requirements[%d]: send one answer per step", i, waiting, j)
+		}
+		if active != nil {
+			if err := checkExecutorAnswers(i, active, a.ExecutorRequirements); err != nil {
+				return nil, err
+			}
+		}
+		picked = append(picked, a)
+	}
+	return picked, nil
+}
+
+// checkExecutorAnswers checks the answers to a paused agent's or team's
+// tool calls inside step requirement i.
+func checkExecutorAnswers(i int, active *StepRequirement, answers []*run.Requirement) error {
+	if len(answers) == 0 {
+		return nil
+	}
+	field := fmt.Sprintf("step_requirements[%d].executor_requirements", i)
+	if !active.RequiresExecutorInput {
+		return fmt.Errorf("%w: %s: step %q waits for %s, not for its executor's tool calls", run.ErrInvalidAnswer, field, active.StepName, active.Kind())
+	}
+	ids := map[string]bool{}
+	for _, r := range active.ExecutorRequirements {
+		if r != nil {
+			ids[r.ID] = true
+		}
+	}
+	seen := map[string]int{}
+	for j, a := range answers {
+		switch {
+		case a == nil:
+			return fmt.Errorf("%w: %s[%d] is null: send the executor requirements of the paused step, answered", run.ErrInvalidAnswer, field, j)
+		case !ids[a.ID]:
+			return fmt.Errorf("%w: %s[%d].id %q is not a requirement of step %q", run.ErrInvalidAnswer, field, j, a.ID, active.StepName)
+		}
+		if k, dup := seen[a.ID]; dup && executorAnswer(answers[k]) != executorAnswer(a) {
+			return fmt.Errorf("%w: %s[%d] answers requirement %s differently from %s[%d]", run.ErrInvalidAnswer, field, j, a.ID, field, k)
+		}
+		seen[a.ID] = j
+	}
+	return nil
+}
+
+// stepAnswer is what an answer to a step says, for comparing two.
+func stepAnswer(a *StepRequirement) string {
+	ex := make([]string, len(a.ExecutorRequirements))
+	for i, r := range a.ExecutorRequirements {
+		ex[i] = executorAnswer(r)
+	}
+	b, _ := json.Marshal([]any{a.Confirmed, a.RejectionFeedback, a.UserInput, a.SelectedChoices, a.EditedOutput, ex})
+	return string(b)
+}
+
+func executorAnswer(r *run.Requirement) string {
+	if r == nil {
+		return "null"
+	}
+	var confirmed *bool
+	if r.ToolExecution != nil {
+		confirmed = r.ToolExecution.Confirmed
+	}
+	b, _ := json.Marshal([]any{r.ID, r.Confirmation, r.ConfirmationNote, r.ExternalExecutionResult, r.UserInputSchema, r.UserFeedbackSchema, confirmed})
+	return string(b)
+}
+
 // mergeExecutorAnswers copies answers onto the stored member requirements
 // by id.
 func mergeExecutorAnswers(stored, answers []*run.Requirement) {
 	for _, a := range answers {
 		for _, r := range stored {
-			if r.ID != a.ID {
+			if a == nil || r == nil || r.ID != a.ID {
 				continue
 			}
 			r.Confirmation, r.ConfirmationNote, r.ExternalExecutionResult = a.Confirmation, a.ConfirmationNote, a.ExternalExecutionResult

@@ -364,7 +364,8 @@ func (x *execution) attempts(ctx context.Context, s *Step, addr string, in *Step
 		}
 		var ps *pauseSignal
 		var cs *cancelSignal
-		if errors.As(err, &ps) || errors.As(err, &cs) || ctx.Err() != nil {
+		var pe *safe.PanicError // a bug, not a failure to retry or skip: the run ends ERROR
+		if errors.As(err, &ps) || errors.As(err, &cs) || errors.As(err, &pe) || ctx.Err() != nil {
 			return nil, err
 		}
 		ans = nil // a failed continue does not re-apply the answers
@@ -763,7 +764,8 @@ func (x *execution) runParallel(ctx context.Context, p *Parallel, addr string, i
 	for j, n := range p.Steps {
 		if errs[j] != nil {
 			var ps *pauseSignal
-			if errors.As(errs[j], &ps) || ctx.Err() != nil {
+			var pe *safe.PanicError
+			if errors.As(errs[j], &ps) || errors.As(errs[j], &pe) || ctx.Err() != nil {
 				return nil, errs[j]
 			}
 			o.Success = false

@@ -256,8 +256,11 @@ func ParseStepRequirements(b []byte) ([]*StepRequirement, error) {
 		return nil, fmt.Errorf("invalid step_requirements: %w", err)
 	}
 	for i, r := range reqs {
-		if r == nil || r.StepID == "" {
-			return nil, fmt.Errorf("invalid step_requirements: item %d has no step_id", i)
+		if r == nil {
+			return nil, fmt.Errorf("invalid step_requirements: step_requirements[%d] is null; send the step requirements of the paused run, answered", i)
+		}
+		if r.StepID == "" {
+			return nil, fmt.Errorf("invalid step_requirements: step_requirements[%d] has no step_id; copy it from the paused run", i)
 		}
 		if r.UserInput != nil && len(r.UserInputSchema) > 0 {
 			if err := r.validateUserInput(r.UserInput); err != nil {

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/agno-go/agno/internal/safe"
@@ -116,22 +118,102 @@ func (s *Spec) loadPaused(ctx context.Context, req *run.ContinueRequest) (*run.O
 	return out, nil
 }
 
+// checkAnswers refuses a continue payload that does not fit the paused
+// run before anything is applied, so the run stays paused: null entries,
+// entries without their id, ids the run does not have, and two different
+// answers to one requirement or tool call. Errors name the field.
+func checkAnswers(out *run.Output, req *run.ContinueRequest) error {
+	bad := func(format string, a ...any) error {
+		return fmt.Errorf("%w: %s", run.ErrInvalidAnswer, fmt.Sprintf(format, a...))
+	}
+	reqIDs := map[string]bool{}
+	for _, r := range out.Requirements {
+		if r != nil {
+			reqIDs[r.ID] = true
+		}
+	}
+	seen := map[string]int{}
+	for i, ans := range req.Requirements {
+		switch {
+		case ans == nil:
+			return bad("requirements[%d] is null: send the requirement objects of the paused run (RunPaused.requirements), answered", i)
+		case ans.ID == "":
+			return bad("requirements[%d] has no id: copy each requirement's id from the paused run", i)
+		case !reqIDs[ans.ID]:
+			return bad("requirements[%d].id %q is not a requirement of run %s (it has %s)", i, ans.ID, out.RunID, quoted(slices.Sorted(maps.Keys(reqIDs))))
+		}
+		if j, dup := seen[ans.ID]; dup && requirementAnswer(req.Requirements[j]) != requirementAnswer(ans) {
+			return bad("requirements[%d] answers requirement %s differently from requirements[%d]: send one answer per requirement", i, ans.ID, j)
+		}
+		seen[ans.ID] = i
+	}
+	callIDs := map[string]bool{}
+	for _, t := range out.Tools {
+		if t != nil {
+			callIDs[t.ToolCallID] = true
+		}
+	}
+	seen = map[string]int{}
+	for i, ans := range req.Tools {
+		switch {
+		case ans == nil:
+			return bad("tools[%d] is null: send the tool executions of the paused run (RunPaused.tools), answered", i)
+		case ans.ToolCallID == "":
+			return bad("tools[%d] has no tool_call_id: copy it from the paused run's tools", i)
+		case !callIDs[ans.ToolCallID]:
+			return bad("tools[%d].tool_call_id %q is not a tool call of run %s", i, ans.ToolCallID, out.RunID)
+		}
+		if j, dup := seen[ans.ToolCallID]; dup && toolAnswer(req.Tools[j]) != toolAnswer(ans) {
+			return bad("tools[%d] answers tool call %s differently from tools[%d]: send one answer per tool call", i, ans.ToolCallID, j)
+		}
+		seen[ans.ToolCallID] = i
+	}
+	return nil
+}
+
+func quoted(ids []string) string {
+	if len(ids) == 0 {
+		return "none"
+	}
+	return `"` + strings.Join(ids, `", "`) + `"`
+}
+
+// requirementAnswer is what a requirement's answer says, for comparing two.
+func requirementAnswer(r *run.Requirement) string {
+	b, _ := json.Marshal([]any{r.Confirmation, r.ConfirmationNote, r.ExternalExecutionResult, r.UserInputSchema, r.UserFeedbackSchema, toolAnswerFields(r.ToolExecution)})
+	return string(b)
+}
+
+func toolAnswer(t *run.ToolExecution) string {
+	b, _ := json.Marshal(toolAnswerFields(t))
+	return string(b)
+}
+
+func toolAnswerFields(t *run.ToolExecution) []any {
+	if t == nil {
+		return nil
+	}
+	return []any{t.Confirmed, t.ConfirmationNote, t.Result, t.UserInputSchema, t.UserFeedbackSchema}
+}
+
 // applyAnswers copies the caller's answers onto the stored run: resolved
 // requirements by id, resolved tool executions by tool_call_id.
 func applyAnswers(out *run.Output, req *run.ContinueRequest) error {
+	if err := checkAnswers(out, req); err != nil {
+		return err
+	}
 	byCall := map[string]*run.ToolExecution{}
 	for _, t := range out.Tools {
-		byCall[t.ToolCallID] = t
+		if t != nil {
+			byCall[t.ToolCallID] = t
+		}
 	}
 	for _, ans := range req.Requirements {
 		var target *run.Requirement
 		for _, r := range out.Requirements {
-			if r.ID == ans.ID {
+			if r != nil && r.ID == ans.ID {
 				target = r
 			}
-		}
-		if target == nil {
-			return fmt.Errorf("continue: requirement %q is not part of run %s", ans.ID, out.RunID)
 		}
 		target.Confirmation = ans.Confirmation
 		target.ConfirmationNote = ans.ConfirmationNote
@@ -146,6 +228,9 @@ func applyAnswers(out *run.Output, req *run.ContinueRequest) error {
 			mergeTool(target.ToolExecution, ans.ToolExecution)
 		}
 		syncRequirement(target)
+		if target.ToolExecution == nil {
+			continue
+		}
 		if t := byCall[target.ToolExecution.ToolCallID]; t != nil && t != target.ToolExecution {
 			mergeTool(t, target.ToolExecution)
 			target.ToolExecution = t
@@ -153,12 +238,9 @@ func applyAnswers(out *run.Output, req *run.ContinueRequest) error {
 	}
 	for _, ans := range req.Tools {
 		t := byCall[ans.ToolCallID]
-		if t == nil {
-			return fmt.Errorf("continue: tool call %q is not part of run %s", ans.ToolCallID, out.RunID)
-		}
 		mergeTool(t, ans)
 		for _, r := range out.Requirements {
-			if r.ToolExecution != nil && r.ToolExecution.ToolCallID == t.ToolCallID {
+			if r != nil && r.ToolExecution != nil && r.ToolExecution.ToolCallID == t.ToolCallID {
 				r.ToolExecution = t
 				r.Confirmation = t.Confirmed
 				r.ConfirmationNote = t.ConfirmationNote

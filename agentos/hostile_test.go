@@ -1,0 +1,344 @@
+package agentos_test
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/coder/websocket"
+
+	"github.com/agno-go/agno/agent"
+	"github.com/agno-go/agno/agentos"
+	"github.com/agno-go/agno/model"
+	"github.com/agno-go/agno/model/modeltest"
+	"github.com/agno-go/agno/run"
+	"github.com/agno-go/agno/storage"
+	"github.com/agno-go/agno/storage/memory"
+	"github.com/agno-go/agno/tool"
+	"github.com/agno-go/agno/workflow"
+)
+
+// hostile is an AgentOS with an agent whose tool needs confirmation, a
+// workflow whose step runs that agent (an executor pause), and a
+// workflow with a step that panics.
+type hostile struct {
+	srv   *httptest.Server
+	store storage.Store
+	paid  *atomic.Int32
+}
+
+func newHostile(t *testing.T, cfg agentos.Config) *hostile {
+	t.Helper()
+	var paid atomic.Int32
+	pay := tool.Must(tool.New("pay", "pay an amount", func(_ context.Context, a struct {
+		Amount int `json:"amount"`
+	}) (string, error) {
+		paid.Add(int32(a.Amount))
+		return "paid", nil
+	}, tool.RequiresConfirmation()))
+	m := modeltest.NewFunc(func(req *model.Request) modeltest.Response {
+		if last := req.Messages[len(req.Messages)-1]; last.Role == model.RoleTool {
+			return modeltest.Response{Content: "Done: " + last.Content}
+		}
+		return modeltest.Response{ToolCalls: []model.ToolCall{modeltest.ToolCall("c1", "pay", `{"amount":5}`)}}
+	})
+	store := memory.New()
+	cashier, err := agent.New(agent.Config{Name: "Cashier", Model: m, Tools: []tool.Provider{pay}, Store: store})
+	if err != nil {
+		t.Fatal(err)
+	}
+	flow, err := workflow.New(workflow.Config{Name: "pay-flow", Store: store, Steps: []workflow.Node{
+		&workflow.Step{Name: "pay", Agent: cashier},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	crash, err := workflow.New(workflow.Config{Name: "crash-flow", Store: store, Steps: []workflow.Node{
+		&workflow.Step{Name: "crash", Func: func(context.Context, *workflow.StepInput) (*workflow.StepOutput, error) {
+			var m map[string]int
+			m["secret-panic-value"]++ // nil map: panics
+			return nil, nil
+		}},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Agents, cfg.Workflows, cfg.Store = []*agent.Agent{cashier}, []*workflow.Workflow{flow, crash}, store
+	o, err := agentos.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = o.Close() })
+	srv := httptest.NewServer(o.Handler())
+	t.Cleanup(srv.Close)
+	return &hostile{srv: srv, store: store, paid: &paid}
+}
+
+func (h *hostile) status(t *testing.T, runID string) run.Status {
+	t.Helper()
+	rec, err := h.store.GetRun(context.Background(), runID)
+	if err != nil {
+		t.Fatalf("run %s: %v", runID, err)
+	}
+	return rec.Status
+}
+
+func detail(t *testing.T, resp *http.Response) string {
+	t.Helper()
+	var body struct {
+		Detail any `json:"detail"`
+	}
+	decode(t, resp, &body)
+	if s, ok := body.Detail.(string); ok {
+		return s
+	}
+	b, _ := json.Marshal(body.Detail)
+	return string(b)
+}
+
+// pausedWorkflow starts pay-flow and returns the run id, the step id and
+// the executor requirement id of its pause.
+func (h *hostile) pausedWorkflow(t *testing.T, session string) (runID, stepID, reqID string) {
+	t.Helper()
+	resp := postForm(t, h.srv, "/workflows/pay-flow/runs", url.Values{"message": {"pay"}, "session_id": {session}, "stream": {"false"}})
+	var out map[string]any
+	decode(t, resp, &out)
+	if out["status"] != "PAUSED" {
+		t.Fatalf("run: %d %v", resp.StatusCode, out)
+	}
+	reqs := out["step_requirements"].([]any)
+	req := reqs[len(reqs)-1].(map[string]any)
+	ex := req["executor_requirements"].([]any)[0].(map[string]any)
+	return out["run_id"].(string), req["step_id"].(string), ex["id"].(string)
+}
+
+// Continue payloads that do not fit the pause — the null executor
+// answer that once killed the process over the socket and WebSocket and
+// answered 500 over HTTP, null tools and requirements, unknown ids, two
+// different answers — get a 4xx naming the field, and the run stays
+// paused and continuable.
+func TestMalformedContinuePayloads(t *testing.T) {
+	h := newHostile(t, agentos.Config{})
+	runID, stepID, reqID := h.pausedWorkflow(t, "s1")
+	cont := func(reqs string) *http.Response {
+		return postForm(t, h.srv, "/workflows/pay-flow/runs/"+runID+"/continue", url.Values{"step_requirements": {reqs}, "session_id": {"s1"}, "stream": {"false"}})
+	}
+	for _, tc := range []struct{ reqs, want string }{
+		{`[{"step_id":"` + stepID + `","executor_requirements":[null]}]`, "step_requirements[0].executor_requirements[0] is null"},
+		{`[null]`, "step_requirements[0] is null"},
+		{`[{"step_id":"other","confirmed":true}]`, `step_requirements[0].step_id "other" is not a step`},
+		{`[{"step_id":"` + stepID + `","executor_requirements":[{"id":"` + reqID + `","confirmation":true}]},` +
+			`{"step_id":"` + stepID + `","executor_requirements":[{"id":"` + reqID + `","confirmation":false}]}]`, "differently from step_requirements[0]"},
+	} {
+		resp := cont(tc.reqs)
+		if d := detail(t, resp); resp.StatusCode != 400 || !strings.Contains(d, tc.want) {
+			t.Errorf("%s → %d %q, want 400 containing %q", tc.reqs, resp.StatusCode, d, tc.want)
+		}
+		if st := h.status(t, runID); st != run.StatusPaused {
+			t.Fatalf("after %s the run is %s", tc.reqs, st)
+		}
+	}
+
+	// The same null answer over the WebSocket: an error frame, and the
+	// socket (and the process) go on.
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	c, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(h.srv.URL, "http")+"/workflows/ws", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.CloseNow()
+	read := func() string {
+		_, b, err := c.Read(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	send := func(s string) {
+		if err := c.Write(ctx, websocket.MessageText, []byte(s)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	read() // connected
+	send(`{"action":"continue-workflow","workflow_id":"pay-flow","run_id":"` + runID + `","session_id":"s1","step_requirements":[{"step_id":"` + stepID + `","executor_requirements":[null]}]}`)
+	if msg := read(); !strings.Contains(msg, `"event":"error"`) || !strings.Contains(msg, "executor_requirements[0] is null") {
+		t.Fatalf("WebSocket null answer: %s", msg)
+	}
+	send(`{"action":"ping"}`)
+	if msg := read(); msg != `{"event":"pong"}` {
+		t.Fatalf("after the bad answer: %s", msg)
+	}
+	if st := h.status(t, runID); st != run.StatusPaused {
+		t.Fatalf("after the WebSocket answer the run is %s", st)
+	}
+
+	// Answered right, it completes.
+	resp := cont(`[{"step_id":"` + stepID + `","executor_requirements":[{"id":"` + reqID + `","confirmation":true}]}]`)
+	var out map[string]any
+	decode(t, resp, &out)
+	if resp.StatusCode != 200 || out["status"] != "COMPLETED" || h.paid.Load() != 5 {
+		t.Fatalf("valid continue: %d %v paid %d", resp.StatusCode, out, h.paid.Load())
+	}
+}
+
+func TestMalformedAgentContinuePayloads(t *testing.T) {
+	h := newHostile(t, agentos.Config{})
+	resp := postForm(t, h.srv, "/agents/cashier/runs", url.Values{"message": {"pay"}, "session_id": {"s"}, "stream": {"false"}})
+	var out map[string]any
+	decode(t, resp, &out)
+	if out["status"] != "PAUSED" {
+		t.Fatalf("run: %d %v", resp.StatusCode, out)
+	}
+	runID := out["run_id"].(string)
+	tools := out["tools"].([]any)
+	call := tools[0].(map[string]any)
+	reqs := out["requirements"].([]any)
+	reqID := reqs[0].(map[string]any)["id"].(string)
+	yes, no := clone(t, call), clone(t, call)
+	yes["confirmed"], no["confirmed"] = true, false
+	for _, tc := range []struct {
+		field, value, want string
+	}{
+		{"tools", `[null]`, "tools[0] is null"},
+		{"requirements", `[null]`, "requirements[0] is null"},
+		{"tools", `[{"tool_call_id":"nope","confirmed":true}]`, `tools[0].tool_call_id "nope" is not a tool call`},
+		{"requirements", `[{"id":"nope","confirmation":true}]`, `requirements[0].id "nope" is not a requirement`},
+		{"tools", mustJSON(t, []any{yes, no}), "tools[1] answers tool call c1 differently from tools[0]"},
+		{"requirements", `[{"id":"` + reqID + `","confirmation":true},{"id":"` + reqID + `","confirmation":false}]`, "differently from requirements[0]"},
+	} {
+		resp := postForm(t, h.srv, "/agents/cashier/runs/"+runID+"/continue", url.Values{tc.field: {tc.value}, "session_id": {"s"}, "stream": {"false"}})
+		if d := detail(t, resp); resp.StatusCode != 400 || !strings.Contains(d, tc.want) {
+			t.Errorf("%s=%s → %d %q, want 400 containing %q", tc.field, tc.value, resp.StatusCode, d, tc.want)
+		}
+		if st := h.status(t, runID); st != run.StatusPaused {
+			t.Fatalf("after %s=%s the run is %s", tc.field, tc.value, st)
+		}
+	}
+	resp = postForm(t, h.srv, "/agents/cashier/runs/"+runID+"/continue", url.Values{"tools": {mustJSON(t, []any{yes})}, "session_id": {"s"}, "stream": {"false"}})
+	decode(t, resp, &out)
+	if resp.StatusCode != 200 || out["status"] != "COMPLETED" || h.paid.Load() != 5 {
+		t.Fatalf("valid continue: %d %v", resp.StatusCode, out)
+	}
+}
+
+func clone(t *testing.T, m map[string]any) map[string]any {
+	t.Helper()
+	var c map[string]any
+	if err := json.Unmarshal([]byte(mustJSON(t, m)), &c); err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func mustJSON(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// A panicking workflow step, run in the foreground or in the background,
+// ends the run ERROR with a message that does not carry the panic; the
+// server goes on serving.
+func TestPanickingStepEndsTheRunNotTheServer(t *testing.T) {
+	h := newHostile(t, agentos.Config{})
+	resp := postForm(t, h.srv, "/workflows/crash-flow/runs", url.Values{"message": {"go"}, "session_id": {"s"}, "stream": {"false"}})
+	d := detail(t, resp)
+	if resp.StatusCode != 500 || strings.Contains(d, "secret-panic-value") || !strings.Contains(d, "internal error in workflow crash-flow step crash") {
+		t.Fatalf("foreground: %d %q", resp.StatusCode, d)
+	}
+	runID := startBackground(t, h.srv, "/workflows/crash-flow/runs", "s2")
+	waitStatus(t, h.store, runID, run.StatusError)
+	rec, _ := h.store.GetRun(context.Background(), runID)
+	if strings.Contains(string(rec.Data), "secret-panic-value") {
+		t.Fatalf("stored run carries the panic: %s", rec.Data)
+	}
+	resp = postForm(t, h.srv, "/workflows/crash-flow/runs", url.Values{"message": {"go"}, "session_id": {"s3"}})
+	for _, e := range readSSE(t, resp) {
+		if b, _ := json.Marshal(e.data); strings.Contains(string(b), "secret-panic-value") {
+			t.Fatalf("stream event %s carries the panic: %s", e.name, b)
+		}
+	}
+	r, err := h.srv.Client().Get(h.srv.URL + "/health")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Body.Close()
+	if r.StatusCode != 200 {
+		t.Fatalf("health after the panics: %d", r.StatusCode)
+	}
+}
+
+// A client-chosen run_id that exists — in another session, or a paused
+// workflow run — answers 409 and changes nothing: the run stays in its
+// session with its history and events, and a pause stays continuable.
+// An id that is not valid answers 422.
+func TestClientRunIDNeverReplacesARun(t *testing.T) {
+	h := newHostile(t, agentos.Config{})
+	runID, stepID, reqID := h.pausedWorkflow(t, "victim")
+	before, err := h.store.GetRun(context.Background(), runID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	events, _ := h.store.ListEvents(context.Background(), runID, -1)
+	for _, tc := range []struct{ path, extra string }{
+		{"/workflows/pay-flow/runs", ""},
+		{"/workflows/crash-flow/runs", ""},
+		{"/agents/cashier/runs", ""},
+		{"/agents/cashier/runs", "background"},
+		{"/workflows/pay-flow/runs", "background"},
+		{"/agents/cashier/runs", "stream"},
+	} {
+		form := url.Values{"message": {"take over"}, "session_id": {"attacker"}, "run_id": {runID}, "stream": {"false"}}
+		if tc.extra == "background" {
+			form.Set("background", "true")
+		}
+		if tc.extra == "stream" {
+			form.Set("stream", "true")
+		}
+		resp := postForm(t, h.srv, tc.path, form)
+		if d := detail(t, resp); resp.StatusCode != 409 || !strings.Contains(d, runID) {
+			t.Errorf("%s %s with a taken run_id: %d %q, want 409", tc.path, tc.extra, resp.StatusCode, d)
+		}
+	}
+	after, _ := h.store.GetRun(context.Background(), runID)
+	if after.SessionID != "victim" || after.Status != run.StatusPaused || string(after.Data) != string(before.Data) {
+		t.Fatalf("run after the attempts: session %s status %s", after.SessionID, after.Status)
+	}
+	if evs, _ := h.store.ListEvents(context.Background(), runID, -1); len(evs) != len(events) {
+		t.Fatalf("events %d, were %d", len(evs), len(events))
+	}
+	if _, err := h.store.GetSession(context.Background(), "attacker"); err == nil {
+		t.Error("a refused run created the attacker's session")
+	}
+	for _, bad := range []string{"../../etc", "a b", strings.Repeat("x", 129), ""} {
+		resp := postForm(t, h.srv, "/agents/cashier/runs", url.Values{"message": {"hi"}, "run_id": {bad}, "stream": {"false"}})
+		if d := detail(t, resp); resp.StatusCode != 422 || !strings.Contains(d, "run_id") {
+			t.Errorf("run_id %q: %d %q, want 422", bad, resp.StatusCode, d)
+		}
+	}
+	// A free client id still works, and the victim's pause continues.
+	resp := postForm(t, h.srv, "/workflows/crash-flow/runs", url.Values{"message": {"go"}, "run_id": {"my-own-id"}, "stream": {"false"}})
+	if resp.StatusCode != 500 {
+		t.Fatalf("free run_id: %d", resp.StatusCode)
+	}
+	if rec, err := h.store.GetRun(context.Background(), "my-own-id"); err != nil || rec.Status != run.StatusError {
+		t.Fatalf("free run_id run: %+v %v", rec, err)
+	}
+	resp = postForm(t, h.srv, "/workflows/pay-flow/runs/"+runID+"/continue", url.Values{"session_id": {"victim"}, "stream": {"false"},
+		"step_requirements": {`[{"step_id":"` + stepID + `","executor_requirements":[{"id":"` + reqID + `","confirmation":true}]}]`}})
+	var out map[string]any
+	decode(t, resp, &out)
+	if out["status"] != "COMPLETED" {
+		t.Fatalf("victim's continue: %d %v", resp.StatusCode, out)
+	}
+}
