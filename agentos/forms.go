@@ -4,10 +4,13 @@ import (
 	"cmp"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"mime"
+	"mime/multipart"
 	"net/http"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -15,53 +18,73 @@ import (
 	"github.com/agno-go/agno/run"
 )
 
-const maxFormMemory = 32 << 20
-
 // form is a parsed run form: multipart/form-data or
-// x-www-form-urlencoded, as agno's run endpoints take.
+// x-www-form-urlencoded, as agno's run endpoints take. Uploaded files
+// wait in private spool files until the run stores them; release
+// removes them.
 type form struct {
 	values map[string]string
 	images []model.Image
 	files  []model.File
 	known  map[string]bool
+	spool  []string
 }
 
-// parseForm reads the request form. Files become images (other document
-// types are refused with agno's "Unsupported file type").
-func parseForm(r *http.Request, known ...string) (*form, error) {
+// release removes the form's spool files.
+func (f *form) release() {
+	for _, p := range f.spool {
+		_ = os.Remove(p)
+	}
+	f.spool = nil
+}
+
+// limits of one run request.
+type limits struct {
+	request, file int64
+	spoolDir      string
+}
+
+// parseForm reads the request form within the upload limits: the body is
+// cut at max_upload_bytes while it is read (413), each file at
+// max_file_bytes, and files go to disk, not memory. Files become images
+// or documents (other types are refused with agno's "Unsupported file
+// type"); endpoints that take no files skip them.
+func (o *OS) parseForm(w http.ResponseWriter, r *http.Request, known ...string) (_ *form, err error) {
 	ct, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	f := &form{values: map[string]string{}, known: map[string]bool{}}
 	for _, k := range known {
 		f.known[k] = true
 	}
+	defer func() {
+		if err != nil {
+			f.release()
+		}
+	}()
+	lim := o.limits
+	r.Body = http.MaxBytesReader(w, r.Body, lim.request)
 	switch ct {
 	case "multipart/form-data":
-		if err := r.ParseMultipartForm(maxFormMemory); err != nil {
+		mr, err := r.MultipartReader()
+		if err != nil {
 			return nil, errStatus(http.StatusBadRequest, "Invalid form data: %v", err)
 		}
-		defer r.MultipartForm.RemoveAll()
-		for k, v := range r.MultipartForm.Value {
-			if len(v) > 0 {
-				f.values[k] = v[len(v)-1]
+		for {
+			part, err := mr.NextPart()
+			if errors.Is(err, io.EOF) {
+				break
 			}
-		}
-		for _, fhs := range r.MultipartForm.File {
-			for _, fh := range fhs {
-				if err := f.addUpload(fh.Filename, fh.Header.Get("Content-Type"), func() ([]byte, error) {
-					file, err := fh.Open()
-					if err != nil {
-						return nil, err
-					}
-					defer file.Close()
-					return io.ReadAll(file)
-				}); err != nil {
-					return nil, err
-				}
+			if err != nil {
+				return nil, lim.bodyError(err)
+			}
+			err = f.readPart(part, lim, f.known["files"])
+			part.Close()
+			if err != nil {
+				return nil, err
 			}
 		}
 	case "application/x-www-form-urlencoded", "":
 		if err := r.ParseForm(); err != nil {
-			return nil, errStatus(http.StatusBadRequest, "Invalid form data: %v", err)
+			return nil, lim.bodyError(err)
 		}
 		for k, v := range r.PostForm {
 			if len(v) > 0 {
@@ -74,6 +97,46 @@ func parseForm(r *http.Request, known ...string) (*form, error) {
 	return f, nil
 }
 
+// bodyError answers a failed read of the body: 413 naming the limit when
+// the body was too large, else 400.
+func (l limits) bodyError(err error) error {
+	var mbe *http.MaxBytesError
+	if errors.As(err, &mbe) {
+		return errStatus(http.StatusRequestEntityTooLarge, "Request too large: a run request may carry at most %s (max_upload_bytes under [agentos] in config.toml)", sizeText(l.request))
+	}
+	return errStatus(http.StatusBadRequest, "Invalid form data: %v", err)
+}
+
+// sizeText renders a byte count with its MiB value.
+func sizeText(n int64) string {
+	if n >= 1<<20 && n%(1<<20) == 0 {
+		return fmt.Sprintf("%d bytes (%d MiB)", n, n>>20)
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
+
+// readPart reads one multipart part: a field value, or a file spooled to
+// disk.
+func (f *form) readPart(part *multipart.Part, lim limits, takesFiles bool) error {
+	name := part.FormName()
+	if part.FileName() == "" {
+		b, err := io.ReadAll(part)
+		if err != nil {
+			return lim.bodyError(err)
+		}
+		f.values[name] = string(b)
+		return nil
+	}
+	if !takesFiles {
+		_, err := io.Copy(io.Discard, part)
+		if err != nil {
+			return lim.bodyError(err)
+		}
+		return nil
+	}
+	return f.addUpload(part.FileName(), part.Header.Get("Content-Type"), part, lim)
+}
+
 // documentTypes are the uploads agno passes to the model as files.
 var documentTypes = map[string]bool{
 	"application/pdf": true, "application/json": true, "application/xml": true,
@@ -81,10 +144,11 @@ var documentTypes = map[string]bool{
 	"application/vnd.openxmlformats-officedocument.wordprocessingml.document": true,
 }
 
-// addUpload sorts an uploaded file as agno does: images go with the
-// message as images, documents (PDF, text, JSON, docx…) as files; other
-// types are refused.
-func (f *form) addUpload(name, ct string, read func() ([]byte, error)) error {
+// addUpload sorts an uploaded file as agno does — images go with the
+// message as images, documents (PDF, text, JSON, docx…) as files, other
+// types are refused — and spools it to a private file, cut at the
+// per-file limit.
+func (f *form) addUpload(name, ct string, body io.Reader, lim limits) error {
 	ct, _, _ = mime.ParseMediaType(ct)
 	if ct == "" || ct == "application/octet-stream" {
 		ct, _, _ = mime.ParseMediaType(mime.TypeByExtension(strings.ToLower(filepath.Ext(name))))
@@ -93,17 +157,29 @@ func (f *form) addUpload(name, ct string, read func() ([]byte, error)) error {
 	if !image && !documentTypes[ct] && !strings.HasPrefix(ct, "text/") {
 		return errStatus(http.StatusBadRequest, "Unsupported file type: %s (%s); images and documents (PDF, text, CSV, JSON, DOCX) are accepted", cmp.Or(ct, "unknown"), name)
 	}
-	b, err := read()
+	tmp, err := os.CreateTemp(lim.spoolDir, "upload-*") // 0600
 	if err != nil {
-		return errStatus(http.StatusBadRequest, "Could not read file %s: %v", name, err)
+		return errStatus(http.StatusInternalServerError, "Could not keep the upload %s: %v", name, err)
 	}
-	if len(b) == 0 {
+	f.spool = append(f.spool, tmp.Name())
+	n, err := io.Copy(tmp, io.LimitReader(body, lim.file+1))
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	switch {
+	case err != nil:
+		return lim.bodyError(err)
+	case n > lim.file:
+		return errStatus(http.StatusRequestEntityTooLarge, "File %s is too large: a file may be at most %s (max_file_bytes under [agentos] in config.toml)", name, sizeText(lim.file))
+	case n == 0:
 		return errStatus(http.StatusBadRequest, "Empty file: %s", name)
 	}
+	path := tmp.Name()
+	open := func() (io.ReadCloser, error) { return os.Open(path) }
 	if image {
-		f.images = append(f.images, model.Image{Content: b, MimeType: ct})
+		f.images = append(f.images, model.Image{MimeType: ct, Size: n, Source: open})
 	} else {
-		f.files = append(f.files, model.File{Filename: name, Content: b, MimeType: ct})
+		f.files = append(f.files, model.File{Filename: name, MimeType: ct, Size: n, Source: open})
 	}
 	return nil
 }

@@ -1,11 +1,15 @@
 package agentos_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -340,5 +344,89 @@ func TestClientRunIDNeverReplacesARun(t *testing.T) {
 	decode(t, resp, &out)
 	if out["status"] != "COMPLETED" {
 		t.Fatalf("victim's continue: %d %v", resp.StatusCode, out)
+	}
+}
+
+// Uploads are bounded while they are read — max_upload_bytes for the
+// request, max_file_bytes for a file — with 413 naming the limit; a file
+// within the limits is spooled to a private file (not memory), stored as
+// a blob of the session, and the run's row holds only its reference.
+func TestUploadLimits(t *testing.T) {
+	fake := modeltest.NewFunc(func(req *model.Request) modeltest.Response {
+		n := 0
+		for _, m := range req.Messages {
+			for _, f := range m.Files {
+				n += len(f.Content)
+			}
+		}
+		return modeltest.Response{Content: fmt.Sprintf("read %d bytes", n)}
+	})
+	store := memory.New()
+	a, err := agent.New(agent.Config{Name: "Reader", Model: fake, Store: store})
+	if err != nil {
+		t.Fatal(err)
+	}
+	spool := filepath.Join(t.TempDir(), "spool")
+	o, err := agentos.New(agentos.Config{Agents: []*agent.Agent{a}, Store: store, MaxUploadBytes: 1 << 20, MaxFileBytes: 256 << 10, SpoolDir: spool})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer o.Close()
+	h := o.Handler()
+	if fi, err := os.Stat(spool); err != nil || fi.Mode().Perm() != 0o700 {
+		t.Fatalf("spool directory: %v %v", fi.Mode(), err)
+	}
+	form := map[string]string{"message": "read", "stream": "false", "session_id": "s"}
+
+	body, ct := multipartBody(t, form, filePart{"files", "big.txt", "text/plain", bytes.Repeat([]byte("x"), 300<<10)})
+	rec := do(t, h, "POST", "/agents/reader/runs", body, "Content-Type", ct)
+	if d := obj(jsonOf(t, rec))["detail"]; rec.Code != 413 || !strings.Contains(fmt.Sprint(d), "262144 bytes") || !strings.Contains(fmt.Sprint(d), "max_file_bytes") {
+		t.Errorf("file over max_file_bytes: %d %v", rec.Code, d)
+	}
+	body, ct = multipartBody(t, form, filePart{"files", "a.txt", "text/plain", bytes.Repeat([]byte("a"), 200<<10)},
+		filePart{"files", "b.txt", "text/plain", bytes.Repeat([]byte("b"), 200<<10)}, filePart{"files", "c.txt", "text/plain", bytes.Repeat([]byte("c"), 200<<10)},
+		filePart{"files", "d.txt", "text/plain", bytes.Repeat([]byte("d"), 200<<10)}, filePart{"files", "e.txt", "text/plain", bytes.Repeat([]byte("e"), 200<<10)},
+		filePart{"files", "f.txt", "text/plain", bytes.Repeat([]byte("f"), 200<<10)})
+	rec = do(t, h, "POST", "/agents/reader/runs", body, "Content-Type", ct)
+	if d := obj(jsonOf(t, rec))["detail"]; rec.Code != 413 || !strings.Contains(fmt.Sprint(d), "1048576 bytes (1 MiB)") || !strings.Contains(fmt.Sprint(d), "max_upload_bytes") {
+		t.Errorf("request over max_upload_bytes: %d %v", rec.Code, d)
+	}
+	rec = do(t, h, "POST", "/agents/reader/runs", strings.NewReader("message="+strings.Repeat("x", 2<<20)), "Content-Type", "application/x-www-form-urlencoded")
+	if rec.Code != 413 {
+		t.Errorf("urlencoded body over the limit: %d %s", rec.Code, rec.Body)
+	}
+	if runs, _ := store.ListRuns(context.Background(), storage.RunQuery{}); len(runs) != 0 {
+		t.Fatalf("refused uploads stored %d runs", len(runs))
+	}
+
+	data := bytes.Repeat([]byte("0123456789abcdef"), 12<<10) // 192 KiB
+	body, ct = multipartBody(t, form, filePart{"files", "ok.txt", "text/plain", data})
+	rec = do(t, h, "POST", "/agents/reader/runs", body, "Content-Type", ct)
+	out := obj(jsonOf(t, rec))
+	if rec.Code != 200 || out["content"] != fmt.Sprintf("read %d bytes", len(data)) {
+		t.Fatalf("upload within the limits: %d %v", rec.Code, out)
+	}
+	stored, err := store.GetRun(context.Background(), out["run_id"].(string))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(stored.Data) > 8<<10 {
+		t.Errorf("the run's row holds %d bytes for a %d-byte upload: the file must live outside it", len(stored.Data), len(data))
+	}
+	var doc struct {
+		Input struct{ Files []model.File } `json:"input"`
+	}
+	_ = json.Unmarshal(stored.Data, &doc)
+	if len(doc.Input.Files) != 1 {
+		t.Fatalf("stored input %s", stored.Data)
+	}
+	if b, err := store.GetBlob(context.Background(), "s", doc.Input.Files[0].ID); err != nil || !bytes.Equal(b, data) {
+		t.Fatalf("blob: %d bytes, %v", len(b), err)
+	}
+	if left, _ := os.ReadDir(spool); len(left) != 0 {
+		t.Errorf("spool files left after the run: %v", left)
+	}
+	if _, err := agentos.New(agentos.Config{Store: store, MaxUploadBytes: 10, MaxFileBytes: 20}); err == nil || !strings.Contains(err.Error(), "max_file_bytes") {
+		t.Errorf("max_file_bytes over max_upload_bytes: %v", err)
 	}
 }

@@ -25,6 +25,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -66,6 +67,19 @@ type Config struct {
 	ProtectedMode *bool
 	// CORSOrigins replaces agno's default allowed origins.
 	CORSOrigins []string
+	// AllowedHosts are Host values protected mode accepts besides
+	// loopback names and addresses.
+	AllowedHosts []string
+
+	// MaxUploadBytes bounds one run request's body, uploads included
+	// (default 32 MiB); MaxFileBytes one uploaded file (default
+	// MaxUploadBytes). Larger requests get 413.
+	MaxUploadBytes int64
+	MaxFileBytes   int64
+	// SpoolDir holds uploads, as private files, until their run stores
+	// them (default a new private directory under os.TempDir(), removed
+	// at Close).
+	SpoolDir string
 
 	// SubAgentToParent mirrors settings.json
 	// runtime.event_streaming.sub_agent_to_parent (informational here:
@@ -139,6 +153,10 @@ type OS struct {
 
 	reloadMu sync.Mutex
 	closed   atomic.Bool
+
+	limits limits
+	// ownSpool is the spool directory New made (removed at Close).
+	ownSpool string
 }
 
 // activeRun is a run AgentOS started and may have to cancel at shutdown.
@@ -176,6 +194,9 @@ func New(cfg Config) (*OS, error) {
 		return nil, err
 	}
 	o := &OS{cfg: cfg, log: cfg.Logger, instantiated: time.Now().UTC(), active: map[string]*activeRun{}, buffers: newBuffers()}
+	if err := o.setLimits(); err != nil {
+		return nil, err
+	}
 	o.cat.Store(cat)
 	o.recoverCrashedRuns()
 	return o, nil
@@ -326,7 +347,42 @@ func (o *OS) Close() error {
 	for _, c := range o.cfg.Closers {
 		errs = append(errs, c())
 	}
+	if o.ownSpool != "" {
+		errs = append(errs, os.RemoveAll(o.ownSpool))
+	}
 	return errors.Join(errs...)
+}
+
+// DefaultMaxUploadBytes is the default bound of a run request's body.
+const DefaultMaxUploadBytes = 32 << 20
+
+// setLimits checks the upload limits and makes the spool directory.
+func (o *OS) setLimits() error {
+	c := &o.cfg
+	if c.MaxUploadBytes < 0 || c.MaxFileBytes < 0 {
+		return errors.New("agentos: MaxUploadBytes and MaxFileBytes (max_upload_bytes, max_file_bytes) must be positive")
+	}
+	if c.MaxUploadBytes == 0 {
+		c.MaxUploadBytes = DefaultMaxUploadBytes
+	}
+	if c.MaxFileBytes == 0 {
+		c.MaxFileBytes = c.MaxUploadBytes
+	}
+	if c.MaxFileBytes > c.MaxUploadBytes {
+		return fmt.Errorf("agentos: MaxFileBytes (max_file_bytes = %d) is larger than MaxUploadBytes (max_upload_bytes = %d), which bounds the whole request: lower it or raise max_upload_bytes", c.MaxFileBytes, c.MaxUploadBytes)
+	}
+	dir := c.SpoolDir
+	if dir == "" {
+		d, err := os.MkdirTemp("", "agno-uploads-") // 0700
+		if err != nil {
+			return fmt.Errorf("agentos: create the upload spool directory: %w", err)
+		}
+		dir, o.ownSpool = d, d
+	} else if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("agentos: SpoolDir %s: %w", dir, err)
+	}
+	o.limits = limits{request: c.MaxUploadBytes, file: c.MaxFileBytes, spoolDir: dir}
+	return nil
 }
 
 // markRun rewrites a stored run's status (and content) in its document.

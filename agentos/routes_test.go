@@ -392,8 +392,13 @@ func TestMultipartRunWithDocuments(t *testing.T) {
 			Files []model.File `json:"files"`
 		} `json:"input"`
 	}
-	if err := json.Unmarshal(stored.Data, &doc); err != nil || len(doc.Input.Files) != 2 || doc.Input.Files[1].MimeType != "text/csv" || string(doc.Input.Files[0].Content) != string(pdf) {
+	// The run keeps references; the bytes are blobs of the session.
+	if err := json.Unmarshal(stored.Data, &doc); err != nil || len(doc.Input.Files) != 2 || doc.Input.Files[1].MimeType != "text/csv" ||
+		len(doc.Input.Files[0].Content) != 0 || doc.Input.Files[0].ID == "" || doc.Input.Files[0].Size != int64(len(pdf)) {
 		t.Fatalf("stored input files %+v (%v)", doc.Input.Files, err)
+	}
+	if b, err := store.GetBlob(context.Background(), "s", doc.Input.Files[0].ID); err != nil || string(b) != string(pdf) {
+		t.Fatalf("stored pdf blob %q %v", b, err)
 	}
 
 	body, ct = multipartBody(t, map[string]string{"message": "x", "stream": "false"}, filePart{"files", "song.mp3", "audio/mpeg", []byte("ID3")})

@@ -50,14 +50,40 @@ type runForm struct {
 	req        *run.Request
 	stream     bool
 	background bool
+	uploads    *form
 }
 
-func (o *OS) parseRunForm(r *http.Request, w http.ResponseWriter) (*runForm, bool) {
-	f, err := parseForm(r, "message", "stream", "session_id", "user_id", "files", "background", "run_id")
+// release removes the request's spooled uploads, unless a background
+// run took them.
+func (rf *runForm) release() {
+	if rf.uploads != nil {
+		rf.uploads.release()
+	}
+}
+
+// takeUploads hands the spooled uploads to a run that outlives the
+// request; the returned func removes them.
+func (rf *runForm) takeUploads() func() {
+	f := rf.uploads
+	rf.uploads = nil
+	if f == nil {
+		return func() {}
+	}
+	return f.release
+}
+
+// parseRunForm reads a run request; the caller releases the result.
+func (o *OS) parseRunForm(r *http.Request, w http.ResponseWriter) (_ *runForm, ok bool) {
+	f, err := o.parseForm(w, r, "message", "stream", "session_id", "user_id", "files", "background", "run_id")
 	if err != nil {
 		fail(w, err)
 		return nil, false
 	}
+	defer func() {
+		if !ok {
+			f.release()
+		}
+	}()
 	if !f.has("message") {
 		fieldError(w, []string{"body", "message"}, "Field required", "missing")
 		return nil, false
@@ -96,7 +122,7 @@ func (o *OS) parseRunForm(r *http.Request, w http.ResponseWriter) (*runForm, boo
 		req.RunID = run.NewID()
 	}
 	req.Stream = stream
-	return &runForm{req: req, stream: stream, background: background}, true
+	return &runForm{req: req, stream: stream, background: background, uploads: f}, true
 }
 
 // runIDFree answers 409 when a client-chosen run id is taken: a new run
@@ -161,6 +187,7 @@ func (o *OS) handleRun(k kind) http.HandlerFunc {
 		if !ok {
 			return
 		}
+		defer rf.release()
 		if rf.background {
 			if o.cfg.Store == nil {
 				writeError(w, http.StatusBadRequest, "Background runs need a database: configure [storage] (the default SQLite store is used by agno agentos start)")
@@ -203,7 +230,9 @@ func (o *OS) startBackground(w http.ResponseWriter, r *http.Request, k kind, ex 
 		return
 	}
 	req.Prepared = true
+	release := rf.takeUploads()
 	buf, ok := o.launch(r.Context(), req.RunID, k.name, func(ctx context.Context, emit run.Emitter) run.Status {
+		defer release()
 		out, err := ex.Execute(ctx, req, emit)
 		if err == nil && out != nil {
 			return out.Status
@@ -211,6 +240,7 @@ func (o *OS) startBackground(w http.ResponseWriter, r *http.Request, k kind, ex 
 		return run.StatusError
 	})
 	if !ok {
+		release()
 		writeError(w, http.StatusServiceUnavailable, "AgentOS is shutting down")
 		return
 	}
@@ -261,11 +291,12 @@ func (o *OS) handleContinue(k kind) http.HandlerFunc {
 		if !ok {
 			return
 		}
-		f, err := parseForm(r, "tools", "requirements", "session_id", "user_id", "stream", "background")
+		f, err := o.parseForm(w, r, "tools", "requirements", "session_id", "user_id", "stream", "background")
 		if err != nil {
 			fail(w, err)
 			return
 		}
+		defer f.release()
 		creq := &run.ContinueRequest{RunID: r.PathValue("run_id"), SessionID: f.str("session_id"), UserID: f.str("user_id"), StoreEvents: true}
 		if creq.SessionID == "" {
 			writeError(w, http.StatusBadRequest, "session_id is required to continue a run")
@@ -492,7 +523,7 @@ func (o *OS) handleResume(k kind) http.HandlerFunc {
 		if !ok {
 			return
 		}
-		f, err := parseForm(r, "last_event_index", "session_id")
+		f, err := o.parseForm(w, r, "last_event_index", "session_id")
 		if err != nil {
 			fail(w, err)
 			return

@@ -119,6 +119,7 @@ func (o *OS) handleWorkflowRun(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
+	defer rf.release()
 	req := rf.req
 	if rf.background {
 		if o.cfg.Store == nil {
@@ -170,10 +171,13 @@ func (o *OS) startWorkflowBackground(w http.ResponseWriter, r *http.Request, wf 
 		return
 	}
 	req.Prepared = true
+	release := rf.takeUploads()
 	buf, ok := o.launch(r.Context(), req.RunID, "workflow", func(ctx context.Context, emit run.Emitter) run.Status {
+		defer release()
 		return workflowStatus(wf.Execute(ctx, req, emit))
 	})
 	if !ok {
+		release()
 		writeError(w, http.StatusServiceUnavailable, "AgentOS is shutting down")
 		return
 	}
@@ -214,7 +218,7 @@ func (o *OS) handleWorkflowContinue(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	f, err := parseForm(r, "step_requirements", "session_id", "user_id", "stream", "factory_input")
+	f, err := o.parseForm(w, r, "step_requirements", "session_id", "user_id", "stream", "factory_input")
 	if err != nil {
 		fail(w, err)
 		return
@@ -294,7 +298,7 @@ func (o *OS) handleWorkflowResume(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	f, err := parseForm(r, "last_event_index", "session_id")
+	f, err := o.parseForm(w, r, "last_event_index", "session_id")
 	if err != nil {
 		fail(w, err)
 		return

@@ -52,9 +52,16 @@ type AgentOSConfig struct {
 	RegistryAutoPopulate bool `toml:"registry_auto_populate"`
 	// ProtectedMode answers only loopback clients while no authentication
 	// is configured (default true).
-	ProtectedMode      bool           `toml:"protected_mode"`
-	CORSAllowedOrigins []string       `toml:"cors_allowed_origins"`
-	Registry           RegistryConfig `toml:"registry"`
+	ProtectedMode      bool     `toml:"protected_mode"`
+	CORSAllowedOrigins []string `toml:"cors_allowed_origins"`
+	// AllowedHosts are Host header values protected mode accepts besides
+	// loopback names and addresses (a name this machine is reached by).
+	AllowedHosts []string `toml:"allowed_hosts"`
+	// MaxUploadBytes bounds a run request, uploads included (default 32
+	// MiB); MaxFileBytes one uploaded file (default MaxUploadBytes).
+	MaxUploadBytes int64          `toml:"max_upload_bytes"`
+	MaxFileBytes   int64          `toml:"max_file_bytes"`
+	Registry       RegistryConfig `toml:"registry"`
 }
 
 // RegistryConfig is [agentos.registry].
@@ -269,11 +276,13 @@ func (h HITLConfig) WebSocket() bool { return h.Transport == HITLWebSocket || h.
 
 // Defaults.
 const (
-	DefaultHost       = "127.0.0.1"
-	DefaultPort       = 7777
-	DefaultSQLitePath = "agno.db"
-	DefaultDSNEnv     = "AGNO_POSTGRES_DSN"
-	DefaultSocketPath = "agno-hitl.sock"
+	DefaultHost = "127.0.0.1"
+	DefaultPort = 7777
+	// DefaultMaxUploadBytes is agentos.max_upload_bytes' default.
+	DefaultMaxUploadBytes = 32 << 20
+	DefaultSQLitePath     = "agno.db"
+	DefaultDSNEnv         = "AGNO_POSTGRES_DSN"
+	DefaultSocketPath     = "agno-hitl.sock"
 )
 
 // DefaultSources are the registry source directories when none are set.
@@ -290,6 +299,7 @@ func defaults() Config {
 			Port:                 DefaultPort,
 			RegistryAutoPopulate: true,
 			ProtectedMode:        true,
+			MaxUploadBytes:       DefaultMaxUploadBytes,
 			Registry:             RegistryConfig{Sources: slices.Clone(DefaultSources), RefreshOnStart: true},
 		},
 		Storage:   StorageConfig{Driver: DriverSQLite},
@@ -406,6 +416,17 @@ func (c *Config) validate(p *problems, md *toml.MetaData) {
 		u, err := url.Parse(o)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || (u.Path != "" && u.Path != "/") || u.RawQuery != "" {
 			p.at(key, "agentos.cors_allowed_origins: %q is not an origin: write scheme://host[:port] such as \"https://app.example.com\", or \"*\" for any", o)
+		}
+	}
+	if a.MaxUploadBytes < 1 {
+		p.at("agentos.max_upload_bytes", "agentos.max_upload_bytes = %d: give the largest run request to accept, in bytes (default %d, 32 MiB)", a.MaxUploadBytes, DefaultMaxUploadBytes)
+	}
+	if a.MaxFileBytes < 0 || a.MaxFileBytes > a.MaxUploadBytes {
+		p.at("agentos.max_file_bytes", "agentos.max_file_bytes = %d: give the largest uploaded file to accept, in bytes, at most agentos.max_upload_bytes (%d); leave it out to use that", a.MaxFileBytes, a.MaxUploadBytes)
+	}
+	for i, h := range a.AllowedHosts {
+		if strings.TrimSpace(h) == "" || strings.ContainsAny(h, "/ ") {
+			p.at(fmt.Sprintf("agentos.allowed_hosts[%d]", i), "agentos.allowed_hosts: %q is not a host: write a name or address, optionally with :port, such as \"myhost.local\"", h)
 		}
 	}
 	seen := map[string]bool{}

@@ -174,6 +174,9 @@ func TestValidationMessages(t *testing.T) {
 	}{
 		{"port", "[agentos]\nport = 70000\n", 2, []string{"agentos.port = 70000", "from 1 to 65535"}},
 		{"empty host", "[agentos]\nhost = \"\"\n", 2, []string{"agentos.host is empty", "0.0.0.0"}},
+		{"upload limit", "[agentos]\nmax_upload_bytes = 0\n", 2, []string{"agentos.max_upload_bytes = 0", "in bytes"}},
+		{"file limit", "[agentos]\nmax_upload_bytes = 1000\nmax_file_bytes = 2000\n", 3, []string{"agentos.max_file_bytes = 2000", "at most agentos.max_upload_bytes (1000)"}},
+		{"allowed host", "[agentos]\nallowed_hosts = [\"http://x/\"]\n", 2, []string{"allowed_hosts: \"http://x/\" is not a host"}},
 		{"cors origin", "[agentos]\ncors_allowed_origins = [\"*\", \"example.com/app\"]\n", 2, []string{"\"example.com/app\" is not an origin", "scheme://host[:port]"}},
 		{"empty source", "[agentos.registry]\nsources = [\"agents\", \"\"]\n", 2, []string{"sources has an empty entry"}},
 		{"duplicate source", "[agentos.registry]\nsources = [\"agents\", \"./agents\"]\n", 2, []string{"lists \"./agents\" twice"}},

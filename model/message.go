@@ -7,6 +7,7 @@ package model
 
 import (
 	"encoding/json"
+	"io"
 	"strings"
 )
 
@@ -50,22 +51,31 @@ type Message struct {
 	CreatedAt   int64  `json:"created_at,omitempty"`
 }
 
-// Image is an image given to or produced for a model: a URL or inline bytes.
+// Image is an image given to or produced for a model: a URL or inline
+// bytes. An image a run stored outside its row has only its ID here; the
+// run loads the bytes when it calls the model.
 type Image struct {
 	ID       string `json:"id,omitempty"`
 	URL      string `json:"url,omitempty"`
 	Content  []byte `json:"content,omitempty"`
 	MimeType string `json:"mime_type,omitempty"`
 	Detail   string `json:"detail,omitempty"`
+	Size     int64  `json:"size,omitempty"`
+	// Source, when set, opens the bytes (an upload spooled to disk); the
+	// run stores them and never holds them in memory before it must.
+	Source func() (io.ReadCloser, error) `json:"-"`
 }
 
 // File is a document given to a model (a PDF, a text file): inline
-// bytes with their MIME type and file name, as agno's File media.
+// bytes with their MIME type and file name, as agno's File media. Like
+// Image, a stored file has only its ID, or a Source to read from.
 type File struct {
-	ID       string `json:"id,omitempty"`
-	Filename string `json:"filename,omitempty"`
-	Content  []byte `json:"content,omitempty"`
-	MimeType string `json:"mime_type,omitempty"`
+	ID       string                        `json:"id,omitempty"`
+	Filename string                        `json:"filename,omitempty"`
+	Content  []byte                        `json:"content,omitempty"`
+	MimeType string                        `json:"mime_type,omitempty"`
+	Size     int64                         `json:"size,omitempty"`
+	Source   func() (io.ReadCloser, error) `json:"-"`
 }
 
 // IsText reports whether the file is text a model can read as is.

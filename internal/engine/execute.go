@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agno-go/agno/internal/media"
 	"github.com/agno-go/agno/internal/safe"
 	"github.com/agno-go/agno/model"
 	"github.com/agno-go/agno/run"
@@ -20,12 +21,15 @@ import (
 // the returned output; the error is only for misuse.
 func (s *Spec) Execute(ctx context.Context, req *run.Request, emit run.Emitter) (*run.Output, error) {
 	st := s.newState(req, emit)
-	st.out.Input = &run.Input{Content: inputContent(req), Images: req.Images, Files: req.Files}
+	st.out.Input = &run.Input{Content: inputContent(req)}
 	defer st.finish()
 	if err := st.begin(ctx); err != nil {
 		if errors.Is(err, run.ErrRunExists) { // another run's id: report nothing on it
 			return nil, err
 		}
+		return st.fail(err), nil
+	}
+	if err := st.keepMedia(); err != nil {
 		return st.fail(err), nil
 	}
 	st.sendOptional(&run.RunStarted{EventBase: st.base(), Model: st.out.Model, ModelProvider: st.out.ModelProvider})
@@ -169,7 +173,21 @@ func (st *runState) begin(parent context.Context) error {
 	if err := st.persist(false); err != nil {
 		return err
 	}
+	st.media = media.Loader{Store: st.spec.Store, SessionID: st.out.SessionID}
 	return st.loadSession()
+}
+
+// keepMedia stores the run's images and files as blobs of the session,
+// so the run's row, events and messages carry only their ids; the model
+// call loads them back.
+func (st *runState) keepMedia() error {
+	var err error
+	st.req.Images, st.req.Files, err = media.Keep(st.ctx, st.spec.Store, st.out.SessionID, st.req.Images, st.req.Files)
+	if err != nil {
+		return err
+	}
+	st.out.Input = &run.Input{Content: inputContent(st.req), Images: st.req.Images, Files: st.req.Files}
+	return nil
 }
 
 func mergeMaps(low, high map[string]any) map[string]any {

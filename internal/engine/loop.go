@@ -92,8 +92,12 @@ func (f Fallbacks) pick(err error) []model.Model {
 func (st *runState) invoke(m model.Model) (*model.Response, error) {
 	info := m.Info()
 	structured := st.schema != nil && !st.spec.NoParse
+	msgs, err := st.media.Messages(st.ctx, st.messages)
+	if err != nil {
+		return nil, err
+	}
 	req := &model.Request{
-		Messages:       st.messages,
+		Messages:       msgs,
 		Tools:          st.defs,
 		ToolChoice:     st.spec.ToolChoice,
 		ResponseFormat: st.responseFormat(info),

@@ -5,6 +5,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agno-go/agno/internal/media"
 	"github.com/agno-go/agno/model"
 	"github.com/agno-go/agno/run"
 	"github.com/agno-go/agno/storage"
@@ -42,6 +43,7 @@ type runState struct {
 	stateAtLoad map[string]any
 	session     *storage.Session
 	row         storage.RunRow
+	media       media.Loader
 
 	// content accumulated across loop iterations.
 	content   []byte
