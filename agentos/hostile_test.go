@@ -430,3 +430,122 @@ func TestUploadLimits(t *testing.T) {
 		t.Errorf("max_file_bytes over max_upload_bytes: %v", err)
 	}
 }
+
+// A browser on this machine is an outside client: in protected mode a
+// page of another site can neither post forms to AgentOS (CSRF: start a
+// workflow, approve a pause), nor open its WebSocket, nor read it by
+// rebinding its own name to 127.0.0.1 (Host check). agent-ui on
+// localhost:3000 keeps working.
+func TestProtectedModeRefusesOtherSitesBrowsers(t *testing.T) {
+	h := newHostile(t, agentos.Config{})
+	runID, stepID, reqID := h.pausedWorkflow(t, "s1")
+	post := func(path string, form url.Values, header ...string) *http.Response {
+		return postForm(t, h.srv, path, form, header...)
+	}
+	approve := url.Values{"session_id": {"s1"}, "stream": {"false"},
+		"step_requirements": {`[{"step_id":"` + stepID + `","executor_requirements":[{"id":"` + reqID + `","confirmation":true}]}]`}}
+	for _, tc := range []struct {
+		name   string
+		path   string
+		form   url.Values
+		header []string
+		status int
+	}{
+		{"form post from another site starts a workflow", "/workflows/crash-flow/runs", url.Values{"message": {"x"}, "stream": {"false"}}, []string{"Origin", "https://evil.example"}, 403},
+		{"form post from another site approves a pause", "/workflows/pay-flow/runs/" + runID + "/continue", approve, []string{"Origin", "https://evil.example"}, 403},
+		{"opaque origin", "/workflows/pay-flow/runs/" + runID + "/continue", approve, []string{"Origin", "null"}, 403},
+		{"cross-site without an Origin", "/workflows/pay-flow/runs/" + runID + "/continue", approve, []string{"Sec-Fetch-Site", "cross-site"}, 403},
+		{"rebound name", "/workflows/pay-flow/runs/" + runID + "/continue", approve, []string{"Host", "attacker.example:7777"}, 421},
+	} {
+		resp := post(tc.path, tc.form, tc.header...)
+		if d := detail(t, resp); resp.StatusCode != tc.status || !strings.Contains(d, "protected mode") {
+			t.Errorf("%s: %d %q, want %d", tc.name, resp.StatusCode, d, tc.status)
+		}
+	}
+	if st := h.status(t, runID); st != run.StatusPaused {
+		t.Fatalf("the pause was answered from another site: %s", st)
+	}
+	if runs, _ := h.store.ListRuns(context.Background(), storage.RunQuery{ComponentID: "crash-flow"}); len(runs) != 0 {
+		t.Fatalf("a run was started from another site")
+	}
+	// Reads through a rebound name are refused too.
+	req, _ := http.NewRequest(http.MethodGet, h.srv.URL+"/sessions", nil)
+	req.Host = "attacker.example"
+	resp, err := h.srv.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 421 {
+		t.Fatalf("GET through a rebound name: %d", resp.StatusCode)
+	}
+
+	// The WebSocket: another site's page is refused, agent-ui is not.
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	wsURL := "ws" + strings.TrimPrefix(h.srv.URL, "http") + "/workflows/ws"
+	_, resp, err = websocket.Dial(ctx, wsURL, &websocket.DialOptions{HTTPHeader: http.Header{"Origin": {"https://evil.example"}}})
+	if err == nil || resp == nil || resp.StatusCode != 403 {
+		t.Fatalf("WebSocket from another site: %v %v", resp, err)
+	}
+	c, _, err := websocket.Dial(ctx, wsURL, &websocket.DialOptions{HTTPHeader: http.Header{"Origin": {"http://localhost:3000"}}})
+	if err != nil {
+		t.Fatalf("WebSocket from agent-ui: %v", err)
+	}
+	c.CloseNow()
+
+	// agent-ui on localhost:3000: preflight, then the continue itself.
+	pre, _ := http.NewRequest(http.MethodOptions, h.srv.URL+"/workflows/pay-flow/runs/"+runID+"/continue", nil)
+	pre.Header.Set("Origin", "http://localhost:3000")
+	pre.Header.Set("Access-Control-Request-Method", "POST")
+	resp, err = h.srv.Client().Do(pre)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 200 || resp.Header.Get("Access-Control-Allow-Origin") != "http://localhost:3000" {
+		t.Fatalf("agent-ui preflight: %d %v", resp.StatusCode, resp.Header)
+	}
+	resp = post("/workflows/pay-flow/runs/"+runID+"/continue", approve, "Origin", "http://localhost:3000")
+	var out map[string]any
+	decode(t, resp, &out)
+	if resp.StatusCode != 200 || out["status"] != "COMPLETED" {
+		t.Fatalf("agent-ui continue: %d %v", resp.StatusCode, out)
+	}
+}
+
+// allowed_hosts opens the Host check to a configured name; with a key the
+// browser checks give way to CORS and the key, but the WebSocket still
+// refuses other sites' pages.
+func TestProtectedModeConfiguredHostsAndKeys(t *testing.T) {
+	h := newHostile(t, agentos.Config{AllowedHosts: []string{"box.local"}})
+	for host, want := range map[string]int{"box.local": 200, "box.local:7777": 200, "other.local": 421, "localhost": 200, "[::1]:7777": 200, "127.0.0.2": 200} {
+		req, _ := http.NewRequest(http.MethodGet, h.srv.URL+"/health", nil)
+		req.Host = host
+		resp, err := h.srv.Client().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != want {
+			t.Errorf("Host %s: %d, want %d", host, resp.StatusCode, want)
+		}
+	}
+	k := newHostile(t, agentos.Config{SecurityKey: "sk"})
+	req, _ := http.NewRequest(http.MethodGet, k.srv.URL+"/health", nil)
+	req.Host = "api.example.com"
+	resp, err := k.srv.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 200 {
+		t.Errorf("with a key any Host is served: %d", resp.StatusCode)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	_, resp, err = websocket.Dial(ctx, "ws"+strings.TrimPrefix(k.srv.URL, "http")+"/workflows/ws", &websocket.DialOptions{HTTPHeader: http.Header{"Origin": {"https://evil.example"}}})
+	if err == nil || resp == nil || resp.StatusCode != 403 {
+		t.Fatalf("WebSocket from another site with a key: %v %v", resp, err)
+	}
+}

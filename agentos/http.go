@@ -11,6 +11,7 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
+	"net/url"
 	"slices"
 	"strings"
 
@@ -109,20 +110,93 @@ func (o *OS) authenticate(next http.Handler) http.Handler {
 // protectedModeMessage tells a remote client how to open the server.
 const protectedModeMessage = "AgentOS is running in protected mode: no security key is configured, so it only answers clients on this machine (loopback). To accept remote clients, set the OS_SECURITY_KEY environment variable and send 'Authorization: Bearer <key>', or opt out explicitly with --insecure or protected_mode = false under [agentos] in config.toml."
 
-// protect answers only loopback clients when no key is configured (like
-// Redis' protected mode). A request with Forwarded or X-Forwarded-For
-// counts as remote: a reverse proxy on this host must not open the door.
+// protect answers only clients on this machine when no key is configured
+// (like Redis' protected mode) — and a browser on this machine is an
+// outside client too: a page of another site could post a form to
+// loopback (CSRF), or rebind its own name to 127.0.0.1 and read every
+// answer (DNS rebinding). So the request must come from a loopback
+// address with no proxy forwarding headers, name a loopback host (or one
+// of AllowedHosts) in Host, and, from a browser, carry a loopback or CORS
+// origin.
 func (o *OS) protect(next http.Handler) http.Handler {
-	if o.cfg.SecurityKey != "" || (o.cfg.ProtectedMode != nil && !*o.cfg.ProtectedMode) {
+	if !o.protected() {
 		return next
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !IsLocalRequest(r) {
+		switch {
+		case !IsLocalRequest(r):
 			writeError(w, http.StatusForbidden, protectedModeMessage)
-			return
+		case !o.hostAllowed(r.Host):
+			writeError(w, http.StatusMisdirectedRequest, fmt.Sprintf("AgentOS is in protected mode and answers requests for this machine only: Host %q is not a loopback name or address. Reach it as localhost or 127.0.0.1, list the name under [agentos] allowed_hosts, or set OS_SECURITY_KEY.", r.Host))
+		case !o.browserAllowed(r):
+			writeError(w, http.StatusForbidden, fmt.Sprintf("AgentOS is in protected mode and refuses browser requests from other sites: origin %q is not a loopback origin nor one of cors_allowed_origins. Add it under [agentos] cors_allowed_origins, or set OS_SECURITY_KEY.", r.Header.Get("Origin")))
+		default:
+			next.ServeHTTP(w, r)
 		}
-		next.ServeHTTP(w, r)
 	})
+}
+
+// protected reports protected mode: no key, and not opted out.
+func (o *OS) protected() bool {
+	return o.cfg.SecurityKey == "" && (o.cfg.ProtectedMode == nil || *o.cfg.ProtectedMode)
+}
+
+// hostAllowed reports a Host header naming this machine: a loopback name
+// or address, or a configured host. No Host (HTTP/1.0) is no browser.
+func (o *OS) hostAllowed(hostport string) bool {
+	if hostport == "" || loopbackHost(hostport) {
+		return true
+	}
+	host := hostOnly(hostport)
+	for _, h := range o.cfg.AllowedHosts {
+		if strings.EqualFold(h, hostport) || strings.EqualFold(h, host) {
+			return true
+		}
+	}
+	return false
+}
+
+// browserAllowed checks where a browser request comes from: its Origin
+// must be a loopback origin or a CORS origin; without an Origin, a
+// state-changing request the browser marks cross-site is refused.
+func (o *OS) browserAllowed(r *http.Request) bool {
+	if origin := r.Header.Get("Origin"); origin != "" {
+		return o.originAllowed(origin)
+	}
+	switch r.Method {
+	case http.MethodGet, http.MethodHead, http.MethodOptions:
+		return true
+	}
+	return r.Header.Get("Sec-Fetch-Site") != "cross-site"
+}
+
+// originAllowed reports a loopback origin (http or https, any port) or
+// one of the CORS origins.
+func (o *OS) originAllowed(origin string) bool {
+	if slices.Contains(o.corsOrigins(), origin) {
+		return true
+	}
+	u, err := url.Parse(origin)
+	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Path == "" && loopbackHost(u.Host)
+}
+
+// loopbackHost reports localhost or a loopback address, with or without
+// a port.
+func loopbackHost(hostport string) bool {
+	host := hostOnly(hostport)
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	addr, err := netip.ParseAddr(host)
+	return err == nil && addr.Unmap().IsLoopback()
+}
+
+// hostOnly drops the port (and IPv6 brackets) of a host[:port].
+func hostOnly(hostport string) string {
+	if h, _, err := net.SplitHostPort(hostport); err == nil {
+		return h
+	}
+	return strings.Trim(hostport, "[]")
 }
 
 // IsLocalRequest reports a request from a loopback address with no proxy
@@ -145,6 +219,16 @@ func IsLocalRequest(r *http.Request) bool {
 	return addr.Unmap().IsLoopback()
 }
 
+// corsOrigins are the origins CORS allows: the configured ones, or
+// agno's defaults, without "*" (agno removes it).
+func (o *OS) corsOrigins() []string {
+	origins := o.cfg.CORSOrigins
+	if len(origins) == 0 {
+		origins = defaultOrigins
+	}
+	return slices.DeleteFunc(slices.Clone(origins), func(s string) bool { return s == "*" })
+}
+
 // corsMethods is Starlette's list for allow_methods=["*"].
 const corsMethods = "DELETE, GET, HEAD, OPTIONS, PATCH, POST, PUT"
 
@@ -154,11 +238,7 @@ const corsMethods = "DELETE, GET, HEAD, OPTIONS, PATCH, POST, PUT"
 // here, before protected mode and auth, as the middleware answers them
 // before any route.
 func (o *OS) cors(next http.Handler) http.Handler {
-	origins := o.cfg.CORSOrigins
-	if len(origins) == 0 {
-		origins = defaultOrigins
-	}
-	origins = slices.DeleteFunc(slices.Clone(origins), func(s string) bool { return s == "*" })
+	origins := o.corsOrigins()
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		origin := r.Header.Get("Origin")
 		if origin == "" {

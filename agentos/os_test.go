@@ -82,6 +82,9 @@ func postForm(t *testing.T, srv *httptest.Server, path string, form url.Values, 
 	req, _ := http.NewRequest(http.MethodPost, srv.URL+path, strings.NewReader(form.Encode()))
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	for i := 0; i+1 < len(header); i += 2 {
+		if header[i] == "Host" {
+			req.Host = header[i+1]
+		}
 		req.Header.Set(header[i], header[i+1])
 	}
 	resp, err := srv.Client().Do(req)
@@ -153,7 +156,7 @@ func TestProtectedModeDecision(t *testing.T) {
 	h := o.Handler()
 	rec := httptest.NewRecorder()
 	req := httptest.NewRequest(http.MethodGet, "/agents", nil)
-	req.RemoteAddr = "10.0.0.8:4000"
+	req.RemoteAddr, req.Host = "10.0.0.8:4000", "127.0.0.1:7777"
 	h.ServeHTTP(rec, req)
 	if rec.Code != http.StatusForbidden || !strings.Contains(rec.Body.String(), "OS_SECURITY_KEY") {
 		t.Fatalf("remote: %d %s", rec.Code, rec.Body)

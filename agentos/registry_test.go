@@ -470,7 +470,7 @@ type registryPage struct {
 func getLocal(t testing.TB, h http.Handler, target string) *httptest.ResponseRecorder {
 	t.Helper()
 	req := httptest.NewRequest(http.MethodGet, target, nil)
-	req.RemoteAddr = "127.0.0.1:40000"
+	req.RemoteAddr, req.Host = "127.0.0.1:40000", "localhost:7777"
 	rec := httptest.NewRecorder()
 	h.ServeHTTP(rec, req)
 	return rec

@@ -30,8 +30,11 @@ import (
 func do(t *testing.T, h http.Handler, method, target string, body io.Reader, header ...string) *httptest.ResponseRecorder {
 	t.Helper()
 	req := httptest.NewRequest(method, target, body)
-	req.RemoteAddr = "127.0.0.1:40000"
+	req.RemoteAddr, req.Host = "127.0.0.1:40000", "localhost:7777"
 	for i := 0; i+1 < len(header); i += 2 {
+		if header[i] == "Host" {
+			req.Host = header[i+1]
+		}
 		req.Header.Set(header[i], header[i+1])
 	}
 	rec := httptest.NewRecorder()
@@ -175,9 +178,16 @@ func TestCORS(t *testing.T) {
 		rec.Header().Get("Access-Control-Allow-Credentials") != "true" || rec.Header().Get("Access-Control-Expose-Headers") != "*" {
 		t.Errorf("allowed simple request: %d %v", rec.Code, rec.Header())
 	}
+	// Protected mode refuses another site's page outright; with a key,
+	// CORS alone decides what the browser may read.
 	rec = do(t, h, "GET", "/agents", nil, "Origin", "https://evil.example")
+	if rec.Code != 403 || rec.Header().Get("Access-Control-Allow-Origin") != "" {
+		t.Errorf("other origin, protected mode: %d %v", rec.Code, rec.Header())
+	}
+	keyed, _ := fixture(t, agentos.Config{SecurityKey: "sk"})
+	rec = do(t, keyed.Handler(), "GET", "/agents", nil, "Origin", "https://evil.example", "Authorization", "Bearer sk")
 	if rec.Code != 200 || rec.Header().Get("Access-Control-Allow-Origin") != "" {
-		t.Errorf("other origin: %d %v", rec.Code, rec.Header())
+		t.Errorf("other origin, with a key: %d %v", rec.Code, rec.Header())
 	}
 	// Configured origins replace the defaults; "*" is dropped, as agno does.
 	o, _ := fixture(t, agentos.Config{CORSOrigins: []string{"https://mine.example", "*"}})

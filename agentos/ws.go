@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"strings"
 	"sync"
 
@@ -44,6 +45,13 @@ type wsMessage struct {
 // handleWorkflowWS serves agno's workflow WebSocket: in-band auth, start,
 // continue (HITL), reconnect. Runs started here survive the socket.
 func (o *OS) handleWorkflowWS(w http.ResponseWriter, r *http.Request) {
+	// A page of another site must not drive runs through a visitor's
+	// browser: the origin is one protected mode would let in, or this
+	// server's own (checked here, so the library's own check is off).
+	if origin := r.Header.Get("Origin"); origin != "" && !o.originAllowed(origin) && !sameHost(origin, r.Host) {
+		writeError(w, http.StatusForbidden, fmt.Sprintf("WebSocket origin %q is not allowed: add it under [agentos] cors_allowed_origins", origin))
+		return
+	}
 	c, err := websocket.Accept(w, r, &websocket.AcceptOptions{InsecureSkipVerify: true})
 	if err != nil {
 		return
@@ -343,6 +351,12 @@ func (c *wsConn) reconnect(m wsMessage) {
 			c.sendJSON(doc)
 		}
 	}
+}
+
+// sameHost reports an origin whose host is the request's Host.
+func sameHost(origin, host string) bool {
+	u, err := url.Parse(origin)
+	return err == nil && host != "" && strings.EqualFold(u.Host, host)
 }
 
 var _ storage.Store
