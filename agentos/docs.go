@@ -51,7 +51,8 @@ var (
 	pDBQ        = apiParam{Name: "db_id", Type: "string", Desc: "Database to use when several are configured"}
 	pTableQ     = apiParam{Name: "table", Type: "string", Desc: "Table to use (needs db_id)"}
 	pPageQ      = apiParam{Name: "page", Type: "integer", Desc: "Page number", Default: 1, Min: 1}
-	pLimitQ     = apiParam{Name: "limit", Type: "integer", Desc: "Items per page", Default: 20, Min: 1, Max: 100}
+	pLimitQ     = apiParam{Name: "limit", Type: "integer", Desc: "Items per page", Default: 20, Min: 1, Max: maxPageLimit}
+	pRegLimitQ  = apiParam{Name: "limit", Type: "integer", Desc: "Items per page", Default: 20, Min: 1, Max: 100}
 	pSortOrderQ = apiParam{Name: "sort_order", Type: "string", Desc: "Sort direction", Enum: []string{"asc", "desc"}}
 
 	pMessage     = apiParam{Name: "message", Type: "string", Desc: "The input (a JSON object text when the workflow has an input schema)", Required: true}
@@ -143,7 +144,7 @@ func buildAPIRoutes() []apiRoute {
 		{Pattern: "GET /registry", Tag: "Registry", Summary: "List registry resources",
 			Desc: "Agents, teams, workflows and every model, tool, database and step function wired into them, sorted by (type, name).",
 			Query: []apiParam{{Name: "resource_type", Type: "string", Desc: "Filter by resource type", Enum: resourceTypeStrings()},
-				{Name: "name", Type: "string", Desc: "Filter by name (case-insensitive substring)"}, pPageQ, pLimitQ},
+				{Name: "name", Type: "string", Desc: "Filter by name (case-insensitive substring)"}, pPageQ, pRegLimitQ},
 			Schema: "RegistryPage", Result: "PaginatedResponse[RegistryContentResponse]"},
 
 		{Pattern: "GET /openapi.json", Tag: "Docs", Summary: "This OpenAPI document", Result: "OpenAPI 3.1 document"},

@@ -549,3 +549,64 @@ func TestProtectedModeConfiguredHostsAndKeys(t *testing.T) {
 		t.Fatalf("WebSocket from another site with a key: %v %v", resp, err)
 	}
 }
+
+// Pagination is bounded and cannot overflow: limit above 1000 is a 422
+// (it once took 9223372036854775807 and answered total_pages 0), and a
+// page past the end is an empty page, also on the registry.
+func TestPaginationBounds(t *testing.T) {
+	h := newHostile(t, agentos.Config{})
+	h.pausedWorkflow(t, "s1")
+	get := func(path string) (int, map[string]any) {
+		resp, err := h.srv.Client().Get(h.srv.URL + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var body map[string]any
+		decode(t, resp, &body)
+		resp.Body.Close()
+		return resp.StatusCode, body
+	}
+	for _, path := range []string{"/sessions?limit=9223372036854775807", "/sessions?limit=1001", "/memories?limit=5000", "/user_memory_stats?limit=99999999999"} {
+		if code, body := get(path); code != 422 || !strings.Contains(mustJSON(t, body), "less than or equal to 1000") {
+			t.Errorf("%s: %d %v", path, code, body)
+		}
+	}
+	code, body := get("/sessions?limit=1000")
+	if meta, _ := body["meta"].(map[string]any); code != 200 || meta["total_pages"] != float64(1) || meta["total_count"] != float64(1) {
+		t.Errorf("limit=1000: %d %v", code, body)
+	}
+	for _, path := range []string{"/sessions?page=9223372036854775807&limit=20", "/registry?page=9223372036854775807&limit=100"} {
+		code, body := get(path)
+		if data, _ := body["data"].([]any); code != 200 || len(data) != 0 {
+			t.Errorf("%s: %d %v", path, code, body)
+		}
+	}
+}
+
+// An expression that fails on the run's data ends the run ERROR and is
+// answered 422 naming it, not 500.
+func TestExpressionFailureIsNotAServerError(t *testing.T) {
+	store := memory.New()
+	wf, err := workflow.New(workflow.Config{Name: "branchy", Store: store, Steps: []workflow.Node{
+		&workflow.Condition{Name: "check", Evaluator: func(context.Context, *workflow.StepInput) (bool, error) {
+			return false, fmt.Errorf(`%w: CEL expression "previous_step_outputs[\"x\"]": no such key: x`, workflow.ErrExpression)
+		}, Steps: []workflow.Node{&workflow.Step{Name: "s", Func: func(context.Context, *workflow.StepInput) (*workflow.StepOutput, error) { return nil, nil }}}},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	o, err := agentos.New(agentos.Config{Workflows: []*workflow.Workflow{wf}, Store: store})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer o.Close()
+	srv := httptest.NewServer(o.Handler())
+	defer srv.Close()
+	resp := postForm(t, srv, "/workflows/branchy/runs", url.Values{"message": {"go"}, "stream": {"false"}, "run_id": {"r"}})
+	if d := detail(t, resp); resp.StatusCode != 422 || !strings.Contains(d, `condition "check"`) || !strings.Contains(d, "no such key") {
+		t.Fatalf("%d %q", resp.StatusCode, d)
+	}
+	if rec, err := store.GetRun(context.Background(), "r"); err != nil || rec.Status != run.StatusError {
+		t.Fatalf("stored run %+v %v", rec, err)
+	}
+}

@@ -237,8 +237,8 @@ func (o *OS) handleListMemories(w http.ResponseWriter, r *http.Request) {
 		TeamID:        p.str("team_id"),
 		Topics:        splitTopics(p.str("topics")),
 		ContentSearch: p.str("search_content"),
-		Limit:         p.integer("limit", 20, 1),
-		Page:          p.integer("page", 1, 1),
+		Limit:         p.integer("limit", 20, 1, maxPageLimit),
+		Page:          p.integer("page", 1, 1, 0),
 		SortBy:        p.enum("sort_by", "updated_at", memorySorts...),
 		SortOrder:     p.sortOrder(),
 	}
@@ -298,7 +298,7 @@ func (o *OS) handleUserMemoryStats(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	p := newQueryParams(w, r)
-	limit, page := p.integer("limit", 20, 1), p.integer("page", 1, 1)
+	limit, page := p.integer("limit", 20, 1, maxPageLimit), p.integer("page", 1, 1, 0)
 	userID := p.str("user_id")
 	if p.bad {
 		return

@@ -69,12 +69,15 @@ func (o *OS) handleOptimizeMemories(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	merged, err := summarizeMemories(ctx, m, userID, mems)
-	if err == nil && apply {
-		err = replaceMemories(ctx, st, mems, merged)
-	}
 	if err != nil {
-		writeError(w, http.StatusInternalServerError, "Failed to optimize memories: "+err.Error())
+		writeError(w, http.StatusBadGateway, "Failed to optimize memories: the model call failed: "+err.Error())
 		return
+	}
+	if apply {
+		if err := replaceMemories(ctx, st, mems, merged); err != nil {
+			writeError(w, http.StatusInternalServerError, "Failed to optimize memories: "+err.Error())
+			return
+		}
 	}
 	before, after := memoryTokens(mems...), memoryTokens(merged)
 	// The response schema bounds both at 0: a longer summary saves nothing.
@@ -94,6 +97,7 @@ func (o *OS) handleOptimizeMemories(w http.ResponseWriter, r *http.Request) {
 // variable. Without one, the model of the first agent's memory manager is
 // used (it wrote the memories); failing that, agno's default gpt-4o.
 func (o *OS) optimizeModel(spec string) (model.Model, error) {
+	named := spec != ""
 	if spec == "" {
 		for _, a := range o.catalog().Agents {
 			if mm := a.Config().MemoryManager; mm != nil && !isNil(mm.Model()) {
@@ -122,8 +126,14 @@ func (o *OS) optimizeModel(spec string) (model.Model, error) {
 	default:
 		return nil, errStatus(http.StatusBadRequest, "Model provider '%s' is not supported here: use openai or anthropic, or a model this AgentOS serves", provider)
 	}
-	if err != nil { // a missing key fails the call, as agno's would
-		return nil, errStatus(http.StatusInternalServerError, "Failed to optimize memories: %v", err)
+	if err != nil {
+		// No key for the model: the client's choice (400), or the default
+		// this server cannot use (503). Neither is a server fault.
+		status, fix := http.StatusBadRequest, "name another model in the model field: one this AgentOS serves (GET /models)"
+		if !named {
+			status, fix = http.StatusServiceUnavailable, "send model=<provider:id> of a model this AgentOS serves (GET /models), or give the server the key"
+		}
+		return nil, errStatus(status, "Failed to optimize memories: model '%s' cannot be used: %v; %s", spec, err, fix)
 	}
 	return m, nil
 }

@@ -111,11 +111,25 @@ func TestOptimizeMemories(t *testing.T) {
 	if d, _ := obj(v)["detail"].(string); !strings.HasPrefix(d, "Model provider 'nope' is not supported") {
 		t.Fatalf("unknown provider: %v", v)
 	}
-	// A model the OS does not serve is built from its key variable.
+	// A model the OS does not serve is built from its key variable; with
+	// no key it is the client's choice (400) or a default the server
+	// cannot use (503), never a 500.
 	t.Setenv("OPENAI_API_KEY", "")
-	v = mustCall(t, srv, 500, "POST", "/optimize-memories", map[string]any{"user_id": "alice", "model": "openai:gpt-4.1"})
-	if d, _ := obj(v)["detail"].(string); !strings.HasPrefix(d, "Failed to optimize memories: ") || !strings.Contains(d, "OPENAI_API_KEY") {
+	v = mustCall(t, srv, 400, "POST", "/optimize-memories", map[string]any{"user_id": "alice", "model": "openai:gpt-4.1"})
+	if d, _ := obj(v)["detail"].(string); !strings.HasPrefix(d, "Failed to optimize memories: model 'openai:gpt-4.1' cannot be used") ||
+		!strings.Contains(d, "OPENAI_API_KEY") || !strings.Contains(d, "model field") {
 		t.Fatalf("missing key: %v", v)
+	}
+	bare, err := agentos.New(agentos.Config{Store: store})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer bare.Close()
+	bareSrv := httptest.NewServer(bare.Handler())
+	defer bareSrv.Close()
+	v = mustCall(t, bareSrv, 503, "POST", "/optimize-memories", map[string]any{"user_id": "alice"})
+	if d, _ := obj(v)["detail"].(string); !strings.Contains(d, "model 'openai:gpt-4o' cannot be used") || !strings.Contains(d, "OPENAI_API_KEY") {
+		t.Fatalf("missing key of the default model: %v", v)
 	}
 	// A model that fails leaves the memories as they were.
 	seed()
@@ -126,8 +140,8 @@ func TestOptimizeMemories(t *testing.T) {
 	if err := o.Replace(agentos.Catalog{Agents: []*agent.Agent{a, b}}); err != nil {
 		t.Fatal(err)
 	}
-	v = mustCall(t, srv, 500, "POST", "/optimize-memories", map[string]any{"user_id": "alice", "model": "openai:broken"})
-	if d, _ := obj(v)["detail"].(string); !strings.HasPrefix(d, "Failed to optimize memories: ") {
+	v = mustCall(t, srv, 502, "POST", "/optimize-memories", map[string]any{"user_id": "alice", "model": "openai:broken"})
+	if d, _ := obj(v)["detail"].(string); !strings.HasPrefix(d, "Failed to optimize memories: the model call failed: ") {
 		t.Fatalf("model failure: %v", v)
 	}
 	if got, _, _ := store.ListMemories(ctx, storage.MemoryQuery{UserID: "alice"}); len(got) != 4 {

@@ -907,7 +907,10 @@ func (o *OS) handleRegistry(w http.ResponseWriter, r *http.Request) {
 		entries = slices.DeleteFunc(entries, func(e RegistryEntry) bool { return !strings.Contains(strings.ToLower(e.Name), needle) })
 	}
 	total := len(entries)
-	from := min((page-1)*limit, total)
+	from := total
+	if page-1 < total/limit+1 { // else a page past the end (and (page-1)*limit could overflow)
+		from = min((page-1)*limit, total)
+	}
 	data := entries[from:min(from+limit, total)]
 	if data == nil {
 		data = []RegistryEntry{}
@@ -915,7 +918,7 @@ func (o *OS) handleRegistry(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]any{
 		"data": data,
 		"meta": map[string]any{
-			"page": page, "limit": limit, "total_pages": (total + limit - 1) / limit, "total_count": total,
+			"page": page, "limit": limit, "total_pages": totalPages(total, limit), "total_count": total,
 			"search_time_ms": math.Round(float64(time.Since(start).Microseconds())/10) / 100,
 		},
 	})

@@ -257,8 +257,26 @@ func (o *OS) streamBuffer(w http.ResponseWriter, r *http.Request, buf *runBuffer
 	o.streamBufferOn(newSSE(w), r, buf, last)
 }
 
-// handleCancel is POST .../runs/{run_id}/cancel: always {} (the intent is
-// recorded for a run that has not started yet).
+// knownRun reports a run of the component that this process runs or
+// storage holds. Cancelling any other id is refused: an intent stored
+// for it would cancel whatever run later got that id.
+func (o *OS) knownRun(ctx context.Context, runID, kind, componentID string) bool {
+	o.mu.Lock()
+	a, active := o.active[runID]
+	o.mu.Unlock()
+	if active && a.kind == kind {
+		return true
+	}
+	if o.cfg.Store == nil {
+		return false
+	}
+	rec, err := o.cfg.Store.GetRun(ctx, runID)
+	return err == nil && rec.ComponentID == componentID
+}
+
+// handleCancel is POST .../runs/{run_id}/cancel: {} for a known run (the
+// intent is recorded when it has not started yet), 404 for an unknown
+// one.
 func (o *OS) handleCancel(k kind) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		ex, ok := o.executor(w, r, k)
@@ -266,6 +284,10 @@ func (o *OS) handleCancel(k kind) http.HandlerFunc {
 			return
 		}
 		runID := r.PathValue("run_id")
+		if !o.knownRun(r.Context(), runID, k.name, ex.ID()) {
+			writeError(w, http.StatusNotFound, "Run not found")
+			return
+		}
 		if c, ok := ex.(interface {
 			Cancel(context.Context, string) (bool, error)
 		}); ok {

@@ -168,9 +168,20 @@ func TestCancelRuns(t *testing.T) {
 	}
 	waitStatus(t, store, runID, run.StatusCancelled)
 
-	// Unknown runs are accepted (agno stores the intent); unknown agents 404.
-	if resp := postForm(t, srv, "/agents/slow/runs/no-such-run/cancel", nil); resp.StatusCode != 200 {
-		t.Fatalf("cancel unknown run: %d", resp.StatusCode)
+	// Unknown runs are refused and no intent is kept: one would cancel the
+	// run that later takes the id. Unknown agents 404 too.
+	resp = postForm(t, srv, "/agents/slow/runs/no-such-run/cancel", nil)
+	var nf map[string]any
+	decode(t, resp, &nf)
+	if resp.StatusCode != 404 || nf["detail"] != "Run not found" {
+		t.Fatalf("cancel unknown run: %d %v", resp.StatusCode, nf)
+	}
+	b.unblock()
+	resp = postForm(t, srv, "/agents/slow/runs", url.Values{"message": {"go"}, "run_id": {"no-such-run"}, "stream": {"false"}})
+	var later map[string]any
+	decode(t, resp, &later)
+	if later["status"] != "COMPLETED" {
+		t.Fatalf("a run given the id of an earlier refused cancel: %d %v", resp.StatusCode, later)
 	}
 	resp = postForm(t, srv, "/agents/nope/runs/x/cancel", nil)
 	var e map[string]any

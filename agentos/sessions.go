@@ -80,8 +80,9 @@ func (p *queryParams) reject(name, msg, typ string) {
 
 func (p *queryParams) str(name string) string { return p.q.Get(name) }
 
-// integer reads an int parameter with a lower bound (def when absent).
-func (p *queryParams) integer(name string, def, minimum int) int {
+// integer reads an int parameter within [minimum, maximum] (maximum 0:
+// none; def when absent).
+func (p *queryParams) integer(name string, def, minimum, maximum int) int {
 	s := p.q.Get(name)
 	if p.bad || s == "" {
 		return def
@@ -95,7 +96,27 @@ func (p *queryParams) integer(name string, def, minimum int) int {
 		p.reject(name, fmt.Sprintf("Input should be greater than or equal to %d", minimum), "greater_than_equal")
 		return def
 	}
+	if maximum > 0 && n > maximum {
+		p.reject(name, fmt.Sprintf("Input should be less than or equal to %d", maximum), "less_than_equal")
+		return def
+	}
 	return n
+}
+
+// maxPageLimit bounds a page of a listing (limit): one request must not
+// ask the server to render everything it stores.
+const maxPageLimit = 1000
+
+// totalPages is ceil(total/limit) without overflow.
+func totalPages(total, limit int) int {
+	if limit <= 0 {
+		return 0
+	}
+	pages := total / limit
+	if total%limit != 0 {
+		pages++
+	}
+	return pages
 }
 
 // optionalInt reads an optional epoch timestamp.
@@ -279,10 +300,7 @@ func withoutNone(m map[string]any) map[string]any {
 
 // paginatedResponse is agno's PaginatedResponse.
 func paginatedResponse(data any, page, limit, total int, took time.Duration) map[string]any {
-	pages := 0
-	if limit > 0 {
-		pages = (total + limit - 1) / limit
-	}
+	pages := totalPages(total, limit)
 	ms := math.Round(float64(took.Microseconds())/10) / 100
 	return map[string]any{"data": data, "meta": map[string]any{
 		"page": page, "limit": limit, "total_pages": pages, "total_count": total, "search_time_ms": ms,
@@ -617,8 +635,8 @@ func (o *OS) handleListSessions(w http.ResponseWriter, r *http.Request) {
 		ComponentID:  p.str("component_id"),
 		UserID:       p.str("user_id"),
 		NameContains: p.str("session_name"),
-		Limit:        p.integer("limit", 20, 1),
-		Page:         p.integer("page", 1, 1),
+		Limit:        p.integer("limit", 20, 1, maxPageLimit),
+		Page:         p.integer("page", 1, 1, 0),
 		SortBy:       p.enum("sort_by", "created_at", sessionSorts...),
 		SortOrder:    p.sortOrder(),
 	}

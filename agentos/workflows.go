@@ -159,6 +159,10 @@ func workflowError(w http.ResponseWriter, err error) {
 		writeError(w, http.StatusConflict, err.Error())
 	case errors.Is(err, workflow.ErrInvalidInput):
 		writeError(w, http.StatusBadRequest, err.Error())
+	case errors.Is(err, workflow.ErrExpression):
+		// The run's data defeated an expression of the workflow: the run is
+		// stored ERROR, and this is no server fault.
+		writeError(w, http.StatusUnprocessableEntity, "Error running workflow: "+strings.TrimPrefix(err.Error(), workflow.ErrRunFailed.Error()+": "))
 	default:
 		writeError(w, http.StatusInternalServerError, "Error running workflow: "+strings.TrimPrefix(err.Error(), workflow.ErrRunFailed.Error()+": "))
 	}
@@ -281,6 +285,10 @@ func (o *OS) handleWorkflowCancel(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	runID := r.PathValue("run_id")
+	if !o.knownRun(r.Context(), runID, "workflow", wf.ID()) {
+		writeError(w, http.StatusNotFound, "Run not found")
+		return
+	}
 	if _, err := wf.Cancel(r.Context(), runID); err != nil {
 		fail(w, err)
 		return

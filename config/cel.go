@@ -157,11 +157,11 @@ func celConditionFunc(prg cel.Program, src string) func(context.Context, *workfl
 	return func(ctx context.Context, in *workflow.StepInput) (bool, error) {
 		v, err := evalCEL(ctx, prg, stepInputVars(ctx, in))
 		if err != nil {
-			return false, fmt.Errorf("CEL expression %q: %w", src, err)
+			return false, fmt.Errorf("%w: CEL expression %q: %v", workflow.ErrExpression, src, err)
 		}
 		b, ok := v.Value().(bool)
 		if !ok {
-			return false, fmt.Errorf("CEL expression %q gave %v (%s), not a bool", src, v.Value(), v.Type().TypeName())
+			return false, fmt.Errorf("%w: CEL expression %q gave %v (%s), not a bool", workflow.ErrExpression, src, v.Value(), v.Type().TypeName())
 		}
 		return b, nil
 	}
@@ -173,7 +173,7 @@ func celSelectorFunc(prg cel.Program, src string) func(context.Context, *workflo
 		vars["step_choices"] = choices
 		v, err := evalCEL(ctx, prg, vars)
 		if err != nil {
-			return nil, fmt.Errorf("CEL expression %q: %w", src, err)
+			return nil, fmt.Errorf("%w: CEL expression %q: %v", workflow.ErrExpression, src, err)
 		}
 		switch x := v.Value().(type) {
 		case string:
@@ -187,12 +187,12 @@ func celSelectorFunc(prg cel.Program, src string) func(context.Context, *workflo
 				return native.([]string), nil
 			}
 		}
-		return nil, fmt.Errorf("CEL expression %q gave %v, not a choice name or a list of names (choices: %s)", src, v.Value(), strings.Join(choices, ", "))
+		return nil, fmt.Errorf("%w: CEL expression %q gave %v, not a choice name or a list of names (choices: %s)", workflow.ErrExpression, src, v.Value(), strings.Join(choices, ", "))
 	}
 }
 
-func celEndConditionFunc(prg cel.Program, src string, log func(error)) func([]*workflow.StepOutput, int, int) bool {
-	return func(outs []*workflow.StepOutput, iteration, maxIterations int) bool {
+func celEndConditionFunc(prg cel.Program, src string) func([]*workflow.StepOutput, int, int) (bool, error) {
+	return func(outs []*workflow.StepOutput, iteration, maxIterations int) (bool, error) {
 		vars := map[string]any{"current_iteration": int64(iteration), "max_iterations": int64(maxIterations)}
 		allSuccess, last := true, ""
 		byName := map[string]string{}
@@ -211,15 +211,13 @@ func celEndConditionFunc(prg cel.Program, src string, log func(error)) func([]*w
 		vars["all_success"], vars["last_step_content"], vars["step_outputs"] = allSuccess, last, byName
 		v, err := evalCEL(context.Background(), prg, vars)
 		if err != nil {
-			log(fmt.Errorf("CEL end condition %q: %w; the loop goes on", src, err))
-			return false
+			return false, fmt.Errorf("%w: CEL expression %q: %v", workflow.ErrExpression, src, err)
 		}
 		b, ok := v.Value().(bool)
 		if !ok {
-			log(fmt.Errorf("CEL end condition %q gave %v, not a bool; the loop goes on", src, v.Value()))
-			return false
+			return false, fmt.Errorf("%w: CEL expression %q gave %v (%s), not a bool", workflow.ErrExpression, src, v.Value(), v.Type().TypeName())
 		}
-		return b
+		return b, nil
 	}
 }
 

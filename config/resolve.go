@@ -693,10 +693,7 @@ func (l *loader) node(f *resFile, s *StepFile, key string) (workflow.Node, error
 		}
 		switch c := f.compiled[key+".end_condition"].(type) {
 		case celProgram:
-			log := l.cfg.logger()
-			st.EndConditionAt = celEndConditionFunc(c.prg, c.src, func(err error) {
-				log.Warn("workflow loop end condition failed", "workflow", f.id, "step", s.Name, "error", err)
-			})
+			st.EndConditionAt = celEndConditionFunc(c.prg, c.src)
 		case func([]*workflow.StepOutput) bool:
 			st.EndCondition = c
 		}

@@ -698,3 +698,37 @@ tools = ["lookup"]
 		t.Errorf("team config %+v", c)
 	}
 }
+
+// A CEL expression that fails on a run's data — a missing key here —
+// ends the run ERROR with a message naming the node and the expression,
+// the same for a condition, a router and a loop's end condition (which
+// once was logged and ignored, the loop going on).
+func TestCELEvaluationErrorsFailTheRun(t *testing.T) {
+	for name, step := range map[string]string{
+		"condition": `type = "condition"
+evaluator = 'previous_step_outputs["missing"] == "x"'
+steps = [{ name = "s", function = "brief" }]`,
+		"router": `type = "router"
+selector = 'additional_data["missing"]'
+choices = [{ name = "a", function = "brief" }]`,
+		"loop": `type = "loop"
+end_condition = 'step_outputs["missing"] == "done"'
+steps = [{ name = "s", function = "brief" }]`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			writeFiles(t, dir, map[string]string{"config.toml": baseConfig, "workflows/w.toml": "[[steps]]\nname = \"n\"\n" + step + "\n"})
+			_, res := build(t, dir, registryFunctions(), config.Existing{})
+			if len(res.Workflows) != 1 {
+				t.Fatalf("report:\n%s", res.Report)
+			}
+			out, err := res.Workflows[0].Run(context.Background(), "go")
+			if !errors.Is(err, workflow.ErrExpression) || out.Status != run.StatusError {
+				t.Fatalf("err %v, status %s", err, out.Status)
+			}
+			if c := out.ContentString(); !strings.Contains(c, `"n"`) || !strings.Contains(c, "CEL expression") || !strings.Contains(c, "missing") {
+				t.Errorf("content %q", c)
+			}
+		})
+	}
+}

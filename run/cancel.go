@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"sync"
+	"time"
 )
 
 // ErrCancelled is the cause of a run context cancelled by Cancel.
@@ -25,12 +26,18 @@ type Canceller interface {
 type LocalCanceller struct {
 	mu      sync.Mutex
 	running map[string]context.CancelCauseFunc
-	pending map[string]struct{}
+	// pending are intents for runs not registered yet, with when they
+	// arrived: an intent is for a run about to start, so it expires
+	// rather than wait for whichever run gets that id some day.
+	pending map[string]time.Time
 }
+
+// pendingCancelTTL is how long an intent waits for its run.
+const pendingCancelTTL = time.Minute
 
 // NewLocalCanceller returns an empty in-process canceller.
 func NewLocalCanceller() *LocalCanceller {
-	return &LocalCanceller{running: map[string]context.CancelCauseFunc{}, pending: map[string]struct{}{}}
+	return &LocalCanceller{running: map[string]context.CancelCauseFunc{}, pending: map[string]time.Time{}}
 }
 
 // DefaultCanceller is shared by agents, teams and workflows that are not
@@ -40,11 +47,13 @@ var DefaultCanceller Canceller = NewLocalCanceller()
 // Register implements Canceller.
 func (c *LocalCanceller) Register(runID string, cancel context.CancelCauseFunc) func() {
 	c.mu.Lock()
-	if _, ok := c.pending[runID]; ok {
+	if at, ok := c.pending[runID]; ok {
 		delete(c.pending, runID)
-		c.mu.Unlock()
-		cancel(ErrCancelled)
-		return func() {}
+		if time.Since(at) < pendingCancelTTL {
+			c.mu.Unlock()
+			cancel(ErrCancelled)
+			return func() {}
+		}
 	}
 	c.running[runID] = cancel
 	c.mu.Unlock()
@@ -62,8 +71,17 @@ const maxPendingCancels = 10000
 func (c *LocalCanceller) Cancel(_ context.Context, runID string) (bool, error) {
 	c.mu.Lock()
 	cancel, ok := c.running[runID]
-	if !ok && len(c.pending) < maxPendingCancels {
-		c.pending[runID] = struct{}{}
+	if !ok {
+		if len(c.pending) >= maxPendingCancels {
+			for id, at := range c.pending {
+				if time.Since(at) >= pendingCancelTTL {
+					delete(c.pending, id)
+				}
+			}
+		}
+		if len(c.pending) < maxPendingCancels {
+			c.pending[runID] = time.Now()
+		}
 	}
 	c.mu.Unlock()
 	if ok {

@@ -224,7 +224,7 @@ func (w *Workflow) executeAgent(ctx context.Context, req *run.Request, emit run.
 		}
 		out := ran.out
 		if out.Status == run.StatusError {
-			return out, fmt.Errorf("%w: %s", ErrRunFailed, out.ContentString())
+			return out, ran.failed()
 		}
 		return out, nil
 	}
@@ -236,7 +236,7 @@ func (w *Workflow) executeAgent(ctx context.Context, req *run.Request, emit run.
 	}
 	out := x.finish(err)
 	if out.Status == run.StatusError {
-		return out, fmt.Errorf("%w: %s", ErrRunFailed, out.ContentString())
+		return out, x.failed()
 	}
 	return out, nil
 }

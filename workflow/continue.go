@@ -74,7 +74,7 @@ func (w *Workflow) ExecuteContinue(ctx context.Context, req *ContinueRequest, em
 	err = x.run(func() error { return x.drive(out.Input, x.resume.TopIndex) })
 	res := x.finish(err)
 	if res.Status == run.StatusError {
-		return res, fmt.Errorf("%w: %s", ErrRunFailed, res.ContentString())
+		return res, x.failed()
 	}
 	return res, nil
 }

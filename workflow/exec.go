@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agno-go/agno/internal/media"
 	"github.com/agno-go/agno/internal/safe"
 	"github.com/agno-go/agno/run"
 	"github.com/agno-go/agno/storage"
@@ -51,7 +52,9 @@ type execution struct {
 	started     time.Time
 	storedEv    int
 	tags        run.WorkflowTags
-	releases    []func()
+	// failure is the error that ended the run ERROR.
+	failure  error
+	releases []func()
 }
 
 // pauseSignal unwinds the step tree when a node pauses.
@@ -124,9 +127,18 @@ func (w *Workflow) execute(ctx context.Context, req *run.Request, emit run.Emitt
 	err = x.run(func() error { return x.drive(input, 0) })
 	out := x.finish(err)
 	if out.Status == run.StatusError {
-		return out, fmt.Errorf("%w: %s", ErrRunFailed, out.ContentString())
+		return out, x.failed()
 	}
 	return out, nil
+}
+
+// failed is the error a run that ended ERROR returns: ErrRunFailed with
+// the cause, so callers can tell an expression's failure from others.
+func (x *execution) failed() error {
+	if x.failure != nil {
+		return fmt.Errorf("%w: %w", ErrRunFailed, x.failure)
+	}
+	return fmt.Errorf("%w: %s", ErrRunFailed, x.out.ContentString())
 }
 
 // run drives steps with panics contained: one ends the run ERROR.
@@ -199,6 +211,11 @@ func (x *execution) begin(parent context.Context, create bool) error {
 	x.ctx = run.WithContext(x.ctx, x.rc)
 	if create {
 		if err := x.persist(false); err != nil {
+			return err
+		}
+		// Steps get the run's images and files as stored references.
+		var err error
+		if x.req.Images, x.req.Files, err = media.Keep(x.ctx, x.w.cfg.Store, x.out.SessionID, x.req.Images, x.req.Files); err != nil {
 			return err
 		}
 	}
@@ -414,8 +431,13 @@ func child(in *StepInput, prev *StepOutput) *StepInput {
 	return &c
 }
 
-// pause records the run as paused and announces it.
+// pause records the run as paused and announces it. A nested workflow
+// cannot pause (its parent would not know to continue it): an agent of
+// one asking for a human ends it ERROR instead of leaving it paused.
 func (x *execution) pause(ps *pauseSignal, index int, top Node) error {
+	if x.req.NestedDepth > 0 {
+		return fmt.Errorf("workflow %q paused at step %q for a human, which a nested workflow cannot do; run that step in the outer workflow", x.w.cfg.ID, ps.name)
+	}
 	x.out.Status = run.StatusPaused
 	x.out.PausedStepIndex = &index
 	x.out.PausedStepName = top.nodeName()
@@ -479,6 +501,7 @@ func (x *execution) finish(err error) *RunOutput {
 	default:
 		out.Status = run.StatusError
 		out.Content = err.Error()
+		x.failure = err
 		if x.ctx == nil {
 			x.ctx, x.cancel = context.WithCancelCause(context.Background())
 		}

@@ -119,8 +119,9 @@ type Loop struct {
 	MaxIterations int
 	EndCondition  func(outputs []*StepOutput) bool
 	// EndConditionAt, when set, is used instead of EndCondition and also
-	// gets the iteration (from 1) and the maximum.
-	EndConditionAt func(outputs []*StepOutput, iteration, maxIterations int) bool
+	// gets the iteration (from 1) and the maximum; an error fails the
+	// loop (and the run).
+	EndConditionAt func(outputs []*StepOutput, iteration, maxIterations int) (bool, error)
 	HumanReview
 }
 

@@ -693,12 +693,12 @@ func (x *execution) runLoop(ctx context.Context, l *Loop, addr string, in *StepI
 		if l.EndConditionAt != nil || l.EndCondition != nil {
 			end, err = decision(x, fmt.Sprintf("%s#end%d", addr, it), func() (bool, error) {
 				if l.EndConditionAt != nil {
-					return l.EndConditionAt(outs, it, max), nil
+					return l.EndConditionAt(outs, it, max)
 				}
 				return l.EndCondition(outs), nil
 			})
 			if err != nil {
-				return nil, err
+				return nil, fmt.Errorf("loop %q end condition: %w", l.Name, err)
 			}
 		}
 		res, _ := json.Marshal(outs)

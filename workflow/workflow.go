@@ -89,6 +89,9 @@ var (
 	ErrInvalidInput = errors.New("workflow: invalid input")
 	// ErrRunFailed wraps a failed run's error; the output is returned too.
 	ErrRunFailed = errors.New("workflow run failed")
+	// ErrExpression: a condition, selector or end condition expression
+	// could not be evaluated on the run's data (the run ends ERROR).
+	ErrExpression = errors.New("workflow expression failed")
 )
 
 // New validates cfg and returns the workflow.
@@ -174,6 +177,11 @@ func (w *Workflow) prepare(nodes []Node, prefix string, seen map[Node]bool) erro
 			if k != 1 {
 				return fmt.Errorf("step %q needs exactly one of Agent, Func or Workflow (has %d)", x.Name, k)
 			}
+			if x.Workflow != nil {
+				if h := humanStep(x.Workflow.cfg.Steps); h != "" {
+					return fmt.Errorf("step %q runs workflow %q, whose step %q waits for a human: a nested workflow cannot pause; move that step into workflow %q", x.Name, x.Workflow.ID(), h, w.cfg.ID)
+				}
+			}
 		case *Loop:
 			if len(x.Steps) == 0 {
 				return fmt.Errorf("loop %q has no steps", x.Name)
@@ -197,6 +205,31 @@ func (w *Workflow) prepare(nodes []Node, prefix string, seen map[Node]bool) erro
 		}
 	}
 	return nil
+}
+
+// humanStep names the first node that pauses for a human (a review, a
+// human-picked route, on_error pause), or "".
+func humanStep(nodes []Node) string {
+	for _, n := range nodes {
+		h := n.human()
+		if h.RequiresConfirmation || h.RequiresUserInput || h.RequiresOutputReview {
+			return n.nodeName()
+		}
+		if s, ok := n.(*Step); ok && s.OnError == ErrorPause {
+			return n.nodeName()
+		}
+		for _, list := range children(n) {
+			if name := humanStep(list); name != "" {
+				return name
+			}
+		}
+		if s, ok := n.(*Step); ok && s.Workflow != nil {
+			if name := humanStep(s.Workflow.cfg.Steps); name != "" {
+				return name
+			}
+		}
+	}
+	return ""
 }
 
 // ID returns the workflow id.

@@ -16,6 +16,7 @@ import (
 	"github.com/agno-go/agno/model"
 	"github.com/agno-go/agno/model/modeltest"
 	"github.com/agno-go/agno/run"
+	"github.com/agno-go/agno/storage"
 	"github.com/agno-go/agno/storage/memory"
 	"github.com/agno-go/agno/tool"
 	"github.com/agno-go/agno/workflow"
@@ -607,12 +608,12 @@ func TestLoopEndConditionAtSeesTheIteration(t *testing.T) {
 				t.Error("EndCondition used although EndConditionAt is set")
 				return true
 			},
-			EndConditionAt: func(outs []*workflow.StepOutput, iteration, max int) bool {
+			EndConditionAt: func(outs []*workflow.StepOutput, iteration, max int) (bool, error) {
 				if len(outs) != 1 || max != 6 {
 					t.Errorf("outputs %d, max %d", len(outs), max)
 				}
 				seen = append(seen, iteration)
-				return iteration == 4
+				return iteration == 4, nil
 			}},
 	}})
 	out, err := w.Run(context.Background(), "go")
@@ -658,5 +659,41 @@ func TestRunMediaReachesSteps(t *testing.T) {
 	user := got[0].Messages[len(got[0].Messages)-1]
 	if len(user.Files) != 1 || user.Files[0].Filename != "a.pdf" || len(user.Images) != 1 {
 		t.Fatalf("agent step's user message %+v", user)
+	}
+}
+
+// A nested workflow cannot pause (its parent would never continue it):
+// one with a human step is refused at load, and one whose agent asks for
+// a human at run time ends ERROR instead of being left paused.
+func TestNestedWorkflowsCannotPause(t *testing.T) {
+	for name, inner := range map[string]workflow.Node{
+		"confirmation": &workflow.Step{Name: "ask", Func: fn("x", nil), HumanReview: workflow.HumanReview{RequiresConfirmation: true}},
+		"deep review": &workflow.Loop{Name: "l", Steps: []workflow.Node{
+			&workflow.Step{Name: "ask", Func: fn("x", nil), HumanReview: workflow.HumanReview{RequiresOutputReview: true}}}},
+		"on_error pause": &workflow.Step{Name: "ask", Func: fn("x", nil), OnError: workflow.ErrorPause},
+	} {
+		child := newWF(t, workflow.Config{Name: "child", Steps: []workflow.Node{inner}})
+		_, err := workflow.New(workflow.Config{Name: "parent", Steps: []workflow.Node{&workflow.Step{Name: "sub", Workflow: child}}})
+		if err == nil || !strings.Contains(err.Error(), `step "sub" runs workflow "child", whose step "ask" waits for a human`) {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+
+	pay := tool.Must(tool.New("pay", "pay", func(context.Context, struct{}) (string, error) { return "paid", nil }, tool.RequiresConfirmation()))
+	cashier, err := agent.New(agent.Config{Name: "Cashier", Model: modeltest.New(modeltest.Response{ToolCalls: []model.ToolCall{modeltest.ToolCall("c1", "pay", `{}`)}}),
+		Tools: []tool.Provider{pay}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	store := memory.New()
+	child := newWF(t, workflow.Config{Name: "child", Store: store, Steps: []workflow.Node{&workflow.Step{Name: "pay", Agent: cashier}}})
+	parent := newWF(t, workflow.Config{Name: "parent", Store: store, Steps: []workflow.Node{&workflow.Step{Name: "sub", Workflow: child}}})
+	out, _ := parent.Run(context.Background(), "go", run.WithSessionID("s"))
+	if out.Status == run.StatusPaused {
+		t.Fatalf("parent paused on its child's behalf")
+	}
+	paused, err := store.ListRuns(context.Background(), storage.RunQuery{Status: []run.Status{run.StatusPaused}})
+	if err != nil || len(paused) != 0 {
+		t.Fatalf("paused runs left behind: %d (%v)", len(paused), err)
 	}
 }

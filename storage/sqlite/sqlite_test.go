@@ -380,3 +380,29 @@ func TestUpdateConflict(t *testing.T) {
 	defer st.Close()
 	storetest.UpdateConflict(t, st, 3)
 }
+
+// The database holds conversations: the file SQLite writes, its -wal and
+// -shm beside it, and a directory Open makes are private to this user.
+func TestDatabaseFilesArePrivate(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "data")
+	path := filepath.Join(dir, "agno.db")
+	st, err := Open(context.Background(), Config{Path: path})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if _, _, err := st.EnsureSession(context.Background(), &storage.Session{SessionID: "s", SessionType: storage.SessionAgent}); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]os.FileMode{dir: 0o700, path: 0o600, path + "-wal": 0o600, path + "-shm": 0o600}
+	for p, mode := range want {
+		fi, err := os.Stat(p)
+		if err != nil {
+			t.Errorf("%s: %v", p, err)
+			continue
+		}
+		if got := fi.Mode().Perm(); got != mode {
+			t.Errorf("%s: mode %v, want %v", filepath.Base(p), got, mode)
+		}
+	}
+}
