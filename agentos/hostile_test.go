@@ -37,7 +37,7 @@ type hostile struct {
 	paid  *atomic.Int32
 }
 
-func newHostile(t *testing.T, cfg agentos.Config) *hostile {
+func newHostile(t testing.TB, cfg agentos.Config) *hostile {
 	t.Helper()
 	var paid atomic.Int32
 	pay := tool.Must(tool.New("pay", "pay an amount", func(_ context.Context, a struct {
@@ -84,7 +84,7 @@ func newHostile(t *testing.T, cfg agentos.Config) *hostile {
 	return &hostile{srv: srv, store: store, paid: &paid}
 }
 
-func (h *hostile) status(t *testing.T, runID string) run.Status {
+func (h *hostile) status(t testing.TB, runID string) run.Status {
 	t.Helper()
 	rec, err := h.store.GetRun(context.Background(), runID)
 	if err != nil {
@@ -93,7 +93,7 @@ func (h *hostile) status(t *testing.T, runID string) run.Status {
 	return rec.Status
 }
 
-func detail(t *testing.T, resp *http.Response) string {
+func detail(t testing.TB, resp *http.Response) string {
 	t.Helper()
 	var body struct {
 		Detail any `json:"detail"`
@@ -108,7 +108,7 @@ func detail(t *testing.T, resp *http.Response) string {
 
 // pausedWorkflow starts pay-flow and returns the run id, the step id and
 // the executor requirement id of its pause.
-func (h *hostile) pausedWorkflow(t *testing.T, session string) (runID, stepID, reqID string) {
+func (h *hostile) pausedWorkflow(t testing.TB, session string) (runID, stepID, reqID string) {
 	t.Helper()
 	resp := postForm(t, h.srv, "/workflows/pay-flow/runs", url.Values{"message": {"pay"}, "session_id": {session}, "stream": {"false"}})
 	var out map[string]any

@@ -77,7 +77,7 @@ func fixture(t *testing.T, cfg agentos.Config) (*agentos.OS, *atomic.Int32) {
 	return o, &sent
 }
 
-func postForm(t *testing.T, srv *httptest.Server, path string, form url.Values, header ...string) *http.Response {
+func postForm(t testing.TB, srv *httptest.Server, path string, form url.Values, header ...string) *http.Response {
 	t.Helper()
 	req, _ := http.NewRequest(http.MethodPost, srv.URL+path, strings.NewReader(form.Encode()))
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
@@ -95,7 +95,7 @@ func postForm(t *testing.T, srv *httptest.Server, path string, form url.Values, 
 	return resp
 }
 
-func decode(t *testing.T, resp *http.Response, v any) {
+func decode(t testing.TB, resp *http.Response, v any) {
 	t.Helper()
 	b, _ := io.ReadAll(resp.Body)
 	if err := json.Unmarshal(b, v); err != nil {

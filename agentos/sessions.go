@@ -711,7 +711,7 @@ func (o *OS) handleCreateSession(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if !created {
-		writeError(w, http.StatusBadRequest, fmt.Sprintf("Session with id '%s' already exists; omit session_id to get a new one, or PATCH /sessions/%s to change it", id, id))
+		writeError(w, http.StatusConflict, fmt.Sprintf("Session with id '%s' already exists; omit session_id to get a new one, or PATCH /sessions/%s to change it", id, id))
 		return
 	}
 	writeJSON(w, http.StatusCreated, withoutNone(sessionDetail(stored, name, []any{})))

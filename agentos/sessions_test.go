@@ -490,7 +490,7 @@ func TestCreateSession(t *testing.T) {
 			t.Errorf("after a run = %v", d)
 		}
 
-		wantDetail(t, mustCall(t, srv, 400, "POST", "/sessions", map[string]any{"session_id": "t-1"}),
+		wantDetail(t, mustCall(t, srv, 409, "POST", "/sessions", map[string]any{"session_id": "t-1"}),
 			"Session with id 't-1' already exists; omit session_id to get a new one, or PATCH /sessions/t-1 to change it")
 		wantFieldError(t, mustCall(t, srv, 422, "POST", "/sessions", map[string]any{"session_state": "x"}), "body", "session_state")
 		wantFieldError(t, mustCall(t, srv, 422, "POST", "/sessions", "[1,2]"), "body")

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agno-go/agno/internal/safe"
 	"github.com/agno-go/agno/run"
 	"github.com/agno-go/agno/workflow"
 )
@@ -284,7 +285,9 @@ func (c *Client) readLoop() {
 		if line, err = readLine(br, maxServerLineBytes); err != nil {
 			break
 		}
-		if err = c.dispatch(line); err != nil {
+		// A line the client cannot handle ends the connection with an
+		// error, not the process.
+		if err = safe.Call(nil, "HITL client message", func() error { return c.dispatch(line) }); err != nil {
 			break
 		}
 	}

@@ -13,6 +13,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/agno-go/agno/internal/safe"
 	"github.com/agno-go/agno/run"
 )
 
@@ -99,8 +100,9 @@ func (t *Tools) openSession(parent context.Context, kind, runID string, headers 
 	}
 	s := &session{owner: t, cs: cs, kind: kind, runID: runID, release: release, gone: make(chan struct{})}
 	go func() {
+		defer close(s.gone)
+		defer safe.Recover(t.log, "MCP session of "+t.Name(), nil)
 		_ = cs.Wait()
-		close(s.gone)
 	}()
 	t.mu.Lock()
 	if t.gen != gen {

@@ -273,19 +273,32 @@ func Chunks(r io.Reader, put func(seq int64, chunk []byte) error) error {
 	}
 }
 
-// JoinChunks concatenates (data) rows of one blob, in order.
+// JoinChunks concatenates (data) rows of one blob, in order, into one
+// allocation of the blob's size (appending chunk by chunk would copy a
+// large file over and over).
 func JoinChunks(rows Rows) (data []byte, found bool, err error) {
+	var chunks [][]byte
+	size := 0
 	for rows.Next() {
 		var chunk []byte
 		if err := rows.Scan(&chunk); err != nil {
 			return nil, false, err
 		}
-		data, found = append(data, chunk...), true
+		chunks = append(chunks, chunk)
+		size += len(chunk)
 	}
-	if data == nil && found {
-		data = []byte{}
+	if err := rows.Err(); err != nil {
+		return nil, false, err
 	}
-	return data, found, rows.Err()
+	if len(chunks) == 1 && chunks[0] != nil {
+		return chunks[0], true, nil
+	}
+	data = make([]byte, 0, size)
+	for i, c := range chunks {
+		data = append(data, c...)
+		chunks[i] = nil
+	}
+	return data, len(chunks) > 0, nil
 }
 
 // RunData is the data column value of r: JSON text, or nil for none.
