@@ -32,7 +32,9 @@ func FuzzSocketLine(f *testing.F) {
 	f.Add("\x00\xff{")
 	store := memory.New()
 	w, err := workflow.New(workflow.Config{ID: "fz", Name: "fz", Store: store, Steps: []workflow.Node{
-		&workflow.Step{Name: "ask", Func: func(context.Context, *workflow.StepInput) (*workflow.StepOutput, error) { return &workflow.StepOutput{Content: "ok"}, nil },
+		&workflow.Step{Name: "ask", Func: func(context.Context, *workflow.StepInput) (*workflow.StepOutput, error) {
+			return &workflow.StepOutput{Content: "ok"}, nil
+		},
 			HumanReview: workflow.HumanReview{RequiresConfirmation: true}},
 	}})
 	if err != nil {
