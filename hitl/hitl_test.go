@@ -186,8 +186,11 @@ type payArgs struct {
 // An agent inside a step calls a tool that needs confirmation: the
 // workflow pauses with pause_kind executor; approve confirms every tool
 // call.
-func TestAgentStepConfirmationOverSocket(t *testing.T) {
-	var paid atomic.Int32
+// payFlow is a workflow whose one step runs an agent that pays 5 with a
+// tool needing confirmation; paid counts what was paid.
+func payFlow(t *testing.T, store storage.Store) (w *workflow.Workflow, paid *atomic.Int32) {
+	t.Helper()
+	paid = &atomic.Int32{}
 	pay := tool.Must(tool.New("pay", "pay an amount", func(_ context.Context, a payArgs) (string, error) {
 		paid.Add(int32(a.Amount))
 		return "paid", nil
@@ -200,13 +203,18 @@ func TestAgentStepConfirmationOverSocket(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	store := memory.New()
-	w, err := workflow.New(workflow.Config{Name: "pay-flow", Store: store, Steps: []workflow.Node{
+	w, err = workflow.New(workflow.Config{Name: "pay-flow", Store: store, Steps: []workflow.Node{
 		&workflow.Step{Name: "pay", Agent: cashier},
 	}})
 	if err != nil {
 		t.Fatal(err)
 	}
+	return w, paid
+}
+
+func TestAgentStepConfirmationOverSocket(t *testing.T) {
+	store := memory.New()
+	w, paid := payFlow(t, store)
 	path := filepath.Join(sockDir(t), "hitl.sock")
 	srv := startServer(t, hitl.Config{SocketPath: path, Workflows: []*workflow.Workflow{w}})
 	w.SetNotifier(srv)
@@ -843,26 +851,8 @@ func TestParseValue(t *testing.T) {
 // error line naming the field; the run stays paused and continues when
 // answered right.
 func TestMalformedAnswersLeaveTheRunPaused(t *testing.T) {
-	var paid atomic.Int32
-	pay := tool.Must(tool.New("pay", "pay an amount", func(_ context.Context, a payArgs) (string, error) {
-		paid.Add(int32(a.Amount))
-		return "paid", nil
-	}, tool.RequiresConfirmation()))
-	m := modeltest.New(
-		modeltest.Response{ToolCalls: []model.ToolCall{modeltest.ToolCall("c1", "pay", `{"amount":5}`)}},
-		modeltest.Response{Content: "paid 5 as asked"},
-	)
-	cashier, err := agent.New(agent.Config{Name: "Cashier", Model: m, Tools: []tool.Provider{pay}})
-	if err != nil {
-		t.Fatal(err)
-	}
 	store := memory.New()
-	w, err := workflow.New(workflow.Config{Name: "pay-flow", Store: store, Steps: []workflow.Node{
-		&workflow.Step{Name: "pay", Agent: cashier},
-	}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	w, paid := payFlow(t, store)
 	path := filepath.Join(sockDir(t), "hitl.sock")
 	srv := startServer(t, hitl.Config{SocketPath: path, Workflows: []*workflow.Workflow{w}})
 	w.SetNotifier(srv)

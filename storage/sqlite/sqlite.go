@@ -766,14 +766,11 @@ func (s *Store) GetBlob(ctx context.Context, sessionID, blobID string) ([]byte, 
 		return nil, s.fail(fmt.Errorf("sqlite: get blob %q: %w", blobID, err))
 	}
 	defer rows.Close()
-	data, found, err := sqlstore.JoinChunks(rows)
-	if err != nil {
+	data, err := sqlstore.JoinChunks(rows, sessionID, blobID)
+	if err != nil && !errors.Is(err, storage.ErrNotFound) {
 		return nil, s.fail(fmt.Errorf("sqlite: get blob %q: %w", blobID, err))
 	}
-	if !found {
-		return nil, fmt.Errorf("blob %q of session %q: %w", blobID, sessionID, storage.ErrNotFound)
-	}
-	return data, nil
+	return data, err
 }
 
 // ClaimRun implements storage.Store.

@@ -273,32 +273,34 @@ func Chunks(r io.Reader, put func(seq int64, chunk []byte) error) error {
 	}
 }
 
-// JoinChunks concatenates (data) rows of one blob, in order, into one
-// allocation of the blob's size (appending chunk by chunk would copy a
-// large file over and over).
-func JoinChunks(rows Rows) (data []byte, found bool, err error) {
+// JoinChunks concatenates the (data) rows of one blob, in order, into one
+// allocation of its size (appending chunk by chunk would copy a large
+// file over and over); no rows is storage.ErrNotFound.
+func JoinChunks(rows Rows, sessionID, blobID string) ([]byte, error) {
 	var chunks [][]byte
 	size := 0
 	for rows.Next() {
 		var chunk []byte
 		if err := rows.Scan(&chunk); err != nil {
-			return nil, false, err
+			return nil, err
 		}
 		chunks = append(chunks, chunk)
 		size += len(chunk)
 	}
-	if err := rows.Err(); err != nil {
-		return nil, false, err
+	switch err := rows.Err(); {
+	case err != nil:
+		return nil, err
+	case len(chunks) == 0:
+		return nil, fmt.Errorf("blob %q of session %q: %w", blobID, sessionID, storage.ErrNotFound)
+	case len(chunks) == 1 && chunks[0] != nil:
+		return chunks[0], nil
 	}
-	if len(chunks) == 1 && chunks[0] != nil {
-		return chunks[0], true, nil
-	}
-	data = make([]byte, 0, size)
+	data := make([]byte, 0, size)
 	for i, c := range chunks {
 		data = append(data, c...)
 		chunks[i] = nil
 	}
-	return data, len(chunks) > 0, nil
+	return data, nil
 }
 
 // RunData is the data column value of r: JSON text, or nil for none.
