@@ -11,12 +11,14 @@ require (
 	github.com/google/jsonschema-go v0.4.3
 	github.com/google/uuid v1.6.0
 	github.com/jackc/pgx/v5 v5.12.0
+	github.com/ledongthuc/pdf v0.0.0-20260907135840-6c8c28e0e8a0
 	github.com/mattn/go-isatty v0.0.24
 	github.com/modelcontextprotocol/go-sdk v1.8.0
 	github.com/openai/openai-go/v3 v3.99.0
 	github.com/spf13/cobra v1.10.2
 	github.com/tidwall/gjson v1.20.0
 	go.uber.org/goleak v1.3.0
+	golang.org/x/net v0.60.0
 	modernc.org/sqlite v1.62.0
 )
 

@@ -1,0 +1,154 @@
+package contents
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"sync"
+)
+
+// Memory is a Store in process memory.
+type Memory struct {
+	mu   sync.RWMutex
+	rows map[string]Row
+}
+
+var _ Store = (*Memory)(nil)
+
+// NewMemory returns an empty Memory store.
+func NewMemory() *Memory { return &Memory{rows: map[string]Row{}} }
+
+// Upsert implements Store.
+func (m *Memory) Upsert(ctx context.Context, row Row) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if row.ID == "" {
+		return fmt.Errorf("contents: row id is empty")
+	}
+	c, err := clone(row)
+	if err != nil {
+		return err
+	}
+	m.mu.Lock()
+	m.rows[row.ID] = c
+	m.mu.Unlock()
+	return nil
+}
+
+// Get implements Store.
+func (m *Memory) Get(ctx context.Context, id string) (Row, error) {
+	if err := ctx.Err(); err != nil {
+		return Row{}, err
+	}
+	m.mu.RLock()
+	row, ok := m.rows[id]
+	m.mu.RUnlock()
+	if !ok {
+		return Row{}, fmt.Errorf("%w: content %q", ErrNotFound, id)
+	}
+	return clone(row)
+}
+
+// List implements Store.
+func (m *Memory) List(ctx context.Context, opts ListOptions) ([]Row, int, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, 0, err
+	}
+	less, err := sorter(opts.SortBy)
+	if err != nil {
+		return nil, 0, err
+	}
+	m.mu.RLock()
+	rows := make([]Row, 0, len(m.rows))
+	for _, r := range m.rows {
+		if opts.LinkedTo == "" || r.LinkedTo == opts.LinkedTo {
+			rows = append(rows, r)
+		}
+	}
+	m.mu.RUnlock()
+	desc := opts.SortOrder != SortAsc
+	slices.SortFunc(rows, func(a, b Row) int {
+		c := less(a, b)
+		if desc {
+			c = -c
+		}
+		return cmp.Or(c, cmp.Compare(a.ID, b.ID))
+	})
+	total := len(rows)
+	if opts.Limit > 0 {
+		page := max(opts.Page, 1)
+		start := min((page-1)*opts.Limit, total)
+		rows = rows[start:min(start+opts.Limit, total)]
+	}
+	out := make([]Row, len(rows))
+	for i, r := range rows {
+		if out[i], err = clone(r); err != nil {
+			return nil, 0, err
+		}
+	}
+	return out, total, nil
+}
+
+// Delete implements Store.
+func (m *Memory) Delete(ctx context.Context, id string) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	m.mu.Lock()
+	delete(m.rows, id)
+	m.mu.Unlock()
+	return nil
+}
+
+// sorter returns the comparison for a ListOptions.SortBy column.
+func sorter(column string) (func(a, b Row) int, error) {
+	switch column {
+	case "", "created_at":
+		return func(a, b Row) int { return cmp.Compare(a.CreatedAt, b.CreatedAt) }, nil
+	case "updated_at":
+		return func(a, b Row) int { return cmp.Compare(a.UpdatedAt, b.UpdatedAt) }, nil
+	case "name":
+		return func(a, b Row) int { return cmp.Compare(a.Name, b.Name) }, nil
+	case "status":
+		return func(a, b Row) int { return cmp.Compare(a.Status, b.Status) }, nil
+	case "access_count":
+		return func(a, b Row) int { return cmp.Compare(a.AccessCount, b.AccessCount) }, nil
+	case "size":
+		return func(a, b Row) int { return cmp.Compare(sizeOf(a), sizeOf(b)) }, nil
+	}
+	return nil, fmt.Errorf("contents: cannot sort by %q: use created_at, updated_at, name, size, status or access_count", column)
+}
+
+func sizeOf(r Row) int64 {
+	if r.Size == nil {
+		return -1
+	}
+	return *r.Size
+}
+
+// clone deep-copies a row through JSON so nested metadata is not shared.
+func clone(r Row) (Row, error) {
+	if r.Size != nil {
+		s := *r.Size
+		r.Size = &s
+	}
+	if r.Metadata == nil {
+		return r, nil
+	}
+	b, err := json.Marshal(r.Metadata)
+	if err != nil {
+		return Row{}, fmt.Errorf("contents: metadata of %q is not JSON: %w", r.ID, err)
+	}
+	var md map[string]any
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	if err := dec.Decode(&md); err != nil {
+		return Row{}, err
+	}
+	r.Metadata = md
+	return r, nil
+}
