@@ -346,7 +346,7 @@ func (a *Agent) ExecuteContinue(ctx context.Context, req *run.ContinueRequest, e
 // Cancel cancels a running run by id (or records the intent for a run about
 // to start). It reports whether a running run was reached.
 func (a *Agent) Cancel(ctx context.Context, runID string) (bool, error) {
-	return a.spec.Canceller.Cancel(ctx, runID)
+	return a.spec.Cancel(ctx, runID)
 }
 
 // Close releases connection-backed tools (MCP servers) the agent holds.

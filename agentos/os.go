@@ -32,7 +32,7 @@ import (
 	"time"
 
 	"github.com/agno-go/agno/agent"
-	"github.com/agno-go/agno/run"
+	"github.com/agno-go/agno/runs"
 	"github.com/agno-go/agno/storage"
 	"github.com/agno-go/agno/team"
 	"github.com/agno-go/agno/tool"
@@ -59,7 +59,11 @@ type Config struct {
 
 	// Store is the OS database: sessions, runs, events, memories.
 	Store storage.Store
-	DBID  string
+	// Runs is the run engine: leases, cross-instance cancel and resume
+	// (agno agentos start makes and starts one). Default the store's
+	// library engine, whose in-flight runs of no owner New recovers.
+	Runs *runs.Engine
+	DBID string
 
 	// SecurityKey enables bearer auth (OS_SECURITY_KEY). Without it,
 	// ProtectedMode (default true) answers loopback clients only.
@@ -144,25 +148,16 @@ type OS struct {
 	cat          atomic.Pointer[catalog]
 	log          *slog.Logger
 	instantiated time.Time
-	buffers      *buffers
-
-	mu       sync.Mutex
-	active   map[string]*activeRun
-	draining bool
-	wg       sync.WaitGroup
+	eng          *runs.Engine
 
 	reloadMu sync.Mutex
 	closed   atomic.Bool
+	// draining: shutdown began; no run starts.
+	draining atomic.Bool
 
 	limits limits
 	// ownSpool is the spool directory New made (removed at Close).
 	ownSpool string
-}
-
-// activeRun is a run AgentOS started and may have to cancel at shutdown.
-type activeRun struct {
-	cancel context.CancelCauseFunc
-	kind   string
 }
 
 // New validates cfg and returns the OS. It marks runs left RUNNING by a
@@ -193,12 +188,22 @@ func New(cfg Config) (*OS, error) {
 	if err != nil {
 		return nil, err
 	}
-	o := &OS{cfg: cfg, log: cfg.Logger, instantiated: time.Now().UTC(), active: map[string]*activeRun{}, buffers: newBuffers()}
+	o := &OS{cfg: cfg, log: cfg.Logger, instantiated: time.Now().UTC(), eng: cfg.Runs}
+	if o.eng == nil {
+		o.eng = runs.For(cfg.Store)
+		// A library engine has no lease: runs it left in flight are those
+		// of a stopped process.
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		err := o.eng.Recover(ctx)
+		cancel()
+		if err != nil {
+			o.log.Warn("could not check for runs left running by a previous process", "error", err)
+		}
+	}
 	if err := o.setLimits(); err != nil {
 		return nil, err
 	}
 	o.cat.Store(cat)
-	o.recoverCrashedRuns()
 	return o, nil
 }
 
@@ -234,44 +239,6 @@ func (o *OS) Reload(ctx context.Context) error {
 	return nil
 }
 
-// recoverCrashedRuns marks runs a crashed process left RUNNING as ERROR.
-func (o *OS) recoverCrashedRuns() {
-	if o.cfg.Store == nil {
-		return
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	recs, err := o.cfg.Store.ListRuns(ctx, storage.RunQuery{Status: []run.Status{run.StatusRunning, run.StatusPending}})
-	if err != nil {
-		o.log.Warn("could not check for runs left running by a previous process", "error", err)
-		return
-	}
-	for _, r := range recs {
-		if err := markRun(ctx, o.cfg.Store, r, run.StatusError, "The run was interrupted: the server stopped while it was running."); err != nil {
-			o.log.Warn("could not mark interrupted run", "run_id", r.RunID, "error", err)
-			continue
-		}
-		o.log.Warn("marked run interrupted by a previous shutdown as ERROR", "run_id", r.RunID, "component", r.ComponentID)
-	}
-}
-
-// track registers a run AgentOS started; done must be called when it ends.
-func (o *OS) track(runID, kind string, cancel context.CancelCauseFunc) (done func(), ok bool) {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	if o.draining {
-		return nil, false
-	}
-	o.active[runID] = &activeRun{cancel: cancel, kind: kind}
-	o.wg.Add(1)
-	return func() {
-		o.mu.Lock()
-		delete(o.active, runID)
-		o.mu.Unlock()
-		o.wg.Done()
-	}, true
-}
-
 // ListenAndServe serves on addr until ctx ends, then shuts down
 // gracefully.
 func (o *OS) ListenAndServe(ctx context.Context, addr string) error {
@@ -299,35 +266,14 @@ func (o *OS) Serve(ctx context.Context, ln net.Listener) error {
 	o.log.Info("AgentOS shutting down", "timeout", o.cfg.ShutdownTimeout)
 	sctx, cancel := context.WithTimeout(context.Background(), o.cfg.ShutdownTimeout)
 	defer cancel()
-	o.mu.Lock()
-	o.draining = true
-	o.mu.Unlock()
+	o.draining.Store(true)
 	_ = srv.Shutdown(sctx)
-	o.drain(sctx)
+	if ids := o.eng.Drain(sctx, errShutdown); len(ids) > 0 {
+		sort.Strings(ids)
+		o.log.Warn("cancelled runs still running at shutdown", "runs", ids)
+	}
 	<-errc
 	return o.Close()
-}
-
-// drain waits for tracked runs, cancelling those still running when ctx
-// ends.
-func (o *OS) drain(ctx context.Context) {
-	done := make(chan struct{})
-	go func() { o.wg.Wait(); close(done) }()
-	select {
-	case <-done:
-		return
-	case <-ctx.Done():
-	}
-	o.mu.Lock()
-	ids := make([]string, 0, len(o.active))
-	for id, a := range o.active {
-		ids = append(ids, id)
-		a.cancel(errShutdown)
-	}
-	o.mu.Unlock()
-	sort.Strings(ids)
-	o.log.Warn("cancelled runs still running at shutdown", "runs", ids)
-	<-done
 }
 
 var errShutdown = errors.New("server shutting down")
@@ -383,21 +329,4 @@ func (o *OS) setLimits() error {
 	}
 	o.limits = limits{request: c.MaxUploadBytes, file: c.MaxFileBytes, spoolDir: dir}
 	return nil
-}
-
-// markRun rewrites a stored run's status (and content) in its document.
-func markRun(ctx context.Context, st storage.Store, r *storage.Run, status run.Status, reason string) error {
-	doc := map[string]any{}
-	if err := run.DecodeJSON(r.Data, &doc); err != nil {
-		doc = map[string]any{"run_id": r.RunID}
-	}
-	doc["status"] = string(status)
-	doc["content"] = reason
-	b, err := marshal(doc)
-	if err != nil {
-		return err
-	}
-	c := *r
-	c.Status, c.Data, c.UpdatedAt = status, b, run.Now()
-	return st.UpdateRun(ctx, &c)
 }

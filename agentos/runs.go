@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/agno-go/agno/run"
+	"github.com/agno-go/agno/runs"
 	"github.com/agno-go/agno/storage"
 )
 
@@ -154,26 +155,11 @@ func runError(w http.ResponseWriter, runID string, err error) {
 		writeError(w, http.StatusConflict, runExistsText(runID))
 		return
 	}
+	if errors.Is(err, runs.ErrShuttingDown) {
+		writeError(w, http.StatusServiceUnavailable, shuttingDown)
+		return
+	}
 	fail(w, err)
-}
-
-// prepareBackground stores a background run's row PENDING before the
-// run is acknowledged, so a client polling at once finds it.
-func (o *OS) prepareBackground(w http.ResponseWriter, r *http.Request, rec *storage.Run, doc map[string]any) bool {
-	data, err := marshal(doc)
-	if err != nil {
-		fail(w, err)
-		return false
-	}
-	rec.Status, rec.CreatedAt, rec.Data = run.StatusPending, run.Now(), data
-	if err := o.cfg.Store.CreateRun(r.Context(), rec); err != nil {
-		if !errors.Is(err, storage.ErrConflict) {
-			err = errStatus(http.StatusInternalServerError, "Could not store the background run: %v", err)
-		}
-		runError(w, rec.RunID, err)
-		return false
-	}
-	return true
 }
 
 // handleRun is POST /{agents|teams}/{id}/runs.
@@ -196,14 +182,11 @@ func (o *OS) handleRun(k kind) http.HandlerFunc {
 			o.startBackground(w, r, k, ex, rf)
 			return
 		}
-		ctx, cancel := context.WithCancelCause(r.Context())
-		defer cancel(nil)
-		done, ok := o.track(rf.req.RunID, k.name, cancel)
-		if !ok {
-			writeError(w, http.StatusServiceUnavailable, "AgentOS is shutting down")
+		if o.draining.Load() {
+			writeError(w, http.StatusServiceUnavailable, shuttingDown)
 			return
 		}
-		defer done()
+		ctx := r.Context()
 		if !rf.stream {
 			out, err := ex.Execute(ctx, rf.req, nil)
 			if err != nil {
@@ -220,51 +203,84 @@ func (o *OS) handleRun(k kind) http.HandlerFunc {
 	}
 }
 
+const shuttingDown = "AgentOS is shutting down"
+
 // startBackground runs detached from the request: 202 for non-stream, a
 // resumable stream (event_index) for stream. The run survives the client
-// leaving and is pollable with GET .../runs/{run_id}.
+// leaving, is pollable with GET .../runs/{run_id}, and is resumed on any
+// instance.
 func (o *OS) startBackground(w http.ResponseWriter, r *http.Request, k kind, ex run.Executor, rf *runForm) {
 	req := rf.req
-	if !o.prepareBackground(w, r, &storage.Run{RunID: req.RunID, SessionID: req.SessionID, SessionType: k.session, ComponentID: ex.ID(), UserID: req.UserID},
-		map[string]any{"run_id": req.RunID, "session_id": req.SessionID, "status": run.StatusPending, "created_at": run.Now(), k.name + "_id": ex.ID()}) {
+	req.Prepared, req.Resumable = true, true
+	o.launch(w, r, rf, storage.Run{RunID: req.RunID, SessionID: req.SessionID, SessionType: k.session, ComponentID: ex.ID(), UserID: req.UserID},
+		map[string]any{"run_id": req.RunID, "session_id": req.SessionID, "status": run.StatusPending, "created_at": run.Now(), k.name + "_id": ex.ID()},
+		func(ctx context.Context) { _, _ = ex.Execute(ctx, req, nil) })
+}
+
+// launch stores a background run PENDING (answering 409 for a taken id,
+// 500 when it cannot be stored), runs exec through the engine, then
+// answers 202 or follows the run's stream.
+func (o *OS) launch(w http.ResponseWriter, r *http.Request, rf *runForm, row storage.Run, doc map[string]any, exec func(context.Context)) {
+	data, err := marshal(doc)
+	if err != nil {
+		fail(w, err)
 		return
 	}
-	req.Prepared = true
+	row.Data, row.CreatedAt = data, run.Now()
 	release := rf.takeUploads()
-	buf, ok := o.launch(r.Context(), req.RunID, k.name, func(ctx context.Context, emit run.Emitter) run.Status {
+	err = o.eng.Launch(r.Context(), runs.Launch{Row: row, Exec: func(ctx context.Context) {
 		defer release()
-		out, err := ex.Execute(ctx, req, emit)
-		if err == nil && out != nil {
-			return out.Status
-		}
-		return run.StatusError
-	})
-	if !ok {
+		exec(ctx)
+	}})
+	if err != nil {
 		release()
-		writeError(w, http.StatusServiceUnavailable, "AgentOS is shutting down")
+		switch {
+		case errors.Is(err, runs.ErrShuttingDown):
+			writeError(w, http.StatusServiceUnavailable, shuttingDown)
+		case errors.Is(err, run.ErrRunExists):
+			writeError(w, http.StatusConflict, runExistsText(row.RunID))
+		default:
+			writeError(w, http.StatusInternalServerError, "Could not store the background run: "+err.Error())
+		}
 		return
 	}
 	if !rf.stream {
-		writeJSON(w, http.StatusAccepted, map[string]any{"run_id": req.RunID, "session_id": req.SessionID, "status": run.StatusPending})
+		writeJSON(w, http.StatusAccepted, map[string]any{"run_id": row.RunID, "session_id": row.SessionID, "status": run.StatusPending})
 		return
 	}
-	o.streamBuffer(w, r, buf, -1)
+	f, err := o.eng.Follow(r.Context(), row.RunID, "", -1)
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	sse := newSSE(w)
+	for _, ev := range f.Missed {
+		if !sse.raw(ev.Name, ev.Payload) {
+			return
+		}
+	}
+	o.follow(sse, r, f)
 }
 
-// streamBuffer streams a background run's events from after index last
-// until the run ends or the client leaves (the run goes on).
-func (o *OS) streamBuffer(w http.ResponseWriter, r *http.Request, buf *runBuffer, last int) {
-	o.streamBufferOn(newSSE(w), r, buf, last)
+// follow streams a run's events after the follow's Missed until the run
+// settles or the client leaves (the run goes on).
+func (o *OS) follow(sse *sseWriter, r *http.Request, f *runs.Follow) {
+	for ev, err := range f.Live(r.Context(), 30*time.Second, func() bool { return sse.comment("heartbeat") }) {
+		if err != nil {
+			sse.json("error", map[string]any{"event": "error", "error": err.Error()})
+			return
+		}
+		if !sse.raw(ev.Name, ev.Payload) {
+			return
+		}
+	}
 }
 
 // knownRun reports a run of the component that this process runs or
 // storage holds. Cancelling any other id is refused: an intent stored
 // for it would cancel whatever run later got that id.
-func (o *OS) knownRun(ctx context.Context, runID, kind, componentID string) bool {
-	o.mu.Lock()
-	a, active := o.active[runID]
-	o.mu.Unlock()
-	if active && a.kind == kind {
+func (o *OS) knownRun(ctx context.Context, runID, componentID string) bool {
+	if o.eng.Running(runID) {
 		return true
 	}
 	if o.cfg.Store == nil {
@@ -272,6 +288,22 @@ func (o *OS) knownRun(ctx context.Context, runID, kind, componentID string) bool
 	}
 	rec, err := o.cfg.Store.GetRun(ctx, runID)
 	return err == nil && rec.ComponentID == componentID
+}
+
+// cancel is POST .../runs/{run_id}/cancel: {} for a known run, wherever
+// it executes (its owner sees the request within a poll, at once with
+// signals); 404 for an unknown one.
+func (o *OS) cancel(w http.ResponseWriter, r *http.Request, componentID string) {
+	runID := r.PathValue("run_id")
+	if !o.knownRun(r.Context(), runID, componentID) {
+		writeError(w, http.StatusNotFound, "Run not found")
+		return
+	}
+	if _, err := o.eng.Cancel(r.Context(), runID); err != nil && !errors.Is(err, run.ErrNotFound) {
+		fail(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{})
 }
 
 // handleCancel is POST .../runs/{run_id}/cancel: {} for a known run (the
@@ -283,25 +315,7 @@ func (o *OS) handleCancel(k kind) http.HandlerFunc {
 		if !ok {
 			return
 		}
-		runID := r.PathValue("run_id")
-		if !o.knownRun(r.Context(), runID, k.name, ex.ID()) {
-			writeError(w, http.StatusNotFound, "Run not found")
-			return
-		}
-		if c, ok := ex.(interface {
-			Cancel(context.Context, string) (bool, error)
-		}); ok {
-			if _, err := c.Cancel(r.Context(), runID); err != nil {
-				fail(w, err)
-				return
-			}
-		}
-		o.mu.Lock()
-		if a, ok := o.active[runID]; ok && a.kind == k.name {
-			a.cancel(run.ErrCancelled)
-		}
-		o.mu.Unlock()
-		writeJSON(w, http.StatusOK, map[string]any{})
+		o.cancel(w, r, ex.ID())
 	}
 }
 
@@ -342,14 +356,11 @@ func (o *OS) handleContinue(k kind) http.HandlerFunc {
 			fail(w, err)
 			return
 		}
-		ctx, cancel := context.WithCancelCause(r.Context())
-		defer cancel(nil)
-		done, ok := o.track(creq.RunID, k.name, cancel)
-		if !ok {
-			writeError(w, http.StatusServiceUnavailable, "AgentOS is shutting down")
+		if o.draining.Load() {
+			writeError(w, http.StatusServiceUnavailable, shuttingDown)
 			return
 		}
-		defer done()
+		ctx := r.Context()
 		if !stream {
 			out, err := ex.ExecuteContinue(ctx, creq, nil)
 			if err != nil {
@@ -403,6 +414,10 @@ func continueError(w http.ResponseWriter, runID string, err error) {
 		writeError(w, http.StatusConflict, "Run "+runID+" is not paused: "+err.Error())
 	case errors.Is(err, run.ErrUnresolved):
 		writeError(w, http.StatusBadRequest, err.Error())
+	case errors.Is(err, runs.ErrShuttingDown):
+		writeError(w, http.StatusServiceUnavailable, shuttingDown)
+	case errors.Is(err, runs.ErrStorage):
+		writeError(w, http.StatusInternalServerError, err.Error())
 	default:
 		writeError(w, http.StatusBadRequest, err.Error())
 	}
@@ -541,95 +556,55 @@ func runSchema(rec *storage.Run, kind string) map[string]any {
 // replay once finished, or the stored events.
 func (o *OS) handleResume(k kind) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		ex, ok := o.executor(w, r, k)
-		if !ok {
-			return
+		if ex, ok := o.executor(w, r, k); ok {
+			o.resume(w, r, ex.ID())
 		}
-		f, err := o.parseForm(w, r, "last_event_index", "session_id")
-		if err != nil {
-			fail(w, err)
-			return
-		}
-		last := -1
-		if s := f.str("last_event_index"); s != "" {
-			if last, err = strconv.Atoi(s); err != nil {
-				writeError(w, http.StatusBadRequest, "last_event_index must be an integer")
-				return
-			}
-		}
-		o.resume(w, r, r.PathValue("run_id"), ex.ID(), last)
 	}
 }
 
-func (o *OS) resume(w http.ResponseWriter, r *http.Request, runID, componentID string, last int) {
-	if buf := o.buffers.get(runID); buf != nil {
-		evs, next, done, status, _ := buf.since(last)
-		sse := newSSE(w)
-		total := next + 1 // of the same snapshot as evs
-		if done {
-			sse.json("replay", map[string]any{"event": "replay", "run_id": runID, "status": status, "total_events": total, "total_buffered": total,
-				"last_event_index_requested": last, "message": "Run completed. Replaying missed events."})
-			for _, e := range evs {
-				sse.raw(e.name, e.payload)
-			}
-			return
-		}
-		sse.json("catch_up", map[string]any{"event": "catch_up", "run_id": runID, "status": "running", "missed_events": len(evs),
-			"current_event_count": total, "message": "Catching up on missed events."})
-		o.streamBufferOn(sse, r, buf, last)
+// resume answers a resume request of a run of componentID, on whichever
+// instance it arrives: last_event_index from the form, else the SSE
+// Last-Event-ID header (a reconnecting EventSource).
+func (o *OS) resume(w http.ResponseWriter, r *http.Request, componentID string) {
+	form, err := o.parseForm(w, r, "last_event_index", "session_id")
+	if err != nil {
+		fail(w, err)
 		return
 	}
-	sse := newSSE(w)
-	var evs []storage.Event
-	var rec *storage.Run
-	var err error
-	if o.cfg.Store != nil {
-		rec, err = o.cfg.Store.GetRun(r.Context(), runID)
-		if err == nil && rec.ComponentID == componentID {
-			evs, err = o.cfg.Store.ListEvents(r.Context(), runID, int64(last))
+	form.release()
+	last := -1
+	s := form.str("last_event_index")
+	if s == "" {
+		s = r.Header.Get("Last-Event-ID")
+	}
+	if s != "" {
+		if last, err = strconv.Atoi(strings.TrimSpace(s)); err != nil {
+			writeError(w, http.StatusBadRequest, "last_event_index must be an integer")
+			return
 		}
 	}
-	if o.cfg.Store == nil || err != nil || rec == nil || rec.ComponentID != componentID {
+	runID := r.PathValue("run_id")
+	f, err := o.eng.Follow(r.Context(), runID, componentID, int64(last))
+	sse := newSSE(w)
+	if err != nil {
 		sse.json("error", map[string]any{"event": "error", "error": "Run " + runID + " not found in buffer or database"})
 		return
 	}
-	sse.json("replay", map[string]any{"event": "replay", "run_id": runID, "status": rec.Status, "total_events": len(evs),
-		"message": "Run completed. Replaying all events from database."})
-	for _, e := range evs {
-		doc := map[string]any{}
-		if run.DecodeJSON(e.Data, &doc) != nil {
-			continue
-		}
-		doc["event_index"] = e.Seq
-		name, _ := doc["event"].(string)
-		sse.json(name, doc)
+	switch {
+	case f.Settled && f.Local:
+		sse.json("replay", map[string]any{"event": "replay", "run_id": runID, "status": f.Status, "total_events": f.Total, "total_buffered": f.Total,
+			"last_event_index_requested": last, "message": "Run completed. Replaying missed events."})
+	case f.Settled:
+		sse.json("replay", map[string]any{"event": "replay", "run_id": runID, "status": f.Status, "total_events": len(f.Missed),
+			"message": "Run completed. Replaying all events from database."})
+	default:
+		sse.json("catch_up", map[string]any{"event": "catch_up", "run_id": runID, "status": "running", "missed_events": len(f.Missed),
+			"current_event_count": f.Total, "message": "Catching up on missed events."})
 	}
-}
-
-// streamBufferOn continues an open SSE stream from a buffer.
-func (o *OS) streamBufferOn(sse *sseWriter, r *http.Request, buf *runBuffer, last int) {
-	heartbeat := time.NewTicker(30 * time.Second)
-	defer heartbeat.Stop()
-	gen := buf.generation()
-	for {
-		evs, next, done, wait := buf.sinceIn(gen, last)
-		for _, e := range evs {
-			if !sse.raw(e.name, e.payload) {
-				return
-			}
-		}
-		last = next
-		if done {
-			return
-		}
-		select {
-		case <-wait:
-		case <-heartbeat.C:
-			if !sse.comment("heartbeat") {
-				return
-			}
-		case <-r.Context().Done():
+	for _, ev := range f.Missed {
+		if !sse.raw(ev.Name, ev.Payload) {
 			return
 		}
 	}
+	o.follow(sse, r, f)
 }

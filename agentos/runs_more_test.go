@@ -22,6 +22,7 @@ import (
 	"github.com/agno-go/agno/model"
 	"github.com/agno-go/agno/model/modeltest"
 	"github.com/agno-go/agno/run"
+	"github.com/agno-go/agno/runs"
 	"github.com/agno-go/agno/storage"
 	"github.com/agno-go/agno/storage/memory"
 	"github.com/agno-go/agno/team"
@@ -320,8 +321,13 @@ func TestResumeBackgroundRun(t *testing.T) {
 		t.Fatalf("buffer replay: %d events from %v", len(replayed), replayed[0].data["event_index"])
 	}
 
-	// A new process has no buffer: the stored events are replayed.
-	o2, err := agentos.New(agentos.Config{Agents: []*agent.Agent{b.agent}, Store: store})
+	// Another process (an engine of its own) has no buffer: the stored
+	// events are replayed.
+	other, err := runs.New(runs.Config{Store: store})
+	if err != nil {
+		t.Fatal(err)
+	}
+	o2, err := agentos.New(agentos.Config{Agents: []*agent.Agent{b.agent}, Store: store, Runs: other})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,11 +3,11 @@ package agentos
 import (
 	"context"
 	"errors"
-	"fmt"
 	"net/http"
 	"strings"
 
 	"github.com/agno-go/agno/run"
+	"github.com/agno-go/agno/runs"
 	"github.com/agno-go/agno/storage"
 	"github.com/agno-go/agno/workflow"
 )
@@ -129,14 +129,11 @@ func (o *OS) handleWorkflowRun(w http.ResponseWriter, r *http.Request) {
 		o.startWorkflowBackground(w, r, wf, rf)
 		return
 	}
-	ctx, cancel := context.WithCancelCause(r.Context())
-	defer cancel(nil)
-	done, ok := o.track(req.RunID, "workflow", cancel)
-	if !ok {
-		writeError(w, http.StatusServiceUnavailable, "AgentOS is shutting down")
+	if o.draining.Load() {
+		writeError(w, http.StatusServiceUnavailable, shuttingDown)
 		return
 	}
-	defer done()
+	ctx := r.Context()
 	if !rf.stream {
 		out, err := wf.Execute(ctx, req, nil)
 		if err != nil {
@@ -155,6 +152,8 @@ func (o *OS) handleWorkflowRun(w http.ResponseWriter, r *http.Request) {
 
 func workflowError(w http.ResponseWriter, err error) {
 	switch {
+	case errors.Is(err, runs.ErrShuttingDown):
+		writeError(w, http.StatusServiceUnavailable, shuttingDown)
 	case errors.Is(err, run.ErrRunExists):
 		writeError(w, http.StatusConflict, err.Error())
 	case errors.Is(err, workflow.ErrInvalidInput):
@@ -170,26 +169,10 @@ func workflowError(w http.ResponseWriter, err error) {
 
 func (o *OS) startWorkflowBackground(w http.ResponseWriter, r *http.Request, wf *workflow.Workflow, rf *runForm) {
 	req := rf.req
-	if !o.prepareBackground(w, r, &storage.Run{RunID: req.RunID, SessionID: req.SessionID, SessionType: storage.SessionWorkflow, ComponentID: wf.ID(), UserID: req.UserID},
-		map[string]any{"run_id": req.RunID, "session_id": req.SessionID, "workflow_id": wf.ID(), "status": run.StatusPending, "created_at": run.Now()}) {
-		return
-	}
-	req.Prepared = true
-	release := rf.takeUploads()
-	buf, ok := o.launch(r.Context(), req.RunID, "workflow", func(ctx context.Context, emit run.Emitter) run.Status {
-		defer release()
-		return workflowStatus(wf.Execute(ctx, req, emit))
-	})
-	if !ok {
-		release()
-		writeError(w, http.StatusServiceUnavailable, "AgentOS is shutting down")
-		return
-	}
-	if !rf.stream {
-		writeJSON(w, http.StatusAccepted, map[string]any{"run_id": req.RunID, "session_id": req.SessionID, "status": run.StatusPending})
-		return
-	}
-	o.streamBuffer(w, r, buf, -1)
+	req.Prepared, req.Resumable = true, true
+	o.launch(w, r, rf, storage.Run{RunID: req.RunID, SessionID: req.SessionID, SessionType: storage.SessionWorkflow, ComponentID: wf.ID(), UserID: req.UserID},
+		map[string]any{"run_id": req.RunID, "session_id": req.SessionID, "workflow_id": wf.ID(), "status": run.StatusPending, "created_at": run.Now()},
+		func(ctx context.Context) { _, _ = wf.Execute(ctx, req, nil) })
 }
 
 func workflowStatus(out *workflow.RunOutput, err error) run.Status {
@@ -241,14 +224,11 @@ func (o *OS) handleWorkflowContinue(w http.ResponseWriter, r *http.Request) {
 	}
 	runID := r.PathValue("run_id")
 	creq := &workflow.ContinueRequest{RunID: runID, SessionID: f.str("session_id"), UserID: f.str("user_id"), StepRequirements: reqs, Stream: stream, StreamEvents: stream}
-	ctx, cancel := context.WithCancelCause(r.Context())
-	defer cancel(nil)
-	done, ok := o.track(runID, "workflow", cancel)
-	if !ok {
-		writeError(w, http.StatusServiceUnavailable, "AgentOS is shutting down")
+	if o.draining.Load() {
+		writeError(w, http.StatusServiceUnavailable, shuttingDown)
 		return
 	}
-	defer done()
+	ctx := r.Context()
 	if !stream {
 		out, err := wf.ExecuteContinue(ctx, creq, nil)
 		if err != nil && out == nil {
@@ -268,6 +248,8 @@ func (o *OS) handleWorkflowContinue(w http.ResponseWriter, r *http.Request) {
 func workflowContinueError(w http.ResponseWriter, err error) {
 	var np *notPaused
 	switch {
+	case errors.Is(err, runs.ErrShuttingDown):
+		writeError(w, http.StatusServiceUnavailable, shuttingDown)
 	case errors.Is(err, run.ErrNotFound):
 		writeError(w, http.StatusNotFound, "Run not found")
 	case errors.As(err, &np):
@@ -280,45 +262,15 @@ func workflowContinueError(w http.ResponseWriter, err error) {
 }
 
 func (o *OS) handleWorkflowCancel(w http.ResponseWriter, r *http.Request) {
-	wf, ok := o.workflow(w, r)
-	if !ok {
-		return
+	if wf, ok := o.workflow(w, r); ok {
+		o.cancel(w, r, wf.ID())
 	}
-	runID := r.PathValue("run_id")
-	if !o.knownRun(r.Context(), runID, "workflow", wf.ID()) {
-		writeError(w, http.StatusNotFound, "Run not found")
-		return
-	}
-	if _, err := wf.Cancel(r.Context(), runID); err != nil {
-		fail(w, err)
-		return
-	}
-	o.mu.Lock()
-	if a, ok := o.active[runID]; ok && a.kind == "workflow" {
-		a.cancel(run.ErrCancelled)
-	}
-	o.mu.Unlock()
-	writeJSON(w, http.StatusOK, map[string]any{})
 }
 
 func (o *OS) handleWorkflowResume(w http.ResponseWriter, r *http.Request) {
-	wf, ok := o.workflow(w, r)
-	if !ok {
-		return
+	if wf, ok := o.workflow(w, r); ok {
+		o.resume(w, r, wf.ID())
 	}
-	f, err := o.parseForm(w, r, "last_event_index", "session_id")
-	if err != nil {
-		fail(w, err)
-		return
-	}
-	last := -1
-	if s := f.str("last_event_index"); s != "" {
-		if _, err := fmt.Sscan(s, &last); err != nil {
-			writeError(w, http.StatusBadRequest, "last_event_index must be an integer")
-			return
-		}
-	}
-	o.resume(w, r, r.PathValue("run_id"), wf.ID(), last)
 }
 
 func (o *OS) handleWorkflowGetRun(w http.ResponseWriter, r *http.Request) {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/agno-go/agno/internal/safe"
 	"github.com/agno-go/agno/run"
+	"github.com/agno-go/agno/runs"
 	"github.com/agno-go/agno/storage"
 	"github.com/agno-go/agno/workflow"
 )
@@ -176,42 +177,57 @@ func (c *wsConn) start(m wsMessage) {
 	if req.SessionID == "" {
 		req.SessionID = run.NewID()
 	}
-	buf, ok := c.o.launch(context.Background(), req.RunID, "workflow", func(ctx context.Context, emit run.Emitter) run.Status {
-		return workflowStatus(wf.Execute(ctx, req, emit))
+	req.Prepared, req.Resumable = true, true
+	err := c.o.eng.Launch(context.Background(), runs.Launch{
+		Row: storage.Run{RunID: req.RunID, SessionID: req.SessionID, SessionType: storage.SessionWorkflow, ComponentID: wf.ID(), UserID: req.UserID,
+			CreatedAt: run.Now(), Data: json.RawMessage(`{"run_id":"` + req.RunID + `","status":"PENDING"}`)},
+		Exec: func(ctx context.Context) { _, _ = wf.Execute(ctx, req, nil) },
 	})
-	if !ok {
-		c.errorf("AgentOS is shutting down")
+	if err != nil {
+		c.errorf("%s", launchError(err))
 		return
 	}
-	c.forward(buf, -1, false)
+	c.follow(req.RunID, -1, false)
 }
 
-// forward sends a run's events to the socket from after index last: SSE
-// text frames for live events, plain JSON for replays.
-func (c *wsConn) forward(buf *runBuffer, last int, plain bool) {
+func launchError(err error) string {
+	if errors.Is(err, runs.ErrShuttingDown) {
+		return shuttingDown
+	}
+	return err.Error()
+}
+
+// follow sends a run's events to the socket from after index last, on
+// whichever instance it runs: SSE text frames for live events, plain
+// JSON for replays.
+func (c *wsConn) follow(runID string, last int64, plain bool) {
+	f, err := c.o.eng.Follow(c.ctx, runID, "", last)
+	if err != nil {
+		c.errorf("Run %s not found", runID)
+		return
+	}
+	c.forward(f, plain)
+}
+
+// forward writes a follow's missed and live events in the background.
+func (c *wsConn) forward(f *runs.Follow, plain bool) {
 	c.wg.Add(1)
-	gen := buf.generation()
 	go func() {
 		defer c.wg.Done()
 		defer safe.Recover(c.o.log, "WebSocket event forwarding", nil)
-		for {
-			evs, next, done, wait := buf.sinceIn(gen, last)
-			for _, e := range evs {
-				payload := e.payload
-				if !plain {
-					payload = frame(e.name, e.payload)
-				}
-				if !c.write(payload) {
-					return
-				}
+		send := func(ev runs.Event) bool {
+			if plain {
+				return c.write(ev.Payload)
 			}
-			last = next
-			if done {
+			return c.write(frame(ev.Name, ev.Payload))
+		}
+		for _, ev := range f.Missed {
+			if !send(ev) {
 				return
 			}
-			select {
-			case <-wait:
-			case <-c.ctx.Done():
+		}
+		for ev, err := range f.Live(c.ctx, 0, nil) {
+			if err != nil || !send(ev) {
 				return
 			}
 		}
@@ -219,6 +235,9 @@ func (c *wsConn) forward(buf *runBuffer, last int, plain bool) {
 }
 
 // continueRun answers a paused run (agno's continue-workflow action).
+// The continuation runs in the background (it outlives the socket) and
+// is claimed in storage, so of two answers to one pause — from any
+// instance or channel — exactly one goes on.
 func (c *wsConn) continueRun(m wsMessage) {
 	wf := c.lookup(m.WorkflowID)
 	if wf == nil {
@@ -244,51 +263,32 @@ func (c *wsConn) continueRun(m wsMessage) {
 			return
 		}
 	}
-	creq := &workflow.ContinueRequest{RunID: m.RunID, SessionID: out.SessionID, UserID: m.UserID, StepRequirements: reqs, Stream: true, StreamEvents: true}
-	ctx, cancel := context.WithCancelCause(context.Background())
-	done, ok := c.o.track(m.RunID, "workflow", cancel)
-	if !ok {
-		cancel(nil)
-		c.errorf("AgentOS is shutting down")
+	creq := &workflow.ContinueRequest{RunID: m.RunID, SessionID: out.SessionID, UserID: m.UserID, StepRequirements: reqs,
+		Stream: true, StreamEvents: true, Resumable: true}
+	// The continuation is this socket's to follow only once it emits: a
+	// client that lost the race for the pause must not follow the winner.
+	started := make(chan int64, 1)
+	failed := make(chan error, 1)
+	err = c.o.eng.Detach(context.Background(), m.RunID, "workflow", func(ctx context.Context) {
+		first := true
+		_, err := wf.ExecuteContinue(ctx, creq, func(run.Event) bool {
+			if first {
+				first = false
+				started <- c.o.eng.Next(m.RunID) - 1
+			}
+			return true
+		})
+		if first {
+			failed <- err
+		}
+	})
+	if err != nil {
+		c.errorf("%s", launchError(err))
 		return
 	}
-	// The continuation owns the run's buffer only once it emits: a client
-	// that lost the race for the pause must not touch it.
-	started := make(chan int, 1)
-	failed := make(chan error, 1)
-	go func() {
-		defer done()
-		defer cancel(nil)
-		var buf *runBuffer
-		var gen int
-		status := run.StatusError
-		var err error
-		defer func() {
-			if buf == nil {
-				failed <- err
-				return
-			}
-			buf.finish(gen, status)
-		}()
-		defer safe.Recover(c.o.log, "workflow continuation of run "+m.RunID, func(pe *safe.PanicError) {
-			err = pe
-			c.o.failRun(m.RunID, pe)
-		})
-		emit := func(e run.Event) bool {
-			if buf == nil {
-				buf, gen = c.o.buffers.start(m.RunID)
-				started <- buf.count()
-			}
-			buf.add(e)
-			return true
-		}
-		var res *workflow.RunOutput
-		res, err = wf.ExecuteContinue(ctx, creq, emit)
-		status = workflowStatus(res, err)
-	}()
 	select {
-	case first := <-started:
-		c.forward(c.o.buffers.get(m.RunID), first-1, false)
+	case idx := <-started:
+		c.follow(m.RunID, idx-1, false)
 	case err := <-failed:
 		switch {
 		case err == nil:
@@ -299,58 +299,45 @@ func (c *wsConn) continueRun(m wsMessage) {
 		case errors.Is(err, run.ErrInvalidAnswer), errors.Is(err, run.ErrUnresolved), errors.Is(err, workflow.ErrInvalidUserInput):
 			c.errorf("Invalid step_requirements: %s", strings.TrimPrefix(err.Error(), run.ErrInvalidAnswer.Error()+": "))
 		default:
-			c.errorf("%s", err.Error())
+			c.errorf("%s", launchError(err))
 		}
 	}
 }
 
 // reconnect replays a run's events after last_event_index, then keeps
-// forwarding live events (plain JSON) while it runs.
+// forwarding live events (plain JSON) while it runs — on any instance.
 func (c *wsConn) reconnect(m wsMessage) {
 	if m.RunID == "" {
 		c.errorf("run_id is required")
 		return
 	}
-	last := -1
+	last := int64(-1)
 	if m.LastEventIndex != nil {
-		last = *m.LastEventIndex
+		last = int64(*m.LastEventIndex)
 	}
-	if buf := c.o.buffers.get(m.RunID); buf != nil {
-		evs, _, done, status, _ := buf.since(last)
-		if done {
-			c.sendJSON(map[string]any{"event": "replay", "run_id": m.RunID, "status": status, "total_events": buf.count(), "message": "Run completed. Replaying all events."})
-			for _, e := range evs {
-				c.write(e.payload)
-			}
-			return
-		}
-		c.sendJSON(map[string]any{"event": "catch_up", "run_id": m.RunID, "status": "running", "missed_events": len(evs), "current_event_count": buf.count(), "message": "Catching up on missed events."})
-		for _, e := range evs {
-			c.write(e.payload)
-		}
-		c.sendJSON(map[string]any{"event": "subscribed", "run_id": m.RunID, "status": "running", "current_event_count": buf.count(), "message": "Subscribed to live events."})
-		c.forward(buf, buf.count()-1, true)
-		return
-	}
-	st := c.o.cfg.Store
-	if st == nil {
-		c.errorf("Run %s not found", m.RunID)
-		return
-	}
-	rec, err := st.GetRun(c.ctx, m.RunID)
+	f, err := c.o.eng.Follow(c.ctx, m.RunID, "", last)
 	if err != nil {
 		c.errorf("Run %s not found", m.RunID)
 		return
 	}
-	evs, _ := st.ListEvents(c.ctx, m.RunID, int64(last))
-	c.sendJSON(map[string]any{"event": "replay", "run_id": m.RunID, "status": rec.Status, "total_events": len(evs), "message": "Run completed. Replaying all events from database."})
-	for _, e := range evs {
-		doc := map[string]any{}
-		if run.DecodeJSON(e.Data, &doc) == nil {
-			doc["event_index"] = e.Seq
-			c.sendJSON(doc)
+	if f.Settled {
+		msg := "Run completed. Replaying all events from database."
+		if f.Local {
+			msg = "Run completed. Replaying all events."
 		}
+		c.sendJSON(map[string]any{"event": "replay", "run_id": m.RunID, "status": f.Status, "total_events": f.Total, "message": msg})
+		for _, ev := range f.Missed {
+			c.write(ev.Payload)
+		}
+		return
 	}
+	c.sendJSON(map[string]any{"event": "catch_up", "run_id": m.RunID, "status": "running", "missed_events": len(f.Missed), "current_event_count": f.Total, "message": "Catching up on missed events."})
+	for _, ev := range f.Missed {
+		c.write(ev.Payload)
+	}
+	c.sendJSON(map[string]any{"event": "subscribed", "run_id": m.RunID, "status": "running", "current_event_count": f.Total, "message": "Subscribed to live events."})
+	f.Missed = nil
+	c.forward(f, true)
 }
 
 // sameHost reports an origin whose host is the request's Host.

@@ -74,6 +74,10 @@ type Request struct {
 	// Prepared: the caller created the run's row PENDING (a background
 	// run), so the run updates it instead of creating it.
 	Prepared bool
+	// Resumable: clients may resume the run's stream, on any instance
+	// (background and WebSocket runs): every event gets its event_index
+	// and is stored as the run goes.
+	Resumable bool
 }
 
 // WithAdditionalData passes data to workflow steps.
@@ -185,4 +189,6 @@ type ContinueRequest struct {
 	Workflow *WorkflowTags
 	// StoreEvents: see Request.StoreEvents.
 	StoreEvents bool
+	// Resumable: see Request.Resumable.
+	Resumable bool
 }

@@ -1,7 +1,6 @@
 package run_test
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"strings"
@@ -148,25 +147,6 @@ func TestMergeAndClone(t *testing.T) {
 	cl.UserInputSchema[0].Value = "changed"
 	if te.UserInputSchema[0].Value != nil {
 		t.Fatal("tool execution clone shares its schema")
-	}
-}
-
-func TestLocalCanceller(t *testing.T) {
-	c := run.NewLocalCanceller()
-	ctx, cancel := context.WithCancelCause(context.Background())
-	unregister := c.Register("r1", cancel)
-	if ok, _ := c.Cancel(context.Background(), "r1"); !ok || !errors.Is(context.Cause(ctx), run.ErrCancelled) {
-		t.Fatal("running run not cancelled")
-	}
-	unregister()
-	// A cancel that arrives before the run starts is kept.
-	if ok, _ := c.Cancel(context.Background(), "r2"); ok {
-		t.Fatal("nothing was running")
-	}
-	ctx2, cancel2 := context.WithCancelCause(context.Background())
-	c.Register("r2", cancel2)
-	if !errors.Is(context.Cause(ctx2), run.ErrCancelled) {
-		t.Fatal("early cancel lost")
 	}
 }
 

@@ -97,6 +97,56 @@ type Run struct {
 	CreatedAt   int64           `json:"created_at"`
 	UpdatedAt   int64           `json:"updated_at"`
 	Data        json.RawMessage `json:"data"`
+
+	// Owner is the instance (AgentOS process) running the run while it is
+	// PENDING or RUNNING; only it writes the run then.
+	Owner string `json:"owner,omitempty"`
+	// Listed: the run shows in listings while in flight (background runs
+	// and continuations; a foreground run shows once it settles, as agno
+	// stores it only then).
+	Listed bool `json:"listed,omitempty"`
+	// CancelRequested is a cancel waiting for the owner to see it.
+	CancelRequested bool `json:"cancel_requested,omitempty"`
+	// Version grows with every write of the row; claims compare it.
+	Version int64 `json:"version"`
+}
+
+// InFlight reports a run that is PENDING or RUNNING.
+func (r *Run) InFlight() bool { return r.Status == run.StatusPending || r.Status == run.StatusRunning }
+
+// RunWrite is one write of a run's progress (Store.SaveRun): everything
+// in it commits together.
+type RunWrite struct {
+	// Run, when set, replaces the row's status, user and document. While
+	// the stored run is in flight only its owner may write it.
+	Run *Run
+	// RunID names the run Events belong to when Run is nil.
+	RunID string
+	// Events are stored with the Seq they carry (the run's event_index).
+	Events []Event
+	// Children are runs the run started (team members): created, or
+	// updated when they exist under this run.
+	Children []*Run
+	// SessionID and Session apply a change to the session inside the same
+	// transaction (nil: none); the session must exist.
+	SessionID string
+	Session   func(*Session) error
+}
+
+// Claim moves a run from one status to another atomically
+// (Store.ClaimRun).
+type Claim struct {
+	RunID    string
+	From, To run.Status
+	// Owner becomes the run's owner ("" clears it).
+	Owner string
+	// ExpectOwner, when set, requires the run to be owned by it.
+	ExpectOwner string
+	// Version, when not negative, requires the row to be at it: the claim
+	// is of the run as the claimer read it.
+	Version int64
+	// Listed sets the run's listing flag.
+	Listed bool
 }
 
 // Event is one stored event of a run stream. Seq starts at 0 and is
@@ -154,7 +204,16 @@ type RunQuery struct {
 	ComponentID string
 	Status      []run.Status
 	// TopLevel keeps only runs without a parent run.
-	TopLevel      bool
+	TopLevel bool
+	// Owner keeps runs of one instance.
+	Owner string
+	// CancelRequested keeps runs with a pending cancel.
+	CancelRequested bool
+	// UpdatedAfter keeps runs written at or after this time (epoch s).
+	UpdatedAfter int64
+	// Settled leaves out in-flight runs that are not listed (foreground
+	// runs until they end).
+	Settled       bool
 	ParentRunID   string
 	CreatedAfter  int64
 	CreatedBefore int64
@@ -201,16 +260,34 @@ type Store interface {
 	// upsert, so no caller can move a run to another session or mix its
 	// events with another's.
 	CreateRun(ctx context.Context, r *Run) error
-	// UpdateRun writes a stored run's status, user and document. A run
-	// keeps its session, parent, session type and component: an r naming
-	// others fails with ErrConflict; ErrNotFound when there is no run.
+	// UpdateRun writes a stored run's status, user, owner and document. A
+	// run keeps its session, parent, session type and component: an r
+	// naming others fails with ErrConflict, as does an r.Owner that is not
+	// the owner of a run in flight; ErrNotFound when there is no run.
 	UpdateRun(ctx context.Context, r *Run) error
 	GetRun(ctx context.Context, runID string) (*Run, error)
-	// ClaimRun moves a run's status from `from` to `to` atomically: it
-	// fails with ErrConflict when the status is not `from` (someone else
-	// claimed it), ErrNotFound when there is no such run. Only the status
-	// column changes; the writer of the claim stores the document next.
-	ClaimRun(ctx context.Context, runID string, from, to run.Status) error
+	// StartRun creates a run — after ensuring its session, when sess is
+	// not nil — in one write, and returns the stored session. With
+	// pending, the run's row exists PENDING (a background run) and is
+	// taken over instead: ErrConflict when it is not PENDING. A new run
+	// whose id is taken fails with ErrConflict and writes nothing.
+	StartRun(ctx context.Context, sess *Session, r *Run, pending bool) (*Session, error)
+	// SaveRun commits one RunWrite. A run no longer owned by w.Run.Owner
+	// fails with ErrConflict and nothing is written.
+	SaveRun(ctx context.Context, w RunWrite) error
+	// ClaimRun applies a Claim and returns the run after it: ErrConflict
+	// when the run is not in c.From (someone else claimed it) or not at
+	// c.Version / c.ExpectOwner, ErrNotFound when there is no such run.
+	// Only status, owner and the listing flag change.
+	ClaimRun(ctx context.Context, c Claim) (*Run, error)
+	// RequestCancel flags a run for cancellation and returns it;
+	// ErrNotFound when there is no such run.
+	RequestCancel(ctx context.Context, runID string) (*Run, error)
+
+	// Heartbeat records that an instance is alive now; Instances returns
+	// every instance's last heartbeat (epoch s).
+	Heartbeat(ctx context.Context, instanceID string) error
+	Instances(ctx context.Context) (map[string]int64, error)
 	ListRuns(ctx context.Context, q RunQuery) ([]*Run, error)
 
 	// AppendEvents stores events after the run's last one; Seq values are
@@ -238,37 +315,6 @@ type Store interface {
 	Close() error
 }
 
-// RunRow writes one run's row over the run's life: the first Write
-// creates it and later ones update it. When the first finds the id taken
-// it fails with ErrConflict and the row — another run's — is never
-// written after.
-type RunRow struct {
-	Store Store
-	// Exists marks a row the writer already holds: created PENDING for a
-	// background run, or claimed to continue a paused one.
-	Exists  bool
-	refused bool
-}
-
-// Write creates or updates the run's row.
-func (w *RunRow) Write(ctx context.Context, r *Run) error {
-	switch {
-	case w.refused:
-		return fmt.Errorf("run %q belongs to another run: %w", r.RunID, ErrConflict)
-	case w.Exists:
-		return w.Store.UpdateRun(ctx, r)
-	}
-	err := w.Store.CreateRun(ctx, r)
-	if errors.Is(err, ErrConflict) {
-		w.refused = true
-	}
-	w.Exists = err == nil
-	return err
-}
-
-// Refused reports whether the run's id was found taken.
-func (w *RunRow) Refused() bool { return w.refused }
-
 // ValidateRun checks what CreateRun and UpdateRun need before touching
 // the store.
 func ValidateRun(r *Run) error {
@@ -280,6 +326,29 @@ func ValidateRun(r *Run) error {
 	}
 	if len(r.Data) > 0 && !json.Valid(r.Data) {
 		return fmt.Errorf("storage: run %q: data is not valid JSON", r.RunID)
+	}
+	return nil
+}
+
+// CheckOwner refuses a write of an in-flight run by another instance
+// (its owner changed: recovered by a replica, or claimed again).
+func CheckOwner(stored, r *Run) error {
+	if stored.InFlight() && stored.Owner != r.Owner {
+		return fmt.Errorf("run %q is owned by %q, not %q: %w", r.RunID, stored.Owner, r.Owner, ErrConflict)
+	}
+	return nil
+}
+
+// CheckClaim reports whether a claim applies to the stored run, and why
+// not.
+func CheckClaim(stored *Run, c Claim) error {
+	switch {
+	case stored.Status != c.From:
+		return fmt.Errorf("run %q is %s, not %s: %w", c.RunID, stored.Status, c.From, ErrConflict)
+	case c.ExpectOwner != "" && stored.Owner != c.ExpectOwner:
+		return fmt.Errorf("run %q is owned by %q, not %q: %w", c.RunID, stored.Owner, c.ExpectOwner, ErrConflict)
+	case c.Version >= 0 && stored.Version != c.Version:
+		return fmt.Errorf("run %q changed since it was read (version %d, not %d): %w", c.RunID, stored.Version, c.Version, ErrConflict)
 	}
 	return nil
 }

@@ -293,7 +293,7 @@ func (t *Team) ExecuteContinue(ctx context.Context, req *run.ContinueRequest, em
 
 // Cancel cancels a team run; its running members are cancelled with it.
 func (t *Team) Cancel(ctx context.Context, runID string) (bool, error) {
-	return t.spec.Canceller.Cancel(ctx, runID)
+	return t.spec.Cancel(ctx, runID)
 }
 
 // Close releases connection-backed tools of the team and its members.

@@ -69,7 +69,7 @@ func (w *Workflow) newAgent(wa *WorkflowAgent) (*agent.Agent, error) {
 		return nil, err
 	}
 	return agent.New(agent.Config{ID: w.cfg.ID + "-agent", Model: wa.Model, Instructions: []string{instr},
-		Tools: []tool.Provider{fn}, Canceller: w.cfg.Canceller, Logger: w.cfg.Logger})
+		Tools: []tool.Provider{fn}, Canceller: lazyCanceller{w}, Logger: w.cfg.Logger})
 }
 
 // agentCall is one workflow-agent turn, reached by its tool through the

@@ -11,16 +11,9 @@ import (
 	"github.com/agno-go/agno/storage"
 )
 
-// RunClaimer is implemented by stores that can move a run from one status
-// to another atomically; continuing a paused run claims it, so of two
-// humans answering the same pause exactly one continues it.
-type RunClaimer interface {
-	ClaimRun(ctx context.Context, runID string, from, to run.Status) error
-}
-
 // ExecuteContinue continues a paused run with an explicit emitter.
 func (w *Workflow) ExecuteContinue(ctx context.Context, req *ContinueRequest, emit run.Emitter) (*RunOutput, error) {
-	out, err := w.loadPaused(ctx, req)
+	out, version, err := w.loadPaused(ctx, req)
 	if err != nil {
 		return nil, err
 	}
@@ -37,18 +30,8 @@ func (w *Workflow) ExecuteContinue(ctx context.Context, req *ContinueRequest, em
 	if out.Resume == nil {
 		return nil, fmt.Errorf("continue run %s: the stored run has no resume state", out.RunID)
 	}
-	if err := w.claim(ctx, out.RunID); err != nil {
-		return nil, err
-	}
-	defer w.releaseClaim(out.RunID)
-	started := false
-	defer func() {
-		if !started {
-			w.unclaim(ctx, out.RunID)
-		}
-	}()
 	rreq := &run.Request{RunID: out.RunID, SessionID: out.SessionID, UserID: out.UserID, ParentRunID: out.ParentRunID,
-		Stream: req.Stream, StreamEvents: req.StreamEvents}
+		Stream: req.Stream, StreamEvents: req.StreamEvents, Resumable: req.Resumable}
 	if req.UserID != "" {
 		rreq.UserID = req.UserID
 	}
@@ -57,17 +40,27 @@ func (w *Workflow) ExecuteContinue(ctx context.Context, req *ContinueRequest, em
 	if failed != nil && failed.Decision == "retry" {
 		x.errRetry = failed
 	}
-	x.storedEv = len(out.Events)
-	x.row.Exists = true // claimed
-	if err := x.begin(ctx, false); err != nil {
-		return x.finish(err), fmt.Errorf("%w: %v", ErrRunFailed, err)
+	// Claim the paused run: of two continuations of one pause (any
+	// instance, any channel) exactly one goes on.
+	cctx, cancel := context.WithCancelCause(ctx)
+	x.h, err = w.engine().Claim(cctx, x.row(nil), version, -1, req.Resumable, cancel)
+	if err != nil {
+		cancel(nil)
+		return nil, err
+	}
+	x.emit = x.h.Emitter(x.emit)
+	if err := x.begin(cctx, false); err != nil {
+		cancel(nil)
+		x.h.Release()
+		return nil, fmt.Errorf("%w: %v", ErrRunFailed, err)
 	}
 	defer x.release()
-	started = true
 	out.Status = run.StatusRunning
 	out.Resume, out.PausedStepIndex, out.PausedStepName, out.PauseKind = nil, nil, "", ""
 	out.ErrorRequirements = nil // agno clears them once the human decided
-	_ = x.persist(false)
+	if err := x.persist(false); err != nil {
+		return x.finish(err), x.failed()
+	}
 	if n := w.Notifier(); n != nil {
 		n.Resumed(w, out.RunID)
 	}
@@ -79,17 +72,19 @@ func (w *Workflow) ExecuteContinue(ctx context.Context, req *ContinueRequest, em
 	return res, nil
 }
 
-// loadPaused finds the run and checks it is paused.
-func (w *Workflow) loadPaused(ctx context.Context, req *ContinueRequest) (*RunOutput, error) {
+// loadPaused finds the run, checks it is paused, and returns the
+// version it was read at (for the claim; -1 without a store).
+func (w *Workflow) loadPaused(ctx context.Context, req *ContinueRequest) (*RunOutput, int64, error) {
 	var out *RunOutput
+	version := int64(-1)
 	if req.Output != nil && w.cfg.Store == nil {
 		b, err := json.Marshal(req.Output)
 		if err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 		out = &RunOutput{}
 		if err := json.Unmarshal(b, out); err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 	} else {
 		id := req.RunID
@@ -97,55 +92,22 @@ func (w *Workflow) loadPaused(ctx context.Context, req *ContinueRequest) (*RunOu
 			id = req.Output.RunID
 		}
 		if id == "" {
-			return nil, errors.New("continue: give the paused run's RunID")
+			return nil, 0, errors.New("continue: give the paused run's RunID")
 		}
+		var rec *storage.Run
 		var err error
-		if out, err = w.GetRun(ctx, id); err != nil {
-			return nil, fmt.Errorf("continue: %w", err)
+		if out, rec, err = w.getRun(ctx, id); err != nil {
+			return nil, 0, fmt.Errorf("continue: %w", err)
 		}
 		if req.SessionID != "" && out.SessionID != req.SessionID {
-			return nil, fmt.Errorf("continue run %s: %w", id, run.ErrNotFound)
+			return nil, 0, fmt.Errorf("continue run %s: %w", id, run.ErrNotFound)
 		}
+		version = rec.Version
 	}
 	if out.Status != run.StatusPaused {
-		return nil, fmt.Errorf("%w (status=%s)", run.ErrNotPaused, out.Status)
+		return nil, 0, fmt.Errorf("%w (status=%s)", run.ErrNotPaused, out.Status)
 	}
-	return out, nil
-}
-
-// claim takes the paused run for this continuation.
-func (w *Workflow) claim(ctx context.Context, runID string) error {
-	w.claimMu.Lock()
-	if w.claims[runID] {
-		w.claimMu.Unlock()
-		return fmt.Errorf("%w (status=RUNNING)", run.ErrNotPaused)
-	}
-	w.claims[runID] = true
-	w.claimMu.Unlock()
-	if c, ok := w.cfg.Store.(RunClaimer); ok {
-		if err := c.ClaimRun(ctx, runID, run.StatusPaused, run.StatusRunning); err != nil {
-			w.releaseClaim(runID)
-			if errors.Is(err, storage.ErrConflict) {
-				return fmt.Errorf("%w (status=RUNNING)", run.ErrNotPaused)
-			}
-			return err
-		}
-	}
-	return nil
-}
-
-// unclaim gives a run back as paused (the continuation was refused
-// before it started).
-func (w *Workflow) unclaim(ctx context.Context, runID string) {
-	if c, ok := w.cfg.Store.(RunClaimer); ok {
-		_ = c.ClaimRun(context.WithoutCancel(ctx), runID, run.StatusRunning, run.StatusPaused)
-	}
-}
-
-func (w *Workflow) releaseClaim(runID string) {
-	w.claimMu.Lock()
-	delete(w.claims, runID)
-	w.claimMu.Unlock()
+	return out, version, nil
 }
 
 // applyStepAnswers copies the caller's answers onto the requirement the

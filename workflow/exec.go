@@ -12,6 +12,7 @@ import (
 	"github.com/agno-go/agno/internal/media"
 	"github.com/agno-go/agno/internal/safe"
 	"github.com/agno-go/agno/run"
+	"github.com/agno-go/agno/runs"
 	"github.com/agno-go/agno/storage"
 )
 
@@ -45,8 +46,10 @@ type execution struct {
 	state *resumeState
 	mu    sync.Mutex
 
-	session     *storage.Session
-	row         storage.RunRow
+	session *storage.Session
+	// h is the run in the engine; refused: its id was taken.
+	h           *runs.Run
+	refused     bool
 	stateAtLoad map[string]any
 	history     []HistoryRun
 	started     time.Time
@@ -113,7 +116,7 @@ func (w *Workflow) execute(ctx context.Context, req *run.Request, emit run.Emitt
 	}
 	x.out.Status = run.StatusRunning
 	if err := x.begin(ctx, true); err != nil {
-		if errors.Is(err, run.ErrRunExists) { // another run's: nothing to report on it
+		if errors.Is(err, runs.ErrShuttingDown) {
 			x.release()
 			return nil, err
 		}
@@ -123,7 +126,17 @@ func (w *Workflow) execute(ctx context.Context, req *run.Request, emit run.Emitt
 	if inner != nil {
 		inner.done(x)
 	}
+	// WorkflowStarted goes out while the run's first write is under way;
+	// the steps run once it is stored.
 	x.send(&run.WorkflowStarted{EventBase: x.base()}, true)
+	if err := x.afterStart(); err != nil {
+		if errors.Is(err, run.ErrRunExists) { // another run's: nothing to report on it
+			x.refused = true
+			return nil, err
+		}
+		out := x.finish(err)
+		return out, x.failed()
+	}
 	err = x.run(func() error { return x.drive(input, 0) })
 	out := x.finish(err)
 	if out.Status == run.StatusError {
@@ -186,21 +199,21 @@ func mergeMaps(low, high map[string]any) map[string]any {
 }
 
 func (w *Workflow) newExecution(req *run.Request, emit run.Emitter) *execution {
-	x := &execution{w: w, req: req, emit: emit, stream: req.Stream, streamEvents: req.StreamEvents, started: time.Now(),
-		row: storage.RunRow{Store: w.cfg.Store, Exists: req.Prepared}}
+	x := &execution{w: w, req: req, emit: emit, stream: req.Stream, streamEvents: req.StreamEvents, started: time.Now()}
 	x.state = &resumeState{Done: map[string]*StepOutput{}, Decisions: map[string]json.RawMessage{}, LoopOutputs: map[string][]*StepOutput{}}
 	x.tags = run.WorkflowTags{WorkflowID: w.cfg.ID, WorkflowName: w.cfg.Name, WorkflowRunID: req.RunID}
 	return x
 }
 
-// begin sets up cancellation, the run context and the session. With
-// create it writes the run's row first, so a run id that is taken fails
-// before anything (the session included) is written.
+// begin sets up cancellation and the run context. With create it starts
+// the run with the engine — its row and session are written in the
+// background, started waits for them — else (a continuation holding its
+// claim, a workflow agent's turn) it loads the session now.
 func (x *execution) begin(parent context.Context, create bool) error {
 	ctx, cancel := context.WithCancelCause(parent)
 	x.ctx, x.cancel = ctx, cancel
 	if !x.unregistered {
-		x.onRelease(x.w.cfg.Canceller.Register(x.out.RunID, cancel))
+		x.onRelease(x.w.canceller().Register(x.out.RunID, cancel))
 	}
 	x.rc = run.NewContext(nil)
 	x.rc.RunID, x.rc.SessionID, x.rc.UserID = x.out.RunID, x.out.SessionID, x.out.UserID
@@ -210,26 +223,52 @@ func (x *execution) begin(parent context.Context, create bool) error {
 	x.rc.Stream, x.rc.StreamEvents = x.stream, x.streamEvents
 	x.ctx = run.WithContext(x.ctx, x.rc)
 	if create {
-		if err := x.persist(false); err != nil {
+		doc, err := x.document()
+		if err != nil {
 			return err
 		}
-		// Steps get the run's images and files as stored references.
-		var err error
-		if x.req.Images, x.req.Files, err = media.Keep(x.ctx, x.w.cfg.Store, x.out.SessionID, x.req.Images, x.req.Files); err != nil {
+		x.h, err = x.w.engine().Begin(x.ctx, runs.Begin{Row: x.row(doc), Session: x.sessionTemplate(),
+			Prepared: x.req.Prepared, Resumable: x.req.Resumable, Cancel: cancel})
+		if err != nil {
 			return err
 		}
+		x.emit = x.h.Emitter(x.emit)
+		return nil
 	}
-
-	state := map[string]any{}
+	var sess *storage.Session
 	if st := x.w.cfg.Store; st != nil {
-		sess, _, err := st.EnsureSession(x.ctx, &storage.Session{
-			SessionID: x.out.SessionID, SessionType: storage.SessionWorkflow, WorkflowID: x.w.cfg.ID,
-			UserID: x.out.UserID, SessionState: run.CloneMap(x.w.cfg.SessionState),
-			Data: map[string]any{"workflow_name": x.w.cfg.Name},
-		})
+		var err error
+		if x.h != nil {
+			sess, err = st.GetSession(x.ctx, x.out.SessionID)
+		} else {
+			sess, _, err = st.EnsureSession(x.ctx, x.sessionTemplate())
+		}
 		if err != nil {
 			return fmt.Errorf("load session %s: %w", x.out.SessionID, err)
 		}
+	}
+	return x.loadState(sess)
+}
+
+// afterStart waits for a new run's first write, then loads its session
+// and keeps its media.
+func (x *execution) afterStart() error {
+	sess, err := x.h.Started(x.ctx)
+	if err != nil {
+		return err
+	}
+	if err := x.loadState(sess); err != nil {
+		return err
+	}
+	// Steps get the run's images and files as stored references.
+	x.req.Images, x.req.Files, err = media.Keep(x.ctx, x.w.cfg.Store, x.out.SessionID, x.req.Images, x.req.Files)
+	return err
+}
+
+// loadState builds the run's state from its stored session (nil: none).
+func (x *execution) loadState(sess *storage.Session) error {
+	state := map[string]any{}
+	if sess != nil {
 		x.session = sess
 		if sess.SessionState != nil {
 			state = run.CloneMap(sess.SessionState)
@@ -246,6 +285,35 @@ func (x *execution) begin(parent context.Context, create bool) error {
 	}
 	x.rc.ReplaceState(state)
 	return nil
+}
+
+// sessionTemplate is the session a new run creates when it has none.
+func (x *execution) sessionTemplate() *storage.Session {
+	return &storage.Session{
+		SessionID: x.out.SessionID, SessionType: storage.SessionWorkflow, WorkflowID: x.w.cfg.ID,
+		UserID: x.out.UserID, SessionState: run.CloneMap(x.w.cfg.SessionState),
+		Data: map[string]any{"workflow_name": x.w.cfg.Name},
+	}
+}
+
+// row is the run's row with document doc.
+func (x *execution) row(doc json.RawMessage) storage.Run {
+	return storage.Run{RunID: x.out.RunID, SessionID: x.out.SessionID, ParentRunID: x.out.ParentRunID,
+		SessionType: storage.SessionWorkflow, ComponentID: x.w.cfg.ID, UserID: x.out.UserID,
+		Status: x.out.Status, CreatedAt: x.out.CreatedAt, Data: doc}
+}
+
+// document encodes the run's output as stored (events are rows of their
+// own).
+func (x *execution) document() (json.RawMessage, error) {
+	events := x.out.Events
+	x.out.Events = nil
+	data, err := json.Marshal(x.out)
+	x.out.Events = events
+	if err != nil {
+		return nil, fmt.Errorf("encode workflow run %s: %w", x.out.RunID, err)
+	}
+	return data, nil
 }
 
 // historyRuns is how many earlier runs the steps need: the most any of
@@ -294,6 +362,9 @@ func (x *execution) release() {
 		f()
 	}
 	x.cancel(context.Canceled)
+	if x.h != nil {
+		x.h.Close()
+	}
 }
 
 // base is the base of this run's own events.
@@ -322,6 +393,7 @@ func (x *execution) recordEvent(e run.Event) {
 	defer x.emitMu.Unlock()
 	if x.w.cfg.StoreEvents && !x.w.skip[e.Kind()] {
 		x.out.Events = append(x.out.Events, e)
+		x.h.Record(e)
 	}
 }
 
@@ -345,6 +417,7 @@ func (x *execution) forward(e run.Event) bool {
 	defer x.emitMu.Unlock()
 	if x.w.cfg.StoreEvents && !x.w.skip[e.Kind()] {
 		x.out.Events = append(x.out.Events, e)
+		x.h.Record(e)
 	}
 	if x.emit == nil || x.consumerGone {
 		return !x.consumerGone
@@ -513,7 +586,11 @@ func (x *execution) finish(err error) *RunOutput {
 	// Stored before the client hears of it, so a continue sent on
 	// the terminal event finds the run paused or done.
 	x.recordEvent(terminal)
-	_ = x.persist(true) // a refused row was reported by begin
+	if err := x.persist(true, terminal); err != nil {
+		// The run's end could not be stored: it is not what it seemed.
+		out.Status, out.Content, x.failure = run.StatusError, err.Error(), err
+		terminal = run.Stamp(&run.WorkflowError{EventBase: x.base(), Error: err.Error(), ErrorType: fmt.Sprintf("%T", err)})
+	}
 	x.deliverEvent(terminal, true)
 	if n := x.w.Notifier(); n != nil && out.Status == run.StatusPaused {
 		n.Paused(x.w, out)
@@ -521,78 +598,69 @@ func (x *execution) finish(err error) *RunOutput {
 	return out
 }
 
-// persist writes the run row, and at the end its events and the session
-// state it changed. A run id found taken is returned, and the run writes
-// nothing more; other storage errors are logged.
-func (x *execution) persist(final bool) error {
-	st := x.w.cfg.Store
-	if st == nil || x.row.Refused() {
+// persist stores the run through the engine: mid-run its row (a
+// continuation's), at the end (final) its row, the events not yet stored
+// and the session state it changed, in one write. terminal is the event
+// a resumable run delivers after the final write.
+func (x *execution) persist(final bool, terminal ...run.Event) error {
+	if x.refused {
 		return nil
 	}
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(x.ctx), 30*time.Second)
-	defer cancel()
-	events := x.out.Events
-	x.out.Events = nil
-	data, err := json.Marshal(x.out)
-	x.out.Events = events
-	if err != nil {
-		x.w.cfg.Logger.Error("encode workflow run", "run_id", x.out.RunID, "error", err)
-		return nil
-	}
-	rec := &storage.Run{RunID: x.out.RunID, SessionID: x.out.SessionID, ParentRunID: x.out.ParentRunID,
-		SessionType: storage.SessionWorkflow, ComponentID: x.w.cfg.ID, UserID: x.out.UserID,
-		Status: x.out.Status, CreatedAt: x.out.CreatedAt, Data: data}
-	if err := x.row.Write(ctx, rec); err != nil {
-		if x.row.Refused() {
-			return fmt.Errorf("%w: %s (choose another run_id, or leave it out)", run.ErrRunExists, rec.RunID)
+	if x.h == nil {
+		if !final || !x.direct {
+			return nil
 		}
-		x.w.cfg.Logger.Error("store workflow run", "run_id", rec.RunID, "error", err)
+		// A workflow agent's direct answer is stored as a run of its own.
+		doc, err := x.document()
+		if err != nil {
+			return err
+		}
+		if x.h, err = x.w.engine().Begin(x.ctx, runs.Begin{Row: x.row(doc), Session: x.sessionTemplate(), Prepared: x.req.Prepared,
+			Cancel: x.cancel}); err != nil {
+			return err
+		}
 	}
-	if !final || x.session == nil {
-		return nil
+	doc, err := x.document()
+	if err != nil {
+		return err
 	}
-	if len(events) > x.storedEv {
-		raw := make([]json.RawMessage, 0, len(events)-x.storedEv)
-		for _, e := range events[x.storedEv:] {
-			if b, err := json.Marshal(e); err == nil {
-				raw = append(raw, b)
+	if !final {
+		return x.h.Save(x.ctx, doc)
+	}
+	f := runs.Finish{Status: x.out.Status, Doc: doc}
+	if x.h.Resumable() {
+		f.Terminal = terminal
+	}
+	if x.session != nil {
+		after := x.out.SessionState
+		changed := map[string]any{}
+		var removed []string
+		for k, v := range after {
+			if old, ok := x.stateAtLoad[k]; !ok || !jsonEqual(old, v) {
+				changed[k] = v
 			}
 		}
-		if _, err := st.AppendEvents(ctx, x.out.RunID, raw...); err != nil {
-			x.w.cfg.Logger.Error("store workflow events", "run_id", x.out.RunID, "error", err)
+		for k := range x.stateAtLoad {
+			if _, ok := after[k]; !ok {
+				removed = append(removed, k)
+			}
 		}
-		x.storedEv = len(events)
+		f.SessionID = x.out.SessionID
+		f.Session = func(s *storage.Session) error {
+			if s.SessionState == nil {
+				s.SessionState = map[string]any{}
+			}
+			for k, v := range changed {
+				s.SessionState[k] = v
+			}
+			for _, k := range removed {
+				delete(s.SessionState, k)
+			}
+			return nil
+		}
+		defer func() { x.stateAtLoad = run.CloneMap(after) }()
 	}
-	after := x.out.SessionState
-	changed := map[string]any{}
-	var removed []string
-	for k, v := range after {
-		if old, ok := x.stateAtLoad[k]; !ok || !jsonEqual(old, v) {
-			changed[k] = v
-		}
-	}
-	for k := range x.stateAtLoad {
-		if _, ok := after[k]; !ok {
-			removed = append(removed, k)
-		}
-	}
-	_, err = st.UpdateSession(ctx, x.out.SessionID, func(s *storage.Session) error {
-		if s.SessionState == nil {
-			s.SessionState = map[string]any{}
-		}
-		for k, v := range changed {
-			s.SessionState[k] = v
-		}
-		for _, k := range removed {
-			delete(s.SessionState, k)
-		}
-		return nil
-	})
-	if err != nil {
-		x.w.cfg.Logger.Error("store workflow session", "session_id", x.out.SessionID, "error", err)
-	}
-	x.stateAtLoad = run.CloneMap(after)
-	return nil
+	return x.h.Finish(x.ctx, f)
 }
 
 func jsonEqual(a, b any) bool {

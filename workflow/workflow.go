@@ -13,11 +13,11 @@ import (
 	"iter"
 	"log/slog"
 	"strconv"
-	"sync"
 	"sync/atomic"
 
 	"github.com/agno-go/agno/agent"
 	"github.com/agno-go/agno/run"
+	"github.com/agno-go/agno/runs"
 	"github.com/agno-go/agno/storage"
 	"github.com/google/jsonschema-go/jsonschema"
 )
@@ -74,9 +74,6 @@ type Workflow struct {
 	schema *jsonschema.Resolved
 	skip   map[string]bool
 
-	claimMu sync.Mutex
-	claims  map[string]bool
-
 	notifier atomic.Pointer[notifierBox]
 	agent    *agent.Agent
 }
@@ -105,13 +102,10 @@ func New(cfg Config) (*Workflow, error) {
 	if cfg.NumHistoryRuns <= 0 {
 		cfg.NumHistoryRuns = 3
 	}
-	if cfg.Canceller == nil {
-		cfg.Canceller = run.DefaultCanceller
-	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	w := &Workflow{cfg: cfg, ids: map[Node]string{}, skip: map[string]bool{}, claims: map[string]bool{}}
+	w := &Workflow{cfg: cfg, ids: map[Node]string{}, skip: map[string]bool{}}
 	if cfg.Notifier != nil {
 		w.SetNotifier(cfg.Notifier)
 	}
@@ -232,6 +226,31 @@ func humanStep(nodes []Node) string {
 	return ""
 }
 
+// engine is the run engine of the workflow's store (resolved per run:
+// AgentOS attaches its engine after the workflow is built).
+func (w *Workflow) engine() *runs.Engine { return runs.For(w.cfg.Store) }
+
+// canceller is where runs register their cancel: the configured one,
+// else the engine, which a cancel reaches from any instance.
+func (w *Workflow) canceller() run.Canceller {
+	if w.cfg.Canceller != nil {
+		return w.cfg.Canceller
+	}
+	return w.engine()
+}
+
+// lazyCanceller is the workflow's canceller looked up at each call, for
+// its agent, built before AgentOS attaches its engine.
+type lazyCanceller struct{ w *Workflow }
+
+func (l lazyCanceller) Register(runID string, cancel context.CancelCauseFunc) func() {
+	return l.w.canceller().Register(runID, cancel)
+}
+
+func (l lazyCanceller) Cancel(ctx context.Context, runID string) (bool, error) {
+	return l.w.canceller().Cancel(ctx, runID)
+}
+
 // ID returns the workflow id.
 func (w *Workflow) ID() string { return w.cfg.ID }
 
@@ -310,6 +329,9 @@ type ContinueRequest struct {
 	StepRequirements []*StepRequirement
 	Stream           bool
 	StreamEvents     bool
+	// Resumable: clients may resume the continuation's stream, on any
+	// instance (a WebSocket continue); its events are stored as it goes.
+	Resumable bool
 }
 
 // Continue resumes a paused run where it stopped. A run that is not
@@ -333,26 +355,34 @@ func (w *Workflow) ContinueStream(ctx context.Context, req ContinueRequest) iter
 
 // Cancel cancels a running run of this workflow.
 func (w *Workflow) Cancel(ctx context.Context, runID string) (bool, error) {
-	return w.cfg.Canceller.Cancel(ctx, runID)
+	return w.canceller().Cancel(ctx, runID)
 }
 
 // GetRun loads a stored run of this workflow.
 func (w *Workflow) GetRun(ctx context.Context, runID string) (*RunOutput, error) {
+	out, _, err := w.getRun(ctx, runID)
+	return out, err
+}
+
+// getRun reads a run and its row; the row's status is the run's (a
+// claim moves only it).
+func (w *Workflow) getRun(ctx context.Context, runID string) (*RunOutput, *storage.Run, error) {
 	if w.cfg.Store == nil {
-		return nil, fmt.Errorf("run %s: %w", runID, run.ErrNoStorage)
+		return nil, nil, fmt.Errorf("run %s: %w", runID, run.ErrNoStorage)
 	}
 	rec, err := w.cfg.Store.GetRun(ctx, runID)
 	if errors.Is(err, storage.ErrNotFound) || (err == nil && rec.ComponentID != w.cfg.ID) {
-		return nil, fmt.Errorf("run %s: %w", runID, run.ErrNotFound)
+		return nil, nil, fmt.Errorf("run %s: %w", runID, run.ErrNotFound)
 	}
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	out := &RunOutput{}
 	if err := json.Unmarshal(rec.Data, out); err != nil {
-		return nil, fmt.Errorf("run %s is unreadable: %w", runID, err)
+		return nil, nil, fmt.Errorf("run %s is unreadable: %w", runID, err)
 	}
-	return out, nil
+	out.Status = rec.Status
+	return out, rec, nil
 }
 
 // ValidateInput checks an input against the input schema without running.

@@ -21,7 +21,7 @@ import (
 // model loop goes on — possibly pausing again. The paused run comes from
 // req.Output or, by id, from storage, so a fresh process can continue it.
 func (s *Spec) Continue(ctx context.Context, req *run.ContinueRequest, emit run.Emitter) (*run.Output, error) {
-	out, err := s.loadPaused(ctx, req)
+	out, paused, err := s.loadPaused(ctx, req)
 	if err != nil {
 		return nil, err
 	}
@@ -36,38 +36,52 @@ func (s *Spec) Continue(ctx context.Context, req *run.ContinueRequest, emit run.
 		return nil, fmt.Errorf("%w: answer %s before continuing", run.ErrUnresolved, strings.Join(ids, ", "))
 	}
 
-	// Claim the paused run so a concurrent continue of the same pause
-	// fails instead of running the confirmed tools twice.
-	claimed := false
-	if s.Store != nil && !req.Nested {
-		err := s.Store.ClaimRun(ctx, out.RunID, run.StatusPaused, run.StatusRunning)
-		switch {
-		case errors.Is(err, storage.ErrConflict):
-			return nil, fmt.Errorf("continue run %s: %w (status=RUNNING)", out.RunID, run.ErrNotPaused)
-		case err == nil:
-			claimed = true
-		case !errors.Is(err, storage.ErrNotFound): // a paused run given in memory is stored now
-			return nil, fmt.Errorf("continue run %s: %w", out.RunID, err)
-		}
-	}
 	rreq := &run.Request{
 		RunID: out.RunID, SessionID: out.SessionID, UserID: out.UserID, ParentRunID: out.ParentRunID,
 		Dependencies: req.Dependencies, Metadata: req.Metadata, Stream: req.Stream, StreamEvents: req.StreamEvents,
 		SessionState: req.SessionState, Nested: req.Nested, Workflow: req.Workflow, StoreEvents: req.StoreEvents,
+		Resumable: req.Resumable,
 	}
 	if req.UserID != "" {
 		rreq.UserID = req.UserID
 	}
 	st := s.newState(rreq, emit)
-	st.row.Exists = claimed
 	st.out = out
 	st.out.Status = run.StatusRunning
-	st.storedEvents = len(out.Events)
 	if out.Metrics == nil {
 		out.Metrics = &run.Metrics{}
 	}
+	if err := st.setup(ctx); err != nil {
+		return st.failEarly(err)
+	}
+	// Claim the paused run: of two continuations of one pause (any
+	// instance, any channel) exactly one runs the confirmed tools.
+	if st.stores() {
+		if paused != nil {
+			st.h, err = st.engine().Claim(ctx, st.row(nil), paused.Version, paused.events, req.Resumable, st.cancel)
+			if err != nil {
+				st.abandon()
+				return nil, err
+			}
+			st.emit = st.h.Emitter(st.emit)
+		} else if err := st.open(ctx); err != nil { // a paused run given in memory is stored now
+			return st.failEarly(err)
+		}
+	}
 	defer st.finish()
-	if err := st.begin(ctx); err != nil {
+	var stored *storage.Session
+	if st.h != nil {
+		if stored, err = st.h.Started(st.ctx); err == nil {
+			stored, err = s.Store.GetSession(st.ctx, out.SessionID)
+			if errors.Is(err, storage.ErrNotFound) {
+				stored, err = nil, nil
+			}
+		}
+		if err != nil {
+			return st.fail(err), nil
+		}
+	}
+	if err := st.loadSession(stored); err != nil {
 		return st.fail(err), nil
 	}
 	st.sendOptional(&run.RunContinued{EventBase: st.base()})
@@ -75,47 +89,65 @@ func (s *Spec) Continue(ctx context.Context, req *run.ContinueRequest, emit run.
 	return st.conclude(err), nil
 }
 
-// loadPaused finds the paused run and checks it may be continued here.
-func (s *Spec) loadPaused(ctx context.Context, req *run.ContinueRequest) (*run.Output, error) {
+// pausedRun is what Claim needs of a stored paused run: the version it
+// was read at and how many events it has (-1: unknown).
+type pausedRun struct {
+	Version int64
+	events  int64
+}
+
+// loadPaused finds the paused run and checks it may be continued here;
+// paused is nil for a run given in memory that is not stored.
+func (s *Spec) loadPaused(ctx context.Context, req *run.ContinueRequest) (*run.Output, *pausedRun, error) {
 	out := req.Output
+	var paused *pausedRun
 	if out == nil {
 		if req.RunID == "" {
-			return nil, errors.New("continue: give the paused run (Output) or its RunID")
+			return nil, nil, errors.New("continue: give the paused run (Output) or its RunID")
 		}
 		if s.Store == nil {
-			return nil, fmt.Errorf("continue run %s: %w (a run can only be continued by id from storage)", req.RunID, run.ErrNoStorage)
+			return nil, nil, fmt.Errorf("continue run %s: %w (a run can only be continued by id from storage)", req.RunID, run.ErrNoStorage)
 		}
 		rec, err := s.Store.GetRun(ctx, req.RunID)
 		if errors.Is(err, storage.ErrNotFound) {
-			return nil, fmt.Errorf("continue run %s: %w", req.RunID, run.ErrNotFound)
+			return nil, nil, fmt.Errorf("continue run %s: %w", req.RunID, run.ErrNotFound)
 		}
 		if err != nil {
-			return nil, fmt.Errorf("continue run %s: %w", req.RunID, err)
+			return nil, nil, fmt.Errorf("continue run %s: %w", req.RunID, err)
 		}
 		if rec.ComponentID != s.ID || (req.SessionID != "" && rec.SessionID != req.SessionID) {
-			return nil, fmt.Errorf("continue run %s: %w", req.RunID, run.ErrNotFound)
+			return nil, nil, fmt.Errorf("continue run %s: %w", req.RunID, run.ErrNotFound)
 		}
 		out = &run.Output{}
 		if err := json.Unmarshal(rec.Data, out); err != nil {
-			return nil, fmt.Errorf("continue run %s: stored run is unreadable: %w", req.RunID, err)
+			return nil, nil, fmt.Errorf("continue run %s: stored run is unreadable: %w", req.RunID, err)
 		}
+		out.Status = rec.Status // the row is the truth (a claim moves only it)
+		paused = &pausedRun{Version: rec.Version, events: -1}
 		if s.StoreEvents || req.StoreEvents {
 			evs, err := s.Store.ListEvents(ctx, req.RunID, -1)
-			if err == nil {
-				for _, e := range evs {
-					if ev, err := run.DecodeEvent(e.Data); err == nil {
-						out.Events = append(out.Events, ev)
-					}
+			if err != nil {
+				return nil, nil, fmt.Errorf("continue run %s: read its events: %w", req.RunID, err)
+			}
+			for _, e := range evs {
+				if ev, err := run.DecodeEvent(e.Data); err == nil {
+					out.Events = append(out.Events, ev)
 				}
 			}
+			paused.events = int64(len(evs))
 		}
 	} else {
 		out = out.Clone()
+		if s.Store != nil && !req.Nested {
+			if rec, err := s.Store.GetRun(ctx, out.RunID); err == nil {
+				paused = &pausedRun{Version: rec.Version, events: -1}
+			}
+		}
 	}
 	if out.Status != run.StatusPaused {
-		return nil, fmt.Errorf("continue run %s: %w (status=%s)", out.RunID, run.ErrNotPaused, out.Status)
+		return nil, nil, fmt.Errorf("continue run %s: %w (status=%s)", out.RunID, run.ErrNotPaused, out.Status)
 	}
-	return out, nil
+	return out, paused, nil
 }
 
 // checkAnswers refuses a continue payload that does not fit the paused

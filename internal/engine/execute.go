@@ -12,6 +12,7 @@ import (
 	"github.com/agno-go/agno/internal/safe"
 	"github.com/agno-go/agno/model"
 	"github.com/agno-go/agno/run"
+	"github.com/agno-go/agno/runs"
 	"github.com/agno-go/agno/storage"
 	"github.com/agno-go/agno/tool"
 )
@@ -22,19 +23,31 @@ import (
 func (s *Spec) Execute(ctx context.Context, req *run.Request, emit run.Emitter) (*run.Output, error) {
 	st := s.newState(req, emit)
 	st.out.Input = &run.Input{Content: inputContent(req)}
+	if err := st.setup(ctx); err != nil {
+		return st.failEarly(err)
+	}
+	if err := st.open(ctx); err != nil {
+		return st.failEarly(err)
+	}
 	defer st.finish()
-	if err := st.begin(ctx); err != nil {
-		if errors.Is(err, run.ErrRunExists) { // another run's id: report nothing on it
-			return nil, err
-		}
-		return st.fail(err), nil
-	}
-	if err := st.keepMedia(); err != nil {
-		return st.fail(err), nil
-	}
+	// RunStarted goes out while the run's first write is under way; the
+	// run goes on (hooks, tools) only once it is stored.
 	st.sendOptional(&run.RunStarted{EventBase: st.base(), Model: st.out.Model, ModelProvider: st.out.ModelProvider})
+	stored, err := st.h.Started(st.ctx)
+	if errors.Is(err, run.ErrRunExists) { // another run's id: report nothing on it
+		st.refused = true
+		return nil, err
+	}
+	if err == nil {
+		err = st.loadSession(stored)
+	}
+	if err == nil {
+		err = st.keepMedia()
+	}
+	if err != nil {
+		return st.fail(err), nil
+	}
 
-	var err error
 	for attempt := 0; attempt <= s.Retries; attempt++ {
 		if attempt > 0 {
 			if werr := st.sleep(s.retryDelay(attempt - 1)); werr != nil {
@@ -129,16 +142,27 @@ func (s *Spec) newState(req *run.Request, emit run.Emitter) *runState {
 		streamEvents: req.StreamEvents,
 		emit:         emit,
 		started:      time.Now(),
-		row:          storage.RunRow{Store: s.Store, Exists: req.Prepared},
 	}
 }
 
-// begin sets up the run context, cancellation, session and state.
-func (st *runState) begin(parent context.Context) error {
+// failEarly answers a run that could not start (before any event).
+func (st *runState) failEarly(err error) (*run.Output, error) {
+	if st.h != nil {
+		st.h.Close()
+	}
+	if errors.Is(err, runs.ErrShuttingDown) || errors.Is(err, run.ErrRunExists) {
+		return nil, err
+	}
+	defer st.finish()
+	return st.fail(err), nil
+}
+
+// setup makes the run context and its cancellation.
+func (st *runState) setup(parent context.Context) error {
 	s := st.spec
 	ctx, cancel := context.WithCancelCause(parent)
 	st.ctx, st.cancel = ctx, cancel
-	unregister := s.Canceller.Register(st.out.RunID, cancel)
+	unregister := s.canceller().Register(st.out.RunID, cancel)
 	st.onFinish(unregister)
 
 	if len(st.req.OutputSchema) > 0 {
@@ -167,14 +191,73 @@ func (st *runState) begin(parent context.Context) error {
 	st.rc.NestedDepth = st.req.NestedDepth
 	st.out.Metadata = st.rc.Metadata
 	st.ctx = run.WithContext(st.ctx, st.rc)
+	st.media = media.Loader{Store: st.spec.Store, SessionID: st.out.SessionID}
+	return nil
+}
 
-	// The row first: a run id that is taken fails here, before anything
-	// (the session included) is written.
-	if err := st.persist(false); err != nil {
+// open starts the run with the engine: its row (and session, created
+// when new) is written in the background.
+func (st *runState) open(ctx context.Context) error {
+	if !st.stores() {
+		return nil
+	}
+	doc, err := st.document()
+	if err != nil {
 		return err
 	}
-	st.media = media.Loader{Store: st.spec.Store, SessionID: st.out.SessionID}
-	return st.loadSession()
+	st.h, err = st.engine().Begin(ctx, runs.Begin{Row: st.row(doc), Session: st.sessionTemplate(),
+		Prepared: st.req.Prepared, Resumable: st.req.Resumable, Cancel: st.cancel})
+	if err != nil {
+		return err
+	}
+	st.emit = st.h.Emitter(st.emit)
+	return nil
+}
+
+// engine is the run engine of the spec's store.
+func (st *runState) engine() *runs.Engine { return runs.For(st.spec.Store) }
+
+// row is the run's row with document doc.
+func (st *runState) row(doc json.RawMessage) storage.Run {
+	return storage.Run{RunID: st.out.RunID, SessionID: st.out.SessionID, ParentRunID: st.out.ParentRunID,
+		SessionType: st.storedType(), ComponentID: st.spec.ID, UserID: st.out.UserID, Status: st.out.Status, CreatedAt: st.out.CreatedAt, Data: doc}
+}
+
+// document encodes the run's output as stored: no events (they are rows
+// of their own), member responses only when they are stored.
+func (st *runState) document() (json.RawMessage, error) {
+	events, members := st.out.Events, st.out.MemberResponses
+	st.out.Events = nil
+	if !st.spec.StoreMemberResponses {
+		st.out.MemberResponses = nil
+	}
+	data, err := json.Marshal(st.out)
+	st.out.Events, st.out.MemberResponses = events, members
+	if err != nil {
+		return nil, fmt.Errorf("encode run %s: %w", st.out.RunID, err)
+	}
+	return data, nil
+}
+
+// sessionTemplate is the session a new run creates when it has none.
+func (st *runState) sessionTemplate() *storage.Session {
+	s := st.spec
+	sess := &storage.Session{
+		SessionID:    st.out.SessionID,
+		SessionType:  st.storedType(),
+		UserID:       st.out.UserID,
+		SessionState: run.CloneMap(s.SessionState),
+		Metadata:     run.CloneMap(s.Metadata),
+	}
+	switch sess.SessionType {
+	case storage.SessionTeam:
+		sess.TeamID = s.ID
+	case storage.SessionAgent:
+		sess.AgentID = s.ID
+	case storage.SessionWorkflow:
+		sess.WorkflowID = st.req.Workflow.WorkflowID
+	}
+	return sess
 }
 
 // keepMedia stores the run's images and files as blobs of the session,
@@ -204,32 +287,13 @@ func mergeMaps(low, high map[string]any) map[string]any {
 	return out
 }
 
-// loadSession reads or creates the session and builds this run's state:
-// stored state ← run state (deep merge, run wins). The agent's default
-// state seeds only a new session.
-func (st *runState) loadSession() error {
+// loadSession builds this run's state from its stored session: stored
+// state ← run state (deep merge, run wins). The agent's default state
+// seeds only a new session.
+func (st *runState) loadSession(stored *storage.Session) error {
 	s := st.spec
 	state := map[string]any{}
-	if s.Store != nil && !st.req.Nested {
-		sess := &storage.Session{
-			SessionID:    st.out.SessionID,
-			SessionType:  st.storedType(),
-			UserID:       st.out.UserID,
-			SessionState: run.CloneMap(s.SessionState),
-			Metadata:     run.CloneMap(s.Metadata),
-		}
-		switch sess.SessionType {
-		case storage.SessionTeam:
-			sess.TeamID = s.ID
-		case storage.SessionAgent:
-			sess.AgentID = s.ID
-		case storage.SessionWorkflow:
-			sess.WorkflowID = st.req.Workflow.WorkflowID
-		}
-		stored, _, err := s.Store.EnsureSession(st.ctx, sess)
-		if err != nil {
-			return fmt.Errorf("load session %s: %w", st.out.SessionID, err)
-		}
+	if stored != nil {
 		st.session = stored
 		if !s.OverwriteSessionState && stored.SessionState != nil {
 			state = run.CloneMap(stored.SessionState)
@@ -261,10 +325,14 @@ func (st *runState) storedType() storage.SessionType {
 func (st *runState) stores() bool { return st.spec.Store != nil && !st.req.Nested }
 
 func (st *runState) reloadState() error {
-	if st.spec.Store == nil {
+	if st.session == nil {
 		return nil
 	}
-	return st.loadSession()
+	stored, err := st.spec.Store.GetSession(st.ctx, st.out.SessionID)
+	if err != nil {
+		return fmt.Errorf("load session %s: %w", st.out.SessionID, err)
+	}
+	return st.loadSession(stored)
 }
 
 // attempt is one try at the run: hooks, tools, messages, the model loop.
@@ -587,12 +655,19 @@ func (st *runState) finish() {
 		st.out.SessionState = st.rc.StateSnapshot()
 	}
 	st.out.Messages = st.storedMessages()
-	_ = st.persist(true) // a refused row was reported by begin
+	if err := st.persist(); err != nil {
+		// The run's end could not be stored: it is not what it seemed.
+		st.out.Status, st.out.Content = run.StatusError, err.Error()
+		st.held = []run.Event{run.Stamp(&run.RunError{EventBase: st.base(), Content: err.Error()})}
+	}
 	st.concluding = false
 	for _, e := range st.held {
 		st.deliver(e)
 	}
 	st.held = nil
+	if st.h != nil {
+		st.h.Close()
+	}
 	// Connection-backed toolkits (MCP) drop sessions cached for this run.
 	for _, p := range st.spec.dynamic {
 		if r, ok := p.(interface{ ReleaseRun(runID string) }); ok {
@@ -608,6 +683,15 @@ func (st *runState) finish() {
 }
 
 func (st *runState) onFinish(f func()) { st.onDone = append(st.onDone, f) }
+
+// abandon releases a run that did not start (its continuation lost the
+// claim): nothing of it is stored or sent.
+func (st *runState) abandon() {
+	for _, f := range st.onDone {
+		f()
+	}
+	st.cancel(context.Canceled)
+}
 
 func (st *runState) sleep(d time.Duration) error {
 	t := time.NewTimer(d)
@@ -639,84 +723,46 @@ func (st *runState) storedMessages() []model.Message {
 	return out
 }
 
-// persist writes the run row, and at the end the events and the session
-// state this run changed. A run id found taken is returned (the run
-// writes nothing more); other storage errors are logged and the run's
-// result is still returned to the caller.
-func (st *runState) persist(final bool) error {
-	s := st.spec
-	if !st.stores() || st.row.Refused() {
+// persist stores the run's end in one write through the engine: its row,
+// the events not yet stored, the member runs it started, and the session
+// state and metrics it changed.
+func (st *runState) persist() error {
+	if st.h == nil || st.refused {
 		return nil
 	}
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(st.ctx), 30*time.Second)
-	defer cancel()
-	events, members := st.out.Events, st.out.MemberResponses
-	st.out.Events = nil
-	if !s.StoreMemberResponses {
-		st.out.MemberResponses = nil
-	}
-	data, err := json.Marshal(st.out)
-	st.out.Events, st.out.MemberResponses = events, members
+	doc, err := st.document()
 	if err != nil {
-		s.Logger.Error("encode run", "run_id", st.out.RunID, "error", err)
-		return nil
+		return err
 	}
-	rec := &storage.Run{
-		RunID:       st.out.RunID,
-		SessionID:   st.out.SessionID,
-		ParentRunID: st.out.ParentRunID,
-		SessionType: st.storedType(),
-		ComponentID: s.ID,
-		UserID:      st.out.UserID,
-		Status:      st.out.Status,
-		CreatedAt:   st.out.CreatedAt,
-		Data:        data,
+	f := runs.Finish{Status: st.out.Status, Doc: doc, Children: st.children}
+	if st.h.Resumable() {
+		f.Terminal = st.held
 	}
-	if err := st.row.Write(ctx, rec); err != nil {
-		if st.row.Refused() {
-			return fmt.Errorf("%w: %s (choose another run_id, or leave it out)", run.ErrRunExists, rec.RunID)
-		}
-		s.Logger.Error("store run", "run_id", rec.RunID, "error", err)
-	}
-	if !final || st.session == nil {
-		return nil
-	}
-	if len(events) > st.storedEvents {
-		raw := make([]json.RawMessage, 0, len(events)-st.storedEvents)
-		for _, e := range events[st.storedEvents:] {
-			if b, err := json.Marshal(e); err == nil {
-				raw = append(raw, b)
+	if st.session != nil {
+		changed, removed := diffState(st.stateAtLoad, st.out.SessionState)
+		metrics, userID := st.out.Metrics, st.out.UserID
+		f.SessionID = st.out.SessionID
+		f.Session = func(sess *storage.Session) error {
+			if sess.SessionState == nil {
+				sess.SessionState = map[string]any{}
 			}
-		}
-		if _, err := s.Store.AppendEvents(ctx, st.out.RunID, raw...); err != nil {
-			s.Logger.Error("store run events", "run_id", st.out.RunID, "error", err)
+			for k, v := range changed {
+				sess.SessionState[k] = v
+			}
+			for _, k := range removed {
+				delete(sess.SessionState, k)
+			}
+			if sess.Metrics == nil {
+				sess.Metrics = &run.Metrics{}
+			}
+			sess.Metrics.Merge(metrics)
+			if sess.UserID == "" {
+				sess.UserID = userID
+			}
+			return nil
 		}
 	}
-	changed, removed := diffState(st.stateAtLoad, st.out.SessionState)
-	metrics := st.out.Metrics
-	_, err = s.Store.UpdateSession(ctx, st.out.SessionID, func(sess *storage.Session) error {
-		if sess.SessionState == nil {
-			sess.SessionState = map[string]any{}
-		}
-		for k, v := range changed {
-			sess.SessionState[k] = v
-		}
-		for _, k := range removed {
-			delete(sess.SessionState, k)
-		}
-		if sess.Metrics == nil {
-			sess.Metrics = &run.Metrics{}
-		}
-		sess.Metrics.Merge(metrics)
-		if sess.UserID == "" {
-			sess.UserID = st.out.UserID
-		}
-		return nil
-	})
-	if err != nil {
-		s.Logger.Error("store session", "session_id", st.out.SessionID, "error", err)
-	}
-	return nil
+	return st.h.Finish(st.ctx, f)
 }
 
 // storedMembers are the member responses a completion carries: only when
@@ -742,35 +788,32 @@ func (st *runState) addChildRun(o *run.Output) {
 			st.out.MemberResponses = append(st.out.MemberResponses, o)
 		}
 	}
-	s := st.spec
-	if s.Store == nil || st.session == nil {
+	if st.h == nil || st.session == nil {
 		return
 	}
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(st.ctx), 30*time.Second)
-	defer cancel()
 	data, err := json.Marshal(o)
 	if err != nil {
-		s.Logger.Error("encode member run", "run_id", o.RunID, "error", err)
+		st.spec.Logger.Error("encode member run", "run_id", o.RunID, "error", err)
 		return
 	}
 	component := o.AgentID
 	if o.TeamID != "" {
 		component = o.TeamID
 	}
-	rec := &storage.Run{
+	// Stored with this run's end; a member run continued after a pause
+	// replaces its earlier form.
+	child := &storage.Run{
 		RunID: o.RunID, SessionID: st.out.SessionID, ParentRunID: st.out.RunID,
 		SessionType: st.session.SessionType, ComponentID: component, UserID: o.UserID,
 		Status: o.Status, CreatedAt: o.CreatedAt, Data: data,
 	}
-	// A member run is stored again when it continues after a pause; the
-	// update keeps it under this run.
-	err = s.Store.CreateRun(ctx, rec)
-	if errors.Is(err, storage.ErrConflict) {
-		err = s.Store.UpdateRun(ctx, rec)
+	for i, c := range st.children {
+		if c.RunID == o.RunID {
+			st.children[i] = child
+			return
+		}
 	}
-	if err != nil {
-		s.Logger.Error("store member run", "run_id", o.RunID, "error", err)
-	}
+	st.children = append(st.children, child)
 }
 
 // memberRun finds a member's run by id.

@@ -17,6 +17,7 @@ import (
 	"github.com/agno-go/agno/memory"
 	"github.com/agno-go/agno/model"
 	"github.com/agno-go/agno/run"
+	"github.com/agno-go/agno/runs"
 	"github.com/agno-go/agno/storage"
 	"github.com/agno-go/agno/tool"
 )
@@ -117,6 +118,22 @@ type Spec struct {
 	skip       []string
 }
 
+// canceller is where runs register their cancel: the spec's own, else
+// the run engine of its store (resolved per run: AgentOS attaches its
+// engine after the spec is built), which a cancel reaches from any
+// instance.
+func (s *Spec) canceller() run.Canceller {
+	if s.Canceller != nil {
+		return s.Canceller
+	}
+	return runs.For(s.Store)
+}
+
+// Cancel cancels a run of this spec wherever it executes.
+func (s *Spec) Cancel(ctx context.Context, runID string) (bool, error) {
+	return s.canceller().Cancel(ctx, runID)
+}
+
 // Fallbacks are models tried when the primary fails (agno's
 // FallbackConfig). A rate limit uses OnRateLimit (else OnError); a
 // context overflow only OnContextOverflow; other 4xx never fall back.
@@ -215,9 +232,6 @@ type OutputSchema struct {
 func (s *Spec) Prepare() error {
 	if s.SystemMessageRole == "" {
 		s.SystemMessageRole = model.RoleSystem
-	}
-	if s.Canceller == nil {
-		s.Canceller = run.DefaultCanceller
 	}
 	if s.Logger == nil {
 		s.Logger = slog.Default()

@@ -8,6 +8,7 @@ import (
 	"github.com/agno-go/agno/internal/media"
 	"github.com/agno-go/agno/model"
 	"github.com/agno-go/agno/run"
+	"github.com/agno-go/agno/runs"
 	"github.com/agno-go/agno/storage"
 	"github.com/agno-go/agno/tool"
 )
@@ -42,8 +43,12 @@ type runState struct {
 	// this run changed.
 	stateAtLoad map[string]any
 	session     *storage.Session
-	row         storage.RunRow
 	media       media.Loader
+	// h is the run in the engine (nil: a nested run, which its parent
+	// stores); refused: its id was taken, nothing of it is stored.
+	h        *runs.Run
+	refused  bool
+	children []*storage.Run
 
 	// content accumulated across loop iterations.
 	content   []byte
@@ -51,9 +56,7 @@ type runState struct {
 
 	mu sync.Mutex // guards out.Events appends from concurrent emitters
 
-	// storedEvents counts events already in storage (a continued run).
-	storedEvents int
-	onDone       []func()
+	onDone []func()
 	// stopAfter: a call resolved on continue had stop_after_tool_call.
 	stopAfter bool
 	// concluding holds the terminal events back until the run is stored,
@@ -125,6 +128,8 @@ func (s *runState) forward(e run.Event) bool {
 	return true
 }
 
+// record keeps an event in the run's output and, unless the run's whole
+// stream is stored (resumable), queues it for storage.
 func (s *runState) record(e run.Event) {
 	if !s.storeEvents() || s.spec.skips(e.Kind()) {
 		return
@@ -132,6 +137,7 @@ func (s *runState) record(e run.Event) {
 	s.mu.Lock()
 	s.out.Events = append(s.out.Events, e)
 	s.mu.Unlock()
+	s.h.Record(e)
 }
 
 func (st *runState) storeEvents() bool { return st.spec.StoreEvents || st.req.StoreEvents }

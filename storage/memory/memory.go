@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -30,6 +31,8 @@ type Store struct {
 	runOrder map[string]int64
 	nextRun  int64
 	blobs    map[string]blob
+	// instances are heartbeats of AgentOS processes.
+	instances map[string]int64
 }
 
 // blob is a stored file and the session it belongs to.
@@ -43,12 +46,13 @@ var _ storage.Store = (*Store)(nil)
 // New returns an empty store.
 func New() *Store {
 	return &Store{
-		sessions: map[string]*storage.Session{},
-		runs:     map[string]*storage.Run{},
-		events:   map[string][]storage.Event{},
-		memories: map[string]*storage.Memory{},
-		runOrder: map[string]int64{},
-		blobs:    map[string]blob{},
+		sessions:  map[string]*storage.Session{},
+		runs:      map[string]*storage.Run{},
+		events:    map[string][]storage.Event{},
+		memories:  map[string]*storage.Memory{},
+		runOrder:  map[string]int64{},
+		blobs:     map[string]blob{},
+		instances: map[string]int64{},
 	}
 }
 
@@ -69,6 +73,10 @@ func (s *Store) EnsureSession(_ context.Context, sess *storage.Session) (*storag
 	if err := s.check(); err != nil {
 		return nil, false, err
 	}
+	return s.ensureLocked(sess)
+}
+
+func (s *Store) ensureLocked(sess *storage.Session) (*storage.Session, bool, error) {
 	if cur, ok := s.sessions[sess.SessionID]; ok {
 		return cur.Clone(), false, nil
 	}
@@ -109,6 +117,10 @@ func (s *Store) UpdateSession(_ context.Context, id string, fn func(*storage.Ses
 	if err := s.check(); err != nil {
 		return nil, err
 	}
+	return s.updateSessionLocked(id, fn)
+}
+
+func (s *Store) updateSessionLocked(id string, fn func(*storage.Session) error) (*storage.Session, error) {
 	cur, ok := s.sessions[id]
 	if !ok {
 		return nil, fmt.Errorf("session %q: %w", id, storage.ErrNotFound)
@@ -241,6 +253,10 @@ func (s *Store) CreateRun(_ context.Context, r *storage.Run) error {
 	if err := s.check(); err != nil {
 		return err
 	}
+	return s.createLocked(r)
+}
+
+func (s *Store) createLocked(r *storage.Run) error {
 	if _, ok := s.runs[r.RunID]; ok {
 		return fmt.Errorf("run %q exists: %w", r.RunID, storage.ErrConflict)
 	}
@@ -252,6 +268,7 @@ func (s *Store) CreateRun(_ context.Context, r *storage.Run) error {
 	if c.UpdatedAt == 0 {
 		c.UpdatedAt = now
 	}
+	c.Version, c.CancelRequested = 1, false
 	s.nextRun++
 	s.runOrder[r.RunID] = s.nextRun
 	s.runs[r.RunID] = c
@@ -268,6 +285,10 @@ func (s *Store) UpdateRun(_ context.Context, r *storage.Run) error {
 	if err := s.check(); err != nil {
 		return err
 	}
+	return s.updateLocked(r)
+}
+
+func (s *Store) updateLocked(r *storage.Run) error {
 	old, ok := s.runs[r.RunID]
 	if !ok {
 		return fmt.Errorf("run %q: %w", r.RunID, storage.ErrNotFound)
@@ -275,13 +296,211 @@ func (s *Store) UpdateRun(_ context.Context, r *storage.Run) error {
 	if err := storage.SameRunPlace(old, r); err != nil {
 		return err
 	}
+	if err := storage.CheckOwner(old, r); err != nil {
+		return err
+	}
 	c := cloneRun(r)
-	c.CreatedAt = old.CreatedAt
+	c.CreatedAt, c.Listed, c.CancelRequested, c.Version = old.CreatedAt, old.Listed || r.Listed, old.CancelRequested, old.Version+1
 	if c.UpdatedAt == 0 {
 		c.UpdatedAt = run.Now()
 	}
 	s.runs[r.RunID] = c
 	return nil
+}
+
+// StartRun implements storage.Store.
+func (s *Store) StartRun(_ context.Context, sess *storage.Session, r *storage.Run, pending bool) (*storage.Session, error) {
+	if err := storage.ValidateRun(r); err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.check(); err != nil {
+		return nil, err
+	}
+	if pending {
+		old, ok := s.runs[r.RunID]
+		if !ok {
+			return nil, fmt.Errorf("run %q: %w", r.RunID, storage.ErrNotFound)
+		}
+		if old.Status != run.StatusPending {
+			return nil, fmt.Errorf("run %q is %s, not PENDING: %w", r.RunID, old.Status, storage.ErrConflict)
+		}
+		if err := storage.SameRunPlace(old, r); err != nil {
+			return nil, err
+		}
+	} else if _, ok := s.runs[r.RunID]; ok {
+		return nil, fmt.Errorf("run %q exists: %w", r.RunID, storage.ErrConflict)
+	}
+	var stored *storage.Session
+	if sess != nil {
+		if sess.SessionID == "" {
+			return nil, fmt.Errorf("storage: session_id is empty")
+		}
+		var err error
+		if stored, _, err = s.ensureLocked(sess); err != nil {
+			return nil, err
+		}
+	}
+	if pending {
+		old := s.runs[r.RunID]
+		c := cloneRun(r)
+		c.CreatedAt, c.Listed, c.CancelRequested, c.Version = old.CreatedAt, old.Listed, old.CancelRequested, old.Version+1
+		c.UpdatedAt = run.Now()
+		s.runs[r.RunID] = c
+		return stored, nil
+	}
+	return stored, s.createLocked(r)
+}
+
+// SaveRun implements storage.Store. Everything is checked before
+// anything is written.
+func (s *Store) SaveRun(_ context.Context, w storage.RunWrite) error {
+	runID := w.RunID
+	if w.Run != nil {
+		if err := storage.ValidateRun(w.Run); err != nil {
+			return err
+		}
+		runID = w.Run.RunID
+	}
+	for _, e := range w.Events {
+		if !json.Valid(e.Data) {
+			return fmt.Errorf("storage: event %d of run %q is not valid JSON", e.Seq, runID)
+		}
+	}
+	for _, c := range w.Children {
+		if err := storage.ValidateRun(c); err != nil {
+			return err
+		}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.check(); err != nil {
+		return err
+	}
+	if w.Run != nil {
+		old, ok := s.runs[runID]
+		if !ok {
+			return fmt.Errorf("run %q: %w", runID, storage.ErrNotFound)
+		}
+		if err := storage.SameRunPlace(old, w.Run); err != nil {
+			return err
+		}
+		if err := storage.CheckOwner(old, w.Run); err != nil {
+			return err
+		}
+	}
+	list := s.events[runID]
+	next := int64(len(list))
+	for i, e := range w.Events {
+		if e.Seq != next+int64(i) {
+			return fmt.Errorf("run %q: event seq %d, next is %d: %w", runID, e.Seq, next+int64(i), storage.ErrConflict)
+		}
+	}
+	var sess *storage.Session
+	if w.Session != nil {
+		cur, ok := s.sessions[w.SessionID]
+		if !ok {
+			return fmt.Errorf("session %q: %w", w.SessionID, storage.ErrNotFound)
+		}
+		c := cur.Clone()
+		if err := w.Session(c); err != nil {
+			return err
+		}
+		if err := encodable(c); err != nil {
+			return err
+		}
+		c.SessionID, c.Version, c.UpdatedAt = w.SessionID, cur.Version+1, max(run.Now(), cur.UpdatedAt)
+		sess = c
+	}
+	for _, c := range w.Children {
+		if old, ok := s.runs[c.RunID]; ok {
+			if err := storage.SameRunPlace(old, c); err != nil {
+				return err
+			}
+		}
+	}
+	// Checked: write.
+	for _, e := range w.Events {
+		list = append(list, storage.Event{RunID: runID, Seq: e.Seq, Data: append(json.RawMessage(nil), e.Data...)})
+	}
+	if len(w.Events) > 0 {
+		s.events[runID] = list
+	}
+	if w.Run != nil {
+		_ = s.updateLocked(w.Run)
+	}
+	for _, c := range w.Children {
+		if _, ok := s.runs[c.RunID]; ok {
+			_ = s.updateLocked(c)
+		} else {
+			_ = s.createLocked(c)
+		}
+	}
+	if sess != nil {
+		s.sessions[w.SessionID] = sess
+	}
+	return nil
+}
+
+// ClaimRun implements storage.Store.
+func (s *Store) ClaimRun(_ context.Context, c storage.Claim) (*storage.Run, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.check(); err != nil {
+		return nil, err
+	}
+	r, ok := s.runs[c.RunID]
+	if !ok {
+		return nil, fmt.Errorf("run %q: %w", c.RunID, storage.ErrNotFound)
+	}
+	if err := storage.CheckClaim(r, c); err != nil {
+		return nil, err
+	}
+	r.Status, r.Owner, r.Listed, r.UpdatedAt = c.To, c.Owner, c.Listed, run.Now()
+	r.Version++
+	return cloneRun(r), nil
+}
+
+// RequestCancel implements storage.Store.
+func (s *Store) RequestCancel(_ context.Context, runID string) (*storage.Run, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.check(); err != nil {
+		return nil, err
+	}
+	r, ok := s.runs[runID]
+	if !ok {
+		return nil, fmt.Errorf("run %q: %w", runID, storage.ErrNotFound)
+	}
+	if r.InFlight() && !r.CancelRequested {
+		r.CancelRequested, r.UpdatedAt = true, run.Now()
+	}
+	return cloneRun(r), nil
+}
+
+// Heartbeat implements storage.Store.
+func (s *Store) Heartbeat(_ context.Context, instanceID string) error {
+	if instanceID == "" {
+		return fmt.Errorf("storage: Heartbeat needs an instance id")
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.check(); err != nil {
+		return err
+	}
+	s.instances[instanceID] = run.Now()
+	return nil
+}
+
+// Instances implements storage.Store.
+func (s *Store) Instances(context.Context) (map[string]int64, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if err := s.check(); err != nil {
+		return nil, err
+	}
+	return maps.Clone(s.instances), nil
 }
 
 // PutBlob implements storage.Store.
@@ -317,24 +536,6 @@ func (s *Store) GetBlob(_ context.Context, sessionID, blobID string) ([]byte, er
 		return nil, fmt.Errorf("blob %q of session %q: %w", blobID, sessionID, storage.ErrNotFound)
 	}
 	return slices.Clone(b.data), nil
-}
-
-// ClaimRun implements storage.Store.
-func (s *Store) ClaimRun(_ context.Context, runID string, from, to run.Status) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if err := s.check(); err != nil {
-		return err
-	}
-	r, ok := s.runs[runID]
-	if !ok {
-		return fmt.Errorf("run %q: %w", runID, storage.ErrNotFound)
-	}
-	if r.Status != from {
-		return fmt.Errorf("run %q is %s, not %s: %w", runID, r.Status, from, storage.ErrConflict)
-	}
-	r.Status, r.UpdatedAt = to, run.Now()
-	return nil
 }
 
 // GetRun implements storage.Store.
@@ -397,6 +598,14 @@ func MatchRun(r *storage.Run, q storage.RunQuery) bool {
 	case q.CreatedBefore != 0 && r.CreatedAt > q.CreatedBefore:
 		return false
 	case len(q.Status) > 0 && !slices.Contains(q.Status, r.Status):
+		return false
+	case q.Owner != "" && r.Owner != q.Owner:
+		return false
+	case q.CancelRequested && !r.CancelRequested:
+		return false
+	case q.UpdatedAfter != 0 && r.UpdatedAt < q.UpdatedAfter:
+		return false
+	case q.Settled && r.InFlight() && !r.Listed:
 		return false
 	}
 	return true

@@ -54,6 +54,7 @@ type Store struct {
 	schema   string
 	d        *sqlstore.Dialect
 	q        queries
+	sql      sqlstore.RunSQL
 	attempts int
 	closed   chan struct{}
 	// applied counts migrations Open ran (tests read it).
@@ -65,10 +66,11 @@ var _ storage.Store = (*Store)(nil)
 // queries are the statements whose text depends on the schema.
 type queries struct {
 	getSession, ensureSession, updateSession    string
-	createRun, updateRun, getRun, deleteEvents  string
-	claimRun, deleteRuns                        string
+	createRun, getRun, deleteEvents             string
+	deleteRuns                                  string
 	putBlob, getBlob, deleteBlobs               string
 	deleteSessions, appendEvents, nextSeq       string
+	insertEvent                                 string
 	listEvents, upsertMemory, getMemory         string
 	deleteMemories, memoryTopics, memoryTopicsU string
 }
@@ -116,6 +118,7 @@ func open(ctx context.Context, cfg Config, ms []migration) (*Store, error) {
 	}
 	s := &Store{pool: pool, ownsPool: owns, schema: schema, attempts: attempts, closed: make(chan struct{})}
 	s.d, s.q = build(schema)
+	s.sql = s.d.RunSQL(" FOR UPDATE")
 	err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
 		n, err := migrate(ctx, tx, schema, ms)
 		s.applied = n
@@ -136,14 +139,15 @@ func open(ctx context.Context, cfg Config, ms []migration) (*Store, error) {
 func build(schema string) (*sqlstore.Dialect, queries) {
 	t := func(name string) string { return pgx.Identifier{schema, name}.Sanitize() }
 	d := &sqlstore.Dialect{
-		Sessions: t("agno_sessions"),
-		Runs:     t("agno_runs"),
-		Events:   t("agno_run_events"),
-		Memories: t("agno_memories"),
-		Arg:      func(n int) string { return "$" + strconv.Itoa(n) },
-		Contains: func(h, n string) string { return "strpos(lower(" + h + "), lower(" + n + "::text)) > 0" },
-		Collate:  ` COLLATE "C"`,
-		HasTopic: func(a string) string { return "topics @> jsonb_build_array(" + a + "::text)" },
+		Sessions:  t("agno_sessions"),
+		Runs:      t("agno_runs"),
+		Events:    t("agno_run_events"),
+		Memories:  t("agno_memories"),
+		Instances: t("agno_instances"),
+		Arg:       func(n int) string { return "$" + strconv.Itoa(n) },
+		Contains:  func(h, n string) string { return "strpos(lower(" + h + "), lower(" + n + "::text)) > 0" },
+		Collate:   ` COLLATE "C"`,
+		HasTopic:  func(a string) string { return "topics @> jsonb_build_array(" + a + "::text)" },
 	}
 	q := queries{
 		getSession: `SELECT ` + sqlstore.SessionColumns + ` FROM ` + d.Sessions + ` WHERE session_id = $1`,
@@ -155,17 +159,14 @@ func build(schema string) (*sqlstore.Dialect, queries) {
 			metrics = $11, data = $12, created_at = $13, updated_at = $14, version = $15
 			WHERE session_id = $1 AND version = $16`,
 		createRun: `INSERT INTO ` + d.Runs + ` (run_id, session_id, parent_run_id, session_type, component_id, user_id,
-				status, created_at, updated_at, data)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+				status, created_at, updated_at, data, owner, listed, version)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, 1)
 			ON CONFLICT (run_id) DO NOTHING`,
-		updateRun: `UPDATE ` + d.Runs + ` SET user_id = $6, status = $7, updated_at = $8, data = $9
-			WHERE run_id = $1 AND session_id = $2 AND parent_run_id = $3 AND session_type = $4 AND component_id = $5`,
 		putBlob: `INSERT INTO ` + t("agno_blobs") + ` (blob_id, seq, session_id, data) VALUES ($1, $2, $3, $4)
 			ON CONFLICT (blob_id, seq) DO NOTHING`,
 		getBlob:        `SELECT data FROM ` + t("agno_blobs") + ` WHERE blob_id = $1 AND session_id = $2 ORDER BY seq`,
 		deleteBlobs:    `DELETE FROM ` + t("agno_blobs") + ` WHERE session_id = ANY($1)`,
 		getRun:         `SELECT ` + sqlstore.RunColumns + ` FROM ` + d.Runs + ` WHERE run_id = $1`,
-		claimRun:       `UPDATE ` + d.Runs + ` SET status = $2, updated_at = $3 WHERE run_id = $1 AND status = $4`,
 		deleteEvents:   `DELETE FROM ` + d.Events + ` WHERE run_id IN (SELECT run_id FROM ` + d.Runs + ` WHERE session_id = ANY($1))`,
 		deleteRuns:     `DELETE FROM ` + d.Runs + ` WHERE session_id = ANY($1)`,
 		deleteSessions: `DELETE FROM ` + d.Sessions + ` WHERE session_id = ANY($1)`,
@@ -179,8 +180,9 @@ func build(schema string) (*sqlstore.Dialect, queries) {
 					unnest($2::json[]) WITH ORDINALITY AS t(d, ord)
 				RETURNING seq)
 			SELECT MIN(seq) FROM ins`,
-		nextSeq:    `SELECT COALESCE(MAX(seq), -1) + 1 FROM ` + d.Events + ` WHERE run_id = $1`,
-		listEvents: `SELECT seq, data FROM ` + d.Events + ` WHERE run_id = $1 AND seq > $2 ORDER BY seq`,
+		nextSeq:     `SELECT COALESCE(MAX(seq), -1) + 1 FROM ` + d.Events + ` WHERE run_id = $1`,
+		insertEvent: `INSERT INTO ` + d.Events + ` (run_id, seq, data) VALUES ($1, $2, $3)`,
+		listEvents:  `SELECT seq, data FROM ` + d.Events + ` WHERE run_id = $1 AND seq > $2 ORDER BY seq`,
 		upsertMemory: `INSERT INTO ` + d.Memories + ` (` + sqlstore.MemoryColumns + `)
 			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
 			ON CONFLICT (memory_id) DO UPDATE SET memory = excluded.memory, topics = excluded.topics,
@@ -389,6 +391,58 @@ func (s *Store) DeleteSessions(ctx context.Context, ids ...string) error {
 
 // --- runs ---
 
+// execer is a pool or a transaction.
+type execer interface {
+	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
+	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
+}
+
+// createIn inserts a run; ErrConflict when its id is taken.
+func (s *Store) createIn(ctx context.Context, db execer, r *storage.Run) error {
+	now := run.Now()
+	tag, err := db.Exec(ctx, s.q.createRun, r.RunID, r.SessionID, r.ParentRunID, string(r.SessionType), r.ComponentID,
+		r.UserID, string(r.Status), cmp.Or(r.CreatedAt, now), cmp.Or(r.UpdatedAt, now), sqlstore.RunData(r), r.Owner, r.Listed)
+	if err != nil {
+		return err
+	}
+	if tag.RowsAffected() == 0 {
+		return fmt.Errorf("run %q exists: %w", r.RunID, storage.ErrConflict)
+	}
+	return nil
+}
+
+// errNotWritten marks an in-place run write that changed no row.
+var errNotWritten = errors.New("postgres: run row not written")
+
+func execRun(ctx context.Context, db execer, stmt string, r *storage.Run) error {
+	tag, err := db.Exec(ctx, stmt, sqlstore.RunArgs(r)...)
+	if err != nil {
+		return err
+	}
+	if tag.RowsAffected() != 1 {
+		return errNotWritten
+	}
+	return nil
+}
+
+// whyNotWritten explains an in-place write of r that changed no row.
+func (s *Store) whyNotWritten(ctx context.Context, r *storage.Run, pending bool) error {
+	stored, err := s.GetRun(ctx, r.RunID)
+	if err != nil {
+		return err
+	}
+	if err := storage.SameRunPlace(stored, r); err != nil {
+		return err
+	}
+	if pending && stored.Status != run.StatusPending {
+		return fmt.Errorf("run %q is %s, not PENDING: %w", r.RunID, stored.Status, storage.ErrConflict)
+	}
+	if err := storage.CheckOwner(stored, r); err != nil {
+		return err
+	}
+	return fmt.Errorf("run %q changed while it was written: %w", r.RunID, storage.ErrConflict)
+}
+
 // CreateRun implements storage.Store.
 func (s *Store) CreateRun(ctx context.Context, r *storage.Run) error {
 	if err := storage.ValidateRun(r); err != nil {
@@ -397,14 +451,11 @@ func (s *Store) CreateRun(ctx context.Context, r *storage.Run) error {
 	if err := s.check(); err != nil {
 		return err
 	}
-	now := run.Now()
-	tag, err := s.pool.Exec(ctx, s.q.createRun, r.RunID, r.SessionID, r.ParentRunID, string(r.SessionType), r.ComponentID,
-		r.UserID, string(r.Status), cmp.Or(r.CreatedAt, now), cmp.Or(r.UpdatedAt, now), sqlstore.RunData(r))
-	if err != nil {
+	if err := s.createIn(ctx, s.pool, r); err != nil {
+		if errors.Is(err, storage.ErrConflict) {
+			return fmt.Errorf("postgres: create run: %w", err)
+		}
 		return s.fail(fmt.Errorf("postgres: create run %q: %w", r.RunID, err))
-	}
-	if tag.RowsAffected() == 0 {
-		return fmt.Errorf("postgres: create run %q: it exists: %w", r.RunID, storage.ErrConflict)
 	}
 	return nil
 }
@@ -417,19 +468,203 @@ func (s *Store) UpdateRun(ctx context.Context, r *storage.Run) error {
 	if err := s.check(); err != nil {
 		return err
 	}
-	tag, err := s.pool.Exec(ctx, s.q.updateRun, r.RunID, r.SessionID, r.ParentRunID, string(r.SessionType), r.ComponentID,
-		r.UserID, string(r.Status), cmp.Or(r.UpdatedAt, run.Now()), sqlstore.RunData(r))
+	err := execRun(ctx, s.pool, s.sql.UpdateRun, r)
+	if errors.Is(err, errNotWritten) {
+		return s.whyNotWritten(ctx, r, false)
+	}
 	if err != nil {
 		return s.fail(fmt.Errorf("postgres: update run %q: %w", r.RunID, err))
 	}
-	if tag.RowsAffected() == 1 {
-		return nil
+	return nil
+}
+
+// StartRun implements storage.Store: the session and the run in one
+// transaction.
+func (s *Store) StartRun(ctx context.Context, sess *storage.Session, r *storage.Run, pending bool) (*storage.Session, error) {
+	if err := storage.ValidateRun(r); err != nil {
+		return nil, err
 	}
-	stored, err := s.GetRun(ctx, r.RunID)
+	if err := s.check(); err != nil {
+		return nil, err
+	}
+	var row sqlstore.SessionRow
+	var ns *storage.Session
+	if sess != nil {
+		if sess.SessionID == "" {
+			return nil, errors.New("postgres: session_id is empty")
+		}
+		var err error
+		ns = sqlstore.NewSession(sess)
+		if row, err = sqlstore.EncodeSession(ns); err != nil {
+			return nil, err
+		}
+	}
+	var stored *storage.Session
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		stored = nil
+		if ns != nil {
+			if _, err := tx.Exec(ctx, s.q.ensureSession, ns.SessionID, string(ns.SessionType), ns.AgentID, ns.TeamID,
+				ns.WorkflowID, ns.UserID, ns.SessionName, row.State, row.Metadata, row.Summary, row.Metrics, row.Data,
+				ns.CreatedAt, ns.UpdatedAt, ns.Version); err != nil {
+				return err
+			}
+			var err error
+			if stored, err = sqlstore.ScanSession(tx.QueryRow(ctx, s.q.getSession, ns.SessionID)); err != nil {
+				return err
+			}
+		}
+		if pending {
+			return execRun(ctx, tx, s.sql.TakePending, r)
+		}
+		return s.createIn(ctx, tx, r)
+	})
+	switch {
+	case errors.Is(err, errNotWritten):
+		return nil, s.whyNotWritten(ctx, r, true)
+	case errors.Is(err, storage.ErrConflict):
+		return nil, fmt.Errorf("postgres: start run: %w", err)
+	case err != nil:
+		return nil, s.fail(fmt.Errorf("postgres: start run %q: %w", r.RunID, err))
+	}
+	return stored, nil
+}
+
+// SaveRun implements storage.Store: row, events, member runs and the
+// session change in one transaction; the session row is locked while it
+// changes.
+func (s *Store) SaveRun(ctx context.Context, w storage.RunWrite) error {
+	runID, err := sqlstore.ValidateWrite(w)
 	if err != nil {
 		return err
 	}
-	return storage.SameRunPlace(stored, r)
+	if err := s.check(); err != nil {
+		return err
+	}
+	err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		if w.Run != nil {
+			if err := execRun(ctx, tx, s.sql.UpdateRun, w.Run); err != nil {
+				return err
+			}
+		}
+		if len(w.Events) > 0 {
+			b := &pgx.Batch{}
+			for _, e := range w.Events {
+				b.Queue(s.q.insertEvent, runID, e.Seq, string(e.Data))
+			}
+			if err := tx.SendBatch(ctx, b).Close(); err != nil {
+				return err
+			}
+		}
+		for _, c := range w.Children {
+			err := s.createIn(ctx, tx, c)
+			if errors.Is(err, storage.ErrConflict) {
+				err = execRun(ctx, tx, s.sql.UpdateRun, c)
+			}
+			if err != nil {
+				return fmt.Errorf("member run %q: %w", c.RunID, err)
+			}
+		}
+		if w.Session == nil {
+			return nil
+		}
+		cur, err := sqlstore.ScanSession(tx.QueryRow(ctx, s.sql.Session, w.SessionID))
+		if errors.Is(err, pgx.ErrNoRows) {
+			return fmt.Errorf("session %q: %w", w.SessionID, storage.ErrNotFound)
+		}
+		if err != nil {
+			return err
+		}
+		old := cur.Version
+		next, row, err := sqlstore.ApplyUpdate(cur, w.Session)
+		if err != nil {
+			return err
+		}
+		_, err = tx.Exec(ctx, s.q.updateSession,
+			w.SessionID, string(next.SessionType), next.AgentID, next.TeamID, next.WorkflowID, next.UserID, next.SessionName,
+			row.State, row.Metadata, row.Summary, row.Metrics, row.Data, next.CreatedAt, next.UpdatedAt, next.Version, old)
+		return err
+	})
+	if errors.Is(err, errNotWritten) && w.Run != nil {
+		return s.whyNotWritten(ctx, w.Run, false)
+	}
+	if err != nil {
+		var pe *pgconn.PgError
+		if errors.As(err, &pe) && pe.Code == "23505" { // unique violation: an event seq taken
+			return fmt.Errorf("postgres: save run %q: %w (%v)", runID, storage.ErrConflict, err)
+		}
+		return s.fail(fmt.Errorf("postgres: save run %q: %w", runID, err))
+	}
+	return nil
+}
+
+// ClaimRun implements storage.Store.
+func (s *Store) ClaimRun(ctx context.Context, c storage.Claim) (*storage.Run, error) {
+	if err := s.check(); err != nil {
+		return nil, err
+	}
+	r, err := sqlstore.ScanRun(s.pool.QueryRow(ctx, s.sql.Claim, sqlstore.ClaimArgs(c)...))
+	if errors.Is(err, pgx.ErrNoRows) {
+		stored, err := s.GetRun(ctx, c.RunID)
+		if err != nil {
+			return nil, err
+		}
+		return nil, storage.CheckClaim(stored, c)
+	}
+	if err != nil {
+		return nil, s.fail(fmt.Errorf("postgres: claim run %q: %w", c.RunID, err))
+	}
+	return r, nil
+}
+
+// RequestCancel implements storage.Store.
+func (s *Store) RequestCancel(ctx context.Context, runID string) (*storage.Run, error) {
+	if err := s.check(); err != nil {
+		return nil, err
+	}
+	r, err := sqlstore.ScanRun(s.pool.QueryRow(ctx, s.sql.RequestCancel, runID, run.Now()))
+	if errors.Is(err, pgx.ErrNoRows) { // not in flight: there is nothing to cancel
+		return s.GetRun(ctx, runID)
+	}
+	if err != nil {
+		return nil, s.fail(fmt.Errorf("postgres: cancel run %q: %w", runID, err))
+	}
+	return r, nil
+}
+
+// Heartbeat implements storage.Store.
+func (s *Store) Heartbeat(ctx context.Context, instanceID string) error {
+	if instanceID == "" {
+		return errors.New("postgres: Heartbeat needs an instance id")
+	}
+	if err := s.check(); err != nil {
+		return err
+	}
+	if _, err := s.pool.Exec(ctx, s.sql.Heartbeat, instanceID, run.Now()); err != nil {
+		return s.fail(fmt.Errorf("postgres: heartbeat: %w", err))
+	}
+	return nil
+}
+
+// Instances implements storage.Store.
+func (s *Store) Instances(ctx context.Context) (map[string]int64, error) {
+	if err := s.check(); err != nil {
+		return nil, err
+	}
+	rows, err := s.pool.Query(ctx, s.sql.Instances)
+	if err != nil {
+		return nil, s.fail(fmt.Errorf("postgres: instances: %w", err))
+	}
+	defer rows.Close()
+	out := map[string]int64{}
+	for rows.Next() {
+		var id string
+		var at int64
+		if err := rows.Scan(&id, &at); err != nil {
+			return nil, err
+		}
+		out[id] = at
+	}
+	return out, rows.Err()
 }
 
 // PutBlob implements storage.Store: the chunks go in one transaction.
@@ -472,25 +707,6 @@ func (s *Store) GetBlob(ctx context.Context, sessionID, blobID string) ([]byte, 
 		return nil, s.fail(fmt.Errorf("postgres: get blob %q: %w", blobID, err))
 	}
 	return data, err
-}
-
-// ClaimRun implements storage.Store.
-func (s *Store) ClaimRun(ctx context.Context, runID string, from, to run.Status) error {
-	if err := s.check(); err != nil {
-		return err
-	}
-	tag, err := s.pool.Exec(ctx, s.q.claimRun, runID, string(to), run.Now(), string(from))
-	if err != nil {
-		return s.fail(fmt.Errorf("postgres: claim run %q: %w", runID, err))
-	}
-	if tag.RowsAffected() == 1 {
-		return nil
-	}
-	r, err := s.GetRun(ctx, runID)
-	if err != nil {
-		return err
-	}
-	return fmt.Errorf("run %q is %s, not %s: %w", runID, r.Status, from, storage.ErrConflict)
 }
 
 // GetRun implements storage.Store.

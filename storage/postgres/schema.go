@@ -98,6 +98,24 @@ var migrations = []migration{
 		`CREATE INDEX agno_memories_created_idx ON {schema}.agno_memories (created_at)`,
 		`CREATE INDEX agno_memories_topics_idx ON {schema}.agno_memories USING GIN (topics jsonb_path_ops)`,
 	}},
+	{table: "agno_runs", version: 2, stmts: []string{
+		// Replicas: the owning instance, the listing flag of in-flight runs,
+		// a cancel waiting for the owner, and the version claims compare.
+		`ALTER TABLE {schema}.agno_runs ADD COLUMN owner TEXT NOT NULL DEFAULT '',
+			ADD COLUMN listed BOOLEAN NOT NULL DEFAULT false,
+			ADD COLUMN cancel_requested BOOLEAN NOT NULL DEFAULT false,
+			ADD COLUMN version BIGINT NOT NULL DEFAULT 0`,
+		`CREATE INDEX agno_runs_status_owner_idx ON {schema}.agno_runs (status, owner)`,
+		`CREATE INDEX agno_runs_updated_idx ON {schema}.agno_runs (updated_at)`,
+	}},
+	{table: "agno_instances", version: 1, stmts: []string{
+		// AgentOS processes and their last heartbeat (the run lease).
+		`CREATE TABLE {schema}.agno_instances (
+			instance_id  TEXT PRIMARY KEY,
+			heartbeat_at BIGINT NOT NULL,
+			started_at   BIGINT NOT NULL
+		)`,
+	}},
 	{table: "agno_blobs", version: 1, stmts: []string{
 		// Uploaded files, outside the run rows, a row per chunk.
 		`CREATE TABLE {schema}.agno_blobs (

@@ -93,6 +93,24 @@ var migrations = []migration{
 		`CREATE INDEX agno_memories_updated_idx ON agno_memories (updated_at)`,
 		`CREATE INDEX agno_memories_created_idx ON agno_memories (created_at)`,
 	}},
+	{table: "agno_runs", version: 2, stmts: []string{
+		// Replicas: the owning instance, the listing flag of in-flight runs,
+		// a cancel waiting for the owner, and the version claims compare.
+		`ALTER TABLE agno_runs ADD COLUMN owner TEXT NOT NULL DEFAULT ''`,
+		`ALTER TABLE agno_runs ADD COLUMN listed INTEGER NOT NULL DEFAULT 0`,
+		`ALTER TABLE agno_runs ADD COLUMN cancel_requested INTEGER NOT NULL DEFAULT 0`,
+		`ALTER TABLE agno_runs ADD COLUMN version INTEGER NOT NULL DEFAULT 0`,
+		`CREATE INDEX agno_runs_status_owner_idx ON agno_runs (status, owner)`,
+		`CREATE INDEX agno_runs_updated_idx ON agno_runs (updated_at)`,
+	}},
+	{table: "agno_instances", version: 1, stmts: []string{
+		// AgentOS processes and their last heartbeat (the run lease).
+		`CREATE TABLE agno_instances (
+			instance_id  TEXT PRIMARY KEY,
+			heartbeat_at INTEGER NOT NULL,
+			started_at   INTEGER NOT NULL
+		) WITHOUT ROWID`,
+	}},
 	{table: "agno_blobs", version: 1, stmts: []string{
 		// Uploaded files, outside the run rows, a row per chunk.
 		`CREATE TABLE agno_blobs (

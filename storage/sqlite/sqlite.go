@@ -65,6 +65,7 @@ const DefaultPath = "agno.db"
 type Store struct {
 	w, r     *sql.DB
 	d        *sqlstore.Dialect
+	sql      sqlstore.RunSQL
 	st       statements
 	attempts int
 	closed   atomic.Bool
@@ -102,11 +103,12 @@ var registerOnce = sync.OnceValue(func() error {
 })
 
 var dialect = sqlstore.Dialect{
-	Sessions: "agno_sessions",
-	Runs:     "agno_runs",
-	Events:   "agno_run_events",
-	Memories: "agno_memories",
-	Arg:      func(n int) string { return "?" + strconv.Itoa(n) },
+	Sessions:  "agno_sessions",
+	Runs:      "agno_runs",
+	Events:    "agno_run_events",
+	Memories:  "agno_memories",
+	Instances: "agno_instances",
+	Arg:       func(n int) string { return "?" + strconv.Itoa(n) },
 	Contains: func(h, n string) string {
 		return "instr(" + lowerFunc + "(" + h + "), " + lowerFunc + "(" + n + ")) > 0"
 	},
@@ -119,6 +121,7 @@ var dialect = sqlstore.Dialect{
 // short SQLite write.
 type statements struct {
 	ensureSession, updateSession, createRun, updateRun, nextSeq, insertEvent, upsertMemory, putBlob *sql.Stmt // on the writer
+	takePending, claim, heartbeat, txSession                                                        *sql.Stmt
 	getSession, getRun, listEvents, getMemory, getBlob                                              *sql.Stmt // on the readers
 }
 
@@ -136,11 +139,14 @@ func (s *Store) prepare(ctx context.Context) error {
 			metrics = ?11, data = ?12, created_at = ?13, updated_at = ?14, version = ?15
 			WHERE session_id = ?1 AND version = ?16`},
 		{&s.st.createRun, s.w, `INSERT INTO agno_runs (run_id, row_seq, session_id, parent_run_id, session_type,
-				component_id, user_id, status, created_at, updated_at, data)
-			VALUES (?1, (SELECT COALESCE(MAX(row_seq), 0) + 1 FROM agno_runs), ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
+				component_id, user_id, status, created_at, updated_at, data, owner, listed, version)
+			VALUES (?1, (SELECT COALESCE(MAX(row_seq), 0) + 1 FROM agno_runs), ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, 1)
 			ON CONFLICT (run_id) DO NOTHING`},
-		{&s.st.updateRun, s.w, `UPDATE agno_runs SET user_id = ?6, status = ?7, updated_at = ?8, data = ?9
-			WHERE run_id = ?1 AND session_id = ?2 AND parent_run_id = ?3 AND session_type = ?4 AND component_id = ?5`},
+		{&s.st.updateRun, s.w, s.sql.UpdateRun},
+		{&s.st.takePending, s.w, s.sql.TakePending},
+		{&s.st.claim, s.w, s.sql.Claim},
+		{&s.st.heartbeat, s.w, s.sql.Heartbeat},
+		{&s.st.txSession, s.w, s.sql.Session},
 		{&s.st.putBlob, s.w, `INSERT INTO agno_blobs (blob_id, seq, session_id, data) VALUES (?1, ?2, ?3, ?4)
 			ON CONFLICT (blob_id, seq) DO NOTHING`},
 		{&s.st.getBlob, s.r, `SELECT data FROM agno_blobs WHERE blob_id = ?1 AND session_id = ?2 ORDER BY seq`},
@@ -228,7 +234,7 @@ func open(ctx context.Context, cfg Config, ms []migration) (*Store, error) {
 	w.SetMaxIdleConns(1)
 	w.SetConnMaxLifetime(0)
 	w.SetConnMaxIdleTime(0)
-	s := &Store{w: w, r: w, d: &dialect, attempts: attempts}
+	s := &Store{w: w, r: w, d: &dialect, sql: dialect.RunSQL(""), attempts: attempts}
 
 	err = s.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		n, err := migrate(ctx, tx, ms)
@@ -294,7 +300,8 @@ func (s *Store) Close() error {
 		return nil
 	}
 	for _, st := range []*sql.Stmt{s.st.ensureSession, s.st.updateSession, s.st.createRun, s.st.updateRun, s.st.nextSeq, s.st.insertEvent,
-		s.st.upsertMemory, s.st.putBlob, s.st.getSession, s.st.getRun, s.st.listEvents, s.st.getMemory, s.st.getBlob} {
+		s.st.upsertMemory, s.st.putBlob, s.st.getSession, s.st.getRun, s.st.listEvents, s.st.getMemory, s.st.getBlob,
+		s.st.takePending, s.st.claim, s.st.heartbeat, s.st.txSession} {
 		if st != nil {
 			st.Close()
 		}
@@ -328,6 +335,12 @@ func isBusy(err error) bool {
 		return c == sqlite3.SQLITE_BUSY || c == sqlite3.SQLITE_LOCKED
 	}
 	return false
+}
+
+// isConstraint reports a constraint violation (an event seq taken).
+func isConstraint(err error) bool {
+	var e *sqlitedrv.Error
+	return errors.As(err, &e) && e.Code()&0xff == sqlite3.SQLITE_CONSTRAINT
 }
 
 // writeFunc is one write: it runs inside a transaction and must use ctx
@@ -678,20 +691,60 @@ func (s *Store) CreateRun(ctx context.Context, r *storage.Run) error {
 	now := run.Now()
 	created, updated := cmp.Or(r.CreatedAt, now), cmp.Or(r.UpdatedAt, now)
 	err := s.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
-		res, err := tx.StmtContext(ctx, s.st.createRun).ExecContext(ctx, r.RunID, r.SessionID, r.ParentRunID, string(r.SessionType), r.ComponentID, r.UserID, string(r.Status),
-			created, updated, sqlstore.RunData(r))
-		if err != nil {
-			return err
-		}
-		if n, err := res.RowsAffected(); err != nil || n == 0 {
-			return cmp.Or(err, fmt.Errorf("run %q exists: %w", r.RunID, storage.ErrConflict))
-		}
-		return nil
+		return s.createIn(ctx, tx, r, created, updated)
 	})
 	if err != nil {
 		return fmt.Errorf("sqlite: create run %q: %w", r.RunID, err)
 	}
 	return nil
+}
+
+// createIn inserts a run in a write transaction; ErrConflict when its id
+// is taken.
+func (s *Store) createIn(ctx context.Context, tx *sql.Tx, r *storage.Run, created, updated int64) error {
+	res, err := tx.StmtContext(ctx, s.st.createRun).ExecContext(ctx, r.RunID, r.SessionID, r.ParentRunID, string(r.SessionType), r.ComponentID, r.UserID, string(r.Status),
+		created, updated, sqlstore.RunData(r), r.Owner, r.Listed)
+	if err != nil {
+		return err
+	}
+	if n, err := res.RowsAffected(); err != nil || n == 0 {
+		return cmp.Or(err, fmt.Errorf("run %q exists: %w", r.RunID, storage.ErrConflict))
+	}
+	return nil
+}
+
+// errNotWritten marks an in-place run write that changed no row; the
+// caller finds out why outside the transaction.
+var errNotWritten = errors.New("sqlite: run row not written")
+
+// execRun runs one of the in-place run statements in a transaction.
+func execRun(ctx context.Context, tx *sql.Tx, stmt *sql.Stmt, r *storage.Run) error {
+	res, err := tx.StmtContext(ctx, stmt).ExecContext(ctx, sqlstore.RunArgs(r)...)
+	if err != nil {
+		return err
+	}
+	if n, err := res.RowsAffected(); err != nil || n != 1 {
+		return cmp.Or(err, errNotWritten)
+	}
+	return nil
+}
+
+// whyNotWritten explains an in-place write of r that changed no row.
+func (s *Store) whyNotWritten(ctx context.Context, r *storage.Run, pending bool) error {
+	stored, err := s.GetRun(ctx, r.RunID)
+	if err != nil {
+		return err
+	}
+	if err := storage.SameRunPlace(stored, r); err != nil {
+		return err
+	}
+	if pending && stored.Status != run.StatusPending {
+		return fmt.Errorf("run %q is %s, not PENDING: %w", r.RunID, stored.Status, storage.ErrConflict)
+	}
+	if err := storage.CheckOwner(stored, r); err != nil {
+		return err
+	}
+	return fmt.Errorf("run %q changed while it was written: %w", r.RunID, storage.ErrConflict)
 }
 
 // UpdateRun implements storage.Store.
@@ -702,28 +755,218 @@ func (s *Store) UpdateRun(ctx context.Context, r *storage.Run) error {
 	if err := s.check(); err != nil {
 		return err
 	}
-	var updated bool
-	err := s.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
-		res, err := tx.StmtContext(ctx, s.st.updateRun).ExecContext(ctx, r.RunID, r.SessionID, r.ParentRunID, string(r.SessionType), r.ComponentID,
-			r.UserID, string(r.Status), cmp.Or(r.UpdatedAt, run.Now()), sqlstore.RunData(r))
-		if err != nil {
-			return err
-		}
-		n, err := res.RowsAffected()
-		updated = n == 1
-		return err
-	})
+	err := s.write(ctx, func(ctx context.Context, tx *sql.Tx) error { return execRun(ctx, tx, s.st.updateRun, r) })
+	if errors.Is(err, errNotWritten) {
+		return s.whyNotWritten(ctx, r, false)
+	}
 	if err != nil {
 		return fmt.Errorf("sqlite: update run %q: %w", r.RunID, err)
 	}
-	if !updated {
-		stored, err := s.GetRun(ctx, r.RunID)
+	return nil
+}
+
+// StartRun implements storage.Store: the session and the run in one
+// transaction.
+func (s *Store) StartRun(ctx context.Context, sess *storage.Session, r *storage.Run, pending bool) (*storage.Session, error) {
+	if err := storage.ValidateRun(r); err != nil {
+		return nil, err
+	}
+	if err := s.check(); err != nil {
+		return nil, err
+	}
+	var row sqlstore.SessionRow
+	var ns *storage.Session
+	if sess != nil {
+		if sess.SessionID == "" {
+			return nil, errors.New("sqlite: session_id is empty")
+		}
+		var err error
+		ns = sqlstore.NewSession(sess)
+		if row, err = sqlstore.EncodeSession(ns); err != nil {
+			return nil, err
+		}
+	}
+	now := run.Now()
+	var stored *storage.Session
+	err := s.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		if ns != nil {
+			if _, err := tx.StmtContext(ctx, s.st.ensureSession).ExecContext(ctx, ns.SessionID, string(ns.SessionType), ns.AgentID, ns.TeamID,
+				ns.WorkflowID, ns.UserID, ns.SessionName, row.State, row.Metadata, row.Summary, row.Metrics, row.Data,
+				ns.CreatedAt, ns.UpdatedAt, ns.Version); err != nil {
+				return err
+			}
+			var err error
+			if stored, err = sqlstore.ScanSession(tx.StmtContext(ctx, s.st.txSession).QueryRowContext(ctx, ns.SessionID)); err != nil {
+				return err
+			}
+		}
+		if pending {
+			return execRun(ctx, tx, s.st.takePending, r)
+		}
+		return s.createIn(ctx, tx, r, cmp.Or(r.CreatedAt, now), cmp.Or(r.UpdatedAt, now))
+	})
+	if errors.Is(err, errNotWritten) {
+		return nil, s.whyNotWritten(ctx, r, true)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: start run %q: %w", r.RunID, err)
+	}
+	return stored, nil
+}
+
+// SaveRun implements storage.Store: row, events, member runs and the
+// session change in one transaction (the session read inside it, where
+// no other writer can come between).
+func (s *Store) SaveRun(ctx context.Context, w storage.RunWrite) error {
+	runID, err := sqlstore.ValidateWrite(w)
+	if err != nil {
+		return err
+	}
+	if err := s.check(); err != nil {
+		return err
+	}
+	err = s.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		if w.Run != nil {
+			if err := execRun(ctx, tx, s.st.updateRun, w.Run); err != nil {
+				return err
+			}
+		}
+		insert := tx.StmtContext(ctx, s.st.insertEvent)
+		for _, e := range w.Events {
+			if _, err := insert.ExecContext(ctx, runID, e.Seq, string(e.Data)); err != nil {
+				return err
+			}
+		}
+		for _, c := range w.Children {
+			now := run.Now()
+			err := s.createIn(ctx, tx, c, cmp.Or(c.CreatedAt, now), now)
+			if errors.Is(err, storage.ErrConflict) {
+				err = execRun(ctx, tx, s.st.updateRun, c)
+			}
+			if err != nil {
+				return fmt.Errorf("member run %q: %w", c.RunID, err)
+			}
+		}
+		if w.Session == nil {
+			return nil
+		}
+		cur, err := sqlstore.ScanSession(tx.StmtContext(ctx, s.st.txSession).QueryRowContext(ctx, w.SessionID))
+		if errors.Is(err, sql.ErrNoRows) {
+			return fmt.Errorf("session %q: %w", w.SessionID, storage.ErrNotFound)
+		}
 		if err != nil {
 			return err
 		}
-		return storage.SameRunPlace(stored, r)
+		old := cur.Version
+		next, row, err := sqlstore.ApplyUpdate(cur, w.Session)
+		if err != nil {
+			return err
+		}
+		_, err = tx.StmtContext(ctx, s.st.updateSession).ExecContext(ctx,
+			w.SessionID, string(next.SessionType), next.AgentID, next.TeamID, next.WorkflowID, next.UserID, next.SessionName,
+			row.State, row.Metadata, row.Summary, row.Metrics, row.Data, next.CreatedAt, next.UpdatedAt, next.Version, old)
+		return err
+	})
+	if errors.Is(err, errNotWritten) && w.Run != nil {
+		return s.whyNotWritten(ctx, w.Run, false)
+	}
+	if err != nil {
+		if isConstraint(err) {
+			err = fmt.Errorf("%w (%v)", storage.ErrConflict, err)
+		}
+		return fmt.Errorf("sqlite: save run %q: %w", runID, err)
 	}
 	return nil
+}
+
+// ClaimRun implements storage.Store.
+func (s *Store) ClaimRun(ctx context.Context, c storage.Claim) (*storage.Run, error) {
+	if err := s.check(); err != nil {
+		return nil, err
+	}
+	var claimed *storage.Run
+	err := s.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		r, err := sqlstore.ScanRun(tx.StmtContext(ctx, s.st.claim).QueryRowContext(ctx, sqlstore.ClaimArgs(c)...))
+		if errors.Is(err, sql.ErrNoRows) {
+			return errNotWritten
+		}
+		claimed = r
+		return err
+	})
+	if errors.Is(err, errNotWritten) {
+		stored, err := s.GetRun(ctx, c.RunID)
+		if err != nil {
+			return nil, err
+		}
+		return nil, storage.CheckClaim(stored, c)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: claim run %q: %w", c.RunID, err)
+	}
+	return claimed, nil
+}
+
+// RequestCancel implements storage.Store.
+func (s *Store) RequestCancel(ctx context.Context, runID string) (*storage.Run, error) {
+	if err := s.check(); err != nil {
+		return nil, err
+	}
+	var flagged *storage.Run
+	err := s.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		r, err := sqlstore.ScanRun(tx.QueryRowContext(ctx, s.sql.RequestCancel, runID, run.Now()))
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil
+		}
+		flagged = r
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: cancel run %q: %w", runID, err)
+	}
+	if flagged == nil { // not in flight: there is nothing to cancel
+		return s.GetRun(ctx, runID)
+	}
+	return flagged, nil
+}
+
+// Heartbeat implements storage.Store.
+func (s *Store) Heartbeat(ctx context.Context, instanceID string) error {
+	if instanceID == "" {
+		return errors.New("sqlite: Heartbeat needs an instance id")
+	}
+	if err := s.check(); err != nil {
+		return err
+	}
+	err := s.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		_, err := tx.StmtContext(ctx, s.st.heartbeat).ExecContext(ctx, instanceID, run.Now())
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("sqlite: heartbeat: %w", err)
+	}
+	return nil
+}
+
+// Instances implements storage.Store.
+func (s *Store) Instances(ctx context.Context) (map[string]int64, error) {
+	if err := s.check(); err != nil {
+		return nil, err
+	}
+	rows, err := s.r.QueryContext(ctx, s.sql.Instances)
+	if err != nil {
+		return nil, s.fail(fmt.Errorf("sqlite: instances: %w", err))
+	}
+	defer rows.Close()
+	out := map[string]int64{}
+	for rows.Next() {
+		var id string
+		var at int64
+		if err := rows.Scan(&id, &at); err != nil {
+			return nil, err
+		}
+		out[id] = at
+	}
+	return out, rows.Err()
 }
 
 // PutBlob implements storage.Store. Each chunk is its own write, so a
@@ -771,38 +1014,6 @@ func (s *Store) GetBlob(ctx context.Context, sessionID, blobID string) ([]byte, 
 		return nil, s.fail(fmt.Errorf("sqlite: get blob %q: %w", blobID, err))
 	}
 	return data, err
-}
-
-// ClaimRun implements storage.Store.
-func (s *Store) ClaimRun(ctx context.Context, runID string, from, to run.Status) error {
-	if err := s.check(); err != nil {
-		return err
-	}
-	var claimed bool
-	err := s.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `UPDATE agno_runs SET status = ?, updated_at = ? WHERE run_id = ? AND status = ?`, string(to), run.Now(), runID, string(from))
-		if err != nil {
-			return err
-		}
-		n, err := res.RowsAffected()
-		claimed = n == 1
-		return err
-	})
-	if err != nil {
-		return fmt.Errorf("sqlite: claim run %q: %w", runID, err)
-	}
-	if !claimed {
-		return s.claimFailure(ctx, runID, from)
-	}
-	return nil
-}
-
-func (s *Store) claimFailure(ctx context.Context, runID string, from run.Status) error {
-	r, err := s.GetRun(ctx, runID)
-	if err != nil {
-		return err
-	}
-	return fmt.Errorf("run %q is %s, not %s: %w", runID, r.Status, from, storage.ErrConflict)
 }
 
 // GetRun implements storage.Store.

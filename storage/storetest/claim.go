@@ -2,7 +2,9 @@ package storetest
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"sync"
 	"testing"
 
@@ -10,18 +12,21 @@ import (
 	"github.com/agno-go/agno/storage"
 )
 
-// testClaim checks ClaimRun: a compare-and-set on the run status that
-// exactly one of many concurrent claimers wins.
+// testClaim checks ClaimRun: a compare-and-set on the run status, owner
+// and version that exactly one of many concurrent claimers wins.
 func testClaim(t *testing.T, open Opener) {
 	st := newStore(t, open)
 	ctx := context.Background()
-	if err := st.ClaimRun(ctx, "missing", run.StatusPaused, run.StatusRunning); !errors.Is(err, storage.ErrNotFound) {
+	if _, err := st.ClaimRun(ctx, storage.Claim{RunID: "missing", From: run.StatusPaused, To: run.StatusRunning, Version: -1}); !errors.Is(err, storage.ErrNotFound) {
 		t.Fatalf("claim of a missing run: %v", err)
 	}
 	r := &storage.Run{RunID: "r-claim", SessionID: "s-claim", SessionType: storage.SessionWorkflow, ComponentID: "wf",
 		Status: run.StatusPaused, Data: []byte(`{"run_id":"r-claim","status":"PAUSED"}`)}
-	if err := st.CreateRun(ctx, r); err != nil {
-		t.Fatal(err)
+	must(t, st.CreateRun(ctx, r))
+	paused, err := st.GetRun(ctx, "r-claim")
+	must(t, err)
+	if _, err := st.ClaimRun(ctx, storage.Claim{RunID: "r-claim", From: run.StatusPaused, To: run.StatusRunning, Version: paused.Version + 7}); !errors.Is(err, storage.ErrConflict) {
+		t.Fatalf("claim of another version: %v", err)
 	}
 	const n = 16
 	var wg sync.WaitGroup
@@ -30,7 +35,8 @@ func testClaim(t *testing.T, open Opener) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			errs[i] = st.ClaimRun(ctx, "r-claim", run.StatusPaused, run.StatusRunning)
+			_, errs[i] = st.ClaimRun(ctx, storage.Claim{RunID: "r-claim", From: run.StatusPaused, To: run.StatusRunning,
+				Owner: "replica-" + string(rune('a'+i)), Version: paused.Version, Listed: true})
 		}()
 	}
 	wg.Wait()
@@ -47,14 +53,170 @@ func testClaim(t *testing.T, open Opener) {
 		t.Fatalf("%d claims won, want exactly 1", wins)
 	}
 	got, err := st.GetRun(ctx, "r-claim")
-	if err != nil || got.Status != run.StatusRunning {
+	if err != nil || got.Status != run.StatusRunning || got.Owner == "" || !got.Listed || got.Version <= paused.Version {
 		t.Fatalf("after claim: %+v %v", got, err)
 	}
-	// Giving the run back works the same way.
-	if err := st.ClaimRun(ctx, "r-claim", run.StatusRunning, run.StatusPaused); err != nil {
-		t.Fatal(err)
+	// Only the owner writes an in-flight run.
+	upd := *got
+	upd.Owner, upd.Data = "intruder", json.RawMessage(`{"x":1}`)
+	wantErr(t, "UpdateRun by another instance", st.UpdateRun(ctx, &upd), storage.ErrConflict)
+	wantErr(t, "SaveRun by another instance", st.SaveRun(ctx, storage.RunWrite{Run: &upd}), storage.ErrConflict)
+	// Recovery takes it from a dead owner, and that owner's writes fail.
+	dead := got.Owner
+	if _, err := st.ClaimRun(ctx, storage.Claim{RunID: "r-claim", From: run.StatusRunning, To: run.StatusError, ExpectOwner: "someone-else", Version: -1}); !errors.Is(err, storage.ErrConflict) {
+		t.Fatalf("claim expecting another owner: %v", err)
 	}
-	if got, _ := st.GetRun(ctx, "r-claim"); got.Status != run.StatusPaused {
-		t.Fatalf("after give-back: %s", got.Status)
+	failed, err := st.ClaimRun(ctx, storage.Claim{RunID: "r-claim", From: run.StatusRunning, To: run.StatusError, ExpectOwner: dead, Version: -1})
+	if err != nil || failed.Status != run.StatusError || failed.Owner != "" {
+		t.Fatalf("recovery claim: %+v %v", failed, err)
 	}
+	late := *got
+	late.Status = run.StatusCompleted
+	if err := st.UpdateRun(ctx, &late); err != nil {
+		t.Fatalf("a settled run takes any writer's update (the document of a recovered run): %v", err)
+	}
+}
+
+// testRunLifecycle checks StartRun, SaveRun, RequestCancel and the
+// instance heartbeats.
+func testRunLifecycle(t *testing.T, open Opener) {
+	t.Run("StartEnsuresTheSessionAndRefusesATakenID", func(t *testing.T) {
+		st := newStore(t, open)
+		ctx := t.Context()
+		sess := &storage.Session{SessionID: "s1", SessionType: storage.SessionAgent, AgentID: "a", SessionState: map[string]any{"n": 1.0}}
+		r := &storage.Run{RunID: "r1", SessionID: "s1", SessionType: storage.SessionAgent, ComponentID: "a", Status: run.StatusRunning, Owner: "i1"}
+		stored, err := st.StartRun(ctx, sess, r, false)
+		if err != nil || stored == nil || fmt.Sprint(stored.SessionState["n"]) != "1" {
+			t.Fatalf("StartRun: %+v %v", stored, err)
+		}
+		// A taken id writes nothing, not even a new session.
+		_, err = st.StartRun(ctx, &storage.Session{SessionID: "s2", SessionType: storage.SessionAgent}, &storage.Run{RunID: "r1", SessionID: "s2",
+			SessionType: storage.SessionAgent, ComponentID: "a", Status: run.StatusRunning}, false)
+		wantErr(t, "StartRun of a taken id", err, storage.ErrConflict)
+		if _, err := st.GetSession(ctx, "s2"); !errors.Is(err, storage.ErrNotFound) {
+			t.Errorf("a refused start created its session: %v", err)
+		}
+		// An existing session is kept as stored.
+		stored, err = st.StartRun(ctx, &storage.Session{SessionID: "s1", SessionType: storage.SessionAgent, SessionState: map[string]any{"n": 9.0}},
+			&storage.Run{RunID: "r2", SessionID: "s1", SessionType: storage.SessionAgent, ComponentID: "a", Status: run.StatusRunning}, false)
+		if err != nil || fmt.Sprint(stored.SessionState["n"]) != "1" {
+			t.Fatalf("StartRun in an existing session: %+v %v", stored, err)
+		}
+		got, err := st.GetRun(ctx, "r1")
+		if err != nil || got.Owner != "i1" || got.Listed || got.Version != 1 {
+			t.Fatalf("started run: %+v %v", got, err)
+		}
+	})
+
+	t.Run("StartTakesOverAPendingRow", func(t *testing.T) {
+		st := newStore(t, open)
+		ctx := t.Context()
+		pending := &storage.Run{RunID: "r", SessionID: "s", SessionType: storage.SessionAgent, ComponentID: "a", Status: run.StatusPending, Owner: "i1", Listed: true}
+		must(t, st.CreateRun(ctx, pending))
+		running := *pending
+		running.Status, running.Data = run.StatusRunning, json.RawMessage(`{"status":"RUNNING"}`)
+		if _, err := st.StartRun(ctx, &storage.Session{SessionID: "s", SessionType: storage.SessionAgent}, &running, true); err != nil {
+			t.Fatal(err)
+		}
+		got, _ := st.GetRun(ctx, "r")
+		if got.Status != run.StatusRunning || !got.Listed || got.Version != 2 {
+			t.Fatalf("taken over: %+v", got)
+		}
+		_, err := st.StartRun(ctx, nil, &running, true)
+		wantErr(t, "taking over a row that is not PENDING", err, storage.ErrConflict)
+	})
+
+	t.Run("SaveCommitsTogether", func(t *testing.T) {
+		st := newStore(t, open)
+		ctx := t.Context()
+		r := &storage.Run{RunID: "r", SessionID: "s", SessionType: storage.SessionTeam, ComponentID: "t", Status: run.StatusRunning, Owner: "i1"}
+		_, err := st.StartRun(ctx, &storage.Session{SessionID: "s", SessionType: storage.SessionTeam, TeamID: "t"}, r, false)
+		must(t, err)
+		ev := func(seq int64, name string) storage.Event {
+			return storage.Event{RunID: "r", Seq: seq, Data: json.RawMessage(`{"event":"` + name + `"}`)}
+		}
+		must(t, st.SaveRun(ctx, storage.RunWrite{RunID: "r", Events: []storage.Event{ev(0, "A"), ev(1, "B")}}))
+		done := *r
+		done.Status, done.Data = run.StatusCompleted, json.RawMessage(`{"content":"ok"}`)
+		child := &storage.Run{RunID: "m1", SessionID: "s", ParentRunID: "r", SessionType: storage.SessionTeam, ComponentID: "member", Status: run.StatusCompleted}
+		must(t, st.SaveRun(ctx, storage.RunWrite{Run: &done, Events: []storage.Event{ev(2, "C")}, Children: []*storage.Run{child},
+			SessionID: "s", Session: func(s *storage.Session) error {
+				s.SessionState = map[string]any{"k": "v"}
+				return nil
+			}}))
+		got, _ := st.GetRun(ctx, "r")
+		evs, _ := st.ListEvents(ctx, "r", -1)
+		sess, _ := st.GetSession(ctx, "s")
+		kids, _ := st.ListRuns(ctx, storage.RunQuery{ParentRunID: "r"})
+		if got.Status != run.StatusCompleted || len(evs) != 3 || evs[2].Seq != 2 || sess.SessionState["k"] != "v" || len(kids) != 1 {
+			t.Fatalf("after save: %+v, %d events, state %v, %d children", got, len(evs), sess.SessionState, len(kids))
+		}
+		// A member run saved again is updated, not duplicated.
+		child.Status = run.StatusPaused
+		must(t, st.SaveRun(ctx, storage.RunWrite{RunID: "r", Children: []*storage.Run{child}}))
+		if kids, _ := st.ListRuns(ctx, storage.RunQuery{ParentRunID: "r"}); len(kids) != 1 || kids[0].Status != run.StatusPaused {
+			t.Fatalf("member run saved twice: %+v", kids)
+		}
+		// A taken seq, a failing session change: nothing of the write lands.
+		bad := storage.RunWrite{RunID: "r", Events: []storage.Event{ev(3, "D"), ev(1, "dup")}}
+		if err := st.SaveRun(ctx, bad); err == nil {
+			t.Fatal("SaveRun with a taken seq: no error")
+		}
+		boom := errors.New("boom")
+		err = st.SaveRun(ctx, storage.RunWrite{RunID: "r", Events: []storage.Event{ev(3, "E")}, SessionID: "s", Session: func(*storage.Session) error { return boom }})
+		if !errors.Is(err, boom) {
+			t.Fatalf("failing session change: %v", err)
+		}
+		if evs, _ := st.ListEvents(ctx, "r", -1); len(evs) != 3 {
+			t.Fatalf("a failed SaveRun stored events: %d", len(evs))
+		}
+	})
+
+	t.Run("CancelFlag", func(t *testing.T) {
+		st := newStore(t, open)
+		ctx := t.Context()
+		must(t, st.CreateRun(ctx, &storage.Run{RunID: "live", SessionID: "s", ComponentID: "a", Status: run.StatusRunning, Owner: "i1"}))
+		must(t, st.CreateRun(ctx, &storage.Run{RunID: "done", SessionID: "s", ComponentID: "a", Status: run.StatusCompleted}))
+		r, err := st.RequestCancel(ctx, "live")
+		if err != nil || !r.CancelRequested || r.Owner != "i1" {
+			t.Fatalf("RequestCancel: %+v %v", r, err)
+		}
+		if r, err := st.RequestCancel(ctx, "done"); err != nil || r.CancelRequested {
+			t.Fatalf("a settled run is not flagged: %+v %v", r, err)
+		}
+		_, err = st.RequestCancel(ctx, "nope")
+		wantErr(t, "RequestCancel of a missing run", err, storage.ErrNotFound)
+		flagged, err := st.ListRuns(ctx, storage.RunQuery{Owner: "i1", CancelRequested: true})
+		if err != nil || len(flagged) != 1 || flagged[0].RunID != "live" {
+			t.Fatalf("flagged runs: %v %v", runIDs(flagged), err)
+		}
+	})
+
+	t.Run("SettledHidesForegroundRunsInFlight", func(t *testing.T) {
+		st := newStore(t, open)
+		ctx := t.Context()
+		for _, r := range []*storage.Run{
+			{RunID: "fg", SessionID: "s", ComponentID: "a", Status: run.StatusRunning},
+			{RunID: "bg", SessionID: "s", ComponentID: "a", Status: run.StatusRunning, Listed: true},
+			{RunID: "pending", SessionID: "s", ComponentID: "a", Status: run.StatusPending, Listed: true},
+			{RunID: "old", SessionID: "s", ComponentID: "a", Status: run.StatusCompleted},
+		} {
+			must(t, st.CreateRun(ctx, r))
+		}
+		got, err := st.ListRuns(ctx, storage.RunQuery{SessionID: "s", Settled: true})
+		must(t, err)
+		sameIDs(t, "settled listing", runIDs(got), []string{"bg", "pending", "old"})
+	})
+
+	t.Run("Heartbeats", func(t *testing.T) {
+		st := newStore(t, open)
+		ctx := t.Context()
+		must(t, st.Heartbeat(ctx, "i1"))
+		must(t, st.Heartbeat(ctx, "i2"))
+		must(t, st.Heartbeat(ctx, "i1"))
+		got, err := st.Instances(ctx)
+		if err != nil || len(got) != 2 || got["i1"] == 0 {
+			t.Fatalf("instances %v %v", got, err)
+		}
+	})
 }

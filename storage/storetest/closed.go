@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agno-go/agno/run"
 	"github.com/agno-go/agno/storage"
 )
 
@@ -32,7 +33,19 @@ func testClosed(t *testing.T, open Opener) {
 		"DeleteSessions": func() error { return st.DeleteSessions(ctx, "s1") },
 		"CreateRun":      func() error { return st.CreateRun(ctx, &storage.Run{RunID: "r2", SessionID: "s1"}) },
 		"UpdateRun":      func() error { return st.UpdateRun(ctx, &storage.Run{RunID: "r1", SessionID: "s1"}) },
-		"GetRun":         func() error { _, err := st.GetRun(ctx, "r1"); return err },
+		"StartRun": func() error {
+			_, err := st.StartRun(ctx, nil, &storage.Run{RunID: "r3", SessionID: "s1"}, false)
+			return err
+		},
+		"SaveRun": func() error { return st.SaveRun(ctx, storage.RunWrite{RunID: "r1"}) },
+		"ClaimRun": func() error {
+			_, err := st.ClaimRun(ctx, storage.Claim{RunID: "r1", From: run.StatusPaused, To: run.StatusRunning, Version: -1})
+			return err
+		},
+		"RequestCancel": func() error { _, err := st.RequestCancel(ctx, "r1"); return err },
+		"Heartbeat":     func() error { return st.Heartbeat(ctx, "i") },
+		"Instances":     func() error { _, err := st.Instances(ctx); return err },
+		"GetRun":        func() error { _, err := st.GetRun(ctx, "r1"); return err },
 		"PutBlob": func() error {
 			_, err := st.PutBlob(ctx, "s1", "b2", strings.NewReader("x"))
 			return err

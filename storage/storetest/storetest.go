@@ -33,6 +33,7 @@ func Run(t *testing.T, open Opener) {
 	t.Run("ListSessionsTies", func(t *testing.T) { testListSessionsTies(t, open) })
 	t.Run("Runs", func(t *testing.T) { testRuns(t, open) })
 	t.Run("ClaimRun", func(t *testing.T) { testClaim(t, open) })
+	t.Run("RunLifecycle", func(t *testing.T) { testRunLifecycle(t, open) })
 	t.Run("ListRuns", func(t *testing.T) { testListRuns(t, open) })
 	t.Run("Events", func(t *testing.T) { testEvents(t, open) })
 	t.Run("DeleteSessions", func(t *testing.T) { testDeleteSessions(t, open) })

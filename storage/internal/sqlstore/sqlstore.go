@@ -6,6 +6,7 @@ package sqlstore
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -24,7 +25,7 @@ import (
 // Dialect is what differs between the SQL backends.
 type Dialect struct {
 	// Table names, qualified where the backend needs it.
-	Sessions, Runs, Events, Memories string
+	Sessions, Runs, Events, Memories, Instances string
 	// Arg renders the placeholder of the n-th argument (1-based).
 	Arg func(n int) string
 	// Contains renders "haystack contains needle, ignoring case", folding
@@ -232,7 +233,7 @@ func (d *Dialect) ListSessions(q storage.SessionQuery) (count, list string, args
 // --- runs ---
 
 // RunColumns lists agno_runs columns in ScanRun order.
-const RunColumns = "run_id, session_id, parent_run_id, session_type, component_id, user_id, status, created_at, updated_at, data"
+const RunColumns = "run_id, session_id, parent_run_id, session_type, component_id, user_id, status, created_at, updated_at, data, owner, listed, cancel_requested, version"
 
 // ScanRun reads one row of RunColumns.
 func ScanRun(sc Scanner) (*storage.Run, error) {
@@ -240,7 +241,7 @@ func ScanRun(sc Scanner) (*storage.Run, error) {
 	var typ, status string
 	var data []byte
 	if err := sc.Scan(&r.RunID, &r.SessionID, &r.ParentRunID, &typ, &r.ComponentID, &r.UserID, &status,
-		&r.CreatedAt, &r.UpdatedAt, &data); err != nil {
+		&r.CreatedAt, &r.UpdatedAt, &data, &r.Owner, &r.Listed, &r.CancelRequested, &r.Version); err != nil {
 		return nil, err
 	}
 	r.SessionType = storage.SessionType(typ)
@@ -303,6 +304,91 @@ func JoinChunks(rows Rows, sessionID, blobID string) ([]byte, error) {
 	return data, nil
 }
 
+// RunSQL are the run statements the SQL backends share; each names its
+// arguments in order.
+type RunSQL struct {
+	// UpdateRun (run_id, session_id, parent_run_id, session_type,
+	// component_id, user_id, status, updated_at, data, owner, listed):
+	// in place, by its owner while in flight.
+	UpdateRun string
+	// TakePending: UpdateRun's arguments, for a row still PENDING.
+	TakePending string
+	// Claim (run_id, to, owner, listed, updated_at, from, expect_owner,
+	// version) returning RunColumns.
+	Claim string
+	// RequestCancel (run_id, updated_at) returning RunColumns.
+	RequestCancel string
+	// Heartbeat (instance_id, now); Instances lists them.
+	Heartbeat, Instances string
+	// Session reads one session's SessionColumns in a write transaction
+	// (ForUpdate appended); UpdateSession writes it (UpdateSession
+	// arguments of the backends' UpdateSession).
+	Session string
+}
+
+// RunSQL renders the shared run statements; forUpdate locks a read row
+// (Postgres), empty where the write transaction is exclusive (SQLite).
+func (d *Dialect) RunSQL(forUpdate string) RunSQL {
+	a := d.Arg
+	where := " WHERE run_id = " + a(1) + " AND session_id = " + a(2) + " AND parent_run_id = " + a(3) +
+		" AND session_type = " + a(4) + " AND component_id = " + a(5)
+	set := "UPDATE " + d.Runs + " SET user_id = " + a(6) + ", status = " + a(7) + ", updated_at = " + a(8) +
+		", data = " + a(9) + ", owner = " + a(10) + ", listed = (listed OR " + a(11) + "), version = version + 1"
+	return RunSQL{
+		UpdateRun:   set + where + " AND (status NOT IN ('PENDING', 'RUNNING') OR owner = " + a(10) + ")",
+		TakePending: set + where + " AND status = 'PENDING'",
+		Claim: "UPDATE " + d.Runs + " SET status = " + a(2) + ", owner = " + a(3) + ", listed = " + a(4) +
+			", updated_at = " + a(5) + ", version = version + 1 WHERE run_id = " + a(1) + " AND status = " + a(6) +
+			" AND (" + a(7) + " = '' OR owner = " + a(7) + ") AND (" + a(8) + " < 0 OR version = " + a(8) + ") RETURNING " + RunColumns,
+		RequestCancel: "UPDATE " + d.Runs + " SET cancel_requested = true, updated_at = " + a(2) +
+			" WHERE run_id = " + a(1) + " AND status IN ('PENDING', 'RUNNING') RETURNING " + RunColumns,
+		Heartbeat: "INSERT INTO " + d.Instances + " (instance_id, heartbeat_at, started_at) VALUES (" + a(1) + ", " + a(2) + ", " + a(2) +
+			") ON CONFLICT (instance_id) DO UPDATE SET heartbeat_at = excluded.heartbeat_at",
+		Instances: "SELECT instance_id, heartbeat_at FROM " + d.Instances,
+		Session:   "SELECT " + SessionColumns + " FROM " + d.Sessions + " WHERE session_id = " + a(1) + forUpdate,
+	}
+}
+
+// RunArgs are a run's arguments to RunSQL.UpdateRun and TakePending.
+func RunArgs(r *storage.Run) []any {
+	return []any{r.RunID, r.SessionID, r.ParentRunID, string(r.SessionType), r.ComponentID, r.UserID, string(r.Status),
+		cmp.Or(r.UpdatedAt, run.Now()), RunData(r), r.Owner, r.Listed}
+}
+
+// ClaimArgs are a claim's arguments to RunSQL.Claim.
+func ClaimArgs(c storage.Claim) []any {
+	return []any{c.RunID, string(c.To), c.Owner, c.Listed, run.Now(), string(c.From), c.ExpectOwner, c.Version}
+}
+
+// ValidateWrite checks a RunWrite before touching the database and
+// returns the run id it is for.
+func ValidateWrite(w storage.RunWrite) (string, error) {
+	runID := w.RunID
+	if w.Run != nil {
+		if err := storage.ValidateRun(w.Run); err != nil {
+			return "", err
+		}
+		runID = w.Run.RunID
+	}
+	if runID == "" {
+		return "", fmt.Errorf("storage: SaveRun needs a Run or a RunID")
+	}
+	for _, e := range w.Events {
+		if !json.Valid(e.Data) {
+			return "", fmt.Errorf("storage: event %d of run %q is not valid JSON", e.Seq, runID)
+		}
+	}
+	for _, c := range w.Children {
+		if err := storage.ValidateRun(c); err != nil {
+			return "", err
+		}
+	}
+	if w.Session != nil && w.SessionID == "" {
+		return "", fmt.Errorf("storage: SaveRun of run %q changes a session but names none", runID)
+	}
+	return runID, nil
+}
+
 // RunData is the data column value of r: JSON text, or nil for none.
 func RunData(r *storage.Run) any {
 	if len(r.Data) == 0 {
@@ -339,6 +425,18 @@ func (d *Dialect) ListRuns(q storage.RunQuery, seqColumn string) (string, []any)
 			ph[i] = b.Arg(string(st))
 		}
 		b.Where("status IN (" + strings.Join(ph, ", ") + ")")
+	}
+	if q.Owner != "" {
+		b.Where("owner = " + b.Arg(q.Owner))
+	}
+	if q.CancelRequested {
+		b.Where("cancel_requested = " + b.Arg(true))
+	}
+	if q.UpdatedAfter != 0 {
+		b.Where("updated_at >= " + b.Arg(q.UpdatedAfter))
+	}
+	if q.Settled {
+		b.Where("NOT (status IN (" + b.Arg(string(run.StatusPending)) + ", " + b.Arg(string(run.StatusRunning)) + ") AND listed = " + b.Arg(false) + ")")
 	}
 	dir := "ASC"
 	if q.Newest {

@@ -1,0 +1,438 @@
+package runs
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/agno-go/agno/run"
+	"github.com/agno-go/agno/storage"
+)
+
+// Begin describes a run that starts.
+type Begin struct {
+	// Row is the run's row as it starts: ids, session type, component,
+	// user, status (RUNNING) and first document. Owner and Listed are the
+	// engine's to set.
+	Row storage.Run
+	// Session, when set, is ensured in the same write as the row: its
+	// stored form is what Started returns.
+	Session *storage.Session
+	// Prepared: the row exists PENDING (Launch); the run takes it over.
+	Prepared bool
+	// Resumable: the run's stream is kept live with event_index and every
+	// event is stored, so a client resumes it on any instance (background
+	// and WebSocket runs). Other runs store what Record is given.
+	Resumable bool
+	// Cancel cancels the run's context (a cancel from anywhere).
+	Cancel context.CancelCauseFunc
+}
+
+// Run is one run in progress: what its executor tells the engine. Its
+// methods are safe for concurrent use.
+type Run struct {
+	e         *Engine
+	row       storage.Run
+	resumable bool
+	cancel    context.CancelCauseFunc
+
+	started  chan struct{}
+	session  *storage.Session
+	startErr error
+
+	mu      sync.Mutex
+	next    int64
+	pending []storage.Event
+	indexed map[run.Event]int64 // events given an index before delivery
+	timer   *time.Timer
+	writing sync.Mutex // one write at a time, in order
+	failed  error
+	stream  *stream
+	gen     int
+	closed  bool
+}
+
+// Begin starts a run: its row (and session) are written in the
+// background — Started waits for that — so the first event goes out
+// before the first write completes. A run id that is taken fails
+// Started with run.ErrRunExists and nothing is written.
+func (e *Engine) Begin(ctx context.Context, b Begin) (*Run, error) {
+	if err := e.admit(); err != nil {
+		return nil, err
+	}
+	r := e.newRun(b.Row, b.Resumable, b.Cancel)
+	r.row.Owner = e.cfg.Instance
+	r.row.Listed = b.Prepared || b.Row.Listed
+	r.row.Status = run.StatusRunning
+	e.track(r)
+	if e.st == nil {
+		close(r.started)
+		return r, nil
+	}
+	wctx := context.WithoutCancel(ctx)
+	first := r.rowCopy()
+	go func() {
+		defer close(r.started)
+		sess, err := e.st.StartRun(wctx, b.Session, first, b.Prepared)
+		switch {
+		case errors.Is(err, storage.ErrConflict) && !b.Prepared:
+			r.startErr = fmt.Errorf("%w: %s (choose another run_id, or leave it out)", run.ErrRunExists, b.Row.RunID)
+		case err != nil:
+			r.startErr = fmt.Errorf("%w: start run %s: %v", ErrStorage, b.Row.RunID, err)
+		}
+		r.session = sess
+		if r.startErr == nil && b.Prepared {
+			e.flagged(wctx, r)
+		}
+	}()
+	return r, nil
+}
+
+// Claim continues a paused run that was read at version: it moves it to
+// RUNNING under this instance, so of every continuation of one pause —
+// on any instance, over any channel — exactly one wins. next is the
+// number of events the run has stored (-1: count them). A lost claim is
+// run.ErrNotPaused.
+func (e *Engine) Claim(ctx context.Context, row storage.Run, version int64, next int64, resumable bool, cancel context.CancelCauseFunc) (*Run, error) {
+	if err := e.admit(); err != nil {
+		return nil, err
+	}
+	r := e.newRun(row, resumable, cancel)
+	r.row.Owner, r.row.Listed, r.row.Status = e.cfg.Instance, true, run.StatusRunning
+	if e.st == nil { // no store to claim in: this process's claims decide
+		e.mu.Lock()
+		_, taken := e.live[row.RunID]
+		if !taken {
+			e.live[row.RunID] = r
+		}
+		e.mu.Unlock()
+		if taken {
+			e.runs.Done()
+			return nil, fmt.Errorf("continue run %s: %w (status=RUNNING)", row.RunID, run.ErrNotPaused)
+		}
+	}
+	if e.st != nil {
+		claimed, err := e.st.ClaimRun(ctx, storage.Claim{RunID: row.RunID, From: run.StatusPaused, To: run.StatusRunning,
+			Owner: e.cfg.Instance, Version: version, Listed: true})
+		if err != nil {
+			e.runs.Done()
+			switch {
+			case errors.Is(err, storage.ErrNotFound):
+				return nil, fmt.Errorf("continue run %s: %w", row.RunID, run.ErrNotFound)
+			case errors.Is(err, storage.ErrConflict):
+				return nil, fmt.Errorf("continue run %s: %w (status=RUNNING)", row.RunID, run.ErrNotPaused)
+			}
+			return nil, fmt.Errorf("%w: claim run %s: %v", ErrStorage, row.RunID, err)
+		}
+		r.row.UserID = claimed.UserID
+		if next < 0 {
+			evs, err := e.st.ListEvents(ctx, row.RunID, -1)
+			if err != nil {
+				r.release()
+				return nil, fmt.Errorf("%w: read events of run %s: %v", ErrStorage, row.RunID, err)
+			}
+			next = int64(len(evs))
+		}
+	}
+	r.next = max(next, 0)
+	close(r.started)
+	e.track(r)
+	e.changed(ctx, r.rowCopy())
+	return r, nil
+}
+
+func (e *Engine) newRun(row storage.Run, resumable bool, cancel context.CancelCauseFunc) *Run {
+	if cancel == nil {
+		cancel = func(error) {}
+	}
+	return &Run{e: e, row: row, resumable: resumable, cancel: cancel, started: make(chan struct{}), indexed: map[run.Event]int64{}}
+}
+
+// track registers a run as live here: its stream opens, a cancel reaches
+// it.
+func (e *Engine) track(r *Run) {
+	if r.resumable {
+		r.stream, r.gen = e.streams.open(r.row.RunID, r.next)
+	}
+	e.mu.Lock()
+	e.live[r.row.RunID] = r
+	e.mu.Unlock()
+}
+
+// flagged cancels a run whose cancel was requested before it started.
+func (e *Engine) flagged(ctx context.Context, r *Run) {
+	if stored, err := e.st.GetRun(ctx, r.row.RunID); err == nil && stored.CancelRequested {
+		r.cancel(run.ErrCancelled)
+	}
+}
+
+// Started waits for the run's first write and returns its session as
+// stored (nil when Begin had none, or without a store).
+func (r *Run) Started(ctx context.Context) (*storage.Session, error) {
+	if r == nil { // a run the engine does not keep (nested)
+		return nil, nil
+	}
+	select {
+	case <-r.started:
+		return r.session, r.startErr
+	case <-ctx.Done():
+		return nil, context.Cause(ctx)
+	}
+}
+
+// ID is the run's id.
+func (r *Run) ID() string { return r.row.RunID }
+
+// Resumable reports a run whose stream is live and stored whole.
+func (r *Run) Resumable() bool { return r != nil && r.resumable }
+
+func (r *Run) rowCopy() *storage.Run {
+	c := r.row
+	return &c
+}
+
+// Record stores an event of a run that is not resumable (those store
+// their stream): it is written with the next batch.
+func (r *Run) Record(e run.Event) {
+	if r == nil || r.resumable {
+		return
+	}
+	r.queue(e)
+}
+
+// queue gives an event the next index and queues it for storage.
+func (r *Run) queue(e run.Event) int64 {
+	data, err := json.Marshal(e)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	idx := r.next
+	if err != nil || r.e.st == nil {
+		r.next++
+		return idx
+	}
+	r.pending = append(r.pending, storage.Event{RunID: r.row.RunID, Seq: idx, Data: data})
+	r.next++
+	switch {
+	case len(r.pending) >= r.e.cfg.BatchEvents:
+		r.flushSoonLocked(0)
+	case r.timer == nil:
+		r.flushSoonLocked(r.e.cfg.BatchDelay)
+	}
+	return idx
+}
+
+// flushSoonLocked schedules a batch write; needs r.mu.
+func (r *Run) flushSoonLocked(after time.Duration) {
+	if r.timer != nil {
+		if after > 0 {
+			return
+		}
+		r.timer.Stop()
+	}
+	r.timer = time.AfterFunc(after, func() {
+		if err := r.flush(context.Background()); err != nil {
+			r.fail(err)
+		}
+	})
+}
+
+// flush writes the queued events (after the run's first write).
+func (r *Run) flush(ctx context.Context) error {
+	if _, err := r.Started(ctx); err != nil {
+		return nil // the run fails on Started; its events are not kept
+	}
+	r.writing.Lock()
+	defer r.writing.Unlock()
+	r.mu.Lock()
+	evs := r.pending
+	r.pending, r.timer = nil, nil
+	r.mu.Unlock()
+	if len(evs) == 0 {
+		return nil
+	}
+	if err := r.e.st.SaveRun(ctx, storage.RunWrite{RunID: r.row.RunID, Events: evs}); err != nil {
+		return fmt.Errorf("%w: events of run %s: %v", ErrStorage, r.row.RunID, err)
+	}
+	r.e.publish(ctx, Signal{Kind: SignalEvents, RunID: r.row.RunID})
+	return nil
+}
+
+// fail ends the run with a storage failure (a batch that could not be
+// written): its context is cancelled with the error as cause.
+func (r *Run) fail(err error) {
+	r.mu.Lock()
+	first := r.failed == nil
+	if first {
+		r.failed = err
+	}
+	r.mu.Unlock()
+	if first {
+		r.e.log.Error("run storage failed; the run is stopped", "run_id", r.row.RunID, "error", err)
+		r.cancel(err)
+	}
+}
+
+// Failed is the storage failure that stopped the run, if any.
+func (r *Run) Failed() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.failed
+}
+
+// Emitter returns the run's emitter: for a resumable run every event
+// gets its index, goes to the live stream and to storage, then to next
+// (nil: none); other runs emit to next unchanged.
+func (r *Run) Emitter(next run.Emitter) run.Emitter {
+	if r == nil || !r.resumable {
+		return next
+	}
+	return func(e run.Event) bool {
+		run.Stamp(e)
+		r.mu.Lock()
+		idx, ok := r.indexed[e]
+		delete(r.indexed, e)
+		r.mu.Unlock()
+		if !ok {
+			idx = r.queue(e)
+		}
+		if p, err := payload(e, idx, r.row.RunID); err == nil {
+			r.stream.add(Event{Index: idx, Name: e.Kind(), Payload: p})
+		}
+		if next == nil {
+			return true
+		}
+		return next(e)
+	}
+}
+
+// Finish is the end of a run (or of its generation: a pause).
+type Finish struct {
+	Status run.Status
+	// Doc is the run's document (its output, without events).
+	Doc json.RawMessage
+	// Terminal are the events a resumable run delivers after this write
+	// (RunCompleted, WorkflowPaused…): stored with it, so no follower
+	// sees the run settled without them.
+	Terminal []run.Event
+	// Children are runs it started (team members), stored with it.
+	Children []*storage.Run
+	// SessionID and Session change the session in the same write.
+	SessionID string
+	Session   func(*storage.Session) error
+}
+
+// Finish writes the run's end in one write: its row, the events not yet
+// stored, its member runs and the session change. Then the run's own
+// terminal events may be delivered, and Close releases it.
+func (r *Run) Finish(ctx context.Context, f Finish) error {
+	for _, e := range f.Terminal {
+		idx := r.queue(run.Stamp(e))
+		r.mu.Lock()
+		r.indexed[e] = idx
+		r.mu.Unlock()
+	}
+	r.row.Status, r.row.Data = f.Status, f.Doc
+	if r.e.st == nil {
+		return nil
+	}
+	ctx = context.WithoutCancel(ctx)
+	if _, err := r.Started(ctx); err != nil {
+		return err
+	}
+	r.writing.Lock()
+	defer r.writing.Unlock()
+	r.mu.Lock()
+	if r.timer != nil {
+		r.timer.Stop()
+		r.timer = nil
+	}
+	evs := r.pending
+	r.pending = nil
+	r.mu.Unlock()
+	err := r.e.st.SaveRun(ctx, storage.RunWrite{Run: r.rowCopy(), Events: evs, Children: f.Children,
+		SessionID: f.SessionID, Session: f.Session})
+	if errors.Is(err, storage.ErrConflict) {
+		return fmt.Errorf("%w: run %s was taken over by another instance (its lease expired): %v", ErrStorage, r.row.RunID, err)
+	}
+	if err != nil {
+		return fmt.Errorf("%w: %v", ErrStorage, err)
+	}
+	r.e.changed(ctx, r.rowCopy())
+	return nil
+}
+
+// Save writes the run's row and queued events mid-run (a workflow's
+// document as it goes); the run stays in flight.
+func (r *Run) Save(ctx context.Context, doc json.RawMessage) error {
+	r.row.Data = doc
+	if r.e.st == nil {
+		return nil
+	}
+	ctx = context.WithoutCancel(ctx)
+	if _, err := r.Started(ctx); err != nil {
+		return err
+	}
+	r.writing.Lock()
+	defer r.writing.Unlock()
+	r.mu.Lock()
+	evs := r.pending
+	r.pending = nil
+	r.mu.Unlock()
+	if err := r.e.st.SaveRun(ctx, storage.RunWrite{Run: r.rowCopy(), Events: evs}); err != nil {
+		return fmt.Errorf("%w: %v", ErrStorage, err)
+	}
+	return nil
+}
+
+// Close releases the run: its stream ends (with the status Finish gave),
+// it no longer takes cancels, and the engine stops counting it. Close is
+// idempotent.
+func (r *Run) Close() {
+	if r == nil {
+		return
+	}
+	r.mu.Lock()
+	if r.closed {
+		r.mu.Unlock()
+		return
+	}
+	r.closed = true
+	if r.timer != nil {
+		r.timer.Stop()
+		r.timer = nil
+	}
+	r.mu.Unlock()
+	if r.stream != nil {
+		r.stream.finish(r.gen, r.row.Status)
+	}
+	e := r.e
+	e.mu.Lock()
+	if e.live[r.row.RunID] == r {
+		delete(e.live, r.row.RunID)
+	}
+	e.mu.Unlock()
+	e.wakeFollowers(r.row.RunID)
+	e.runs.Done()
+}
+
+// release gives a claimed run back as paused (the continuation was
+// refused before it started) and closes it.
+func (r *Run) release() {
+	if r.e.st != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if _, err := r.e.st.ClaimRun(ctx, storage.Claim{RunID: r.row.RunID, From: run.StatusRunning, To: run.StatusPaused,
+			ExpectOwner: r.e.cfg.Instance, Version: -1, Listed: true}); err != nil {
+			r.e.log.Warn("could not give a claimed run back as paused", "run_id", r.row.RunID, "error", err)
+		}
+	}
+	r.row.Status = run.StatusPaused
+	r.Close()
+}
+
+// Release gives a claimed run back as PAUSED: its continuation was
+// refused before anything ran.
+func (r *Run) Release() { r.release() }

@@ -1,0 +1,74 @@
+// Package pgsignal carries the run engine's signals between AgentOS
+// processes over Postgres LISTEN/NOTIFY, on the database they share.
+package pgsignal
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"regexp"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/agno-go/agno/runs"
+)
+
+// Signals is runs.Signals on a Postgres pool.
+type Signals struct {
+	pool    *pgxpool.Pool
+	channel string
+}
+
+var channelName = regexp.MustCompile(`^[a-z_][a-z0-9_]{0,62}$`)
+
+// New returns signals on pool, on a channel of their own per schema (so
+// stores in different schemas of one database do not hear each other).
+func New(pool *pgxpool.Pool, schema string) (*Signals, error) {
+	ch := "agno_runs_" + schema
+	if len(ch) > 63 {
+		ch = ch[:63]
+	}
+	if !channelName.MatchString(ch) {
+		return nil, fmt.Errorf("pgsignal: schema %q makes no channel name; use lower-case letters, digits and _", schema)
+	}
+	return &Signals{pool: pool, channel: ch}, nil
+}
+
+var _ runs.Signals = (*Signals)(nil)
+
+// Publish implements runs.Signals.
+func (s *Signals) Publish(ctx context.Context, sig runs.Signal) error {
+	b, err := json.Marshal(sig)
+	if err != nil {
+		return err
+	}
+	_, err = s.pool.Exec(ctx, "SELECT pg_notify($1, $2)", s.channel, string(b))
+	return err
+}
+
+// Listen implements runs.Signals: it takes one connection out of the
+// pool and listens on it until ctx ends.
+func (s *Signals) Listen(ctx context.Context, fn func(runs.Signal)) error {
+	pc, err := s.pool.Acquire(ctx)
+	if err != nil {
+		return err
+	}
+	// The listening connection is this function's: it never goes back
+	// to the pool (a cancelled wait leaves it unusable anyway).
+	conn := pc.Hijack()
+	defer conn.Close(context.Background())
+	if _, err := conn.Exec(ctx, "LISTEN "+pgx.Identifier{s.channel}.Sanitize()); err != nil {
+		return err
+	}
+	for {
+		n, err := conn.WaitForNotification(ctx)
+		if err != nil {
+			return err
+		}
+		var sig runs.Signal
+		if json.Unmarshal([]byte(n.Payload), &sig) == nil {
+			fn(sig)
+		}
+	}
+}
