@@ -447,7 +447,7 @@ func (o *OS) storedRun(w http.ResponseWriter, r *http.Request, componentID strin
 	}
 	rec, err := o.cfg.Store.GetRun(r.Context(), r.PathValue("run_id"))
 	sid := r.URL.Query().Get("session_id")
-	if err != nil || rec.ComponentID != componentID || (sid != "" && rec.SessionID != sid) || rec.ParentRunID != "" && sessionType == "" {
+	if err != nil || rec.ComponentID != componentID || (sid != "" && rec.SessionID != sid) || rec.ParentRunID != "" && sessionType == "" || !shown(rec) {
 		writeError(w, http.StatusNotFound, "Run not found")
 		return nil, nil, false
 	}
@@ -456,6 +456,7 @@ func (o *OS) storedRun(w http.ResponseWriter, r *http.Request, componentID strin
 		fail(w, err)
 		return nil, nil, false
 	}
+	rowStatus(doc, rec)
 	if evs, err := o.cfg.Store.ListEvents(r.Context(), rec.RunID, -1); err == nil && len(evs) > 0 {
 		list := make([]json.RawMessage, len(evs))
 		for i, e := range evs {
@@ -501,11 +502,11 @@ func (o *OS) listRuns(w http.ResponseWriter, r *http.Request, componentID string
 		writeError(w, http.StatusNotFound, "Session not found")
 		return
 	}
-	if _, err := o.cfg.Store.GetSession(r.Context(), sid); err != nil {
+	if _, err := getSession(r.Context(), o.cfg.Store, sid, "", ""); err != nil {
 		writeError(w, http.StatusNotFound, "Session not found")
 		return
 	}
-	q := storage.RunQuery{SessionID: sid, ComponentID: componentID}
+	q := storage.RunQuery{SessionID: sid, ComponentID: componentID, Settled: true}
 	if s := r.URL.Query().Get("status"); s != "" {
 		q.Status = []run.Status{run.Status(strings.ToUpper(s))}
 	}

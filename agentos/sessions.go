@@ -1,6 +1,7 @@
 package agentos
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -343,8 +344,27 @@ func getSession(ctx context.Context, st storage.Store, id string, typ storage.Se
 	if !visible(s, typ, userID) {
 		return nil, errSessionHidden
 	}
+	if hidden, err := onlyInFlight(ctx, st, id); err != nil || hidden {
+		return nil, cmp.Or(err, errSessionHidden)
+	}
 	return s, nil
 }
+
+// onlyInFlight reports a session whose only runs are foreground runs in
+// flight. agno stores such a session with its first run's end, so its
+// clients (agent-ui on a new chat) expect it not to exist until then.
+func onlyInFlight(ctx context.Context, st storage.Store, sessionID string) (bool, error) {
+	shown, err := st.ListRuns(ctx, storage.RunQuery{SessionID: sessionID, TopLevel: true, Settled: true, Limit: 1})
+	if err != nil || len(shown) > 0 {
+		return false, err
+	}
+	any, err := st.ListRuns(ctx, storage.RunQuery{SessionID: sessionID, TopLevel: true, Limit: 1})
+	return len(any) > 0, err
+}
+
+// shown reports a run listings show: settled, or listed while in flight
+// (background runs); a foreground run shows once it ends, as in agno.
+func shown(rec *storage.Run) bool { return !rec.InFlight() || rec.Listed }
 
 // storedDoc is a run row with its decoded document.
 type storedDoc struct {
@@ -367,7 +387,16 @@ func loadRuns(ctx context.Context, st storage.Store, q storage.RunQuery) ([]stor
 func decodeDoc(rec *storage.Run) map[string]any {
 	doc := map[string]any{}
 	_ = run.DecodeJSON(rec.Data, &doc)
+	rowStatus(doc, rec)
 	return doc
+}
+
+// rowStatus puts the row's status in its document: the row moves first
+// (a claimed paused run is RUNNING before its document is rewritten).
+func rowStatus(doc map[string]any, rec *storage.Run) {
+	if _, ok := doc["status"]; ok && rec.Status != "" {
+		doc["status"] = string(rec.Status)
+	}
 }
 
 // stringifyInput renders a run input as agno's stringify_input_content:
@@ -928,7 +957,7 @@ func (o *OS) handleSessionRuns(w http.ResponseWriter, r *http.Request) {
 		fail(w, err)
 		return
 	}
-	runs, err := loadRuns(r.Context(), st, storage.RunQuery{SessionID: id, CreatedAfter: after, CreatedBefore: before})
+	runs, err := loadRuns(r.Context(), st, storage.RunQuery{SessionID: id, CreatedAfter: after, CreatedBefore: before, Settled: true})
 	if err != nil {
 		fail(w, err)
 		return
@@ -968,8 +997,8 @@ func (o *OS) handleSessionRun(w http.ResponseWriter, r *http.Request) {
 		fail(w, err)
 		return
 	}
-	if err != nil || rec.SessionID != id {
-		some, lerr := st.ListRuns(r.Context(), storage.RunQuery{SessionID: id, Limit: 1})
+	if err != nil || rec.SessionID != id || !shown(rec) {
+		some, lerr := st.ListRuns(r.Context(), storage.RunQuery{SessionID: id, Limit: 1, Settled: true})
 		if lerr != nil {
 			fail(w, lerr)
 			return

@@ -15,7 +15,8 @@ WARMUP=${WARMUP:-100}      # requests before each measured row (at least one per
 TTFT=${TTFT:-1ms}          # fakellm time to first token
 TOKENS=${TOKENS:-5}        # fakellm tokens per answer
 TOKEN_DELAY=${TOKEN_DELAY:-0s}
-STORAGE=${STORAGE:-sqlite} # sqlite (what agno agentos start uses by default) or memory
+STORAGE=${STORAGE:-sqlite} # sqlite (what agno agentos start uses by default), postgres or memory
+PG_DSN=${PG_DSN:-postgres://postgres@127.0.0.1:5432/test?sslmode=disable} # STORAGE=postgres: a fresh schema per row
 PORT=${PORT:-}             # AgentOS port; default: the first free one from 17777
 OUT=${OUT:-}               # also write the report (markdown) to this file
 KEEP_WORK=${KEEP_WORK:-0}  # 1: keep the work directory (configs, logs, JSON results)
@@ -32,7 +33,7 @@ done
 for m in $MODES; do
 	[[ $m == stream || $m == nonstream ]] || die "MODES: unknown mode \"$m\"; use nonstream and/or stream"
 done
-[[ $STORAGE == sqlite || $STORAGE == memory ]] || die "STORAGE: \"$STORAGE\" is not sqlite or memory"
+[[ $STORAGE == sqlite || $STORAGE == postgres || $STORAGE == memory ]] || die "STORAGE: \"$STORAGE\" is not sqlite, postgres or memory"
 for c in $CONCURRENCY; do
 	[[ $c =~ ^[1-9][0-9]*$ ]] || die "CONCURRENCY: \"$c\" is not a positive number"
 done
@@ -165,7 +166,12 @@ EOF
 	if [[ $STORAGE == sqlite ]]; then
 		echo "path = \"$2/agno.db\"" >>"$WORK/os/config.toml"
 	fi
+	if [[ $STORAGE == postgres ]]; then
+		# A schema of its own per row: the run starts on empty tables.
+		printf 'dsn_env = "AGNO_BENCH_PG_DSN"\nschema = "bench_%s_%s"\n' "$$" "$(basename "$2" | tr -c 'a-z0-9\n' _)" >>"$WORK/os/config.toml"
+	fi
 }
+export AGNO_BENCH_PG_DSN=$PG_DSN
 
 # ---- processes ----------------------------------------------------------------
 LLM_PID= LLM_URL=
@@ -257,15 +263,15 @@ report() {
 	echo "- fakellm: TTFT $TTFT, $TOKENS tokens, token delay $TOKEN_DELAY; storage $STORAGE; ${DURATION} per row after a warm-up of max($WARMUP, c) runs; fresh AgentOS, fakellm and database per row"
 	echo "- load generator, AgentOS and fakellm share the machine"
 	echo
-	echo "| concurrency | mode | runs/s | p50 ms | p99 ms | TTFE p50 ms | server CPU ms/run | server cores busy | peak RSS MB | errors | model p50 ms | model p99 ms | added p50 ms | added p99 ms |"
-	echo "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+	echo "| concurrency | mode | runs/s | model runs/s | ratio | p50 ms | p99 ms | TTFE p50 ms | server CPU ms/run | server cores busy | peak RSS MB | errors | model p50 ms | model p99 ms | added p50 ms | added p99 ms |"
+	echo "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
 	local mode c
 	for mode in $MODES; do
 		for c in $CONCURRENCY; do
 			jq -r --arg mode "$mode" --slurpfile m "$RES/model-$mode-c$c.json" '
 				def f(d): if . == null then "-" else (. * pow(10; d) | round) / pow(10; d) | tostring end;
 				$m[0] as $b |
-				"| \(.concurrency) | \($mode) | \(.runs_per_s | f(0)) | \(.latency.p50_ms | f(2)) | \(.latency.p99_ms | f(2)) | \(.ttfe.p50_ms | f(2)) | \(.server.cpu_ms_per_run | f(3)) | \(.server.cpu_ms / (.elapsed_s * 1000) | f(2)) | \(.server.peak_rss_mb | f(1)) | \(.errors) | \($b.latency.p50_ms | f(2)) | \($b.latency.p99_ms | f(2)) | \(.latency.p50_ms - $b.latency.p50_ms | f(2)) | \(.latency.p99_ms - $b.latency.p99_ms | f(2)) |"
+				"| \(.concurrency) | \($mode) | \(.runs_per_s | f(0)) | \($b.runs_per_s | f(0)) | \(.runs_per_s / $b.runs_per_s | f(3)) | \(.latency.p50_ms | f(2)) | \(.latency.p99_ms | f(2)) | \(.ttfe.p50_ms | f(2)) | \(.server.cpu_ms_per_run | f(3)) | \(.server.cpu_ms / (.elapsed_s * 1000) | f(2)) | \(.server.peak_rss_mb | f(1)) | \(.errors) | \($b.latency.p50_ms | f(2)) | \($b.latency.p99_ms | f(2)) | \(.latency.p50_ms - $b.latency.p50_ms | f(2)) | \(.latency.p99_ms - $b.latency.p99_ms | f(2)) |"
 			' "$RES/agentos-$mode-c$c.json"
 		done
 	done
@@ -278,7 +284,7 @@ report() {
 		echo "$errs"
 		echo
 	fi
-	echo "Added latency = AgentOS latency − fakellm's own latency measured by the same client at the same concurrency and mode (rows \"model\"); p99 differences are indicative only, percentiles do not subtract."
+	echo "Ratio = AgentOS runs/s ÷ fakellm's own runs/s (the same client at the same concurrency and mode, straight at fakellm). Added latency = AgentOS latency − fakellm's own latency measured by the same client at the same concurrency and mode (rows \"model\"); p99 differences are indicative only, percentiles do not subtract."
 	echo
 	echo "Commands (paths are in the temporary work directory; config of the first row shown after them):"
 	echo

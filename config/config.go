@@ -59,9 +59,16 @@ type AgentOSConfig struct {
 	AllowedHosts []string `toml:"allowed_hosts"`
 	// MaxUploadBytes bounds a run request, uploads included (default 32
 	// MiB); MaxFileBytes one uploaded file (default MaxUploadBytes).
-	MaxUploadBytes int64          `toml:"max_upload_bytes"`
-	MaxFileBytes   int64          `toml:"max_file_bytes"`
-	Registry       RegistryConfig `toml:"registry"`
+	MaxUploadBytes int64 `toml:"max_upload_bytes"`
+	MaxFileBytes   int64 `toml:"max_file_bytes"`
+	// InstanceID names this process among the replicas sharing the
+	// database (default host name and port): a restarted process with the
+	// same id recovers its own interrupted runs at once.
+	InstanceID string `toml:"instance_id"`
+	// LeaseSeconds is how long a replica that stopped renewing its lease
+	// keeps its runs before another marks them ERROR (default 15).
+	LeaseSeconds int            `toml:"lease_seconds"`
+	Registry     RegistryConfig `toml:"registry"`
 }
 
 // RegistryConfig is [agentos.registry].
@@ -280,6 +287,8 @@ const (
 	DefaultPort = 7777
 	// DefaultMaxUploadBytes is agentos.max_upload_bytes' default.
 	DefaultMaxUploadBytes = 32 << 20
+	// DefaultLeaseSeconds is agentos.lease_seconds' default.
+	DefaultLeaseSeconds = 15
 	DefaultSQLitePath     = "agno.db"
 	DefaultDSNEnv         = "AGNO_POSTGRES_DSN"
 	DefaultSocketPath     = "agno-hitl.sock"
@@ -300,6 +309,7 @@ func defaults() Config {
 			RegistryAutoPopulate: true,
 			ProtectedMode:        true,
 			MaxUploadBytes:       DefaultMaxUploadBytes,
+			LeaseSeconds:         DefaultLeaseSeconds,
 			Registry:             RegistryConfig{Sources: slices.Clone(DefaultSources), RefreshOnStart: true},
 		},
 		Storage:   StorageConfig{Driver: DriverSQLite},
@@ -423,6 +433,9 @@ func (c *Config) validate(p *problems, md *toml.MetaData) {
 	}
 	if a.MaxFileBytes < 0 || a.MaxFileBytes > a.MaxUploadBytes {
 		p.at("agentos.max_file_bytes", "agentos.max_file_bytes = %d: give the largest uploaded file to accept, in bytes, at most agentos.max_upload_bytes (%d); leave it out to use that", a.MaxFileBytes, a.MaxUploadBytes)
+	}
+	if a.LeaseSeconds < 1 || a.LeaseSeconds > 300 {
+		p.at("agentos.lease_seconds", "agentos.lease_seconds = %d: give how long (1 to 300 seconds) a silent replica keeps its runs (default %d)", a.LeaseSeconds, DefaultLeaseSeconds)
 	}
 	for i, h := range a.AllowedHosts {
 		if strings.TrimSpace(h) == "" || strings.ContainsAny(h, "/ ") {

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"syscall"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -18,6 +19,10 @@ import (
 	"github.com/agno-go/agno/agentos"
 	"github.com/agno-go/agno/config"
 	"github.com/agno-go/agno/hitl"
+	"github.com/agno-go/agno/runs"
+	"github.com/agno-go/agno/runs/pgsignal"
+	"github.com/agno-go/agno/storage"
+	"github.com/agno-go/agno/storage/postgres"
 	"github.com/agno-go/agno/team"
 	"github.com/agno-go/agno/workflow"
 )
@@ -98,7 +103,20 @@ func startAgentOS(ctx context.Context, f startFlags, ready chan<- string) error 
 
 	protected := cfg.AgentOS.ProtectedMode && !f.insecure
 	key := os.Getenv("OS_SECURITY_KEY")
-	var closers []func() error
+	host, port := cfg.AgentOS.Host, cfg.AgentOS.Port
+	if f.host != "" {
+		host = f.host
+	}
+	if f.port != 0 {
+		port = f.port
+	}
+	eng, err := startEngine(ctx, cfg, res.Store, port, logger)
+	if err != nil {
+		_ = res.Close()
+		return err
+	}
+	// Stopped last: the engine outlives the server's drain.
+	closers := []func() error{func() error { runs.Detach(eng); return eng.Close() }}
 	var hitlServer *hitl.Server
 	if cfg.Workflows.HITL.Socket() {
 		hitlServer, err = hitl.NewServer(hitl.Config{SocketPath: cfg.Workflows.HITL.SocketPath, Workflows: res.Workflows, Store: res.Store, Logger: logger})
@@ -119,7 +137,7 @@ func startAgentOS(ctx context.Context, f startFlags, ready chan<- string) error 
 
 	os_, err := agentos.New(agentos.Config{
 		ID: cfg.AgentOS.ID, Name: cfg.AgentOS.Name, Description: cfg.AgentOS.Description,
-		Agents: res.Agents, Teams: res.Teams, Workflows: res.Workflows, Store: res.Store,
+		Agents: res.Agents, Teams: res.Teams, Workflows: res.Workflows, Store: res.Store, Runs: eng,
 		SecurityKey: key, ProtectedMode: &protected, CORSOrigins: cfg.AgentOS.CORSAllowedOrigins, AllowedHosts: cfg.AgentOS.AllowedHosts,
 		MaxUploadBytes: cfg.AgentOS.MaxUploadBytes, MaxFileBytes: cfg.AgentOS.MaxFileBytes,
 		Closers: closers, Logger: logger,
@@ -138,13 +156,6 @@ func startAgentOS(ctx context.Context, f startFlags, ready chan<- string) error 
 		logger.Info("no OS_SECURITY_KEY set: protected mode answers loopback clients only (set OS_SECURITY_KEY, or --insecure / protected_mode = false)")
 	}
 
-	host, port := cfg.AgentOS.Host, cfg.AgentOS.Port
-	if f.host != "" {
-		host = f.host
-	}
-	if f.port != 0 {
-		port = f.port
-	}
 	ln, err := net.Listen("tcp", net.JoinHostPort(host, strconv.Itoa(port)))
 	if err != nil {
 		_ = os_.Close()
@@ -170,6 +181,41 @@ func startAgentOS(ctx context.Context, f startFlags, ready chan<- string) error 
 		}
 	}()
 	return os_.Serve(ctx, ln)
+}
+
+// startEngine makes the run engine of the store, attaches it (every
+// agent, team and workflow on the store runs through it), recovers the
+// runs this instance left in flight and starts its lease.
+func startEngine(ctx context.Context, cfg *config.Config, st storage.Store, port int, logger *slog.Logger) (*runs.Engine, error) {
+	id := cfg.AgentOS.InstanceID
+	if id == "" {
+		hostname, err := os.Hostname()
+		if err != nil {
+			hostname = "localhost"
+		}
+		id = hostname + ":" + strconv.Itoa(port)
+	}
+	rc := runs.Config{Store: st, Instance: id, Lease: time.Duration(cfg.AgentOS.LeaseSeconds) * time.Second, Logger: logger}
+	if pg, ok := st.(*postgres.Store); ok {
+		sig, err := pgsignal.New(pg.Pool(), pg.Schema())
+		if err != nil {
+			return nil, err
+		}
+		rc.Signals = sig
+	}
+	eng, err := runs.New(rc)
+	if err != nil {
+		return nil, err
+	}
+	if err := runs.Attach(eng); err != nil {
+		return nil, err
+	}
+	if err := eng.Start(ctx); err != nil {
+		runs.Detach(eng)
+		return nil, err
+	}
+	logger.Info("run engine started", "instance", id, "lease", rc.Lease, "signals", rc.Signals != nil)
+	return eng, nil
 }
 
 // reloadSources re-reads the declarative files on top of the startup
