@@ -209,6 +209,9 @@ func New(cfg Config) (*OS, error) {
 
 func (o *OS) catalog() *catalog { return o.cat.Load() }
 
+// Catalog returns the agents, teams and workflows served now.
+func (o *OS) Catalog() Catalog { return o.catalog().Catalog }
+
 // Replace swaps in a new catalog (a reload). Runs in flight keep the
 // resources they started with.
 func (o *OS) Replace(c Catalog) error {

@@ -20,7 +20,13 @@ var ErrWrongAnswer = errors.New("hitl: wrong answer for this pause")
 // of step (a step name or step_id), or the active one when step is "".
 // A failed step (pause_kind error) is given as a confirmation: approve
 // retries it, reject skips it.
+// An agent's or team's pause is given as one executor requirement (named
+// after the agent or team) holding its open requirements, so it is
+// answered as a workflow step's paused agent is.
 func (p *Pause) Requirement(step string) (*workflow.StepRequirement, error) {
+	if p.Kind() != kindWorkflow {
+		return p.executorRequirement(step)
+	}
 	if p.PauseKind == "error" && len(p.ErrorRequirements) > 0 {
 		er := p.ErrorRequirements[len(p.ErrorRequirements)-1]
 		if step != "" && step != er.StepName && step != er.StepID {
@@ -47,6 +53,22 @@ func (p *Pause) Requirement(step string) (*workflow.StepRequirement, error) {
 		waiting = append(waiting, fmt.Sprintf("%q", r.StepName))
 	}
 	return nil, fmt.Errorf("%w: run %s does not wait at step %q (it waits at %s)", ErrWrongAnswer, p.RunID, step, strings.Join(waiting, ", "))
+}
+
+func (p *Pause) executorRequirement(step string) (*workflow.StepRequirement, error) {
+	id, name := p.ComponentID(), p.ComponentName()
+	if step != "" && step != id && step != name {
+		return nil, fmt.Errorf("%w: run %s is a paused %s (%s), not a workflow step %q; leave --step out", ErrWrongAnswer, p.RunID, p.Kind(), id, step)
+	}
+	var reqs []*run.Requirement
+	if err := clone(run.Active(p.Requirements), &reqs); err != nil {
+		return nil, err
+	}
+	if len(reqs) == 0 {
+		return nil, fmt.Errorf("%w: run %s lists no open requirement", ErrWrongAnswer, p.RunID)
+	}
+	return &workflow.StepRequirement{StepID: id, StepName: name, RequiresExecutorInput: true, ExecutorRequirements: reqs,
+		ExecutorID: id, ExecutorName: name, ExecutorRunID: p.RunID, ExecutorType: p.Kind(), ExecutorSessionID: p.SessionID}, nil
 }
 
 func copyRequirement(r *workflow.StepRequirement) (*workflow.StepRequirement, error) {

@@ -20,10 +20,12 @@ import (
 var ErrClosed = errors.New("hitl: connection closed")
 
 // Announcement is a message the server sent on its own: a new pause
-// (Pause set) or the end of a continued run (Finished set).
+// (Pause set), a pause answered elsewhere (Resumed set) or the end of a
+// continued run (Finished set).
 type Announcement struct {
 	Event    string
 	Pause    *Pause
+	Resumed  *Resumed
 	Finished *Finished
 	// Raw is the line as received.
 	Raw json.RawMessage
@@ -167,9 +169,43 @@ func (c *Client) Continue(ctx context.Context, req ContinueRequest) error {
 	return expect(res.msg, EventContinued)
 }
 
-// Answer continues p with answers (see Pause.Approve and friends).
+// ContinueRunRequest is a continue-run message: answers for a paused
+// agent (AgentID) or team (TeamID).
+type ContinueRunRequest struct {
+	AgentID      string             `json:"agent_id,omitempty"`
+	TeamID       string             `json:"team_id,omitempty"`
+	RunID        string             `json:"run_id"`
+	SessionID    string             `json:"session_id,omitempty"`
+	UserID       string             `json:"user_id,omitempty"`
+	Requirements []*run.Requirement `json:"requirements"`
+}
+
+// ContinueRun sends answers for a paused agent or team run; it returns
+// as Continue does.
+func (c *Client) ContinueRun(ctx context.Context, req ContinueRunRequest) error {
+	msg := struct {
+		Action string `json:"action"`
+		ContinueRunRequest
+	}{ActionContinueRun, req}
+	res, err := c.do(ctx, msg, false)
+	if err != nil {
+		return err
+	}
+	return expect(res.msg, EventContinued)
+}
+
+// Answer continues p with answers (see Pause.Approve and friends). An
+// agent's or team's answers are the executor requirements of the one
+// step requirement Pause.Requirement gives for it.
 func (c *Client) Answer(ctx context.Context, p *Pause, answers []*workflow.StepRequirement) error {
-	return c.Continue(ctx, ContinueRequest{WorkflowID: p.WorkflowID, RunID: p.RunID, SessionID: p.SessionID, UserID: p.UserID, StepRequirements: answers})
+	if p.Kind() == kindWorkflow {
+		return c.Continue(ctx, ContinueRequest{WorkflowID: p.WorkflowID, RunID: p.RunID, SessionID: p.SessionID, UserID: p.UserID, StepRequirements: answers})
+	}
+	var reqs []*run.Requirement
+	for _, a := range answers {
+		reqs = append(reqs, a.ExecutorRequirements...)
+	}
+	return c.ContinueRun(ctx, ContinueRunRequest{AgentID: p.AgentID, TeamID: p.TeamID, RunID: p.RunID, SessionID: p.SessionID, UserID: p.UserID, Requirements: reqs})
 }
 
 // Next returns the next announcement, waiting for one.
@@ -340,6 +376,12 @@ func (c *Client) dispatch(line []byte) error {
 		}
 		c.finished[f.RunID] = f
 		c.announce(&Announcement{Event: m.Event, Finished: f, Raw: line})
+	case EventResumed:
+		r := &Resumed{}
+		if err := run.DecodeJSON(line, r); err != nil {
+			return fmt.Errorf("hitl: unreadable resumed: %w", err)
+		}
+		c.announce(&Announcement{Event: m.Event, Resumed: r, Raw: line})
 	case EventPending, EventPong, EventContinued, EventError:
 		if head == nil {
 			// Nothing asked: keep it for Next rather than lose it.

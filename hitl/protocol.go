@@ -1,7 +1,7 @@
-// Package hitl is the local human-in-the-loop channel for workflows: a
-// Unix socket over which paused workflow runs are announced and a human
-// (the `agno hitl` console, or any program speaking the protocol) answers
-// them.
+// Package hitl is the local human-in-the-loop channel: a Unix socket
+// over which runs paused for a human — workflows, agents and teams — are
+// announced and a human (the `agno hitl` console, or any program
+// speaking the protocol) answers them.
 //
 // # Protocol
 //
@@ -9,16 +9,28 @@
 //
 // On connect the server sends every paused run it knows of as a
 // waiting_for_human line, then {"event":"pending","count":N}. Each new
-// pause is announced to every client as a waiting_for_human line; each
-// run the socket continued ends with a run_finished line to every client.
+// pause is announced to every client as a waiting_for_human line; a
+// pause answered anywhere else (another client, another channel, another
+// AgentOS replica on the same database) ends with a resumed line to every
+// client; each run the socket continued ends with a run_finished line to
+// every client.
 //
-// Client actions use the shapes of agno's AgentOS WebSocket:
+// A workflow's pause carries workflow_id and step_requirements; an
+// agent's or team's carries agent_id or team_id and requirements (the
+// shapes of agno's WorkflowPaused and RunPaused events).
+//
+// Client actions use the shapes of agno's AgentOS WebSocket and continue
+// routes:
 //
 //	{"action":"continue-workflow","workflow_id":…,"run_id":…,"session_id":…,"user_id":…,"step_requirements":[…]}
+//	{"action":"continue-run","agent_id":…|"team_id":…,"run_id":…,"session_id":…,"user_id":…,"requirements":[…]}
 //	  → {"event":"continued","run_id":…} once the run is claimed, later
 //	    {"event":"run_finished","run_id":…,"status":"COMPLETED|PAUSED|…","content":…}
 //	{"action":"list"} → the pending listing again
 //	{"action":"ping"} → {"event":"pong"}
+//
+// A paused run is continued once, whichever client, channel or replica
+// answers first; the others get "Run is not paused (status=RUNNING)".
 //
 // Errors are {"event":"error","error":"…"} with agno's texts
 // ("workflow_id is required", "Run <id> not found", "Run is not paused
@@ -35,6 +47,7 @@
 package hitl
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 
@@ -55,6 +68,7 @@ const (
 	EventWaitingForHuman = "waiting_for_human"
 	EventPending         = "pending"
 	EventContinued       = "continued"
+	EventResumed         = "resumed"
 	EventRunFinished     = "run_finished"
 	EventPong            = "pong"
 	EventError           = "error"
@@ -62,17 +76,24 @@ const (
 
 // Actions a client sends.
 const (
-	ActionContinue = "continue-workflow"
-	ActionList     = "list"
-	ActionPing     = "ping"
+	ActionContinue    = "continue-workflow"
+	ActionContinueRun = "continue-run"
+	ActionList        = "list"
+	ActionPing        = "ping"
 )
 
-// Pause is a workflow run waiting for a human: the waiting_for_human
-// message without its event name.
+// Pause is a run waiting for a human: the waiting_for_human message
+// without its event name. A workflow's has WorkflowID and
+// StepRequirements; an agent's or team's has AgentID or TeamID and
+// Requirements.
 type Pause struct {
 	RunID           string `json:"run_id"`
-	WorkflowID      string `json:"workflow_id"`
+	WorkflowID      string `json:"workflow_id,omitempty"`
 	WorkflowName    string `json:"workflow_name,omitempty"`
+	AgentID         string `json:"agent_id,omitempty"`
+	AgentName       string `json:"agent_name,omitempty"`
+	TeamID          string `json:"team_id,omitempty"`
+	TeamName        string `json:"team_name,omitempty"`
 	SessionID       string `json:"session_id"`
 	UserID          string `json:"user_id,omitempty"`
 	PausedStepName  string `json:"paused_step_name,omitempty"`
@@ -82,15 +103,47 @@ type Pause struct {
 	PauseKind string `json:"pause_kind,omitempty"`
 	// StepRequirements are all requirements of the run, as agno's
 	// WorkflowPaused carries them; the last one is what it waits for.
-	StepRequirements  []*workflow.StepRequirement  `json:"step_requirements"`
+	// (Empty, not absent, for a workflow; absent for an agent or team.)
+	StepRequirements  []*workflow.StepRequirement  `json:"step_requirements,omitzero"`
 	ErrorRequirements []*workflow.ErrorRequirement `json:"error_requirements,omitempty"`
-	CreatedAt         int64                        `json:"created_at,omitempty"`
+	// Requirements are an agent's or team's, as agno's RunPaused carries
+	// them: tool calls waiting for a confirmation, user input or an
+	// external result.
+	Requirements []*run.Requirement `json:"requirements,omitempty"`
+	CreatedAt    int64              `json:"created_at,omitempty"`
 }
+
+// Kind is what paused: "workflow", "agent" or "team".
+func (p *Pause) Kind() string {
+	switch {
+	case p.AgentID != "":
+		return kindAgent
+	case p.TeamID != "":
+		return kindTeam
+	}
+	return kindWorkflow
+}
+
+// ComponentID is the id of the workflow, agent or team that paused.
+func (p *Pause) ComponentID() string { return cmp.Or(p.WorkflowID, p.AgentID, p.TeamID) }
+
+// ComponentName is its name, or its id when it has none.
+func (p *Pause) ComponentName() string {
+	return cmp.Or(p.WorkflowName, p.AgentName, p.TeamName, p.ComponentID())
+}
+
+const (
+	kindWorkflow = "workflow"
+	kindAgent    = "agent"
+	kindTeam     = "team"
+)
 
 // Finished is the end of a run the socket continued.
 type Finished struct {
 	RunID      string     `json:"run_id"`
 	WorkflowID string     `json:"workflow_id,omitempty"`
+	AgentID    string     `json:"agent_id,omitempty"`
+	TeamID     string     `json:"team_id,omitempty"`
 	SessionID  string     `json:"session_id,omitempty"`
 	Status     run.Status `json:"status"`
 	Content    any        `json:"content"`
@@ -122,7 +175,21 @@ type continuedLine struct {
 	Event      string `json:"event"`
 	RunID      string `json:"run_id"`
 	WorkflowID string `json:"workflow_id,omitempty"`
+	AgentID    string `json:"agent_id,omitempty"`
+	TeamID     string `json:"team_id,omitempty"`
 	SessionID  string `json:"session_id,omitempty"`
+}
+
+// Resumed says a pause was answered elsewhere: the run left PAUSED.
+type Resumed struct {
+	RunID string `json:"run_id"`
+	// Status is the run's new status, when known.
+	Status run.Status `json:"status,omitempty"`
+}
+
+type resumedLine struct {
+	Event string `json:"event"`
+	*Resumed
 }
 
 type errorLine struct {
@@ -138,6 +205,9 @@ type request struct {
 	SessionID        string          `json:"session_id"`
 	UserID           string          `json:"user_id"`
 	StepRequirements json.RawMessage `json:"step_requirements"`
+	AgentID          string          `json:"agent_id"`
+	TeamID           string          `json:"team_id"`
+	Requirements     json.RawMessage `json:"requirements"`
 }
 
 // encodeLine renders a message as one line, newline included.

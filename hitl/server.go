@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"net"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -19,6 +20,7 @@ import (
 
 	"github.com/agno-go/agno/internal/safe"
 	"github.com/agno-go/agno/run"
+	"github.com/agno-go/agno/runs"
 	"github.com/agno-go/agno/storage"
 	"github.com/agno-go/agno/workflow"
 )
@@ -36,7 +38,23 @@ type Config struct {
 	Lookup func(id string) *workflow.Workflow
 	// Store is where paused runs are listed from (default: each
 	// workflow's own store). It should be the store the workflows use.
-	Store  storage.Store
+	Store storage.Store
+	// Agents and Teams paused for a human (a tool call to confirm, user
+	// input, an external result) can be continued over the socket too;
+	// their paused runs are listed from Store (or Runs' store).
+	Agents []run.Executor
+	Teams  []run.Executor
+	// LookupAgent and LookupTeam find others by id (AgentOS's registry);
+	// optional.
+	LookupAgent func(id string) run.Executor
+	LookupTeam  func(id string) run.Executor
+	// Runs is the run engine of the store: with it, every pause and
+	// answer — of this process's agents, teams and workflows, and of other
+	// processes sharing the database — is announced as it happens. Without
+	// it, pauses of workflows configured here are announced, and the rest
+	// are listed when a client connects or lists. Default: runs.For(Store)
+	// at Start (attach AgentOS's engine before).
+	Runs   *runs.Engine
 	Logger *slog.Logger
 }
 
@@ -55,6 +73,14 @@ type Server struct {
 	refreshMu sync.Mutex
 
 	stores map[*workflow.Workflow]storage.Store // read-only after NewServer
+	agents map[string]run.Executor
+	teams  map[string]run.Executor
+
+	eng       *runs.Engine // set at Start; needs mu
+	stopWatch func()
+	// resync: a change was dropped (the queue was full); list everything
+	// from storage again.
+	resync atomic.Bool
 
 	mu      sync.Mutex
 	ln      *net.UnixListener
@@ -83,6 +109,10 @@ type entry struct {
 	// output is the paused run, kept for workflows without a store (they
 	// continue from it).
 	output []byte
+	// store is where the pause was read from (nil: announced by a
+	// workflow without a store); a listing of it drops the entry once the
+	// run is no longer paused there.
+	store storage.Store
 }
 
 var _ workflow.Notifier = (*Server)(nil)
@@ -100,7 +130,8 @@ func NewServer(cfg Config) (*Server, error) {
 	}
 	s := &Server{cfg: cfg, log: cfg.Logger, byID: map[string]*workflow.Workflow{}, conns: map[*conn]struct{}{},
 		pending: map[string]*entry{}, storeless: map[string]run.Status{}, notified: map[string]*workflow.Workflow{},
-		touched: map[string]uint64{}, stores: map[*workflow.Workflow]storage.Store{}}
+		touched: map[string]uint64{}, stores: map[*workflow.Workflow]storage.Store{},
+		agents: map[string]run.Executor{}, teams: map[string]run.Executor{}}
 	for i, w := range cfg.Workflows {
 		if w == nil {
 			return nil, fmt.Errorf("hitl: Config.Workflows[%d] is nil", i)
@@ -113,6 +144,24 @@ func NewServer(cfg Config) (*Server, error) {
 		if s.storeOf(w) != nil {
 			s.hasStore = true
 		}
+	}
+	for field, list := range map[string][]run.Executor{"Agents": cfg.Agents, "Teams": cfg.Teams} {
+		into := s.agents
+		if field == "Teams" {
+			into = s.teams
+		}
+		for i, ex := range list {
+			if ex == nil {
+				return nil, fmt.Errorf("hitl: Config.%s[%d] is nil", field, i)
+			}
+			if _, dup := into[ex.ID()]; dup {
+				return nil, fmt.Errorf("hitl: Config.%s has two with id %q; ids must be unique", field, ex.ID())
+			}
+			into[ex.ID()] = ex
+		}
+	}
+	if s.execStore() != nil {
+		s.hasStore = true
 	}
 	s.runCtx, s.runCancel = context.WithCancel(context.Background())
 	return s, nil
@@ -136,7 +185,10 @@ func (s *Server) Start(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	// Watch before listing: a change during the listing is not missed.
+	s.watch()
 	if err := s.refresh(ctx); err != nil {
+		s.unwatch()
 		ln.Close()
 		_ = sock.remove()
 		return fmt.Errorf("hitl: list paused runs: %w", err)
@@ -144,6 +196,7 @@ func (s *Server) Start(ctx context.Context) error {
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
+		s.unwatch()
 		ln.Close()
 		return sock.remove()
 	}
@@ -183,6 +236,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	}
 	s.mu.Unlock()
 
+	s.unwatch()
 	var err error
 	if ln != nil {
 		ln.Close()
@@ -208,14 +262,17 @@ func (s *Server) Shutdown(ctx context.Context) error {
 
 // Paused announces a paused run (workflow.Notifier).
 func (s *Server) Paused(w *workflow.Workflow, out *workflow.RunOutput) {
-	if out == nil || out.ParentRunID != "" {
-		return // nested runs are continued through their parent
+	if out == nil || out.ParentRunID != "" || s.watched(w) {
+		return // nested runs are continued through their parent; watched ones announce from storage
 	}
 	s.announce(w, out, false)
 }
 
 // Resumed drops a run from the pending pauses (workflow.Notifier).
-func (s *Server) Resumed(_ *workflow.Workflow, runID string) {
+func (s *Server) Resumed(w *workflow.Workflow, runID string) {
+	if s.watched(w) {
+		return
+	}
 	s.mu.Lock()
 	delete(s.pending, runID)
 	s.touch(runID)
@@ -247,7 +304,7 @@ func (s *Server) announce(w *workflow.Workflow, out *workflow.RunOutput, onlyIfM
 	if p.WorkflowID == "" {
 		p.WorkflowID = w.ID()
 	}
-	e := &entry{pause: p, line: encodeLine(pauseLine{Event: EventWaitingForHuman, Pause: p})}
+	e := &entry{pause: p, line: encodeLine(pauseLine{Event: EventWaitingForHuman, Pause: p}), store: s.storeOf(w)}
 	if s.ownStore(w) == nil {
 		if e.output, err = json.Marshal(out); err != nil {
 			s.log.Error("hitl: cannot keep paused run", "run_id", out.RunID, "error", err)
@@ -256,19 +313,43 @@ func (s *Server) announce(w *workflow.Workflow, out *workflow.RunOutput, onlyIfM
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if _, ok := s.pending[p.RunID]; ok && onlyIfMissing {
-		return
-	}
-	s.pending[p.RunID] = e
-	s.touch(p.RunID)
 	if _, ok := s.byID[w.ID()]; !ok {
 		s.notified[w.ID()] = w
 	}
+	if _, ok := s.pending[p.RunID]; ok && onlyIfMissing {
+		return
+	}
+	s.put(e)
+}
+
+// put records a pending pause and tells every client; the same pause
+// again is not repeated. Needs s.mu.
+func (s *Server) put(e *entry) {
+	p := e.pause
+	s.touch(p.RunID)
+	if old := s.pending[p.RunID]; old != nil && bytes.Equal(old.line, e.line) {
+		return
+	}
+	s.pending[p.RunID] = e
 	for c := range s.conns {
 		c.send(e.line)
 	}
-	s.log.Info("workflow run waiting for a human", "run_id", p.RunID, "workflow_id", p.WorkflowID,
+	s.log.Info(p.Kind()+" run waiting for a human", "run_id", p.RunID, p.Kind()+"_id", p.ComponentID(),
 		"step", p.PausedStepName, "pause_kind", p.PauseKind, "clients", len(s.conns))
+}
+
+// drop removes a pending pause answered elsewhere and tells every
+// client. Needs s.mu.
+func (s *Server) drop(runID string, status run.Status) {
+	s.touch(runID)
+	if _, ok := s.pending[runID]; !ok {
+		return
+	}
+	delete(s.pending, runID)
+	line := encodeLine(resumedLine{Event: EventResumed, Resumed: &Resumed{RunID: runID, Status: status}})
+	for c := range s.conns {
+		c.send(line)
+	}
 }
 
 // touch marks a notification; needs s.mu.
@@ -329,64 +410,112 @@ func (s *Server) workflow(id string) *workflow.Workflow {
 	return s.notified[id]
 }
 
-// refresh replaces the pending pauses of the configured workflows with
-// what storage says, so pauses made or answered by another process (or
-// before a restart) are listed right. Notifications newer than the
-// listing win over it.
-func (s *Server) refresh(ctx context.Context) error {
+// refresh replaces the pending pauses with what storage says, so pauses
+// made or answered by another process (or before a restart) are listed
+// right. Notifications newer than the listing win over it.
+func (s *Server) refresh(ctx context.Context) error { return s.reconcile(ctx, false) }
+
+// reconcile is refresh; with announce, what the listing changed is told
+// to every client (a pause found, a pause answered elsewhere).
+func (s *Server) reconcile(ctx context.Context, announce bool) error {
 	if !s.hasStore {
 		return nil
 	}
 	s.refreshMu.Lock()
 	defer s.refreshMu.Unlock()
+	s.resync.Store(false)
 	s.mu.Lock()
 	since := s.seq
 	s.mu.Unlock()
 
 	found := map[string]*entry{}
-	listed := map[string]bool{}
-	for _, w := range s.cfg.Workflows {
-		st := s.storeOf(w)
-		if st == nil {
-			continue
-		}
-		recs, err := st.ListRuns(ctx, storage.RunQuery{ComponentID: w.ID(), Status: []run.Status{run.StatusPaused}, TopLevel: true})
+	listed := map[storage.Store]bool{}
+	for _, st := range s.listedStores() {
+		recs, err := st.ListRuns(ctx, storage.RunQuery{Status: []run.Status{run.StatusPaused}, TopLevel: true})
 		if err != nil {
-			return fmt.Errorf("workflow %s: %w", w.ID(), err)
+			return err
 		}
-		listed[w.ID()] = true
+		listed[st] = true
 		for _, rec := range recs {
-			out := &workflow.RunOutput{}
-			if err := json.Unmarshal(rec.Data, out); err != nil {
-				s.log.Warn("hitl: skipping unreadable paused run", "run_id", rec.RunID, "error", err)
-				continue
+			if e := s.entryOf(rec, st); e != nil {
+				found[rec.RunID] = e
 			}
-			out.Status = rec.Status
-			if out.WorkflowID == "" {
-				out.WorkflowID = w.ID()
-			}
-			p, err := pauseOf(out)
-			if err != nil {
-				s.log.Warn("hitl: skipping unreadable paused run", "run_id", rec.RunID, "error", err)
-				continue
-			}
-			found[p.RunID] = &entry{pause: p, line: encodeLine(pauseLine{Event: EventWaitingForHuman, Pause: p})}
 		}
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for id, e := range s.pending {
-		if listed[e.pause.WorkflowID] && found[id] == nil && s.touched[id] <= since {
-			delete(s.pending, id)
+		if e.store != nil && listed[e.store] && found[id] == nil && s.touched[id] <= since {
+			if announce {
+				s.drop(id, "")
+			} else {
+				delete(s.pending, id)
+			}
 		}
 	}
 	for id, e := range found {
 		if s.touched[id] <= since {
-			s.pending[id] = e
+			if announce {
+				s.put(e)
+			} else {
+				s.pending[id] = e
+			}
 		}
 	}
 	clear(s.touched) // the next listing starts after every notification so far
 	return nil
+}
+
+// listedStores are the stores paused runs are listed from.
+func (s *Server) listedStores() []storage.Store {
+	var list []storage.Store
+	add := func(st storage.Store) {
+		if st != nil && !slices.Contains(list, st) {
+			list = append(list, st)
+		}
+	}
+	add(s.execStore())
+	for _, w := range s.cfg.Workflows {
+		add(s.storeOf(w))
+	}
+	return list
+}
+
+// entryOf is the pending pause of a stored paused run, nil for a run of
+// nothing this server serves (or one it cannot read).
+func (s *Server) entryOf(rec *storage.Run, st storage.Store) *entry {
+	if rec.ParentRunID != "" || rec.Status != run.StatusPaused {
+		return nil
+	}
+	var p *Pause
+	var err error
+	switch rec.SessionType {
+	case storage.SessionWorkflow:
+		w := s.workflow(rec.ComponentID)
+		if w == nil || s.storeOf(w) != st {
+			return nil
+		}
+		out := &workflow.RunOutput{}
+		if err = json.Unmarshal(rec.Data, out); err == nil {
+			out.Status = rec.Status
+			if out.WorkflowID == "" {
+				out.WorkflowID = w.ID()
+			}
+			p, err = pauseOf(out)
+		}
+	case storage.SessionAgent, storage.SessionTeam:
+		if s.executor(rec.SessionType, rec.ComponentID) == nil || s.execStore() != st {
+			return nil
+		}
+		p, err = pauseOfExecutor(rec)
+	default:
+		return nil
+	}
+	if err != nil {
+		s.log.Warn("hitl: skipping unreadable paused run", "run_id", rec.RunID, "error", err)
+		return nil
+	}
+	return &entry{pause: p, line: encodeLine(pauseLine{Event: EventWaitingForHuman, Pause: p}), store: st}
 }
 
 func (s *Server) acceptLoop(ln *net.UnixListener) {
@@ -477,22 +606,25 @@ func (s *Server) handle(c *conn, line []byte) {
 		s.sendListing(c)
 	case ActionContinue:
 		s.handleContinue(c, &req)
+	case ActionContinueRun:
+		s.handleContinueRun(c, &req)
 	default:
 		c.send(errLine("Unknown action: " + *req.Action))
 	}
 }
 
 func jsonKind(field string) string {
-	if field == "step_requirements" {
+	if field == "step_requirements" || field == "requirements" {
 		return "list"
 	}
 	return "string"
 }
 
-// continueResult is what a continuation returned.
+// continueResult is what a continuation returned: what to do at its
+// end, or why it did not start.
 type continueResult struct {
-	out *workflow.RunOutput
-	err error
+	ended func()
+	err   error
 }
 
 // handleContinue validates a continue-workflow message, starts the
@@ -532,6 +664,24 @@ func (s *Server) handleContinue(c *conn, req *request) {
 		creq.Output = paused
 	}
 
+	s.spawn(c, continuedLine{Event: EventContinued, RunID: req.RunID, WorkflowID: w.ID(), SessionID: req.SessionID},
+		func() { s.claimed(w, req.RunID) },
+		func(err error) string { return continueError(req.RunID, err) },
+		func(ctx context.Context, accept func()) (func(), error) {
+			out, err := w.ExecuteContinue(ctx, creq, func(run.Event) bool { accept(); return true })
+			if out == nil {
+				return nil, err
+			}
+			return func() { s.finished(w, out, err) }, nil
+		})
+}
+
+// spawn runs a continuation in the background, not tied to the client's
+// connection (agno #8910), and answers the client with continued once
+// the run is claimed — its first event comes after the claim — or with
+// refuse's text when it was not. exec returns what to do when the run
+// ends (nil when it never started).
+func (s *Server) spawn(c *conn, continued continuedLine, claimed func(), refuse func(error) string, exec func(ctx context.Context, accept func()) (ended func(), err error)) {
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
@@ -546,42 +696,39 @@ func (s *Server) handleContinue(c *conn, req *request) {
 	var once sync.Once
 	accept := func() {
 		once.Do(func() {
-			s.claimed(w, req.RunID)
+			claimed()
 			close(accepted)
 		})
 	}
 	go func() {
 		defer s.wg.Done()
 		reported := false
-		defer safe.Recover(s.log, "HITL continuation of run "+req.RunID, func(pe *safe.PanicError) {
+		defer safe.Recover(s.log, "HITL continuation of run "+continued.RunID, func(pe *safe.PanicError) {
 			if !reported {
 				results <- continueResult{nil, pe}
 			}
 		})
-		// The first event of the continuation comes after the workflow
-		// claimed the run: that is when it is accepted. The run is not tied
-		// to the client's connection (agno #8910).
-		out, err := w.ExecuteContinue(s.runCtx, creq, func(run.Event) bool { accept(); return true })
-		results <- continueResult{out, err}
+		ended, err := exec(s.runCtx, accept)
+		results <- continueResult{ended, err}
 		reported = true
-		if out == nil {
+		if ended == nil {
 			return
 		}
 		accept()
 		<-replied
-		s.finished(w, out, err)
+		ended()
 	}()
 	select {
 	case <-accepted:
 	case r := <-results:
-		if r.out == nil {
-			c.send(errLine(continueError(req.RunID, r.err)))
+		if r.ended == nil {
+			c.send(errLine(refuse(r.err)))
 			close(replied)
 			return
 		}
 		accept()
 	}
-	c.send(encodeLine(continuedLine{Event: EventContinued, RunID: req.RunID, WorkflowID: w.ID(), SessionID: req.SessionID}))
+	c.send(encodeLine(continued))
 	close(replied)
 }
 
@@ -652,24 +799,30 @@ func (s *Server) setStoreless(runID string, st run.Status) {
 // finished announces the end of a continuation (and a new pause, when
 // the workflow's notifier is not this server).
 func (s *Server) finished(w *workflow.Workflow, out *workflow.RunOutput, err error) {
-	if out.Status == run.StatusPaused {
+	if out.Status == run.StatusPaused && !s.watched(w) {
 		s.announce(w, out, true)
 	}
-	f := &Finished{RunID: out.RunID, WorkflowID: w.ID(), SessionID: out.SessionID, Status: out.Status, Content: out.Content}
-	line := encodeLine(finishedLine{Event: EventRunFinished, Finished: f})
 	s.mu.Lock()
 	if s.ownStore(w) == nil && out.Status != run.StatusPaused {
 		s.setStoreless(out.RunID, out.Status)
 	}
-	for c := range s.conns {
-		c.send(line)
-	}
 	s.mu.Unlock()
+	s.broadcastFinished(&Finished{RunID: out.RunID, WorkflowID: w.ID(), SessionID: out.SessionID, Status: out.Status, Content: out.Content})
 	if err != nil {
 		s.log.Warn("workflow run continued over the HITL socket failed", "run_id", out.RunID, "status", out.Status, "error", err)
 		return
 	}
 	s.log.Info("workflow run continued over the HITL socket ended", "run_id", out.RunID, "status", out.Status)
+}
+
+// broadcastFinished tells every client a continued run ended.
+func (s *Server) broadcastFinished(f *Finished) {
+	line := encodeLine(finishedLine{Event: EventRunFinished, Finished: f})
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for c := range s.conns {
+		c.send(line)
+	}
 }
 
 var statusRe = regexp.MustCompile(`\(status=[A-Z_]+\)`)

@@ -10,6 +10,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"strconv"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -19,6 +20,7 @@ import (
 	"github.com/agno-go/agno/agentos"
 	"github.com/agno-go/agno/config"
 	"github.com/agno-go/agno/hitl"
+	"github.com/agno-go/agno/run"
 	"github.com/agno-go/agno/runs"
 	"github.com/agno-go/agno/runs/pgsignal"
 	"github.com/agno-go/agno/storage"
@@ -118,8 +120,9 @@ func startAgentOS(ctx context.Context, f startFlags, ready chan<- string) error 
 	// Stopped last: the engine outlives the server's drain.
 	closers := []func() error{func() error { runs.Detach(eng); return eng.Close() }}
 	var hitlServer *hitl.Server
+	var served atomic.Pointer[agentos.OS] // what the socket looks up after a reload
 	if cfg.Workflows.HITL.Socket() {
-		hitlServer, err = hitl.NewServer(hitl.Config{SocketPath: cfg.Workflows.HITL.SocketPath, Workflows: res.Workflows, Store: res.Store, Logger: logger})
+		hitlServer, err = hitl.NewServer(hitlConfig(cfg, res, eng, &served, logger))
 		if err != nil {
 			_ = res.Close()
 			return err
@@ -145,6 +148,7 @@ func startAgentOS(ctx context.Context, f startFlags, ready chan<- string) error 
 			return reloadSources(ctx, cfg, res, current, hitlServer, logger)
 		},
 	})
+	served.Store(os_)
 	if err != nil {
 		for _, c := range closers {
 			_ = c()
@@ -181,6 +185,42 @@ func startAgentOS(ctx context.Context, f startFlags, ready chan<- string) error 
 		}
 	}()
 	return os_.Serve(ctx, ln)
+}
+
+// hitlConfig is the HITL socket of AgentOS: it answers the paused runs of
+// every agent, team and workflow served (after a reload too), and hears
+// of pauses on every replica through the run engine.
+func hitlConfig(cfg *config.Config, res *config.Resources, eng *runs.Engine, served *atomic.Pointer[agentos.OS], logger *slog.Logger) hitl.Config {
+	hc := hitl.Config{SocketPath: cfg.Workflows.HITL.SocketPath, Workflows: res.Workflows, Store: res.Store, Runs: eng, Logger: logger}
+	for _, a := range res.Agents {
+		hc.Agents = append(hc.Agents, a)
+	}
+	for _, t := range res.Teams {
+		hc.Teams = append(hc.Teams, t)
+	}
+	hc.Lookup = func(id string) *workflow.Workflow {
+		if o := served.Load(); o != nil {
+			return findWorkflow(o.Catalog().Workflows, id)
+		}
+		return nil
+	}
+	hc.LookupAgent = func(id string) run.Executor {
+		if o := served.Load(); o != nil {
+			if a := findAgent(o.Catalog().Agents, id); a != nil {
+				return a
+			}
+		}
+		return nil
+	}
+	hc.LookupTeam = func(id string) run.Executor {
+		if o := served.Load(); o != nil {
+			if t := findTeam(o.Catalog().Teams, id); t != nil {
+				return t
+			}
+		}
+		return nil
+	}
+	return hc
 }
 
 // startEngine makes the run engine of the store, attaches it (every

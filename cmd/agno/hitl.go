@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -73,10 +74,13 @@ func newHITLCmd() *cobra.Command {
 	}
 	cmd := &cobra.Command{
 		Use:   "hitl",
-		Short: "Answer workflows waiting for a human, over the HITL Unix socket",
-		Long: `Operator console for workflow runs paused for a human (agno's PAUSED,
-"waiting_for_human"). It connects to the Unix socket a workflow process
-serves (config: [workflows.hitl] transport = "socket", socket_path).
+		Short: "Answer runs waiting for a human, over the HITL Unix socket",
+		Long: `Operator console for runs paused for a human (agno's PAUSED,
+"waiting_for_human"): workflow steps, and agents' and teams' tool calls
+waiting for a confirmation or input. It connects to the Unix socket
+AgentOS serves (config: [workflows.hitl] transport = "socket",
+socket_path); with several replicas on one database, any replica's socket
+lists and answers every pause.
 
 Run without a subcommand for a prompt per pause. Answers are read a line
 at a time from stdin, so a script can pipe them in (printf 'a\n' | agno hitl);
@@ -225,13 +229,13 @@ func (o *hitlOptions) list(cmd *cobra.Command) error {
 		return o.printJSON(out, pauses)
 	}
 	if len(pauses) == 0 {
-		_, err := fmt.Fprintln(out, "No workflow run is waiting for a human.")
+		_, err := fmt.Fprintln(out, "No run is waiting for a human.")
 		return err
 	}
 	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "RUN ID\tWORKFLOW\tSTEP\tWAITS FOR\tSESSION\tASKS")
 	for _, p := range pauses {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", p.RunID, p.WorkflowID, p.PausedStepName, waitsFor(p), p.SessionID, oneLine(asks(p), 60))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", p.RunID, component(p), p.PausedStepName, waitsFor(p), p.SessionID, oneLine(asks(p), 60))
 	}
 	return tw.Flush()
 }
@@ -270,7 +274,9 @@ func (o *hitlOptions) show(cmd *cobra.Command, runID string) error {
 type continuedJSON struct {
 	Event      string `json:"event"`
 	RunID      string `json:"run_id"`
-	WorkflowID string `json:"workflow_id"`
+	WorkflowID string `json:"workflow_id,omitempty"`
+	AgentID    string `json:"agent_id,omitempty"`
+	TeamID     string `json:"team_id,omitempty"`
 	SessionID  string `json:"session_id,omitempty"`
 }
 
@@ -304,11 +310,11 @@ func (o *hitlOptions) answer(cmd *cobra.Command, runID string, noWait bool, buil
 	}
 	out := cmd.OutOrStdout()
 	if o.json {
-		if err := o.printJSON(out, continuedJSON{Event: hitl.EventContinued, RunID: p.RunID, WorkflowID: p.WorkflowID, SessionID: p.SessionID}); err != nil {
+		if err := o.printJSON(out, continuedJSON{Event: hitl.EventContinued, RunID: p.RunID, WorkflowID: p.WorkflowID, AgentID: p.AgentID, TeamID: p.TeamID, SessionID: p.SessionID}); err != nil {
 			return err
 		}
 	} else {
-		fmt.Fprintf(out, "Run %s continued (workflow %s).\n", p.RunID, p.WorkflowID)
+		fmt.Fprintf(out, "Run %s continued (%s %s).\n", p.RunID, p.Kind(), p.ComponentID())
 	}
 	if noWait {
 		return nil
@@ -386,7 +392,9 @@ func (o *hitlOptions) printAnnouncement(w io.Writer, a *hitl.Announcement) {
 	switch {
 	case a.Pause != nil:
 		p := a.Pause
-		fmt.Fprintf(w, "%s waiting_for_human run=%s workflow=%s step=%s waits for %s: %s\n", ts, p.RunID, p.WorkflowID, p.PausedStepName, waitsFor(p), oneLine(asks(p), 100))
+		fmt.Fprintf(w, "%s waiting_for_human run=%s %s=%s step=%s waits for %s: %s\n", ts, p.RunID, p.Kind(), p.ComponentID(), p.PausedStepName, waitsFor(p), oneLine(asks(p), 100))
+	case a.Resumed != nil:
+		fmt.Fprintf(w, "%s resumed run=%s (answered elsewhere) status=%s\n", ts, a.Resumed.RunID, a.Resumed.Status)
 	case a.Finished != nil:
 		fmt.Fprintf(w, "%s run_finished run=%s status=%s content=%s\n", ts, a.Finished.RunID, a.Finished.Status, oneLine(run.ContentText(a.Finished.Content), 100))
 	default:
@@ -440,14 +448,19 @@ func (o *hitlOptions) interactive(cmd *cobra.Command) error {
 	}()
 
 	queue := append([]*hitl.Pause(nil), c.Initial()...)
-	enqueue := func(p *hitl.Pause) {
-		for i, q := range queue {
-			if q.RunID == p.RunID {
-				queue[i] = p
-				return
+	note := func(a *hitl.Announcement) {
+		switch {
+		case a.Pause != nil:
+			for i, q := range queue {
+				if q.RunID == a.Pause.RunID {
+					queue[i] = a.Pause
+					return
+				}
 			}
+			queue = append(queue, a.Pause)
+		case a.Resumed != nil: // answered elsewhere: nothing left to ask
+			queue = slices.DeleteFunc(queue, func(q *hitl.Pause) bool { return q.RunID == a.Resumed.RunID })
 		}
-		queue = append(queue, p)
 	}
 	fmt.Fprintf(out, "Connected to %s: %d run(s) waiting for a human.\n", o.socket, len(queue))
 	for {
@@ -458,9 +471,7 @@ func (o *hitlOptions) interactive(cmd *cobra.Command) error {
 				if !ok {
 					return fmt.Errorf("the HITL server at %s closed the connection", o.socket)
 				}
-				if a.Pause != nil {
-					enqueue(a.Pause)
-				}
+				note(a)
 			case _, ok := <-lines:
 				if !ok {
 					return nil
@@ -502,9 +513,7 @@ func (o *hitlOptions) interactive(cmd *cobra.Command) error {
 				if !ok {
 					return fmt.Errorf("the HITL server at %s closed the connection", o.socket)
 				}
-				if a.Pause != nil {
-					enqueue(a.Pause)
-				}
+				note(a)
 			default:
 				break drain
 			}
@@ -647,7 +656,13 @@ func waitsFor(p *hitl.Pause) string {
 	return p.PauseKind
 }
 
+// active is the requirement the run waits for (an agent's or team's
+// pause as one executor requirement).
 func active(p *hitl.Pause) *workflow.StepRequirement {
+	if p.Kind() != "workflow" {
+		r, _ := p.Requirement("")
+		return r
+	}
 	if len(p.StepRequirements) == 0 {
 		return nil
 	}
@@ -702,14 +717,23 @@ func oneLine(s string, max int) string {
 	return s
 }
 
+// component names what paused: the workflow id, or "agent ID" / "team
+// ID".
+func component(p *hitl.Pause) string {
+	if p.Kind() == "workflow" {
+		return p.WorkflowID
+	}
+	return p.Kind() + " " + p.ComponentID()
+}
+
 // describe prints a pause in full, with the commands that answer it.
 func describe(w io.Writer, p *hitl.Pause) {
 	fmt.Fprintf(w, "Run:        %s\n", p.RunID)
-	wf := p.WorkflowID
-	if p.WorkflowName != "" && p.WorkflowName != p.WorkflowID {
-		wf += " (" + p.WorkflowName + ")"
+	name := p.ComponentID()
+	if n := p.ComponentName(); n != name {
+		name += " (" + n + ")"
 	}
-	fmt.Fprintf(w, "Workflow:   %s\n", wf)
+	fmt.Fprintf(w, "%-12s%s\n", strings.ToUpper(p.Kind()[:1])+p.Kind()[1:]+":", name)
 	fmt.Fprintf(w, "Session:    %s\n", p.SessionID)
 	if p.UserID != "" {
 		fmt.Fprintf(w, "User:       %s\n", p.UserID)
@@ -724,11 +748,13 @@ func describe(w io.Writer, p *hitl.Pause) {
 	if r == nil {
 		return
 	}
-	idx := ""
-	if r.StepIndex != nil {
-		idx = fmt.Sprintf("index %d, ", *r.StepIndex)
+	if p.Kind() == "workflow" {
+		idx := ""
+		if r.StepIndex != nil {
+			idx = fmt.Sprintf("index %d, ", *r.StepIndex)
+		}
+		fmt.Fprintf(w, "Step:       %s (%sstep_id %s)\n", r.StepName, idx, r.StepID)
 	}
-	fmt.Fprintf(w, "Step:       %s (%sstep_id %s)\n", r.StepName, idx, r.StepID)
 	fmt.Fprintf(w, "Waits for:  %s\n", waitsFor(p))
 	switch r.Kind() {
 	case "confirmation":
@@ -760,7 +786,9 @@ func describe(w io.Writer, p *hitl.Pause) {
 		fmt.Fprintf(w, "Choices:    %s (pick %s)\n", strings.Join(r.AvailableChoices, ", "), many)
 		fmt.Fprintf(w, "Answer:     agno hitl select %s ROUTE…\n", p.RunID)
 	case "executor":
-		fmt.Fprintf(w, "Executor:   %s %q (run %s)\n", r.ExecutorType, r.ExecutorName, r.ExecutorRunID)
+		if p.Kind() == "workflow" {
+			fmt.Fprintf(w, "Executor:   %s %q (run %s)\n", r.ExecutorType, r.ExecutorName, r.ExecutorRunID)
+		}
 		fmt.Fprintln(w, "Tool calls:")
 		for _, er := range r.ExecutorRequirements {
 			if er.ToolExecution == nil {
