@@ -78,6 +78,27 @@ type Store struct {
 	lastGroup atomic.Int32
 	// applied counts migrations Open ran (tests read it).
 	applied int
+
+	writes, commits, checkpoints atomic.Int64
+	ckpt                         *checkpointer
+	path                         string
+}
+
+// Stats counts the store's work since Open.
+type Stats struct {
+	// Writes are write transactions as callers see them (one per
+	// storage call that writes, however many rows it touches).
+	Writes int64
+	// Commits are transactions committed to the file: a group commit
+	// carries several Writes.
+	Commits int64
+	// Checkpoints are WAL checkpoints run in the background.
+	Checkpoints int64
+}
+
+// Stats returns the store's counters.
+func (s *Store) Stats() Stats {
+	return Stats{Writes: s.writes.Load(), Commits: s.commits.Load(), Checkpoints: s.checkpoints.Load()}
 }
 
 var _ storage.Store = (*Store)(nil)
@@ -222,7 +243,9 @@ func open(ctx context.Context, cfg Config, ms []migration) (*Store, error) {
 	common := url.Values{}
 	common.Add("_pragma", "busy_timeout("+strconv.FormatInt(busy.Milliseconds(), 10)+")")
 	common.Add("_pragma", "foreign_keys(1)")
-	wq := url.Values{"_pragma": append([]string{"journal_mode(WAL)", "synchronous(" + syncMode + ")"}, common["_pragma"]...)}
+	// No checkpoint on commit: the writer would pay for copying the WAL
+	// into the database; a background connection does it (checkpoint.go).
+	wq := url.Values{"_pragma": append([]string{"journal_mode(WAL)", "synchronous(" + syncMode + ")", "wal_autocheckpoint(0)"}, common["_pragma"]...)}
 	wq.Set("_txlock", "immediate")
 	w, err := sql.Open("sqlite", path+"?"+wq.Encode())
 	if err != nil {
@@ -234,7 +257,7 @@ func open(ctx context.Context, cfg Config, ms []migration) (*Store, error) {
 	w.SetMaxIdleConns(1)
 	w.SetConnMaxLifetime(0)
 	w.SetConnMaxIdleTime(0)
-	s := &Store{w: w, r: w, d: &dialect, sql: dialect.RunSQL(""), attempts: attempts}
+	s := &Store{w: w, r: w, d: &dialect, sql: dialect.RunSQL(""), attempts: attempts, path: path}
 
 	err = s.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		n, err := migrate(ctx, tx, ms)
@@ -263,6 +286,13 @@ func open(ctx context.Context, cfg Config, ms []migration) (*Store, error) {
 			return nil, fmt.Errorf("sqlite: open %s for reading: %w", path, err)
 		}
 		s.r = r
+		ck, err := startCheckpointer(path, common, s, log)
+		if err != nil {
+			r.Close()
+			w.Close()
+			return nil, err
+		}
+		s.ckpt = ck
 	}
 	if err := s.prepare(ctx); err != nil {
 		s.Close()
@@ -306,11 +336,14 @@ func (s *Store) Close() error {
 			st.Close()
 		}
 	}
-	var errR error
+	var errR, errC error
+	if s.ckpt != nil {
+		errC = s.ckpt.close()
+	}
 	if s.r != s.w {
 		errR = s.r.Close()
 	}
-	return errors.Join(errR, s.w.Close())
+	return errors.Join(errC, errR, s.w.Close())
 }
 
 func (s *Store) check() error {
@@ -351,6 +384,7 @@ type writeFunc func(ctx context.Context, tx *sql.Tx) error
 // write runs fn in a BEGIN IMMEDIATE transaction on the write connection,
 // retrying a few times if another process kept the lock past BusyTimeout.
 func (s *Store) write(ctx context.Context, fn writeFunc) error {
+	s.writes.Add(1)
 	const busyRetries = 5
 	for attempt := 0; ; attempt++ {
 		err := s.commit(ctx, fn)
@@ -458,10 +492,20 @@ func (s *Store) commitTogether(group []*pendingWrite) bool {
 		}
 	}
 	err = tx.Commit()
+	s.committed(err)
 	for _, w := range group {
 		w.err = err
 	}
 	return true
+}
+
+func (s *Store) committed(err error) {
+	if err == nil {
+		s.commits.Add(1)
+		if s.ckpt != nil {
+			s.ckpt.poke()
+		}
+	}
 }
 
 func (s *Store) commitOne(ctx context.Context, fn writeFunc) error {
@@ -473,7 +517,9 @@ func (s *Store) commitOne(ctx context.Context, fn writeFunc) error {
 		tx.Rollback()
 		return err
 	}
-	return tx.Commit()
+	err = tx.Commit()
+	s.committed(err)
+	return err
 }
 
 // read runs fn in a read transaction so its queries see one snapshot.

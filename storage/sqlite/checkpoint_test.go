@@ -1,0 +1,49 @@
+package sqlite
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agno-go/agno/storage"
+)
+
+// The writer never checkpoints (its commits do not pay for copying the
+// WAL); the background checkpointer keeps the WAL from growing with
+// the data written.
+func TestCheckpointsOffTheWriter(t *testing.T) {
+	st := openTemp(t)
+	st.ckpt.restartFrames = 1024 // 4 MiB: the test writes a few times that
+	var auto int
+	if err := st.w.QueryRowContext(t.Context(), "PRAGMA wal_autocheckpoint").Scan(&auto); err != nil {
+		t.Fatal(err)
+	}
+	if auto != 0 {
+		t.Fatalf("the writer checkpoints every %d pages", auto)
+	}
+	state := map[string]any{"blob": strings.Repeat("x", 8<<10)}
+	const n = 3000 // ~24 MB of state through the WAL
+	for i := range n {
+		sess := &storage.Session{SessionID: fmt.Sprint("s", i), SessionType: storage.SessionAgent, AgentID: "a", SessionState: state}
+		if _, _, err := st.EnsureSession(context.Background(), sess); err != nil {
+			t.Fatal(err)
+		}
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for st.Stats().Checkpoints == 0 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if st.Stats().Checkpoints == 0 {
+		t.Fatal("no checkpoint ran")
+	}
+	info, err := os.Stat(st.path + "-wal")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if written := int64(n * 8 << 10); info.Size() > written/2 { // without checkpoints it is several times written
+		t.Fatalf("WAL is %d bytes after %d bytes written: checkpoints do not keep up", info.Size(), written)
+	}
+}
