@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/agno-go/agno/internal/engine"
+	"github.com/agno-go/agno/knowledge/filter"
 	"github.com/agno-go/agno/memory"
 	"github.com/agno-go/agno/model"
 	"github.com/agno-go/agno/run"
@@ -93,6 +94,28 @@ type Config struct {
 	SessionSummaryManager      *memory.SummaryManager
 	AddSessionSummaryToContext *bool // default: on with session summaries
 
+	// Knowledge is the agent's knowledge base (agno's knowledge); a
+	// *knowledge.Knowledge, or any Knowledge such as a custom retriever.
+	// By default the agent searches it with the search_knowledge_base tool
+	// (agentic RAG) and the system message says so.
+	Knowledge Knowledge
+	// KnowledgeFilters apply to every search; a run's knowledge_filters
+	// are merged over them.
+	KnowledgeFilters filter.Filters
+	// SearchKnowledge adds the search_knowledge_base tool (default true
+	// with Knowledge).
+	SearchKnowledge *bool
+	// AddSearchKnowledgeInstructions puts the knowledge base snippet in
+	// the system message (default true).
+	AddSearchKnowledgeInstructions *bool
+	// EnableAgenticKnowledgeFilters lets the model choose metadata filters
+	// (the tool takes a filters argument; the system message lists the
+	// valid keys).
+	EnableAgenticKnowledgeFilters bool
+	// AddKnowledgeToContext retrieves references for each user message and
+	// appends them to it (classic RAG).
+	AddKnowledgeToContext bool
+
 	OutputSchema  *OutputSchema
 	UseJSONMode   bool
 	ParseResponse *bool // default true
@@ -111,6 +134,10 @@ type Config struct {
 	Canceller run.Canceller
 	Logger    *slog.Logger
 }
+
+// Knowledge is what an agent searches (agno's KnowledgeProtocol):
+// *knowledge.Knowledge implements it.
+type Knowledge = engine.Knowledge
 
 // Fallbacks are per-failure fallback model lists (agno's FallbackConfig).
 type Fallbacks = engine.Fallbacks
@@ -189,15 +216,17 @@ func New(cfg Config) (*Agent, error) {
 		EventsToSkip:             cfg.EventsToSkip,
 		StoreHistoryMessages:     cfg.StoreHistoryMessages,
 		NoStoreToolMessages:      isFalse(cfg.StoreToolMessages),
-		OutputSchema:             cfg.OutputSchema,
-		UseJSONMode:              cfg.UseJSONMode,
-		NoParse:                  isFalse(cfg.ParseResponse),
-		PreHooks:                 cfg.PreHooks,
-		PostHooks:                cfg.PostHooks,
-		Retries:                  cfg.Retries,
-		RetryDelay:               cfg.DelayBetweenRetries,
-		ExponentialBackoff:       cfg.ExponentialBackoff,
-		Logger:                   cfg.Logger,
+		Knowledge: engine.NewKnowledgeSettings(cfg.Knowledge, cfg.KnowledgeFilters, cfg.SearchKnowledge,
+			cfg.AddSearchKnowledgeInstructions, cfg.EnableAgenticKnowledgeFilters, cfg.AddKnowledgeToContext),
+		OutputSchema:       cfg.OutputSchema,
+		UseJSONMode:        cfg.UseJSONMode,
+		NoParse:            isFalse(cfg.ParseResponse),
+		PreHooks:           cfg.PreHooks,
+		PostHooks:          cfg.PostHooks,
+		Retries:            cfg.Retries,
+		RetryDelay:         cfg.DelayBetweenRetries,
+		ExponentialBackoff: cfg.ExponentialBackoff,
+		Logger:             cfg.Logger,
 	}
 	spec := &a.spec
 	if cfg.Fallbacks != nil {

@@ -143,6 +143,9 @@ func (o *OS) agentResponse(a *agent.Agent) map[string]any {
 	if len(sessions) > 0 {
 		out["sessions"] = sessions
 	}
+	if k := o.agentKnowledgeInfo(cfg); k != nil {
+		out["knowledge"] = k
+	}
 	sys := map[string]any{}
 	if cfg.SystemMessage != "" {
 		sys["system_message"] = cfg.SystemMessage
@@ -311,6 +314,9 @@ func (o *OS) handleConfig(w http.ResponseWriter, _ *http.Request) {
 	}
 	if o.cfg.Description != "" {
 		out["description"] = o.cfg.Description
+	}
+	if k := o.knowledgeConfig(); k != nil {
+		out["knowledge"] = k
 	}
 	if o.cfg.DBID != "" {
 		out["os_database"] = o.cfg.DBID

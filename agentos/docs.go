@@ -37,6 +37,10 @@ type apiRoute struct {
 	Result  string     // success description
 	Schema  string     // components/schemas name of the success body
 	Stream  bool       // may answer text/event-stream
+	// Served is the ServeMux pattern that serves the route when it is not
+	// Pattern: one pattern serves routes ServeMux cannot tell apart
+	// (GET /knowledge/content/{id} and GET /knowledge/{id}/sources).
+	Served string
 }
 
 func (a apiRoute) method() string { m, _, _ := strings.Cut(a.Pattern, " "); return m }
@@ -148,8 +152,10 @@ func buildAPIRoutes() []apiRoute {
 			Schema: "RegistryPage", Result: "PaginatedResponse[RegistryContentResponse]"},
 
 		{Pattern: "GET /openapi.json", Tag: "Docs", Summary: "This OpenAPI document", Result: "OpenAPI 3.1 document"},
+		// knowledge routes: knowledgeAPIRoutes (knowledge.go), appended below
 		{Pattern: "GET /docs", Tag: "Docs", Summary: "Human-readable route list", Result: "HTML page"},
 	}
+	routes = append(routes, knowledgeAPIRoutes()...)
 	// Agents and teams share one route shape.
 	for _, c := range []struct{ prefix, tag, noun, a, extraForm, continueField, continueDesc, output string }{
 		{"/agents", "Agents", "agent", "an", "", "tools", "JSON list of ToolExecution objects with the human's decisions or results", "RunOutput"},
@@ -215,7 +221,7 @@ func registeredRoutes(mux routeMux, routes []apiRoute) []apiRoute {
 		if err != nil {
 			continue
 		}
-		if _, pattern := mux.Handler(req); pattern == rt.Pattern {
+		if _, pattern := mux.Handler(req); pattern == cmp.Or(rt.Served, rt.Pattern) {
 			out = append(out, rt)
 		}
 	}

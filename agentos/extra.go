@@ -5,5 +5,6 @@ func (o *OS) extraRoutes(mux routeMux) {
 	o.sessionRoutes(mux)
 	o.memoryRoutes(mux)
 	o.registryRoutes(mux)
+	o.knowledgeRoutes(mux)
 	o.docsRoutes(mux)
 }

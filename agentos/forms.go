@@ -28,6 +28,15 @@ type form struct {
 	files  []model.File
 	known  map[string]bool
 	spool  []string
+	// raw are the files of parseRawForm, as they came.
+	raw []rawFile
+}
+
+// rawFile is an upload spooled as it came.
+type rawFile struct {
+	field, filename, contentType string
+	path                         string
+	size                         int64
 }
 
 // release removes the form's spool files.
@@ -49,12 +58,26 @@ type limits struct {
 // max_file_bytes, and files go to disk, not memory. Files become images
 // or documents (other types are refused with agno's "Unsupported file
 // type"); endpoints that take no files skip them.
-func (o *OS) parseForm(w http.ResponseWriter, r *http.Request, known ...string) (_ *form, err error) {
-	ct, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
+func (o *OS) parseForm(w http.ResponseWriter, r *http.Request, known ...string) (*form, error) {
+	return o.readForm(w, r, newForm(known), false)
+}
+
+// parseRawForm is parseForm for endpoints that take files of any type
+// (knowledge uploads): every file is spooled as it came, into f.raw.
+func (o *OS) parseRawForm(w http.ResponseWriter, r *http.Request, known ...string) (*form, error) {
+	return o.readForm(w, r, newForm(known), true)
+}
+
+func newForm(known []string) *form {
 	f := &form{values: map[string]string{}, known: map[string]bool{}}
 	for _, k := range known {
 		f.known[k] = true
 	}
+	return f
+}
+
+func (o *OS) readForm(w http.ResponseWriter, r *http.Request, f *form, raw bool) (_ *form, err error) {
+	ct, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	defer func() {
 		if err != nil {
 			f.release()
@@ -76,7 +99,7 @@ func (o *OS) parseForm(w http.ResponseWriter, r *http.Request, known ...string) 
 			if err != nil {
 				return nil, lim.bodyError(err)
 			}
-			err = f.readPart(part, lim, f.known["files"])
+			err = f.readPart(part, lim, f.known["files"], raw)
 			part.Close()
 			if err != nil {
 				return nil, err
@@ -117,7 +140,7 @@ func sizeText(n int64) string {
 
 // readPart reads one multipart part: a field value, or a file spooled to
 // disk.
-func (f *form) readPart(part *multipart.Part, lim limits, takesFiles bool) error {
+func (f *form) readPart(part *multipart.Part, lim limits, takesFiles, raw bool) error {
 	name := part.FormName()
 	if part.FileName() == "" {
 		b, err := io.ReadAll(part)
@@ -125,6 +148,14 @@ func (f *form) readPart(part *multipart.Part, lim limits, takesFiles bool) error
 			return lim.bodyError(err)
 		}
 		f.values[name] = string(b)
+		return nil
+	}
+	if raw {
+		path, n, err := f.spoolFile(part.FileName(), part, lim)
+		if err != nil {
+			return err
+		}
+		f.raw = append(f.raw, rawFile{field: name, filename: part.FileName(), contentType: part.Header.Get("Content-Type"), path: path, size: n})
 		return nil
 	}
 	if !takesFiles {
@@ -157,9 +188,25 @@ func (f *form) addUpload(name, ct string, body io.Reader, lim limits) error {
 	if !image && !documentTypes[ct] && !strings.HasPrefix(ct, "text/") {
 		return errStatus(http.StatusBadRequest, "Unsupported file type: %s (%s); images and documents (PDF, text, CSV, JSON, DOCX) are accepted", cmp.Or(ct, "unknown"), name)
 	}
+	path, n, err := f.spoolFile(name, body, lim)
+	if err != nil {
+		return err
+	}
+	open := func() (io.ReadCloser, error) { return os.Open(path) }
+	if image {
+		f.images = append(f.images, model.Image{MimeType: ct, Size: n, Source: open})
+	} else {
+		f.files = append(f.files, model.File{Filename: name, MimeType: ct, Size: n, Source: open})
+	}
+	return nil
+}
+
+// spoolFile copies an upload to a private spool file, cut at the
+// per-file limit; an empty file is refused.
+func (f *form) spoolFile(name string, body io.Reader, lim limits) (string, int64, error) {
 	tmp, err := os.CreateTemp(lim.spoolDir, "upload-*") // 0600
 	if err != nil {
-		return errStatus(http.StatusInternalServerError, "Could not keep the upload %s: %v", name, err)
+		return "", 0, errStatus(http.StatusInternalServerError, "Could not keep the upload %s: %v", name, err)
 	}
 	f.spool = append(f.spool, tmp.Name())
 	n, err := io.Copy(tmp, io.LimitReader(body, lim.file+1))
@@ -168,20 +215,13 @@ func (f *form) addUpload(name, ct string, body io.Reader, lim limits) error {
 	}
 	switch {
 	case err != nil:
-		return lim.bodyError(err)
+		return "", 0, lim.bodyError(err)
 	case n > lim.file:
-		return errStatus(http.StatusRequestEntityTooLarge, "File %s is too large: a file may be at most %s (max_file_bytes under [agentos] in config.toml)", name, sizeText(lim.file))
+		return "", 0, errStatus(http.StatusRequestEntityTooLarge, "File %s is too large: a file may be at most %s (max_file_bytes under [agentos] in config.toml)", name, sizeText(lim.file))
 	case n == 0:
-		return errStatus(http.StatusBadRequest, "Empty file: %s", name)
+		return "", 0, errStatus(http.StatusBadRequest, "Empty file: %s", name)
 	}
-	path := tmp.Name()
-	open := func() (io.ReadCloser, error) { return os.Open(path) }
-	if image {
-		f.images = append(f.images, model.Image{MimeType: ct, Size: n, Source: open})
-	} else {
-		f.files = append(f.files, model.File{Filename: name, MimeType: ct, Size: n, Source: open})
-	}
-	return nil
+	return tmp.Name(), n, nil
 }
 
 func (f *form) has(k string) bool { _, ok := f.values[k]; return ok }

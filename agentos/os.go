@@ -32,6 +32,7 @@ import (
 	"time"
 
 	"github.com/agno-go/agno/agent"
+	"github.com/agno-go/agno/knowledge"
 	"github.com/agno-go/agno/runs"
 	"github.com/agno-go/agno/storage"
 	"github.com/agno-go/agno/team"
@@ -56,6 +57,9 @@ type Config struct {
 	// (toolkits and workflow step functions registered by name).
 	Tools     []tool.Provider
 	Functions map[string]any
+	// Knowledge are knowledge bases served on the /knowledge routes
+	// besides those of the agents and teams (agno's AgentOS(knowledge=)).
+	Knowledge []*knowledge.Knowledge
 
 	// Store is the OS database: sessions, runs, events, memories.
 	Store storage.Store
@@ -158,6 +162,8 @@ type OS struct {
 	limits limits
 	// ownSpool is the spool directory New made (removed at Close).
 	ownSpool string
+	// kjobs runs knowledge uploads in the background.
+	kjobs *knowledgeJobs
 }
 
 // New validates cfg and returns the OS. It marks runs left RUNNING by a
@@ -204,6 +210,7 @@ func New(cfg Config) (*OS, error) {
 		return nil, err
 	}
 	o.cat.Store(cat)
+	o.startKnowledge()
 	return o, nil
 }
 
@@ -286,6 +293,7 @@ func (o *OS) Close() error {
 	if o.closed.Swap(true) {
 		return nil
 	}
+	o.kjobs.stop() // before the stores close
 	var errs []error
 	for _, a := range o.catalog().Agents {
 		errs = append(errs, a.Close())

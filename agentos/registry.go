@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/agno-go/agno/agent"
+	"github.com/agno-go/agno/knowledge"
 	"github.com/agno-go/agno/model"
 	"github.com/agno-go/agno/storage"
 	"github.com/agno-go/agno/team"
@@ -105,6 +106,9 @@ type Registry struct {
 	tools     []tool.Provider
 	dbs       []RegistryDB
 	functions []RegistryFunction
+	knowledge []*knowledge.Knowledge
+	// knowledgeDB is the contents DB id knowledge entries are listed with.
+	knowledgeDB string
 	// owners are the agents whose memory or session summary managers are
 	// listed ({owner_id}__memory_manager, …).
 	owners []*agent.Agent
@@ -302,6 +306,7 @@ func (r *Registry) walkAgent(a *agent.Agent) {
 		r.addTool(p)
 	}
 	r.addDB("", cfg.Store)
+	r.addKnowledge(asKnowledge(cfg.Knowledge))
 	if cfg.MemoryManager != nil || cfg.SessionSummaryManager != nil {
 		r.owners = append(r.owners, a)
 	}
@@ -317,6 +322,7 @@ func (r *Registry) walkTeam(t *team.Team) {
 		r.addTool(p)
 	}
 	r.addDB("", cfg.Store)
+	r.addKnowledge(asKnowledge(cfg.Knowledge))
 	for _, m := range t.Members() {
 		r.walkExecutor(m)
 	}
@@ -415,6 +421,7 @@ func (r *Registry) Counts() map[ResourceType]int {
 	out[ResourceTool] = len(r.tools)
 	out[ResourceDB] = len(r.dbs)
 	out[ResourceFunction] = len(r.functions)
+	r.knowledgeCounts(r.knowledge, out)
 	for _, a := range r.owners {
 		cfg := a.Config()
 		if cfg.MemoryManager != nil {
@@ -500,10 +507,10 @@ func (r *Registry) Entries(ctx context.Context, kind ResourceType) []RegistryEnt
 	r.mu.Lock()
 	tools, models, dbs, functions := slices.Clone(r.tools), slices.Clone(r.models), slices.Clone(r.dbs), slices.Clone(r.functions)
 	agents, teams, workflows := slices.Clone(r.agents), slices.Clone(r.teams), slices.Clone(r.workflows)
-	owners := slices.Clone(r.owners)
+	owners, kbs, kdb := slices.Clone(r.owners), slices.Clone(r.knowledge), r.knowledgeDB
 	r.mu.Unlock()
 	want := func(t ResourceType) bool { return kind == "" || kind == t }
-	var out []RegistryEntry
+	out := r.knowledgeEntries(kbs, kdb, want)
 	if want(ResourceTool) {
 		for _, p := range tools {
 			out = append(out, toolEntry(ctx, p))
@@ -822,6 +829,7 @@ func (o *OS) registry() *Registry {
 // their objects), then walks the catalog.
 func (o *OS) buildRegistry(c Catalog) *Registry {
 	r := NewRegistry(o.log)
+	r.knowledgeDB = o.cfg.DBID
 	if o.cfg.Store != nil {
 		r.AddDB(o.cfg.DBID, o.cfg.Store)
 	}
@@ -837,6 +845,11 @@ func (o *OS) buildRegistry(c Catalog) *Registry {
 		r.AddFunction(name, o.cfg.Functions[name])
 	}
 	r.Populate(c)
+	r.mu.Lock()
+	for _, k := range o.cfg.Knowledge {
+		r.addKnowledge(k)
+	}
+	r.mu.Unlock()
 	r.entrypoints() // log tool-name clashes now, not at first use
 	return r
 }
@@ -847,7 +860,7 @@ func (o *OS) buildRegistry(c Catalog) *Registry {
 func (o *OS) LogRegistry() {
 	counts := o.registry().Counts()
 	attrs := make([]any, 0, 2*len(ResourceTypes))
-	for _, t := range []ResourceType{ResourceAgent, ResourceTeam, ResourceWorkflow, ResourceModel, ResourceTool, ResourceDB, ResourceFunction} {
+	for _, t := range []ResourceType{ResourceAgent, ResourceTeam, ResourceWorkflow, ResourceModel, ResourceTool, ResourceDB, ResourceFunction, ResourceKnowledge, ResourceVectorDB} {
 		attrs = append(attrs, string(t)+"s", counts[t])
 	}
 	o.log.Info("agentos registry", attrs...)

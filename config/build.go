@@ -13,6 +13,7 @@ import (
 	"sync"
 
 	"github.com/agno-go/agno/agent"
+	"github.com/agno-go/agno/knowledge"
 	"github.com/agno-go/agno/model"
 	"github.com/agno-go/agno/storage"
 	"github.com/agno-go/agno/storage/memory"
@@ -70,6 +71,10 @@ type Resources struct {
 	// Toolkits are the built-in toolkits (shell, file, daytona) that could
 	// be built; one instance each, shared by the agents naming them.
 	Toolkits map[string]tool.Provider
+	// Knowledge are the knowledge bases of [knowledge], by name, and
+	// KnowledgeTables their contents tables.
+	Knowledge       map[string]*knowledge.Knowledge
+	KnowledgeTables map[string]string
 
 	// Agents, Teams and Workflows defined by files in the sources
 	// directories.
@@ -87,6 +92,8 @@ type Resources struct {
 	mcpErr     map[string]error
 	toolkitErr map[string]error
 	transports []*http.Transport
+	// closers release the knowledge stores, before the storage.
+	closers []func() error
 
 	closeOnce sync.Once
 	closeErr  error
@@ -113,6 +120,7 @@ func (c *Config) Build(ctx context.Context, fn Functions, existing Existing) (*R
 	log := c.logger()
 	r := &Resources{
 		Models: map[string]model.Model{}, MCP: map[string]*mcp.Tools{}, Toolkits: map[string]tool.Provider{},
+		Knowledge: map[string]*knowledge.Knowledge{}, KnowledgeTables: map[string]string{},
 		cfg: c, fn: fn, existing: existing, mcpErr: map[string]error{}, toolkitErr: map[string]error{},
 	}
 	store, err := c.openStore(ctx)
@@ -137,6 +145,11 @@ func (c *Config) Build(ctx context.Context, fn Functions, existing Existing) (*R
 			log.Warn("model API key is not set; runs using this model will fail until it is exported",
 				"model", name, "env", mk.Env, "fix", fmt.Sprintf("export %s=<your key> and restart AgentOS", mk.Env))
 		}
+	}
+
+	if err := c.buildKnowledge(ctx, r); err != nil {
+		r.Close()
+		return nil, err
 	}
 
 	for _, name := range sortedKeys(c.MCP.Servers) {
@@ -226,6 +239,9 @@ func (r *Resources) Close() error {
 		}
 		for _, t := range r.transports {
 			t.CloseIdleConnections()
+		}
+		for i := len(r.closers) - 1; i >= 0; i-- {
+			errs = append(errs, r.closers[i]())
 		}
 		if r.Store != nil {
 			errs = append(errs, r.Store.Close())

@@ -25,6 +25,9 @@ type Config struct {
 	MCP       MCPConfig              `toml:"mcp"`
 	Toolkits  ToolkitsConfig         `toml:"toolkits"`
 	Workflows WorkflowsConfig        `toml:"workflows"`
+	// Knowledge are the knowledge bases, by the name agents attach them
+	// with (knowledge = "<name>").
+	Knowledge map[string]KnowledgeConfig `toml:"knowledge"`
 
 	// Path is the file's absolute path; Dir its directory, the base of
 	// every relative path in it.
@@ -289,9 +292,9 @@ const (
 	DefaultMaxUploadBytes = 32 << 20
 	// DefaultLeaseSeconds is agentos.lease_seconds' default.
 	DefaultLeaseSeconds = 15
-	DefaultSQLitePath     = "agno.db"
-	DefaultDSNEnv         = "AGNO_POSTGRES_DSN"
-	DefaultSocketPath     = "agno-hitl.sock"
+	DefaultSQLitePath   = "agno.db"
+	DefaultDSNEnv       = "AGNO_POSTGRES_DSN"
+	DefaultSocketPath   = "agno-hitl.sock"
 )
 
 // DefaultSources are the registry source directories when none are set.
@@ -465,6 +468,7 @@ func (c *Config) validate(p *problems, md *toml.MetaData) {
 	}
 
 	c.validateStorage(p, md)
+	c.validateKnowledge(p, md)
 
 	if !c.MCP.Tools.SessionCloseOnRefresh {
 		p.at("mcp.tools.session_close_on_refresh", "mcp.tools.session_close_on_refresh = false is refused: refreshed MCP sessions are always closed in the call that opened them (agno v2.6.13), because leaving them open leaks a session and a connection per call; the fixed behaviour cannot be turned off, so remove the key or set it to true")

@@ -44,6 +44,16 @@ type AgentFile struct {
 	Tools         []string `toml:"tools"`
 	ToolCallLimit int      `toml:"tool_call_limit"`
 
+	// Knowledge is a [knowledge.<name>] of config.toml; the agent searches
+	// it with the search_knowledge_base tool (see the agent.Config fields
+	// of the same names).
+	Knowledge                      string `toml:"knowledge"`
+	KnowledgeFilters               Value  `toml:"knowledge_filters"`
+	SearchKnowledge                *bool  `toml:"search_knowledge"`
+	AddSearchKnowledgeInstructions *bool  `toml:"add_search_knowledge_instructions"`
+	EnableAgenticKnowledgeFilters  bool   `toml:"enable_agentic_knowledge_filters"`
+	AddKnowledgeToContext          bool   `toml:"add_knowledge_to_context"`
+
 	AddHistoryToContext      bool  `toml:"add_history_to_context"`
 	NumHistoryRuns           int   `toml:"num_history_runs"`
 	NumHistoryMessages       int   `toml:"num_history_messages"`
@@ -98,6 +108,16 @@ type TeamFile struct {
 
 	Tools         []string `toml:"tools"`
 	ToolCallLimit int      `toml:"tool_call_limit"`
+
+	// Knowledge is a [knowledge.<name>] of config.toml; the team leader searches
+	// it with the search_knowledge_base tool (see the team.Config fields
+	// of the same names).
+	Knowledge                      string `toml:"knowledge"`
+	KnowledgeFilters               Value  `toml:"knowledge_filters"`
+	SearchKnowledge                *bool  `toml:"search_knowledge"`
+	AddSearchKnowledgeInstructions *bool  `toml:"add_search_knowledge_instructions"`
+	EnableAgenticKnowledgeFilters  bool   `toml:"enable_agentic_knowledge_filters"`
+	AddKnowledgeToContext          bool   `toml:"add_knowledge_to_context"`
 
 	SessionState             Table `toml:"session_state"`
 	AddSessionStateToContext bool  `toml:"add_session_state_to_context"`

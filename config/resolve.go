@@ -129,6 +129,7 @@ func (l *loader) checkAgent(p *problems, f *resFile) {
 		l.checkModel(p, fmt.Sprintf("fallback_models[%d]", i), m)
 	}
 	l.checkTools(p, f, a.Tools)
+	l.checkKnowledge(p, a.knowledge())
 	checkNonNegative(p, "tool_call_limit", a.ToolCallLimit, "use 0 for no limit or a positive number")
 	checkNonNegative(p, "num_history_runs", a.NumHistoryRuns, "use a positive number of runs")
 	checkNonNegative(p, "num_history_messages", a.NumHistoryMessages, "use a positive number of messages")
@@ -174,6 +175,7 @@ func (l *loader) checkTeam(p *problems, f *resFile) {
 		f.refs = append(f.refs, &ref{key: key, source: m, kind: kind, id: id})
 	}
 	l.checkTools(p, f, t.Tools)
+	l.checkKnowledge(p, t.knowledge())
 	checkNonNegative(p, "max_iterations", t.MaxIterations, "use a positive number (default 10)")
 	checkNonNegative(p, "tool_call_limit", t.ToolCallLimit, "use 0 for no limit or a positive number")
 	checkNonNegative(p, "num_history_runs", t.NumHistoryRuns, "use a positive number of runs")
@@ -528,6 +530,7 @@ func (l *loader) constructAgent(f *resFile) (any, error) {
 	for _, m := range a.FallbackModels {
 		fallbacks = append(fallbacks, l.res.Models[m])
 	}
+	kb, kf := l.knowledgeSettings(a.knowledge())
 	out, err := agent.New(agent.Config{
 		ID: f.id, Name: a.Name, Description: a.Description, Role: a.Role,
 		Model: l.res.Models[a.Model], FallbackModels: fallbacks,
@@ -540,6 +543,8 @@ func (l *loader) constructAgent(f *resFile) (any, error) {
 		SessionState: a.SessionState, AddSessionStateToContext: a.AddSessionStateToContext,
 		Dependencies: a.Dependencies, Metadata: a.Metadata,
 		OutputSchema: schema, UseJSONMode: a.UseJSONMode,
+		Knowledge: kb, KnowledgeFilters: kf, SearchKnowledge: a.SearchKnowledge, AddSearchKnowledgeInstructions: a.AddSearchKnowledgeInstructions,
+		EnableAgenticKnowledgeFilters: a.EnableAgenticKnowledgeFilters, AddKnowledgeToContext: a.AddKnowledgeToContext,
 		Retries: a.Retries, DelayBetweenRetries: a.DelayBetweenRetries.Duration(), ExponentialBackoff: a.ExponentialBackoff,
 		StoreEvents: a.StoreEvents, StreamEvents: a.StreamEvents,
 		Logger: l.cfg.Logger,
@@ -571,6 +576,7 @@ func (l *loader) constructTeam(f *resFile) (any, error) {
 	if err != nil {
 		return nil, fileErr(f, "output_schema", err)
 	}
+	kb, kf := l.knowledgeSettings(t.knowledge())
 	out, err := team.New(team.Config{
 		ID: f.id, Name: t.Name, Description: t.Description, Role: t.Role,
 		Model: l.res.Models[t.Model], Members: members, Mode: team.Mode(t.Mode),
@@ -586,6 +592,8 @@ func (l *loader) constructTeam(f *resFile) (any, error) {
 		Store: l.res.Store, SessionState: t.SessionState, AddSessionStateToContext: t.AddSessionStateToContext,
 		Dependencies: t.Dependencies, Metadata: t.Metadata, AddHistoryToContext: t.AddHistoryToContext, NumHistoryRuns: t.NumHistoryRuns,
 		StoreEvents: t.StoreEvents, OutputSchema: schema,
+		Knowledge: kb, KnowledgeFilters: kf, SearchKnowledge: t.SearchKnowledge, AddSearchKnowledgeInstructions: t.AddSearchKnowledgeInstructions,
+		EnableAgenticKnowledgeFilters: t.EnableAgenticKnowledgeFilters, AddKnowledgeToContext: t.AddKnowledgeToContext,
 		Retries: t.Retries, DelayBetweenRetries: t.DelayBetweenRetries.Duration(), StreamEvents: t.StreamEvents,
 		Logger: l.cfg.Logger,
 	})

@@ -10,6 +10,8 @@ import (
 	"os"
 	"slices"
 	"strings"
+
+	"github.com/agno-go/agno/knowledge"
 )
 
 // Settings is settings.json: runtime switches for the behaviours agno
@@ -44,6 +46,14 @@ type ContentHashSettings struct {
 	// two contents (agno #8310). False: the pre-v2.6.13 hash, where the
 	// second insert overwrote the first one's metadata.
 	IncludeMetadata bool `json:"include_metadata"`
+}
+
+// KnowledgeHashOptions is runtime.content_hash as a knowledge base takes
+// it (knowledge.Config.ContentHash). With include_metadata false,
+// knowledge.New logs a warning that the v2.6.12 hash is in use.
+func (s Settings) KnowledgeHashOptions() knowledge.HashOptions {
+	include := s.Runtime.ContentHash.IncludeMetadata
+	return knowledge.HashOptions{IncludeMetadata: &include}
 }
 
 // SchemaSettings is the "schema" section.

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io/fs"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/agno-go/agno/config"
+	"github.com/agno-go/agno/knowledge"
 )
 
 func TestUsersExampleLoadsAsIs(t *testing.T) {
@@ -323,4 +325,48 @@ func FuzzParseSettings(f *testing.F) {
 			t.Fatalf("parsed settings do not validate: %v", err)
 		}
 	})
+}
+
+// runtime.content_hash.include_metadata reaches a knowledge base's
+// content hash: true (the default) is agno v2.6.13's hash over the
+// metadata (A3 golden case 2), false the v2.6.12 hash (golden case 1),
+// which knowledge.New announces with a warning.
+func TestContentHashSettingReachesKnowledge(t *testing.T) {
+	c := &knowledge.Content{Path: "./demo.pdf", Metadata: map[string]any{"doc_id": 1, "collection_id": 1, "server_id": "10"}}
+	for _, tc := range []struct {
+		file, hash string
+		warns      bool
+	}{
+		{`{}`, "c5521948500454dd7380f623c15bd0259c9f15c57e2d019680dd5e5160e7fe81", false},
+		{`{"runtime": {"content_hash": {"include_metadata": true}}}`, "c5521948500454dd7380f623c15bd0259c9f15c57e2d019680dd5e5160e7fe81", false},
+		{`{"runtime": {"content_hash": {"include_metadata": false}}}`, "50c6b3e91093a697bab6e423ed132c9f81402dd84efd81fa4544740feeeda0fd", true},
+	} {
+		s, err := config.ParseSettings([]byte(tc.file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		opts := s.KnowledgeHashOptions()
+		if got := knowledge.ContentHash(c, opts); got != tc.hash {
+			t.Errorf("%s: content hash %s, want %s", tc.file, got, tc.hash)
+		}
+		var logs strings.Builder
+		if _, err := knowledge.New(t.Context(), knowledge.Config{Name: "kb", ContentHash: opts, Logger: slog.New(slog.NewTextHandler(&logs, nil))}); err != nil {
+			t.Fatal(err)
+		}
+		warned := strings.Contains(logs.String(), "level=WARN") && strings.Contains(logs.String(), "include_metadata=false") && strings.Contains(logs.String(), "v2.6.12")
+		if warned != tc.warns {
+			t.Errorf("%s: warning logged = %v, want %v; log:\n%s", tc.file, warned, tc.warns, logs.String())
+		}
+	}
+	// The users' example file keeps the v2.6.13 hash.
+	s, err := config.LoadSettings(filepath.Join("testdata", "settings.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := knowledge.ContentHash(c, s.KnowledgeHashOptions()); got != "c5521948500454dd7380f623c15bd0259c9f15c57e2d019680dd5e5160e7fe81" {
+		t.Errorf("example settings give hash %s", got)
+	}
+	if _, err := config.ParseSettings([]byte(`{"runtime": {"content_hash": {"include_metadata": "no"}}}`)); !errors.Is(err, config.ErrInvalidSettings) {
+		t.Errorf("a string include_metadata: %v, want ErrInvalidSettings", err)
+	}
 }

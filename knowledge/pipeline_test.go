@@ -76,32 +76,34 @@ func TestPipelineWithOpenAIEmbedder(t *testing.T) {
 
 // One Knowledge serves concurrent inserts and searches (run with -race).
 func TestConcurrentInsertAndSearch(t *testing.T) {
-	f := newFixture(t, Config{Name: "kb"})
-	var wg sync.WaitGroup
-	errs := make(chan error, 64)
-	for i := range 16 {
-		wg.Go(func() {
-			_, err := f.k.Insert(t.Context(), Input{TextContent: fmt.Sprintf("document number %d about topic %d", i, i%4), Name: fmt.Sprintf("d%d", i), Metadata: map[string]any{"topic": i % 4}})
-			if err != nil {
-				errs <- err
-			}
-		})
-		wg.Go(func() {
-			if _, err := f.k.Search(t.Context(), "document topic", SearchOptions{Filters: filter.Dict(map[string]any{"topic": i % 4})}); err != nil {
-				errs <- err
-			}
-		})
-	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		t.Error(err)
-	}
-	if _, total, _ := f.k.GetContent(t.Context(), contents.ListOptions{}); total != 16 {
-		t.Errorf("%d contents, want 16", total)
-	}
-	docs, _ := f.k.Search(t.Context(), "document", SearchOptions{MaxResults: 50, Filters: filter.Dict(map[string]any{"topic": 1}), SearchType: vectordb.SearchKeyword})
-	if len(docs) != 4 {
-		t.Errorf("topic 1 has %d chunks, want 4", len(docs))
-	}
+	eachBackend(t, func(t *testing.T, open func(*testing.T, Config) fixture) {
+		f := open(t, Config{Name: "kb"})
+		var wg sync.WaitGroup
+		errs := make(chan error, 64)
+		for i := range 16 {
+			wg.Go(func() {
+				_, err := f.k.Insert(t.Context(), Input{TextContent: fmt.Sprintf("document number %d about topic %d", i, i%4), Name: fmt.Sprintf("d%d", i), Metadata: map[string]any{"topic": i % 4}})
+				if err != nil {
+					errs <- err
+				}
+			})
+			wg.Go(func() {
+				if _, err := f.k.Search(t.Context(), "document topic", SearchOptions{Filters: filter.Dict(map[string]any{"topic": i % 4})}); err != nil {
+					errs <- err
+				}
+			})
+		}
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			t.Error(err)
+		}
+		if _, total, _ := f.k.GetContent(t.Context(), contents.ListOptions{}); total != 16 {
+			t.Errorf("%d contents, want 16", total)
+		}
+		docs, _ := f.k.Search(t.Context(), "document", SearchOptions{MaxResults: 50, Filters: filter.Dict(map[string]any{"topic": 1}), SearchType: vectordb.SearchKeyword})
+		if len(docs) != 4 {
+			t.Errorf("topic 1 has %d chunks, want 4", len(docs))
+		}
+	})
 }

@@ -111,6 +111,9 @@ type RunCompleted struct {
 	Metadata         map[string]any `json:"metadata,omitempty"`
 	Metrics          *Metrics       `json:"metrics,omitempty"`
 	SessionState     map[string]any `json:"session_state,omitempty"`
+	// References are agno's MessageReferences the run retrieved from its
+	// knowledge base.
+	References json.RawMessage `json:"references,omitempty"`
 	// MemberResponses is filled on team completions when member responses
 	// are stored.
 	MemberResponses []*Output `json:"member_responses,omitempty"`

@@ -133,6 +133,12 @@ func WithDependencies(d map[string]any) Option { return func(r *Request) { r.Dep
 // conflicts, as in agno).
 func WithMetadata(m map[string]any) Option { return func(r *Request) { r.Metadata = m } }
 
+// WithKnowledgeFilters filters this run's knowledge searches (agno's
+// knowledge_filters), merged over the agent's own.
+func WithKnowledgeFilters(f map[string]any) Option {
+	return func(r *Request) { r.KnowledgeFilters = f }
+}
+
 // WithFiles attaches documents (PDF, text) to the user message.
 func WithFiles(files ...model.File) Option {
 	return func(r *Request) { r.Files = append(r.Files, files...) }

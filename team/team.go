@@ -16,6 +16,7 @@ import (
 
 	"github.com/agno-go/agno/agent"
 	"github.com/agno-go/agno/internal/engine"
+	"github.com/agno-go/agno/knowledge/filter"
 	"github.com/agno-go/agno/model"
 	"github.com/agno-go/agno/run"
 	"github.com/agno-go/agno/storage"
@@ -100,6 +101,16 @@ type Config struct {
 	NumHistoryRuns           int
 	StoreEvents              bool
 	EventsToSkip             []string
+
+	// Knowledge is the team leader's knowledge base, used as an agent's
+	// (agno's team knowledge): the search_knowledge_base tool by default,
+	// or references in the user message with AddKnowledgeToContext.
+	Knowledge                      agent.Knowledge
+	KnowledgeFilters               filter.Filters
+	SearchKnowledge                *bool // default true with Knowledge
+	AddSearchKnowledgeInstructions *bool // default true
+	EnableAgenticKnowledgeFilters  bool
+	AddKnowledgeToContext          bool
 
 	OutputSchema *agent.OutputSchema
 	PreHooks     []agent.PreHook
@@ -191,13 +202,15 @@ func New(cfg Config) (*Team, error) {
 		StoreEvents:              cfg.StoreEvents,
 		EventsToSkip:             cfg.EventsToSkip,
 		StoreMemberResponses:     cfg.StoreMemberResponses,
-		OutputSchema:             cfg.OutputSchema,
-		PreHooks:                 cfg.PreHooks,
-		PostHooks:                cfg.PostHooks,
-		Retries:                  cfg.Retries,
-		RetryDelay:               cfg.DelayBetweenRetries,
-		ContinueMember:           t.continueMembers,
-		Logger:                   cfg.Logger,
+		Knowledge: engine.NewKnowledgeSettings(cfg.Knowledge, cfg.KnowledgeFilters, cfg.SearchKnowledge,
+			cfg.AddSearchKnowledgeInstructions, cfg.EnableAgenticKnowledgeFilters, cfg.AddKnowledgeToContext),
+		OutputSchema:   cfg.OutputSchema,
+		PreHooks:       cfg.PreHooks,
+		PostHooks:      cfg.PostHooks,
+		Retries:        cfg.Retries,
+		RetryDelay:     cfg.DelayBetweenRetries,
+		ContinueMember: t.continueMembers,
+		Logger:         cfg.Logger,
 	}
 	if mode == ModeTasks {
 		spec.Iterations = t.iterations()

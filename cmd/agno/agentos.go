@@ -8,7 +8,6 @@ import (
 	"net"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"strconv"
 	"sync/atomic"
 	"syscall"
@@ -76,26 +75,9 @@ func startAgentOS(ctx context.Context, f startFlags, ready chan<- string) error 
 		return err
 	}
 	slog.SetDefault(logger)
-	cfg, err := config.Load(f.config)
+	cfg, err := loadConfig(f.config, f.settings, logger)
 	if err != nil {
 		return err
-	}
-	settingsPath := f.settings
-	if settingsPath == "" {
-		if p := filepath.Join(filepath.Dir(f.config), "settings.json"); fileExists(p) {
-			settingsPath = p
-		}
-	}
-	if settingsPath != "" {
-		// A path on the command line is relative to the working directory
-		// (LoadSettingsFile would read it against the config's directory).
-		if settingsPath, err = filepath.Abs(settingsPath); err != nil {
-			return err
-		}
-		if cfg, err = cfg.LoadSettingsFile(settingsPath); err != nil {
-			return err
-		}
-		logger.Info("settings loaded", "path", settingsPath)
 	}
 	res, err := cfg.Build(ctx, config.Functions{}, config.Existing{})
 	if err != nil {
@@ -140,7 +122,7 @@ func startAgentOS(ctx context.Context, f startFlags, ready chan<- string) error 
 
 	os_, err := agentos.New(agentos.Config{
 		ID: cfg.AgentOS.ID, Name: cfg.AgentOS.Name, Description: cfg.AgentOS.Description,
-		Agents: res.Agents, Teams: res.Teams, Workflows: res.Workflows, Store: res.Store, Runs: eng,
+		Agents: res.Agents, Teams: res.Teams, Workflows: res.Workflows, Store: res.Store, Runs: eng, Knowledge: res.KnowledgeBases(),
 		SecurityKey: key, ProtectedMode: &protected, CORSOrigins: cfg.AgentOS.CORSAllowedOrigins, AllowedHosts: cfg.AgentOS.AllowedHosts,
 		MaxUploadBytes: cfg.AgentOS.MaxUploadBytes, MaxFileBytes: cfg.AgentOS.MaxFileBytes,
 		Closers: closers, Logger: logger,

@@ -24,6 +24,7 @@ func newRootCmd() *cobra.Command {
 	root.AddCommand(newVersionCmd())
 	root.AddCommand(newAgentOSCmd())
 	root.AddCommand(newHITLCmd())
+	root.AddCommand(newKnowledgeCmd())
 	return root
 }
 

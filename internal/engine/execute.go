@@ -192,6 +192,7 @@ func (st *runState) setup(parent context.Context) error {
 	st.out.Metadata = st.rc.Metadata
 	st.ctx = run.WithContext(st.ctx, st.rc)
 	st.media = media.Loader{Store: st.spec.Store, SessionID: st.out.SessionID}
+	st.startReferences()
 	return nil
 }
 
@@ -563,6 +564,7 @@ func (st *runState) function(name string) *tool.Function {
 // events; finish delivers them once the run is stored.
 func (st *runState) conclude(err error) *run.Output {
 	st.concluding = true
+	st.flushReferences()
 	switch {
 	case err == nil && st.out.Status == run.StatusPaused:
 		st.send(&run.RunPaused{EventBase: st.base(), Tools: st.out.Tools, Requirements: st.out.ActiveRequirements()})
@@ -577,6 +579,7 @@ func (st *runState) conclude(err error) *run.Output {
 			Metadata:         st.out.Metadata,
 			Metrics:          st.out.Metrics,
 			SessionState:     st.rc.StateSnapshot(),
+			References:       st.out.References,
 			MemberResponses:  st.storedMembers(),
 		})
 	case st.cancelled(err):
@@ -654,6 +657,7 @@ func (st *runState) finish() {
 	if st.rc != nil {
 		st.out.SessionState = st.rc.StateSnapshot()
 	}
+	st.flushReferences()
 	st.out.Messages = st.storedMessages()
 	if err := st.persist(); err != nil {
 		// The run's end could not be stored: it is not what it seemed.

@@ -36,7 +36,7 @@ func (st *runState) buildMessages(input string) error {
 		st.messages = append(st.messages, st.req.Messages...)
 		return nil
 	}
-	st.messages = append(st.messages, model.Message{Role: model.RoleUser, Content: input, Images: st.req.Images, Files: st.req.Files, CreatedAt: run.Now()})
+	st.messages = append(st.messages, model.Message{Role: model.RoleUser, Content: st.withReferences(input), Images: st.req.Images, Files: st.req.Files, CreatedAt: run.Now()})
 	return nil
 }
 
@@ -94,6 +94,7 @@ func (st *runState) systemMessage() (string, error) {
 	}
 	st.writeMemories(&b)
 	st.writeSummary(&b)
+	b.WriteString(st.knowledgeContext())
 	if st.schema != nil && st.needsJSONPrompt() {
 		b.WriteString(jsonOutputPrompt(st.schema))
 	}
@@ -210,6 +211,7 @@ func (st *runState) teamSystemMessage() (string, error) {
 		b.WriteString("<your_role>\n" + s.Role + "\n</your_role>\n\n")
 	}
 	writeInstructions(&b, instructions, s.UseInstructionTags)
+	b.WriteString(st.knowledgeContext())
 	st.writeMemories(&b)
 	st.writeSummary(&b)
 	writeInfo(&b, info)

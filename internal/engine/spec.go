@@ -98,6 +98,9 @@ type Spec struct {
 	AddMemoriesToContext bool
 	Summaries            *memory.SummaryManager
 
+	// Knowledge is the knowledge base and how the run uses it.
+	Knowledge KnowledgeSettings
+
 	Retries            int
 	RetryDelay         time.Duration
 	ExponentialBackoff bool
@@ -245,6 +248,9 @@ func (s *Spec) Prepare() error {
 	}
 	if s.AgenticMemory && s.Memory != nil {
 		s.Tools = append(append([]tool.Provider(nil), s.Tools...), s.Memory.Tool())
+	}
+	if err := s.prepareKnowledge(); err != nil {
+		return err
 	}
 	for _, p := range s.Tools {
 		if _, ok := p.(tool.Connector); ok {

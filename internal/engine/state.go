@@ -44,6 +44,9 @@ type runState struct {
 	stateAtLoad map[string]any
 	session     *storage.Session
 	media       media.Loader
+	// refs collects the knowledge references of the run (nil without a
+	// knowledge base).
+	refs *referenceLog
 	// h is the run in the engine (nil: a nested run, which its parent
 	// stores); refused: its id was taken, nothing of it is stored.
 	h        *runs.Run

@@ -3,10 +3,7 @@ package embedder
 import (
 	"context"
 	"fmt"
-	"hash/fnv"
-	"maps"
 	"math"
-	"slices"
 
 	"github.com/agno-go/agno/knowledge/internal/textutil"
 )
@@ -69,38 +66,75 @@ func (l *Lexical) Embed(ctx context.Context, texts []string) ([][]float32, Usage
 }
 
 // Feature weights: whole words carry most of the signal, trigrams let
-// inflections and compounds meet.
+// inflections and compounds meet. A feature seen n times weighs
+// kind * (1 + ln n); the kind scales the feature, not its count, or a
+// word's many trigrams would outweigh the word itself.
 const (
 	wordWeight    = 1.0
 	trigramWeight = 0.35
 )
 
+// FNV-1a, 64 bits, of a feature: its kind prefix ("w:" or "t:") and text.
+const (
+	fnvOffset = 14695981039346656037
+	fnvPrime  = 1099511628211
+)
+
+func featureHash(kind byte, text string) uint64 {
+	h := uint64(fnvOffset)
+	h = (h ^ uint64(kind)) * fnvPrime
+	h = (h ^ ':') * fnvPrime
+	for i := 0; i < len(text); i++ {
+		h = (h ^ uint64(text[i])) * fnvPrime
+	}
+	return h
+}
+
 func (l *Lexical) vector(text string) ([]float32, int) {
 	tokens := textutil.Tokens(text)
-	counts := map[string]float64{}
+	// Features are counted by their 64-bit hash, which also picks their
+	// dimension, in the order the text first has them: summing in that
+	// order makes the vector bit-for-bit the same on every run, which map
+	// order would not.
+	counts := map[uint64]float64{}
+	var order []uint64
+	add := func(h uint64) {
+		if counts[h] == 0 {
+			order = append(order, h)
+		}
+		counts[h]++
+	}
+	words := map[uint64]bool{}
+	var starts []int
 	for _, tok := range tokens {
-		if stopWords[tok] {
+		if textutil.IsStopWord(tok) {
 			continue
 		}
-		counts["w:"+tok] += wordWeight
-		padded := []rune("^" + tok + "$")
-		for i := 0; i+3 <= len(padded); i++ {
-			counts["t:"+string(padded[i:i+3])] += trigramWeight
+		w := featureHash('w', tok)
+		add(w)
+		words[w] = true
+		// Trigrams of code points of "^" + tok + "$".
+		padded := "^" + tok + "$"
+		starts = starts[:0]
+		for i := range padded {
+			starts = append(starts, i)
+		}
+		starts = append(starts, len(padded))
+		for i := 0; i+3 < len(starts); i++ {
+			add(featureHash('t', padded[starts[i]:starts[i+3]]))
 		}
 	}
 	v := make([]float64, l.dims)
-	// Sorted so the float sums, and the vector, are bit-for-bit the same
-	// on every run.
-	for _, feature := range slices.Sorted(maps.Keys(counts)) {
-		w := counts[feature]
-		h := fnv.New64a()
-		_, _ = h.Write([]byte(feature))
-		sum := h.Sum64()
-		weight := 1 + math.Log(1+w)
-		if sum>>63 == 1 {
+	for _, h := range order {
+		kind := trigramWeight
+		if words[h] {
+			kind = wordWeight
+		}
+		weight := kind * (1 + math.Log(counts[h]))
+		if h>>63 == 1 {
 			weight = -weight
 		}
-		v[sum%uint64(l.dims)] += weight
+		v[h%uint64(l.dims)] += weight
 	}
 	var norm float64
 	for _, x := range v {
@@ -116,21 +150,3 @@ func (l *Lexical) vector(text string) ([]float32, int) {
 	}
 	return out, len(tokens)
 }
-
-// stopWords are dropped before hashing: they appear in nearly every text
-// and would make unrelated texts look alike.
-var stopWords = func() map[string]bool {
-	m := map[string]bool{}
-	for _, w := range []string{
-		"a", "an", "and", "are", "as", "at", "be", "been", "but", "by", "can", "could",
-		"did", "do", "does", "for", "from", "had", "has", "have", "he", "her", "his",
-		"how", "i", "if", "in", "into", "is", "it", "its", "me", "my", "no", "not", "of",
-		"on", "or", "our", "she", "so", "such", "than", "that", "the", "their", "them",
-		"then", "there", "these", "they", "this", "those", "to", "was", "we", "were",
-		"what", "when", "where", "which", "while", "who", "why", "will", "with", "would",
-		"you", "your",
-	} {
-		m[w] = true
-	}
-	return m
-}()

@@ -2,6 +2,7 @@ package embedder
 
 import (
 	"math"
+	"strings"
 	"testing"
 )
 
@@ -75,5 +76,16 @@ func TestLexical(t *testing.T) {
 	v, _, _ := small.Embed(t.Context(), texts[:1])
 	if len(v[0]) != 64 {
 		t.Errorf("configured 64 dims, got %d", len(v[0]))
+	}
+}
+
+// BenchmarkLexical embeds one chunk of about 100 words.
+func BenchmarkLexical(b *testing.B) {
+	e, _ := NewLexical(LexicalConfig{})
+	text := strings.Repeat("the quick brown fox jumps over the lazy dog while embeddings configure batch sizes ", 7)
+	for b.Loop() {
+		if _, _, err := e.Embed(b.Context(), []string{text}); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

@@ -3,6 +3,7 @@ package filter
 import (
 	"encoding/json"
 	"errors"
+	"math"
 	"strings"
 	"testing"
 )
@@ -179,4 +180,77 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("marshalled filters %s do not parse back: %v", b, err)
 		}
 	})
+}
+
+// A filter decoded from API JSON holds json.Number; stored metadata holds
+// Go numbers. They compare as Python compares what json.loads makes of
+// the literal: an int literal is an int (exact), any other a float.
+func TestNumbersAsPython(t *testing.T) {
+	big := json.Number("123456789012345678901234567890")
+	tenth, fifth := 0.1, 0.2 // variables: Go folds constant 0.1 + 0.2 to exactly 0.3
+	cases := []struct {
+		a, b any
+		eq   bool
+		c    int // order of a against b when comparable
+	}{
+		{json.Number("0.1"), 0.1, true, 0},
+		{0.1, json.Number("0.1"), true, 0},
+		{json.Number("0.10"), 0.1, true, 0},
+		{json.Number("1e-1"), 0.1, true, 0},
+		{json.Number("0.1"), float32(0.1), false, -1}, // float32(0.1) is another double, as in numpy
+		{json.Number("4.5"), 4.5, true, 0},
+		{json.Number("1.0"), 1, true, 0},
+		{json.Number("1"), 1.0, true, 0},
+		{json.Number("2"), int64(2), true, 0},
+		{json.Number("0.3"), tenth + fifth, false, -1},                 // 0.1 + 0.2 != 0.3 in Python too
+		{json.Number("9007199254740993"), float64(1 << 53), false, 1},  // int vs float: exact
+		{json.Number("9007199254740993.0"), float64(1 << 53), true, 0}, // both floats
+		{big, big, true, 0},
+		{big, json.Number("123456789012345678901234567891"), false, -1},
+		{json.Number("1e400"), math.Inf(1), true, 0}, // json.loads gives inf
+		{json.Number("1e400"), big, false, 1},
+		{math.Inf(-1), -5, false, -1},
+		{json.Number("1e-400"), 0, true, 0},
+		{uint64(math.MaxUint64), json.Number("18446744073709551615"), true, 0},
+		{json.Number("1.5"), "1.5", false, 2},
+		{json.Number("1/2"), 0.5, false, 2}, // not a JSON number
+	}
+	for _, c := range cases {
+		if got := Equal(c.a, c.b); got != c.eq {
+			t.Errorf("Equal(%#v, %#v) = %v, want %v", c.a, c.b, got, c.eq)
+		}
+		got, ok := order(c.a, c.b)
+		if c.c == 2 {
+			if ok {
+				t.Errorf("order(%#v, %#v) = %d, want not comparable", c.a, c.b, got)
+			}
+			continue
+		}
+		if !ok || got != c.c {
+			t.Errorf("order(%#v, %#v) = %d, %v; want %d", c.a, c.b, got, ok, c.c)
+		}
+	}
+	nan := math.NaN()
+	if Equal(nan, nan) || Equal(json.Number("1"), nan) {
+		t.Error("NaN equals nothing, itself included")
+	}
+	if _, ok := order(nan, 1); ok {
+		t.Error("NaN orders against nothing")
+	}
+	// Through Match, as a search's filter meets stored metadata.
+	stored := map[string]any{"score": 4.5, "ratio": 0.1, "n": int64(3)}
+	parsed, err := Parse([]byte(`[{"op": "EQ", "key": "ratio", "value": 0.1}, {"op": "GTE", "key": "score", "value": 4.5}, {"op": "IN", "key": "n", "values": [3.0]}]`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !Match(stored, parsed) {
+		t.Errorf("filters %s decoded from JSON do not match %v", parsed, stored)
+	}
+	dict, err := Parse([]byte(`{"ratio": 0.1, "score": 4.50}`))
+	if err != nil || !Match(stored, dict) {
+		t.Errorf("dict filters %s (%v) do not match %v", dict, err, stored)
+	}
+	if Match(stored, List(GT("ratio", json.Number("0.1")))) {
+		t.Error("0.1 > 0.1")
+	}
 }

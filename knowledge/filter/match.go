@@ -2,9 +2,11 @@ package filter
 
 import (
 	"encoding/json"
+	"errors"
 	"math"
 	"math/big"
 	"reflect"
+	"strconv"
 	"strings"
 )
 
@@ -201,10 +203,18 @@ func normalizeList(v any) []any {
 // Equal is Python's == for JSON-like values: numbers compare by value
 // whatever their Go type (1 == 1.0), strings and bools by value, lists
 // and objects element by element. Unlike Python, true is not equal to 1.
+//
+// A json.Number is the number Python's json.loads makes of its literal: an
+// int for an integer literal, a float (the nearest double) for one with a
+// fraction or an exponent, so json.Number("0.1") equals float64(0.1).
 func Equal(a, b any) bool {
 	if na, ok := number(a); ok {
 		nb, ok := number(b)
-		return ok && na.Cmp(nb) == 0
+		if !ok {
+			return false
+		}
+		c, ok := na.cmp(nb)
+		return ok && c == 0
 	}
 	switch x := a.(type) {
 	case nil:
@@ -244,14 +254,15 @@ func Equal(a, b any) bool {
 }
 
 // order compares two numbers or two strings; ok is false for any other
-// pair, where Python raises TypeError and agno answers false.
+// pair, where Python raises TypeError and agno answers false, and for NaN,
+// which Python orders against nothing.
 func order(a, b any) (int, bool) {
 	if na, ok := number(a); ok {
 		nb, ok := number(b)
 		if !ok {
 			return 0, false
 		}
-		return na.Cmp(nb), true
+		return na.cmp(nb)
 	}
 	sa, ok := a.(string)
 	sb, okb := b.(string)
@@ -261,43 +272,96 @@ func order(a, b any) (int, bool) {
 	return strings.Compare(sa, sb), true
 }
 
-// number returns v as an exact rational when it is a Go number or a JSON
-// number literal; big.Rat keeps large integers and floats comparable.
-func number(v any) (*big.Rat, bool) {
-	r := new(big.Rat)
+// num is a number as Python holds it: an int (exact, in rat) or a float.
+type num struct {
+	isFloat bool
+	f       float64
+	rat     *big.Rat // exact value; nil for a float that is NaN or infinite
+}
+
+// cmp compares as Python does: two floats as doubles, an int and a float
+// exactly (2**53 + 1 != 2.0**53), anything and NaN not at all.
+func (a num) cmp(b num) (int, bool) {
+	if a.isFloat && math.IsNaN(a.f) || b.isFloat && math.IsNaN(b.f) {
+		return 0, false
+	}
+	if a.rat == nil || b.rat == nil {
+		// At least one infinity: as doubles, where an int (exact in rat)
+		// is finite and so orders below +Inf and above -Inf.
+		fa, fb := a.f, b.f
+		if a.rat != nil {
+			fa = 0
+		}
+		if b.rat != nil {
+			fb = 0
+		}
+		return cmpFloat(fa, fb), true
+	}
+	return a.rat.Cmp(b.rat), true
+}
+
+func cmpFloat(a, b float64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+func intNum(r *big.Rat) num { return num{rat: r} }
+
+func floatNum(f float64) num {
+	n := num{isFloat: true, f: f}
+	if !math.IsNaN(f) && !math.IsInf(f, 0) {
+		n.rat = new(big.Rat).SetFloat64(f)
+	}
+	return n
+}
+
+// number returns v as Python's int or float when it is a Go number or a
+// JSON number literal.
+func number(v any) (num, bool) {
 	switch x := v.(type) {
 	case json.Number:
-		if _, ok := r.SetString(string(x)); ok {
-			return r, true
+		s := string(x)
+		if strings.ContainsAny(s, ".eE") {
+			f, err := strconv.ParseFloat(s, 64)
+			if err != nil && !errors.Is(err, strconv.ErrRange) {
+				return num{}, false
+			}
+			return floatNum(f), true // out of range: ±Inf or 0, as Python
 		}
-		return nil, false
+		i, ok := new(big.Int).SetString(s, 10)
+		if !ok {
+			return num{}, false
+		}
+		return intNum(new(big.Rat).SetInt(i)), true
 	case float64:
-		if math.IsNaN(x) || math.IsInf(x, 0) {
-			return nil, false
-		}
-		return r.SetFloat64(x), true
+		return floatNum(x), true
 	case float32:
-		return number(float64(x))
+		return floatNum(float64(x)), true
 	case int:
-		return r.SetInt64(int64(x)), true
+		return intNum(new(big.Rat).SetInt64(int64(x))), true
 	case int8:
-		return r.SetInt64(int64(x)), true
+		return intNum(new(big.Rat).SetInt64(int64(x))), true
 	case int16:
-		return r.SetInt64(int64(x)), true
+		return intNum(new(big.Rat).SetInt64(int64(x))), true
 	case int32:
-		return r.SetInt64(int64(x)), true
+		return intNum(new(big.Rat).SetInt64(int64(x))), true
 	case int64:
-		return r.SetInt64(x), true
+		return intNum(new(big.Rat).SetInt64(x)), true
 	case uint:
-		return r.SetUint64(uint64(x)), true
+		return intNum(new(big.Rat).SetUint64(uint64(x))), true
 	case uint8:
-		return r.SetUint64(uint64(x)), true
+		return intNum(new(big.Rat).SetUint64(uint64(x))), true
 	case uint16:
-		return r.SetUint64(uint64(x)), true
+		return intNum(new(big.Rat).SetUint64(uint64(x))), true
 	case uint32:
-		return r.SetUint64(uint64(x)), true
+		return intNum(new(big.Rat).SetUint64(uint64(x))), true
 	case uint64:
-		return r.SetUint64(x), true
+		return intNum(new(big.Rat).SetUint64(x)), true
 	}
-	return nil, false
+	return num{}, false
 }

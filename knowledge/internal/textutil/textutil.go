@@ -126,3 +126,26 @@ func Tokens(s string) []string {
 	}
 	return out
 }
+
+// IsStopWord reports whether tok (lower-cased, as Tokens gives it) is a
+// common English word: the lexical embedder drops them, since they appear
+// in nearly every text and would make unrelated texts look alike, and
+// keyword search leaves them out of its query, since every record
+// matching one of them would be ranked.
+func IsStopWord(tok string) bool { return stopWords[tok] }
+
+var stopWords = func() map[string]bool {
+	m := map[string]bool{}
+	for _, w := range []string{
+		"a", "an", "and", "are", "as", "at", "be", "been", "but", "by", "can", "could",
+		"did", "do", "does", "for", "from", "had", "has", "have", "he", "her", "his",
+		"how", "i", "if", "in", "into", "is", "it", "its", "me", "my", "no", "not", "of",
+		"on", "or", "our", "she", "so", "such", "than", "that", "the", "their", "them",
+		"then", "there", "these", "they", "this", "those", "to", "was", "we", "were",
+		"what", "when", "where", "which", "while", "who", "why", "will", "with", "would",
+		"you", "your",
+	} {
+		m[w] = true
+	}
+	return m
+}()

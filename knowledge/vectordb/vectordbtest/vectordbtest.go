@@ -43,7 +43,7 @@ func Run(t *testing.T, open Factory) {
 
 func corpus() []*document.Document {
 	return []*document.Document{
-		{ID: "d1", Name: "go", ContentID: "c1", Content: "Go channels let goroutines communicate safely", MetaData: map[string]any{"year": 2012, "lang": "go"}},
+		{ID: "d1", Name: "go", ContentID: "c1", Content: "Go channels let goroutines communicate safely", MetaData: map[string]any{"year": 2012, "lang": "go", "rating": 0.1}},
 		{ID: "d2", Name: "pg", ContentID: "c1", Content: "Postgres stores rows in tables and supports indexes", MetaData: map[string]any{"year": 1996, "lang": "sql"}},
 		{ID: "d3", Name: "fruit", ContentID: "c1", Content: "Bananas are yellow fruit rich in potassium", MetaData: map[string]any{"year": 2020, "tags": []any{"food", "yellow"}}},
 	}
@@ -167,6 +167,13 @@ func testFilters(t *testing.T, db vectordb.DB) {
 		{"LT and NOT", filter.List(filter.LT("year", 2021), filter.NOT(filter.EQ("lang", "go"))), []string{"fruit", "pg"}},
 		{"OR", filter.List(filter.OR(filter.EQ("tenant", "b"), filter.EQ("lang", "go"))), []string{"go", "pg-b"}},
 		{"no match", filter.Dict(map[string]any{"tenant": "z"}), nil},
+		// Filters as the API decodes them (numbers as json.Number) meet
+		// the stored Go numbers as Python compares them.
+		{"JSON dict float", parse(t, `{"rating": 0.1}`), []string{"go"}},
+		{"JSON EQ float", parse(t, `[{"op": "EQ", "key": "rating", "value": 0.10}]`), []string{"go"}},
+		{"JSON GTE float", parse(t, `[{"op": "GTE", "key": "rating", "value": 1e-1}]`), []string{"go"}},
+		{"JSON IN int as float", parse(t, `[{"op": "IN", "key": "year", "values": [1996.0, 2012]}]`), []string{"go", "pg"}},
+		{"JSON LT float", parse(t, `[{"op": "LT", "key": "year", "value": 2012.5}]`), []string{"go", "pg"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -177,6 +184,15 @@ func testFilters(t *testing.T, db vectordb.DB) {
 			}
 		})
 	}
+}
+
+func parse(t *testing.T, s string) filter.Filters {
+	t.Helper()
+	f, err := filter.Parse([]byte(s))
+	if err != nil {
+		t.Fatalf("filter.Parse(%s): %v", s, err)
+	}
+	return f
 }
 
 func testInsertDuplicate(t *testing.T, db vectordb.DB) {

@@ -1,0 +1,1049 @@
+package agentos
+
+import (
+	"cmp"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/agno-go/agno/agent"
+	"github.com/agno-go/agno/internal/kbreader"
+	"github.com/agno-go/agno/knowledge"
+	"github.com/agno-go/agno/knowledge/chunk"
+	"github.com/agno-go/agno/knowledge/contents"
+	"github.com/agno-go/agno/knowledge/document"
+	"github.com/agno-go/agno/knowledge/filter"
+	"github.com/agno-go/agno/knowledge/reader"
+	"github.com/agno-go/agno/knowledge/vectordb"
+)
+
+// knowledgeRoutes registers agno's /knowledge routes
+// (os/routers/knowledge/knowledge.py, tag Knowledge).
+func (o *OS) knowledgeRoutes(mux routeMux) {
+	mux.HandleFunc("POST /knowledge/content", o.handleUploadContent)
+	mux.HandleFunc("POST /knowledge/remote-content", o.handleUploadRemoteContent)
+	mux.HandleFunc("GET /knowledge/content", o.handleListContent)
+	mux.HandleFunc("DELETE /knowledge/content", o.handleDeleteAllContent)
+	mux.HandleFunc("PATCH /knowledge/content/{content_id}", o.handleUpdateContent)
+	mux.HandleFunc("DELETE /knowledge/content/{content_id}", o.handleDeleteContent)
+	mux.HandleFunc("GET /knowledge/content/{content_id}/status", o.handleContentStatus)
+	mux.HandleFunc("POST /knowledge/search", o.handleSearchKnowledge)
+	mux.HandleFunc("GET /knowledge/config", o.handleKnowledgeConfig)
+	// ServeMux cannot tell GET /knowledge/content/{content_id} from GET
+	// /knowledge/{knowledge_id}/sources (/knowledge/content/sources is
+	// both); FastAPI tries them in that order, and so does this.
+	mux.HandleFunc("GET "+knowledgePair, o.handleKnowledgePair)
+	mux.HandleFunc("GET /knowledge/{knowledge_id}/sources/{source_id}/files", o.handleListSourceFiles)
+}
+
+// knowledgePair is the pattern serving content by id and sources.
+const knowledgePair = "/knowledge/{knowledge_id}/{child}"
+
+func (o *OS) handleKnowledgePair(w http.ResponseWriter, r *http.Request) {
+	switch first, child := r.PathValue("knowledge_id"), r.PathValue("child"); {
+	case first == "content":
+		r.SetPathValue("content_id", child)
+		o.handleGetContent(w, r)
+	case child == "sources":
+		o.handleListSources(w, r)
+	default:
+		writeError(w, http.StatusNotFound, "Not Found")
+	}
+}
+
+// knowledgeBase is a knowledge base AgentOS serves (agno's knowledge
+// instance), with the identity agno gives it.
+type knowledgeBase struct {
+	k *knowledge.Knowledge
+	// id is agno's _generate_knowledge_id(name, db_id, table).
+	id, name, dbID, table string
+}
+
+// defaultKnowledgeDB is the contents DB id when AgentOS has no DBID.
+const defaultKnowledgeDB = "agno-db"
+
+// knowledgeBases are agno's knowledge instances: those of the agents,
+// then of the teams, then Config.Knowledge; the first of two with the
+// same id wins, and one without a contents DB is not served (agno's
+// _auto_discover_knowledge_instances).
+func (o *OS) knowledgeBases() []*knowledgeBase {
+	var out []*knowledgeBase
+	seen := map[string]bool{}
+	add := func(k *knowledge.Knowledge) {
+		if k == nil || k.ContentsDB() == nil {
+			return
+		}
+		kb := o.describeKnowledge(k)
+		if seen[kb.id] {
+			return
+		}
+		seen[kb.id] = true
+		out = append(out, kb)
+	}
+	c := o.catalog()
+	for _, a := range c.Agents {
+		add(asKnowledge(a.Config().Knowledge))
+	}
+	for _, t := range c.Teams {
+		add(asKnowledge(t.Config().Knowledge))
+	}
+	for _, k := range o.cfg.Knowledge {
+		add(k)
+	}
+	return out
+}
+
+// asKnowledge returns the knowledge base behind an agent's or team's
+// Knowledge when it is a *knowledge.Knowledge (custom retrievers have no
+// contents to serve).
+func asKnowledge(k agent.Knowledge) *knowledge.Knowledge {
+	kb, _ := k.(*knowledge.Knowledge)
+	return kb
+}
+
+func (o *OS) describeKnowledge(k *knowledge.Knowledge) *knowledgeBase {
+	return describeKnowledge(k, o.cfg.DBID)
+}
+
+// describeKnowledge gives a knowledge base agno's identity: its contents
+// DB is the OS database (dbID) and table the contents store's.
+func describeKnowledge(k *knowledge.Knowledge, dbID string) *knowledgeBase {
+	dbID = cmp.Or(dbID, defaultKnowledgeDB)
+	table := contents.DefaultTable
+	if t, ok := k.ContentsDB().(interface{ Table() string }); ok && t.Table() != "" {
+		table = t.Table()
+	}
+	name := cmp.Or(k.Name(), "knowledge_"+dbID)
+	return &knowledgeBase{k: k, id: knowledgeID(name, dbID, table), name: name, dbID: dbID, table: table}
+}
+
+// knowledgeID is agno's _generate_knowledge_id: sha256 of
+// "db_id:table:name" written as a UUID.
+func knowledgeID(name, dbID, table string) string {
+	sum := sha256.Sum256([]byte(dbID + ":" + table + ":" + name))
+	h := hex.EncodeToString(sum[:])
+	return h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:32]
+}
+
+// pyList renders ids as Python prints a list of strings.
+func pyList(items []string) string {
+	q := make([]string, len(items))
+	for i, s := range items {
+		q[i] = "'" + s + "'"
+	}
+	return "[" + strings.Join(q, ", ") + "]"
+}
+
+// knowledgeFor is agno's get_knowledge_instance: knowledge_id first, then
+// db_id; with one knowledge base neither is needed.
+func (o *OS) knowledgeFor(dbID, kbID string) (*knowledgeBase, error) {
+	kbs := o.knowledgeBases()
+	ids := func(list []*knowledgeBase) string {
+		out := make([]string, len(list))
+		for i, kb := range list {
+			out[i] = kb.id
+		}
+		return pyList(out)
+	}
+	switch {
+	case len(kbs) == 1 && kbID == "" && dbID == "":
+		return kbs[0], nil
+	case kbID != "":
+		for _, kb := range kbs {
+			if kb.id == kbID {
+				return kb, nil
+			}
+		}
+		return nil, errStatus(http.StatusNotFound, "Knowledge base '%s' not found", kbID)
+	case dbID != "":
+		var matches []*knowledgeBase
+		for _, kb := range kbs {
+			if kb.dbID == dbID {
+				matches = append(matches, kb)
+			}
+		}
+		switch len(matches) {
+		case 0:
+			return nil, errStatus(http.StatusNotFound, "Knowledge instance with db_id '%s' not found", dbID)
+		case 1:
+			return matches[0], nil
+		}
+		return nil, errStatus(http.StatusBadRequest, "Multiple knowledge instances found for db_id '%s'. Please specify knowledge_id parameter. Available IDs: %s", dbID, ids(matches))
+	case len(kbs) == 0:
+		// agno answers this with the multiple-bases message and an empty
+		// list; say what is actually missing.
+		return nil, errStatus(http.StatusBadRequest, "No knowledge base is configured: add a [knowledge.<name>] table to config.toml (and knowledge = \"<name>\" to an agent), or pass Knowledge to agentos.Config")
+	}
+	return nil, errStatus(http.StatusBadRequest, "db_id or knowledge_id query parameter is required when using multiple knowledge bases. Available IDs: %s", ids(kbs))
+}
+
+func (o *OS) knowledgeFromQuery(r *http.Request) (*knowledgeBase, error) {
+	q := r.URL.Query()
+	return o.knowledgeFor(q.Get("db_id"), q.Get("knowledge_id"))
+}
+
+// ---- content responses ----
+
+// contentResponse is agno's ContentResponseSchema.from_dict: size as a
+// string ("0" when unknown), linked_to and access_count None.
+func contentResponse(c knowledge.Content) map[string]any {
+	size := "0"
+	if c.Size != 0 {
+		size = strconv.FormatInt(c.Size, 10)
+	}
+	return map[string]any{
+		"id": c.ID, "name": c.Name, "description": c.Description, "type": nullable(c.FileType), "size": size,
+		"linked_to": nil, "metadata": nullableMap(c.Metadata), "access_count": nil,
+		"status": string(cmp.Or(c.Status, contents.StatusProcessing)), "status_message": c.StatusMessage,
+		"created_at": isoSeconds(c.CreatedAt), "updated_at": isoSeconds(cmp.Or(c.UpdatedAt, c.CreatedAt)),
+	}
+}
+
+func nullable(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}
+
+func nullableMap(m map[string]any) any {
+	if m == nil {
+		return nil
+	}
+	return m
+}
+
+// acceptedResponse is the 202 of an upload: agno's ContentResponseSchema
+// with id, name, description, metadata and status processing.
+func acceptedResponse(id, name, description string, metadata map[string]any) map[string]any {
+	return map[string]any{
+		"id": id, "name": nullable(name), "description": nullable(description), "type": nil, "size": nil, "linked_to": nil,
+		"metadata": nullableMap(metadata), "access_count": nil, "status": string(contents.StatusProcessing),
+		"status_message": nil, "created_at": nil, "updated_at": nil,
+	}
+}
+
+// ---- upload ----
+
+// uploadFields are the form fields of POST /knowledge/content.
+var uploadFields = []string{"name", "description", "url", "metadata", "text_content", "reader_id", "chunker", "chunk_size", "chunk_overlap"}
+
+// handleUploadContent is POST /knowledge/content: a file, text or a URL
+// is accepted (202, status processing) and ingested in the background.
+// The job is kept in storage until it ends, so a restart picks it up.
+func (o *OS) handleUploadContent(w http.ResponseWriter, r *http.Request) {
+	f, err := o.parseRawForm(w, r, uploadFields...)
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	defer f.release()
+	opts, ok := readIngestOptions(w, f)
+	if !ok {
+		return
+	}
+	kb, err := o.knowledgeFromQuery(r)
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	job, err := newIngestJob(f, opts)
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	job.KnowledgeID = kb.id
+	if err := job.checkReader(); err != nil {
+		fail(w, err)
+		return
+	}
+	if err := o.kjobs.submit(r.Context(), kb, job); err != nil {
+		fail(w, err)
+		return
+	}
+	writeJSON(w, http.StatusAccepted, acceptedResponse(job.ContentID, job.Name, job.Description, job.metadata))
+}
+
+// ingestOptions are the reader and chunking fields of an upload.
+type ingestOptions struct {
+	readerID, chunker string
+	size, overlap     int
+}
+
+// readIngestOptions reads reader_id, chunker, chunk_size and
+// chunk_overlap; a bad integer is FastAPI's 422.
+func readIngestOptions(w http.ResponseWriter, f *form) (ingestOptions, bool) {
+	opts := ingestOptions{readerID: strings.TrimSpace(f.str("reader_id")), chunker: strings.TrimSpace(f.str("chunker"))}
+	for name, dst := range map[string]*int{"chunk_size": &opts.size, "chunk_overlap": &opts.overlap} {
+		v := strings.TrimSpace(f.str(name))
+		if v == "" {
+			continue
+		}
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			fieldError(w, []string{"body", name}, "Input should be a valid integer, unable to parse string as an integer", "int_parsing")
+			return opts, false
+		}
+		if n < 0 {
+			fieldError(w, []string{"body", name}, "Input should be greater than or equal to 0", "greater_than_equal")
+			return opts, false
+		}
+		*dst = n
+	}
+	return opts, true
+}
+
+// parseFormMetadata is agno's metadata form field: a JSON object, or any
+// other text kept as {"value": text}.
+func parseFormMetadata(s string) (map[string]any, error) {
+	if strings.TrimSpace(s) == "" {
+		return nil, nil
+	}
+	if !json.Valid([]byte(s)) {
+		return map[string]any{"value": s}, nil
+	}
+	md, err := knowledge.DecodeMetadata([]byte(s))
+	if err != nil {
+		return nil, errStatus(http.StatusBadRequest, "Invalid metadata: give a JSON object such as {\"source\": \"handbook\"}")
+	}
+	return md, nil
+}
+
+// parseFormURL is agno's url form field: a URL, or a JSON string or
+// one-element array holding one.
+func parseFormURL(s string) (string, error) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return "", nil
+	}
+	var v any
+	if json.Unmarshal([]byte(s), &v) != nil {
+		return s, nil
+	}
+	switch x := v.(type) {
+	case string:
+		return x, nil
+	case []any:
+		if len(x) == 1 {
+			if u, ok := x[0].(string); ok {
+				return u, nil
+			}
+		}
+		return "", errStatus(http.StatusBadRequest, "url: send one URL per upload (a string, or a JSON array with one URL); got %d entries", len(x))
+	}
+	return s, nil
+}
+
+// handleUploadRemoteContent is POST /knowledge/remote-content. Remote
+// sources (S3, GCS, SharePoint, GitHub) are not configured here, so every
+// config_id is unknown, as agno answers for one it does not have.
+func (o *OS) handleUploadRemoteContent(w http.ResponseWriter, r *http.Request) {
+	f, err := o.parseForm(w, r, "config_id", "path", "repo", "source_params", "name", "description", "metadata", "reader_id", "chunker", "chunk_size", "chunk_overlap")
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	defer f.release()
+	for _, k := range []string{"config_id", "path"} {
+		if !f.has(k) {
+			fieldError(w, []string{"body", k}, "Field required", "missing")
+			return
+		}
+	}
+	if _, ok := readIngestOptions(w, f); !ok {
+		return
+	}
+	if _, err := o.knowledgeFromQuery(r); err != nil {
+		fail(w, err)
+		return
+	}
+	writeError(w, http.StatusBadRequest, fmt.Sprintf("Unknown content source: %s. Check /knowledge/config for available sources.", f.str("config_id")))
+}
+
+// ---- listing and single contents ----
+
+var contentSorts = []string{"created_at", "updated_at", "name", "size", "status", "access_count"}
+
+// handleListContent is GET /knowledge/content.
+func (o *OS) handleListContent(w http.ResponseWriter, r *http.Request) {
+	p := newQueryParams(w, r)
+	limit := p.integer("limit", 20, 1, maxPageLimit)
+	page := p.integer("page", 1, 0, 0)
+	sortBy := p.enum("sort_by", "created_at", contentSorts...)
+	order := p.sortOrder()
+	if p.bad {
+		return
+	}
+	kb, err := o.knowledgeFromQuery(r)
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	start := time.Now()
+	list, total, err := kb.k.GetContent(r.Context(), contents.ListOptions{Limit: limit, Page: page, SortBy: sortBy, SortOrder: string(order)})
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	data := make([]map[string]any, len(list))
+	for i, c := range list {
+		data[i] = contentResponse(c)
+	}
+	writeJSON(w, http.StatusOK, paginatedResponse(data, page, limit, total, time.Since(start)))
+}
+
+func (o *OS) content(w http.ResponseWriter, r *http.Request) (*knowledgeBase, knowledge.Content, bool) {
+	kb, err := o.knowledgeFromQuery(r)
+	if err != nil {
+		fail(w, err)
+		return nil, knowledge.Content{}, false
+	}
+	id := r.PathValue("content_id")
+	c, err := kb.k.GetContentByID(r.Context(), id)
+	if errors.Is(err, contents.ErrNotFound) {
+		writeError(w, http.StatusNotFound, "Content not found: "+id)
+		return nil, knowledge.Content{}, false
+	}
+	if err != nil {
+		fail(w, err)
+		return nil, knowledge.Content{}, false
+	}
+	return kb, c, true
+}
+
+// handleGetContent is GET /knowledge/content/{content_id}.
+func (o *OS) handleGetContent(w http.ResponseWriter, r *http.Request) {
+	if _, c, ok := o.content(w, r); ok {
+		writeJSON(w, http.StatusOK, contentResponse(c))
+	}
+}
+
+// handleContentStatus is GET /knowledge/content/{content_id}/status: a
+// content that does not exist is reported failed, as agno does.
+func (o *OS) handleContentStatus(w http.ResponseWriter, r *http.Request) {
+	kb, err := o.knowledgeFromQuery(r)
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	id := r.PathValue("content_id")
+	status, msg, err := kb.k.GetContentStatus(r.Context(), id)
+	if errors.Is(err, contents.ErrNotFound) {
+		writeJSON(w, http.StatusOK, map[string]any{"id": id, "status": string(contents.StatusFailed), "status_message": "Content not found"})
+		return
+	}
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"id": id, "status": string(contents.ParseStatus(string(status))), "status_message": msg})
+}
+
+// handleUpdateContent is PATCH /knowledge/content/{content_id}: form
+// name, description, metadata (JSON) and reader_id.
+func (o *OS) handleUpdateContent(w http.ResponseWriter, r *http.Request) {
+	f, err := o.parseForm(w, r, "name", "description", "metadata", "reader_id")
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	defer f.release()
+	kb, err := o.knowledgeFromQuery(r)
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	id := r.PathValue("content_id")
+	var md map[string]any
+	if s := f.str("metadata"); strings.TrimSpace(s) != "" {
+		if md, err = knowledge.DecodeMetadata([]byte(s)); err != nil {
+			writeError(w, http.StatusBadRequest, "Invalid JSON format for metadata")
+			return
+		}
+	}
+	name, desc := strings.TrimSpace(f.str("name")), strings.TrimSpace(f.str("description"))
+	if len([]rune(name)) > 255 || len([]rune(desc)) > 1000 {
+		loc, limit := "name", 255
+		if len([]rune(desc)) > 1000 {
+			loc, limit = "description", 1000
+		}
+		fieldError(w, []string{"body", loc}, fmt.Sprintf("String should have at most %d characters", limit), "string_too_long")
+		return
+	}
+	if rid := strings.TrimSpace(f.str("reader_id")); rid != "" {
+		if _, ok := kbreader.ResolveKey(rid); !ok {
+			writeError(w, http.StatusBadRequest, "Invalid reader_id: "+rid)
+			return
+		}
+	}
+	if _, err := kb.k.GetContentByID(r.Context(), id); errors.Is(err, contents.ErrNotFound) {
+		writeError(w, http.StatusNotFound, "Content not found: "+id)
+		return
+	}
+	// Blank name and description mean "unchanged", as agno's strip() test.
+	patch := knowledge.Content{ID: id, Metadata: md}
+	if name != "" {
+		patch.Name = f.str("name")
+	}
+	if desc != "" {
+		patch.Description = f.str("description")
+	}
+	row, err := kb.k.PatchContent(r.Context(), patch)
+	if errors.Is(err, contents.ErrNotFound) {
+		writeError(w, http.StatusNotFound, "Content not found: "+id)
+		return
+	}
+	if err != nil {
+		writeError(w, http.StatusInternalServerError, "Error updating content: "+err.Error())
+		return
+	}
+	c := knowledge.Content{ID: row.ID, Name: row.Name, Description: row.Description, Metadata: row.Metadata, FileType: row.Type,
+		Status: row.Status, StatusMessage: row.StatusMessage, CreatedAt: row.CreatedAt, UpdatedAt: row.UpdatedAt}
+	if row.Size != nil {
+		c.Size = *row.Size
+	}
+	writeJSON(w, http.StatusOK, contentResponse(c))
+}
+
+// handleDeleteContent is DELETE /knowledge/content/{content_id}: the
+// content's chunks and row go, and its pending upload if any.
+func (o *OS) handleDeleteContent(w http.ResponseWriter, r *http.Request) {
+	kb, err := o.knowledgeFromQuery(r)
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	id := r.PathValue("content_id")
+	o.kjobs.forget(r.Context(), kb, id)
+	if err := kb.k.RemoveContentByID(r.Context(), id); err != nil {
+		fail(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"id": id})
+}
+
+// handleDeleteAllContent is DELETE /knowledge/content.
+func (o *OS) handleDeleteAllContent(w http.ResponseWriter, r *http.Request) {
+	kb, err := o.knowledgeFromQuery(r)
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	all, _, err := kb.k.GetContent(r.Context(), contents.ListOptions{})
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	for _, c := range all {
+		o.kjobs.forget(r.Context(), kb, c.ID)
+	}
+	if err := kb.k.RemoveAllContent(r.Context()); err != nil {
+		fail(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, "success")
+}
+
+// ---- search ----
+
+// handleSearchKnowledge is POST /knowledge/search: agno's
+// VectorSearchRequestSchema in, PaginatedResponse[VectorSearchResult] out.
+func (o *OS) handleSearchKnowledge(w http.ResponseWriter, r *http.Request) {
+	start := time.Now()
+	b, ok := readBody(w, r, true)
+	if !ok {
+		return
+	}
+	var (
+		query, dbID, kbID, searchType string
+		vectorIDs                     []string
+		maxResults                    int
+		filters                       map[string]any
+		meta                          struct {
+			Limit *int `json:"limit"`
+			Page  *int `json:"page"`
+		}
+	)
+	b.require("query", &query)
+	b.get("db_id", &dbID)
+	b.get("knowledge_id", &kbID)
+	b.get("vector_db_ids", &vectorIDs)
+	b.get("search_type", &searchType)
+	if b.get("max_results", &maxResults) && (maxResults < 1 || maxResults > 1000) {
+		msg := "Input should be greater than or equal to 1"
+		typ := "greater_than_equal"
+		if maxResults > 1000 {
+			msg, typ = "Input should be less than or equal to 1000", "less_than_equal"
+		}
+		b.reject([]string{"max_results"}, msg, typ)
+	}
+	b.get("filters", &filters)
+	if raw, present := b.fields["meta"]; present && string(raw) != "null" && !b.bad {
+		if err := json.Unmarshal(raw, &meta); err != nil {
+			b.reject([]string{"meta"}, "Input should be a valid dictionary or object to extract fields from", "model_attributes_type")
+		}
+	}
+	limit, page := 20, 1
+	if meta.Limit != nil {
+		if limit = *meta.Limit; limit < 1 {
+			b.reject([]string{"meta", "limit"}, "Input should be greater than or equal to 1", "greater_than_equal")
+		}
+	}
+	if meta.Page != nil {
+		if page = *meta.Page; page < 1 {
+			b.reject([]string{"meta", "page"}, "Input should be greater than or equal to 1", "greater_than_equal")
+		}
+	}
+	st, err := vectordb.ParseSearchType(searchType)
+	if err != nil {
+		b.reject([]string{"search_type"}, "Input should be 'vector', 'keyword' or 'hybrid'", "enum")
+	}
+	if b.bad {
+		return
+	}
+	kb, err := o.knowledgeFor(dbID, kbID)
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	if len(vectorIDs) > 0 {
+		vdb := kb.k.VectorDB()
+		if vdb == nil {
+			writeError(w, http.StatusBadRequest, "Knowledge base has no vector database configured")
+			return
+		}
+		if id := vdb.Info().ID; !slices.Contains(vectorIDs, id) {
+			writeError(w, http.StatusBadRequest, fmt.Sprintf("None of the provided Vector DB IDs %s match the knowledge base Vector DB ID %s", pyList(vectorIDs), id))
+			return
+		}
+	}
+	docs, err := kb.k.Search(r.Context(), query, knowledge.SearchOptions{MaxResults: maxResults, Filters: filter.Filters{Dict: filters}, SearchType: st})
+	if errors.Is(err, vectordb.ErrUnsupportedSearch) {
+		writeError(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	from := min((page-1)*limit, len(docs))
+	if page-1 > len(docs)/limit { // (page-1)*limit could overflow
+		from = len(docs)
+	}
+	pageDocs := docs[from:min(from+limit, len(docs))]
+	data := make([]map[string]any, len(pageDocs))
+	for i, d := range pageDocs {
+		data[i] = searchResult(d)
+	}
+	writeJSON(w, http.StatusOK, paginatedResponse(data, page, limit, len(docs), time.Since(start)))
+}
+
+// searchResult is agno's VectorSearchResult.from_document.
+func searchResult(d *document.Document) map[string]any {
+	out := map[string]any{
+		"id": d.ID, "content": d.Content, "name": nullable(d.Name), "meta_data": nullableMap(d.MetaData),
+		"usage": nil, "reranking_score": nil, "content_id": nullable(d.ContentID), "content_origin": nullable(d.ContentOrigin), "size": nil,
+	}
+	if d.Usage != nil {
+		out["usage"] = d.Usage
+	}
+	if d.RerankingScore != nil {
+		out["reranking_score"] = *d.RerankingScore
+	}
+	if d.Size != 0 {
+		out["size"] = d.Size
+	}
+	return out
+}
+
+// ---- config and sources ----
+
+// knowledgeChunkers are agno's chunker descriptions (get_all_chunkers_info)
+// for the strategies this port has.
+var knowledgeChunkers = map[string]map[string]any{
+	chunk.TypeDocument: {"key": chunk.TypeDocument, "name": chunk.TypeDocument,
+		"description": "A chunking strategy that splits text based on document structure like paragraphs and sections",
+		"metadata":    map[string]any{"chunk_size": chunk.DefaultSize, "chunk_overlap": 0}},
+	chunk.TypeFixedSize: {"key": chunk.TypeFixedSize, "name": chunk.TypeFixedSize,
+		"description": "Chunking strategy that splits text into fixed-size chunks with optional overlap",
+		"metadata":    map[string]any{"chunk_size": chunk.DefaultSize, "chunk_overlap": 0}},
+	chunk.TypeMarkdown: {"key": chunk.TypeMarkdown, "name": chunk.TypeMarkdown,
+		"description": "A chunking strategy that splits markdown based on structure like headers, paragraphs and sections",
+		"metadata":    map[string]any{"chunk_size": chunk.DefaultSize, "chunk_overlap": 0}},
+	chunk.TypeRecursive: {"key": chunk.TypeRecursive, "name": chunk.TypeRecursive,
+		"description": "Chunking strategy that recursively splits text into chunks by finding natural break points",
+		"metadata":    map[string]any{"chunk_size": chunk.DefaultSize, "chunk_overlap": 0}},
+	chunk.TypeRow: {"key": chunk.TypeRow, "name": chunk.TypeRow, "description": "RowChunking chunking strategy", "metadata": map[string]any{}},
+}
+
+// readerChunkers are the strategies each reader offers, in agno's order
+// (get_supported_chunking_strategies) without those this port lacks
+// (semantic, agentic, code).
+var readerChunkers = map[string][]string{
+	reader.KeyPDF:      {chunk.TypeDocument, chunk.TypeFixedSize, chunk.TypeRecursive},
+	reader.KeyCSV:      {chunk.TypeRow, chunk.TypeFixedSize, chunk.TypeDocument, chunk.TypeRecursive},
+	reader.KeyJSON:     {chunk.TypeFixedSize, chunk.TypeDocument, chunk.TypeRecursive},
+	reader.KeyMarkdown: {chunk.TypeMarkdown, chunk.TypeDocument, chunk.TypeRecursive, chunk.TypeFixedSize},
+	reader.KeyText:     {chunk.TypeFixedSize, chunk.TypeDocument, chunk.TypeRecursive},
+	reader.KeyWebsite:  {chunk.TypeDocument, chunk.TypeRecursive, chunk.TypeFixedSize},
+	reader.KeyHTML:     {chunk.TypeDocument, chunk.TypeRecursive, chunk.TypeFixedSize},
+}
+
+// readersForType is agno's get_content_types_to_readers_mapping for the
+// readers this port has.
+var readersForType = map[string][]string{
+	"url":              {reader.KeyWebsite, reader.KeyHTML},
+	"text":             {reader.KeyText},
+	"file":             {reader.KeyPDF, reader.KeyCSV, reader.KeyJSON, reader.KeyMarkdown, reader.KeyText, reader.KeyHTML},
+	".pdf":             {reader.KeyPDF},
+	"application/pdf":  {reader.KeyPDF},
+	".csv":             {reader.KeyCSV},
+	"text/csv":         {reader.KeyCSV},
+	".json":            {reader.KeyJSON},
+	"application/json": {reader.KeyJSON},
+	".md":              {reader.KeyMarkdown},
+	".markdown":        {reader.KeyMarkdown},
+	"text/markdown":    {reader.KeyMarkdown},
+	".txt":             {reader.KeyText},
+	"text/plain":       {reader.KeyText},
+	".html":            {reader.KeyHTML},
+	".htm":             {reader.KeyHTML},
+	"text/html":        {reader.KeyHTML},
+}
+
+// handleKnowledgeConfig is GET /knowledge/config: readers, the content
+// types they take, chunkers, the valid filter keys and the vector store.
+func (o *OS) handleKnowledgeConfig(w http.ResponseWriter, r *http.Request) {
+	kb, err := o.knowledgeFromQuery(r)
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	readers := map[string]any{}
+	for _, info := range reader.Known {
+		readers[info.Key] = map[string]any{"id": info.Key, "name": info.Name, "description": info.Description, "chunkers": readerChunkers[info.Key]}
+	}
+	filters, err := kb.k.ValidFilters(r.Context())
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	if filters == nil {
+		filters = []string{}
+	}
+	vdbs := []map[string]any{}
+	if vdb := kb.k.VectorDB(); vdb != nil {
+		info := vdb.Info()
+		types := []string{}
+		for _, t := range vdb.SupportedSearchTypes() {
+			types = append(types, string(t))
+		}
+		vdbs = append(vdbs, map[string]any{"id": info.ID, "name": info.Name, "description": nullable(info.Description), "search_types": types})
+	}
+	writeJSON(w, http.StatusOK, map[string]any{
+		"readers": readers, "readersForType": readersForType, "chunkers": knowledgeChunkers,
+		"filters": filters, "vector_dbs": vdbs, "remote_content_sources": nil,
+	})
+}
+
+// handleListSources is GET /knowledge/{knowledge_id}/sources: no remote
+// content sources are configured.
+func (o *OS) handleListSources(w http.ResponseWriter, r *http.Request) {
+	if _, err := o.knowledgeFor(r.URL.Query().Get("db_id"), r.PathValue("knowledge_id")); err != nil {
+		fail(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, []any{})
+}
+
+// handleListSourceFiles is GET /knowledge/{knowledge_id}/sources/{source_id}/files.
+func (o *OS) handleListSourceFiles(w http.ResponseWriter, r *http.Request) {
+	p := newQueryParams(w, r)
+	p.integer("limit", 100, 1, 1000)
+	p.integer("page", 1, 1, 0)
+	if p.bad {
+		return
+	}
+	if _, err := o.knowledgeFor(r.URL.Query().Get("db_id"), r.PathValue("knowledge_id")); err != nil {
+		fail(w, err)
+		return
+	}
+	writeError(w, http.StatusNotFound, "Content source not found: "+r.PathValue("source_id"))
+}
+
+// ---- /config and /registry ----
+
+// knowledgeConfig is /config's "knowledge": agno's KnowledgeConfig with
+// one dbs entry per contents DB (its tables) and every knowledge
+// instance; nil when there are none.
+func (o *OS) knowledgeConfig() map[string]any {
+	kbs := o.knowledgeBases()
+	if len(kbs) == 0 {
+		return nil
+	}
+	var dbs []map[string]any
+	tables := map[string][]string{}
+	instances := make([]map[string]any, 0, len(kbs))
+	for _, kb := range kbs {
+		if _, ok := tables[kb.dbID]; !ok {
+			dbs = append(dbs, map[string]any{"db_id": kb.dbID, "domain_config": map[string]any{"display_name": kb.dbID}})
+		}
+		if !slices.Contains(tables[kb.dbID], kb.table) {
+			tables[kb.dbID] = append(tables[kb.dbID], kb.table)
+		}
+		inst := map[string]any{"id": kb.id, "name": kb.name, "db_id": kb.dbID, "table": kb.table}
+		if d := kb.k.Description(); d != "" {
+			inst["description"] = d
+		}
+		instances = append(instances, inst)
+	}
+	for _, d := range dbs {
+		d["tables"] = tables[d["db_id"].(string)]
+	}
+	return map[string]any{"dbs": dbs, "knowledge_instances": instances}
+}
+
+// knowledgeAPIRoutes documents the knowledge routes.
+func knowledgeAPIRoutes() []apiRoute {
+	kq := []apiParam{{Name: "db_id", Type: "string", Desc: "Contents database of the knowledge base"},
+		{Name: "knowledge_id", Type: "string", Desc: "Knowledge base (the id /config lists); needed with several"}}
+	ingest := []apiParam{{Name: "reader_id", Type: "string", Desc: "Reader to use (GET /knowledge/config lists them)"},
+		{Name: "chunker", Type: "string", Desc: "Chunking strategy: " + strings.Join(kbreader.Chunkers, ", ")},
+		{Name: "chunk_size", Type: "integer"}, {Name: "chunk_overlap", Type: "integer"}}
+	content := "ContentResponseSchema"
+	return []apiRoute{
+		{Pattern: "POST /knowledge/content", Tag: "Knowledge", Summary: "Upload content",
+			Desc:  "A file, text or a URL, ingested in the background (read, chunked, embedded, stored); the job survives a restart. Uploads are bounded by max_upload_bytes and max_file_bytes.",
+			Query: kq, Form: append([]apiParam{{Name: "file", Type: "string", Desc: "The file (multipart)"}, {Name: "text_content", Type: "string"},
+				{Name: "url", Type: "string", Desc: "A URL (or a JSON array with one)"}, {Name: "name", Type: "string"}, {Name: "description", Type: "string"},
+				{Name: "metadata", Type: "string", Desc: "JSON object"}}, ingest...),
+			Status: http.StatusAccepted, Result: content + " with status processing"},
+		{Pattern: "POST /knowledge/remote-content", Tag: "Knowledge", Summary: "Upload remote content", Query: kq,
+			Form: append([]apiParam{{Name: "config_id", Type: "string", Required: true}, {Name: "path", Type: "string", Required: true},
+				{Name: "name", Type: "string"}, {Name: "description", Type: "string"}, {Name: "metadata", Type: "string"}}, ingest...),
+			Status: http.StatusAccepted, Result: content + "; 400 for a content source that is not configured"},
+		{Pattern: "GET /knowledge/content", Tag: "Knowledge", Summary: "List contents",
+			Query:  append([]apiParam{pLimitQ, {Name: "page", Type: "integer", Default: 1}, {Name: "sort_by", Type: "string", Default: "created_at", Enum: contentSorts}, pSortOrderQ}, kq...),
+			Schema: "PaginatedResponse", Result: "PaginatedResponse[" + content + "]"},
+		{Pattern: "DELETE /knowledge/content", Tag: "Knowledge", Summary: "Delete every content", Query: kq, Result: "\"success\""},
+		{Pattern: "GET /knowledge/content/{content_id}", Served: "GET " + knowledgePair, Tag: "Knowledge", Summary: "Get a content", Query: kq, Result: content},
+		{Pattern: "PATCH /knowledge/content/{content_id}", Tag: "Knowledge", Summary: "Update a content", Query: kq,
+			Form: []apiParam{{Name: "name", Type: "string"}, {Name: "description", Type: "string"}, {Name: "metadata", Type: "string", Desc: "JSON object"}, {Name: "reader_id", Type: "string"}}, Result: content},
+		{Pattern: "DELETE /knowledge/content/{content_id}", Tag: "Knowledge", Summary: "Delete a content", Query: kq, Result: "{id}"},
+		{Pattern: "GET /knowledge/content/{content_id}/status", Tag: "Knowledge", Summary: "Processing status of a content", Query: kq, Result: "{id, status, status_message}"},
+		{Pattern: "POST /knowledge/search", Tag: "Knowledge", Summary: "Search a knowledge base",
+			JSON: []apiParam{{Name: "query", Type: "string", Required: true}, {Name: "db_id", Type: "string"}, {Name: "knowledge_id", Type: "string"},
+				{Name: "vector_db_ids", Type: "array"}, {Name: "search_type", Type: "string", Enum: []string{"vector", "keyword", "hybrid"}},
+				{Name: "max_results", Type: "integer", Min: 1, Max: 1000}, {Name: "filters", Type: "object"}, {Name: "meta", Type: "object", Desc: "{limit, page}"}},
+			Schema: "PaginatedResponse", Result: "PaginatedResponse[VectorSearchResult]"},
+		{Pattern: "GET /knowledge/config", Tag: "Knowledge", Summary: "Readers, chunkers, filters and vector stores", Query: kq,
+			Result: "{readers, readersForType, chunkers, filters, vector_dbs, remote_content_sources}"},
+		{Pattern: "GET /knowledge/{knowledge_id}/sources", Served: "GET " + knowledgePair, Tag: "Knowledge", Summary: "List remote content sources",
+			Query: []apiParam{kq[0]}, Result: "[RemoteContentSourceSchema]"},
+		{Pattern: "GET /knowledge/{knowledge_id}/sources/{source_id}/files", Tag: "Knowledge", Summary: "List the files of a remote content source",
+			Query: []apiParam{{Name: "prefix", Type: "string"}, {Name: "limit", Type: "integer", Default: 100, Min: 1, Max: 1000},
+				{Name: "page", Type: "integer", Default: 1, Min: 1}, {Name: "delimiter", Type: "string", Default: "/"}, kq[0]},
+			Result: "SourceFilesResponseSchema"},
+	}
+}
+
+// agentKnowledgeInfo is AgentResponse's "knowledge" (agno's
+// knowledge_info), with defaults left out as the rest of the response.
+func (o *OS) agentKnowledgeInfo(cfg agent.Config) map[string]any {
+	if cfg.Knowledge == nil {
+		return nil
+	}
+	out := map[string]any{}
+	if k := asKnowledge(cfg.Knowledge); k != nil && k.ContentsDB() != nil {
+		kb := o.describeKnowledge(k)
+		out["db_id"], out["knowledge_table"] = kb.dbID, kb.table
+	}
+	if cfg.EnableAgenticKnowledgeFilters {
+		out["enable_agentic_knowledge_filters"] = true
+	}
+	if !cfg.KnowledgeFilters.IsZero() {
+		out["knowledge_filters"] = cfg.KnowledgeFilters
+	}
+	return out
+}
+
+// ---- ingestion jobs ----
+
+// ingestJob is one accepted upload, kept in storage until its ingestion
+// ends so that a restart resumes it.
+type ingestJob struct {
+	KnowledgeID  string          `json:"knowledge_id"`
+	ContentID    string          `json:"content_id"`
+	Owner        string          `json:"owner,omitempty"`
+	Name         string          `json:"name,omitempty"`
+	Description  string          `json:"description,omitempty"`
+	Metadata     json.RawMessage `json:"metadata,omitempty"`
+	URL          string          `json:"url,omitempty"`
+	Text         *string         `json:"text,omitempty"`
+	File         *jobFile        `json:"file,omitempty"`
+	ReaderID     string          `json:"reader_id,omitempty"`
+	Chunker      string          `json:"chunker,omitempty"`
+	ChunkSize    int             `json:"chunk_size,omitempty"`
+	ChunkOverlap int             `json:"chunk_overlap,omitempty"`
+	CreatedAt    int64           `json:"created_at"`
+
+	metadata map[string]any
+	// data is the file's bytes; path its spool file at upload.
+	data []byte
+	path string
+}
+
+type jobFile struct {
+	Filename    string `json:"filename"`
+	ContentType string `json:"content_type,omitempty"`
+	Size        int64  `json:"size"`
+}
+
+// newIngestJob reads the upload's source: one of file, text_content and
+// url.
+func newIngestJob(f *form, opts ingestOptions) (*ingestJob, error) {
+	md, err := parseFormMetadata(f.str("metadata"))
+	if err != nil {
+		return nil, err
+	}
+	u, err := parseFormURL(f.str("url"))
+	if err != nil {
+		return nil, err
+	}
+	var files []rawFile
+	for _, rf := range f.raw {
+		if rf.field == "file" {
+			files = append(files, rf)
+		}
+	}
+	text := f.str("text_content")
+	n := len(files)
+	if text != "" {
+		n++
+	}
+	if u != "" {
+		n++
+	}
+	switch {
+	case len(files) > 1:
+		return nil, errStatus(http.StatusBadRequest, "file: send one file per upload, got %d", len(files))
+	case n == 0:
+		return nil, errStatus(http.StatusBadRequest, "Nothing to upload: send a file (form field file), text (text_content) or a URL (url)")
+	case n > 1:
+		return nil, errStatus(http.StatusBadRequest, "Send one of file, text_content and url per upload, not several")
+	}
+	job := &ingestJob{Name: f.str("name"), Description: f.str("description"), metadata: md, ReaderID: opts.readerID,
+		Chunker: opts.chunker, ChunkSize: opts.size, ChunkOverlap: opts.overlap, CreatedAt: time.Now().Unix()}
+	if md != nil {
+		if job.Metadata, err = json.Marshal(md); err != nil {
+			return nil, errStatus(http.StatusBadRequest, "metadata: %v", err)
+		}
+	}
+	switch {
+	case len(files) == 1:
+		rf := files[0]
+		job.File = &jobFile{Filename: filepath.Base(rf.filename), ContentType: rf.contentType, Size: rf.size}
+		job.path = rf.path
+		if job.data, err = os.ReadFile(rf.path); err != nil {
+			return nil, errStatus(http.StatusInternalServerError, "Could not read the upload %s: %v", rf.filename, err)
+		}
+		if job.Name == "" {
+			job.Name = job.File.Filename
+		}
+	case text != "":
+		job.Text = &text
+	default:
+		job.URL = u
+		if job.Name == "" {
+			job.Name = u
+		}
+	}
+	return job, nil
+}
+
+// input is what the job inserts: agno's Content of the upload (text as
+// file data of type "manual", a file with its name, type and size).
+func (j *ingestJob) input() knowledge.Input {
+	in := knowledge.Input{Name: j.Name, Description: j.Description, Metadata: j.metadata, URL: j.URL}
+	switch {
+	case j.Text != nil:
+		in.File = &knowledge.FileData{Content: []byte(*j.Text), Binary: true, Type: "manual"}
+	case j.File != nil:
+		size := j.File.Size
+		in.File = &knowledge.FileData{Content: j.data, Binary: true, Type: j.File.ContentType, Filename: j.File.Filename, Size: &size}
+	}
+	return in
+}
+
+// contentID is the id the knowledge base gives the job's content.
+func (j *ingestJob) contentID(opts knowledge.HashOptions) string {
+	in := j.input()
+	c := &knowledge.Content{Name: in.Name, Description: in.Description, URL: in.URL, FileData: in.File, Metadata: knowledge.StripAgnoMetadata(in.Metadata)}
+	return knowledge.ContentID(knowledge.ContentHash(c, opts))
+}
+
+// defaultReaderKey is the reader the content's type picks.
+func (j *ingestJob) defaultReaderKey() string {
+	switch {
+	case j.Text != nil:
+		return reader.KeyText
+	case j.File != nil:
+		if ext := reader.Ext(j.File.Filename); ext != "" {
+			return reader.KeyForExtension(ext)
+		}
+		return reader.KeyForExtension(j.File.ContentType)
+	}
+	if u, err := url.Parse(j.URL); err == nil {
+		if ext := reader.Ext(u.Path); ext != "" {
+			return reader.KeyForDownload(ext)
+		}
+	}
+	return reader.KeyWebsite
+}
+
+// checkReader validates reader_id and the chunking fields up front (agno
+// would accept the upload and fail it in the background).
+func (j *ingestJob) checkReader() error {
+	_, err := j.reader()
+	return err
+}
+
+// reader is the reader reader_id and the chunking fields ask for; nil
+// leaves the choice to the knowledge base. Unlike agno, a chunker without
+// reader_id applies to the reader the content's type picks.
+func (j *ingestJob) reader() (reader.Reader, error) {
+	if j.ReaderID == "" && j.Chunker == "" && j.ChunkSize == 0 {
+		return nil, nil
+	}
+	key := j.defaultReaderKey()
+	if j.ReaderID != "" {
+		k, ok := kbreader.ResolveKey(j.ReaderID)
+		if !ok {
+			return nil, errStatus(http.StatusBadRequest, "Invalid reader_id: %s: use one of %s (GET /knowledge/config lists them)", j.ReaderID, strings.Join(kbreader.Keys(), ", "))
+		}
+		key = k
+	}
+	opts := reader.Options{ChunkSize: j.ChunkSize}
+	if j.Chunker != "" {
+		c, err := kbreader.Chunker(j.Chunker, j.ChunkSize, j.ChunkOverlap)
+		if err != nil {
+			return nil, errStatus(http.StatusBadRequest, "chunker: %v", err)
+		}
+		opts.Chunker = c
+	}
+	r, err := kbreader.New(key, opts)
+	if err != nil {
+		return nil, errStatus(http.StatusBadRequest, "reader_id: %v", err)
+	}
+	return r, nil
+}

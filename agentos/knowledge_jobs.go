@@ -1,0 +1,354 @@
+package agentos
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/agno-go/agno/internal/safe"
+	"github.com/agno-go/agno/knowledge"
+	"github.com/agno-go/agno/knowledge/contents"
+	"github.com/agno-go/agno/storage"
+)
+
+// knowledgeWorkers bounds the ingestions running at once: reading,
+// chunking and embedding are heavy, and uploads must not starve runs.
+const knowledgeWorkers = 2
+
+// jobOwnerStale is how long an instance's silence lets another take its
+// pending uploads over (four default run-engine leases).
+const jobOwnerStale = 60 * time.Second
+
+// knowledgeJobs runs accepted uploads in the background. Each job is
+// stored with the OS store as blobs of a private pseudo-session (the
+// descriptor and the file) from its acceptance to its end, and the
+// content row says processing meanwhile; at start, rows still processing
+// whose job is stored are ingested again, so an upload survives a
+// restart. Without a Store jobs live in memory only.
+type knowledgeJobs struct {
+	o      *OS
+	log    *slog.Logger
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+	sem    chan struct{}
+
+	mu      sync.Mutex
+	running map[string]bool // job sessions in this process
+}
+
+func newKnowledgeJobs(o *OS) *knowledgeJobs {
+	ctx, cancel := context.WithCancel(context.Background())
+	return &knowledgeJobs{o: o, log: o.log, ctx: ctx, cancel: cancel, sem: make(chan struct{}, knowledgeWorkers), running: map[string]bool{}}
+}
+
+// startKnowledge makes the job runner and resumes the uploads a previous
+// process left unfinished.
+func (o *OS) startKnowledge() {
+	o.kjobs = newKnowledgeJobs(o)
+	if o.cfg.Store == nil || len(o.knowledgeBases()) == 0 {
+		return
+	}
+	j := o.kjobs
+	j.wg.Add(1)
+	safe.Go(o.log, "knowledge upload recovery", func() {
+		defer j.wg.Done()
+		j.recover()
+	}, nil)
+}
+
+// stop cancels running ingestions (their rows stay processing, their jobs
+// stored, so the next start resumes them) and waits for them.
+func (j *knowledgeJobs) stop() {
+	if j == nil {
+		return
+	}
+	j.cancel()
+	j.wg.Wait()
+}
+
+// jobSession is the pseudo-session holding a job's blobs.
+func jobSession(kbID, contentID string) string {
+	return "agno-knowledge-upload:" + kbID + ":" + contentID
+}
+
+// Blob ids are unique across sessions: each names its job.
+func jobBlob(session string) string  { return session + "/job" }
+func fileBlob(session string) string { return session + "/file" }
+
+// hashOptions are the content-hash options of a knowledge base.
+func hashOptions(k *knowledge.Knowledge) knowledge.HashOptions {
+	if h, ok := any(k).(interface{ HashOptions() knowledge.HashOptions }); ok {
+		return h.HashOptions()
+	}
+	return knowledge.HashOptions{}
+}
+
+// submit accepts a job: it computes the content id, records the content
+// as processing, stores the job and starts it.
+func (j *knowledgeJobs) submit(ctx context.Context, kb *knowledgeBase, job *ingestJob) error {
+	job.ContentID = job.contentID(hashOptions(kb.k))
+	job.Owner = j.o.eng.Instance()
+	session := jobSession(kb.id, job.ContentID)
+	j.mu.Lock()
+	busy := j.running[session]
+	j.mu.Unlock()
+	if busy {
+		return nil // the same content is being ingested: this upload is that one
+	}
+	if err := j.persist(ctx, session, job); err != nil {
+		return err
+	}
+	if err := j.recordProcessing(ctx, kb, job); err != nil {
+		j.drop(session)
+		return err
+	}
+	j.start(kb, job, false)
+	return nil
+}
+
+// persist stores the job's descriptor and file, replacing what a
+// previous upload of the same content left.
+func (j *knowledgeJobs) persist(ctx context.Context, session string, job *ingestJob) error {
+	st := j.o.cfg.Store
+	if st == nil {
+		return nil
+	}
+	desc, err := json.Marshal(job)
+	if err != nil {
+		return err
+	}
+	if err := st.DeleteSessions(ctx, session); err != nil {
+		return fmt.Errorf("knowledge upload: clear the previous job: %w", err)
+	}
+	if job.File != nil {
+		var r *os.File
+		if r, err = os.Open(job.path); err != nil {
+			return err
+		}
+		_, err = st.PutBlob(ctx, session, fileBlob(session), r)
+		r.Close()
+		if err != nil {
+			return fmt.Errorf("knowledge upload: keep the file: %w", err)
+		}
+	}
+	if _, err := st.PutBlob(ctx, session, jobBlob(session), bytes.NewReader(desc)); err != nil {
+		return fmt.Errorf("knowledge upload: keep the job: %w", err)
+	}
+	return nil
+}
+
+// recordProcessing writes the content's row with status processing, as
+// the knowledge base will when it starts, so the status route answers at
+// once.
+func (j *knowledgeJobs) recordProcessing(ctx context.Context, kb *knowledgeBase, job *ingestJob) error {
+	now := time.Now().Unix()
+	in := job.input()
+	row := contents.Row{ID: job.ContentID, Name: job.Name, Description: job.Description, Metadata: knowledge.StripAgnoMetadata(job.metadata),
+		LinkedTo: kb.k.Name(), Status: contents.StatusProcessing, CreatedAt: now, UpdatedAt: now}
+	switch {
+	case job.URL != "":
+		row.Type = "url"
+	case in.File != nil:
+		row.Type = in.File.Type
+		size := int64(len(in.File.Content))
+		row.Size = &size
+		if row.Name == "" {
+			row.Name = strings.ToValidUTF8(string(in.File.Content[:min(10, len(in.File.Content))]), "")
+		}
+	}
+	if prev, err := kb.k.ContentsDB().Get(ctx, job.ContentID); err == nil {
+		row.CreatedAt = prev.CreatedAt
+	}
+	if err := kb.k.ContentsDB().Upsert(ctx, row); err != nil {
+		return fmt.Errorf("knowledge upload: record the content: %w", err)
+	}
+	return nil
+}
+
+// start runs a job in the background.
+func (j *knowledgeJobs) start(kb *knowledgeBase, job *ingestJob, resumed bool) {
+	session := jobSession(kb.id, job.ContentID)
+	j.mu.Lock()
+	if j.running[session] || j.ctx.Err() != nil {
+		j.mu.Unlock()
+		return
+	}
+	j.running[session] = true
+	j.mu.Unlock()
+	j.wg.Add(1)
+	done := func() {
+		j.mu.Lock()
+		delete(j.running, session)
+		j.mu.Unlock()
+		j.wg.Done()
+	}
+	safe.Go(j.log, "knowledge upload "+job.ContentID, func() {
+		defer done()
+		select {
+		case j.sem <- struct{}{}:
+		case <-j.ctx.Done():
+			return
+		}
+		defer func() { <-j.sem }()
+		j.run(kb, job, session, resumed)
+	}, func(*safe.PanicError) {
+		// The deferred release ran already; the job stays stored.
+		j.failContent(kb, job.ContentID, "Content could not be processed")
+	})
+}
+
+// run ingests a job. A first run uses agno's process_content options
+// (upsert off, skip if the hash exists); a resumed one replaces what an
+// interrupted run may have half written.
+func (j *knowledgeJobs) run(kb *knowledgeBase, job *ingestJob, session string, resumed bool) {
+	ctx := j.ctx
+	if job.File != nil && job.data == nil {
+		data, err := j.o.cfg.Store.GetBlob(ctx, session, fileBlob(session))
+		if err != nil {
+			j.log.Error("knowledge upload: the stored file is unreadable", "content_id", job.ContentID, "error", err)
+			j.failContent(kb, job.ContentID, "The uploaded file could not be read back")
+			j.drop(session)
+			return
+		}
+		job.data = data
+	}
+	in := job.input()
+	r, err := job.reader()
+	if err != nil {
+		j.failContent(kb, job.ContentID, err.Error())
+		j.drop(session)
+		return
+	}
+	in.Reader = r
+	upsert := resumed
+	in.Upsert, in.SkipIfExists = &upsert, !resumed
+	j.log.Info("knowledge upload started", "knowledge", kb.name, "content_id", job.ContentID, "name", job.Name, "resumed", resumed)
+	got, err := kb.k.Insert(ctx, in)
+	if ctx.Err() != nil {
+		// Shutting down: the job stays stored and the row processing, for
+		// the next start.
+		j.markProcessing(kb, job.ContentID)
+		return
+	}
+	switch {
+	case err != nil && len(got) == 0:
+		j.failContent(kb, job.ContentID, err.Error())
+	case err != nil:
+		j.log.Warn("knowledge upload failed", "knowledge", kb.name, "content_id", job.ContentID, "error", err)
+	default:
+		j.log.Info("knowledge upload done", "knowledge", kb.name, "content_id", job.ContentID)
+	}
+	if len(got) > 0 && got[0].ID != job.ContentID {
+		// The knowledge base hashes differently than predicted (its hash
+		// options are not visible): its own row is the truth.
+		j.log.Error("knowledge upload: the content got another id than the one answered", "answered", job.ContentID, "stored", got[0].ID)
+		_ = kb.k.ContentsDB().Delete(context.WithoutCancel(ctx), job.ContentID)
+	}
+	j.drop(session)
+}
+
+// failContent marks a content failed with message (agno's process_content
+// error path).
+func (j *knowledgeJobs) failContent(kb *knowledgeBase, id, message string) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if _, err := kb.k.PatchContent(ctx, knowledge.Content{ID: id, Status: contents.StatusFailed, StatusMessage: message}); err != nil {
+		j.log.Warn("knowledge upload: could not record the failure", "content_id", id, "error", err)
+	}
+}
+
+func (j *knowledgeJobs) markProcessing(kb *knowledgeBase, id string) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	row, err := kb.k.ContentsDB().Get(ctx, id)
+	if err != nil {
+		return
+	}
+	row.Status, row.StatusMessage = contents.StatusProcessing, ""
+	_ = kb.k.ContentsDB().Upsert(ctx, row)
+}
+
+// drop removes a stored job.
+func (j *knowledgeJobs) drop(session string) {
+	if j.o.cfg.Store == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := j.o.cfg.Store.DeleteSessions(ctx, session); err != nil {
+		j.log.Warn("knowledge upload: could not remove the finished job", "session", session, "error", err)
+	}
+}
+
+// forget removes the stored job of a content being deleted, so a restart
+// does not bring it back.
+func (j *knowledgeJobs) forget(ctx context.Context, kb *knowledgeBase, id string) {
+	if j == nil || j.o.cfg.Store == nil {
+		return
+	}
+	if err := j.o.cfg.Store.DeleteSessions(ctx, jobSession(kb.id, id)); err != nil {
+		j.log.Warn("knowledge: could not remove a pending upload", "content_id", id, "error", err)
+	}
+}
+
+// recover resumes the stored jobs of contents still processing: this
+// instance's (it restarted), those of no owner, and those of instances
+// silent for jobOwnerStale. A processing row without a stored job (an
+// ingestion by `agno knowledge add`, say) is left alone.
+func (j *knowledgeJobs) recover() {
+	st := j.o.cfg.Store
+	ctx := j.ctx
+	me := j.o.eng.Instance()
+	var beats map[string]int64
+	for _, kb := range j.o.knowledgeBases() {
+		list, _, err := kb.k.GetContent(ctx, contents.ListOptions{})
+		if err != nil {
+			j.log.Warn("knowledge: could not look for unfinished uploads", "knowledge", kb.name, "error", err)
+			continue
+		}
+		for _, c := range list {
+			if c.Status != contents.StatusProcessing || ctx.Err() != nil {
+				continue
+			}
+			session := jobSession(kb.id, c.ID)
+			raw, err := st.GetBlob(ctx, session, jobBlob(session))
+			if errors.Is(err, storage.ErrNotFound) {
+				continue
+			}
+			if err != nil {
+				j.log.Warn("knowledge: could not read an unfinished upload", "content_id", c.ID, "error", err)
+				continue
+			}
+			job := &ingestJob{}
+			if err := json.Unmarshal(raw, job); err != nil {
+				j.log.Warn("knowledge: an unfinished upload is unreadable; marking it failed", "content_id", c.ID, "error", err)
+				j.failContent(kb, c.ID, "The upload could not be resumed after a restart; upload it again")
+				continue
+			}
+			if len(job.Metadata) > 0 {
+				job.metadata, _ = knowledge.DecodeMetadata(job.Metadata)
+			}
+			if job.Owner != "" && job.Owner != me {
+				if beats == nil {
+					if beats, err = st.Instances(ctx); err != nil {
+						beats = map[string]int64{}
+					}
+				}
+				if time.Since(time.Unix(beats[job.Owner], 0)) < jobOwnerStale {
+					continue // its owner is alive and at it
+				}
+			}
+			j.log.Info("knowledge: resuming an upload left unfinished", "knowledge", kb.name, "content_id", c.ID, "owner", job.Owner)
+			job.Owner = me
+			j.start(kb, job, true)
+		}
+	}
+}

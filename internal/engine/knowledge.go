@@ -1,0 +1,387 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"math"
+	"sync"
+	"time"
+
+	"github.com/agno-go/agno/internal/pyjson"
+	"github.com/agno-go/agno/knowledge"
+	"github.com/agno-go/agno/knowledge/document"
+	"github.com/agno-go/agno/knowledge/filter"
+	"github.com/agno-go/agno/run"
+	"github.com/agno-go/agno/tool"
+)
+
+// Knowledge is what an agent or a team leader searches: agno's
+// KnowledgeProtocol as agents use it. *knowledge.Knowledge implements
+// it; a custom retriever (agno's knowledge_retriever) can too.
+type Knowledge interface {
+	// Retrieve returns the documents most relevant to query; maxResults
+	// 0 is the knowledge base's default.
+	Retrieve(ctx context.Context, query string, maxResults int, filters filter.Filters) ([]*document.Document, error)
+	// BuildContext is the system-prompt snippet (agno's build_context).
+	BuildContext(ctx context.Context, enableAgenticFilters bool) (string, error)
+	// ValidateFilters keeps the filters whose keys the knowledge base
+	// knows and returns the keys it dropped.
+	ValidateFilters(ctx context.Context, f filter.Filters) (filter.Filters, []string, error)
+}
+
+// KnowledgeSettings are agno's knowledge fields of an agent or team.
+type KnowledgeSettings struct {
+	Base Knowledge
+	// Filters are the agent's knowledge_filters; a run's filters are
+	// merged over them.
+	Filters filter.Filters
+	// Search adds the search_knowledge_base tool (agno's search_knowledge).
+	Search bool
+	// Instructions adds the knowledge base snippet to the system message
+	// (agno's add_search_knowledge_instructions).
+	Instructions bool
+	// AgenticFilters lets the model pass filters to the tool (agno's
+	// enable_agentic_knowledge_filters).
+	AgenticFilters bool
+	// AddToContext retrieves references for the user message and appends
+	// them to it (agno's add_knowledge_to_context).
+	AddToContext bool
+}
+
+// NewKnowledgeSettings applies agno's defaults to an agent's or team's
+// knowledge fields: search_knowledge and add_search_knowledge_instructions
+// are on unless set to false.
+func NewKnowledgeSettings(k Knowledge, filters filter.Filters, search, instructions *bool, agentic, addToContext bool) KnowledgeSettings {
+	return KnowledgeSettings{
+		Base: k, Filters: filters, Search: k != nil && (search == nil || *search),
+		Instructions: instructions == nil || *instructions, AgenticFilters: agentic, AddToContext: addToContext,
+	}
+}
+
+// SearchKnowledgeName is the name of the knowledge search tool.
+const SearchKnowledgeName = "search_knowledge_base"
+
+// The tool as agno's Function.from_callable renders
+// search_knowledge_base(query) and search_knowledge_base(query, filters:
+// Optional[List[KnowledgeFilter]] = None): the docstring summary, the
+// Google-style parameter texts, KnowledgeFilter as pydantic's schema,
+// only the parameters without a default required, not strict.
+const (
+	searchKnowledgeDescription = "Use this function to search the knowledge base for information about a query."
+	searchKnowledgeQuery       = `"query":{"type":"string","description":"The query to search for."}`
+	searchKnowledgeSchema      = `{"type":"object","properties":{` + searchKnowledgeQuery + `},"required":["query"]}`
+	searchKnowledgeFilters     = `"filters":{"type":"array","items":{"properties":{"key":{"title":"Key","type":"string"},"value":{"title":"Value"}},"required":["key","value"],"title":"KnowledgeFilter","type":"object"},` +
+		`"description":"(optional) The filters to apply to the search. This is a list of KnowledgeFilter objects."}`
+	searchKnowledgeAgenticSchema = `{"type":"object","properties":{` + searchKnowledgeQuery + `,` + searchKnowledgeFilters + `},"required":["query"]}`
+
+	noDocumentsFound = "No documents found"
+	// agno's tool answers a failed search with the exception's type
+	// name only, never its message.
+	searchFailedPrefix = "Error searching knowledge base: "
+	referencesIntro    = "\n\nUse the following references from the knowledge base if it helps:\n<references>\n"
+)
+
+// knowledgeTool builds the search_knowledge_base function of the spec.
+func (s *Spec) knowledgeTool() (*tool.Function, error) {
+	schema := searchKnowledgeSchema
+	if s.Knowledge.AgenticFilters {
+		schema = searchKnowledgeAgenticSchema
+	}
+	return tool.NewRaw(SearchKnowledgeName, searchKnowledgeDescription, json.RawMessage(schema), s.searchKnowledge)
+}
+
+// searchKnowledge is the tool's handler (agno's
+// create_knowledge_search_tool): it searches with the run's filters —
+// merged with the model's when agentic filters are on, then validated —
+// records the references on the run and returns the documents as JSON.
+func (s *Spec) searchKnowledge(ctx context.Context, args map[string]any) (tool.Result, error) {
+	query, ok := args["query"].(string)
+	if !ok {
+		return tool.Result{}, fmt.Errorf("%s: argument query must be a string, got %s", SearchKnowledgeName, pyTypeName(args["query"]))
+	}
+	rc := run.FromContext(ctx)
+	filters := s.effectiveFilters(rc)
+	start := time.Now()
+	validate := false
+	if s.Knowledge.AgenticFilters {
+		agentic, err := agenticFilters(args["filters"])
+		if err != nil {
+			return tool.Result{}, err
+		}
+		if len(agentic) > 0 {
+			if filters, err = knowledge.MergeAgenticFilters(agentic, filters); err != nil {
+				s.Logger.Warn("knowledge search failed", "error", err)
+				return tool.Text(searchFailedPrefix + "ValueError"), nil
+			}
+		}
+		validate = true
+	}
+	docs, err := s.retrieve(ctx, query, filters, validate)
+	if err != nil {
+		s.Logger.Warn("knowledge search failed", "query", query, "error", err)
+		return tool.Text(searchFailedPrefix + exceptionName(err)), nil
+	}
+	if len(docs) == 0 {
+		return tool.Text(noDocumentsFound), nil
+	}
+	if refs := referencesOf(rc); refs != nil {
+		refs.add(query, docs, time.Since(start))
+	}
+	text, err := knowledge.DocumentsJSON(docs, false)
+	if err != nil {
+		return tool.Result{}, err
+	}
+	return tool.Text(text), nil
+}
+
+// retrieve is agno's get_relevant_docs_from_knowledge: with validate, keys
+// the knowledge base does not know are dropped (with a warning) before
+// the search.
+func (s *Spec) retrieve(ctx context.Context, query string, filters filter.Filters, validate bool) ([]*document.Document, error) {
+	if validate && !filters.IsZero() {
+		valid, invalid, err := s.Knowledge.Base.ValidateFilters(ctx, filters)
+		if err != nil {
+			return nil, err
+		}
+		if len(invalid) > 0 {
+			s.Logger.Warn(fmt.Sprintf("Invalid filter keys provided: %v. These filters will be ignored.", invalid))
+			if valid.IsZero() {
+				s.Logger.Warn("No valid filters remain after validation. Search will proceed without filters.")
+			}
+		}
+		filters = valid
+	}
+	return s.Knowledge.Base.Retrieve(ctx, query, 0, filters)
+}
+
+// effectiveFilters is agno's get_effective_filters: the agent's filters
+// with the run's knowledge_filters over them (a dict merges into a dict
+// and replaces a list).
+func (s *Spec) effectiveFilters(rc *run.Context) filter.Filters {
+	base := s.Knowledge.Filters
+	var runFilters map[string]any
+	if rc != nil {
+		runFilters = rc.KnowledgeFilters
+	}
+	switch {
+	case len(runFilters) == 0:
+		return base
+	case base.IsZero() || base.IsList():
+		return filter.Dict(maps.Clone(runFilters))
+	}
+	merged := maps.Clone(base.Dict)
+	maps.Copy(merged, runFilters)
+	return filter.Dict(merged)
+}
+
+// agenticFilters reads the model's filters argument: a list of
+// KnowledgeFilter objects ({"key", "value"}) or of plain dicts, folded
+// into one dict as agno does.
+func agenticFilters(v any) (map[string]any, error) {
+	if v == nil {
+		return nil, nil
+	}
+	list, ok := v.([]any)
+	if !ok {
+		return nil, fmt.Errorf("%s: argument filters must be a list of {\"key\": ..., \"value\": ...} objects, got %s", SearchKnowledgeName, pyTypeName(v))
+	}
+	out := map[string]any{}
+	for i, item := range list {
+		m, ok := item.(map[string]any)
+		if !ok {
+			return nil, fmt.Errorf("%s: filters[%d] must be an object {\"key\": ..., \"value\": ...}, got %s", SearchKnowledgeName, i, pyTypeName(item))
+		}
+		key, isKF := m["key"].(string)
+		if _, hasValue := m["value"]; isKF && hasValue && len(m) == 2 {
+			out[key] = m["value"]
+			continue
+		}
+		maps.Copy(out, m)
+	}
+	return out, nil
+}
+
+// exceptionName names an error the way agno's tool reports a failed
+// search, by the Python exception agno would raise.
+func exceptionName(err error) string {
+	switch {
+	case errors.Is(err, knowledge.ErrFilters), errors.Is(err, filter.ErrInvalid):
+		return "ValueError"
+	case errors.Is(err, context.DeadlineExceeded):
+		return "TimeoutError"
+	case errors.Is(err, context.Canceled):
+		return "CancelledError"
+	}
+	return "Exception"
+}
+
+func pyTypeName(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case string:
+		return "a string"
+	case bool:
+		return "a boolean"
+	case float64, json.Number, int, int64:
+		return "a number"
+	case []any:
+		return "a list"
+	case map[string]any:
+		return "an object"
+	}
+	return fmt.Sprintf("%T", v)
+}
+
+// knowledgeContext is the system-message snippet (agno §3.3.13 / team
+// §2.3), with the "\n" agno appends; "" when off or unavailable.
+func (st *runState) knowledgeContext() string {
+	k := st.spec.Knowledge
+	if k.Base == nil || !k.Search || !k.Instructions {
+		return ""
+	}
+	snippet, err := k.Base.BuildContext(st.ctx, k.AgenticFilters)
+	if err != nil {
+		st.spec.Logger.Warn("knowledge: could not build the system message snippet; it is left out of this run", "error", err)
+		return ""
+	}
+	if snippet == "" {
+		return ""
+	}
+	return snippet + "\n"
+}
+
+// withReferences is agno's add_knowledge_to_context: references
+// retrieved for the input are recorded on the run and appended to the
+// user message. A failed retrieval is logged and the message goes as is.
+func (st *runState) withReferences(input string) string {
+	k := st.spec.Knowledge
+	if k.Base == nil || !k.AddToContext || input == "" {
+		return input
+	}
+	start := time.Now()
+	docs, err := k.Base.Retrieve(st.ctx, input, 0, st.spec.effectiveFilters(st.rc))
+	if err != nil {
+		st.spec.Logger.Warn(fmt.Sprintf("Failed to get references: %v", err), "run_id", st.out.RunID)
+		return input
+	}
+	if len(docs) == 0 {
+		return input
+	}
+	st.refs.add(input, docs, time.Since(start))
+	text, err := knowledge.DocumentsJSON(docs, true)
+	if err != nil {
+		st.spec.Logger.Warn("Failed to render references", "error", err)
+		return input
+	}
+	return input + referencesIntro + text + "\n</references>"
+}
+
+// referencesKey finds a run's reference log in its run context.
+type referencesKey struct{}
+
+// referenceLog collects a run's MessageReferences; tool calls of one turn
+// add to it concurrently.
+type referenceLog struct {
+	mu      sync.Mutex
+	entries []json.RawMessage
+	changed bool
+}
+
+// messageReferences is agno's MessageReferences.
+type messageReferences struct {
+	Query      string          `json:"query"`
+	References []document.Dict `json:"references"`
+	Time       pyFloat         `json:"time"`
+}
+
+// pyFloat marshals as Python's repr, so a time of 0 reads 0.0 as in agno.
+type pyFloat float64
+
+func (f pyFloat) MarshalJSON() ([]byte, error) {
+	s, err := pyjson.FloatRepr(float64(f))
+	return []byte(s), err
+}
+
+func referencesOf(rc *run.Context) *referenceLog {
+	if rc == nil {
+		return nil
+	}
+	l, _ := rc.Value(referencesKey{}).(*referenceLog)
+	return l
+}
+
+// startReferences attaches the run's reference log, seeded with the
+// references the run already has (a continued run keeps those it paused
+// with).
+func (st *runState) startReferences() {
+	if st.spec.Knowledge.Base == nil {
+		return
+	}
+	l := &referenceLog{}
+	if len(st.out.References) > 0 && json.Unmarshal(st.out.References, &l.entries) != nil {
+		l.entries = nil
+	}
+	st.refs = l
+	st.rc.SetValue(referencesKey{}, l)
+}
+
+func (l *referenceLog) add(query string, docs []*document.Document, elapsed time.Duration) {
+	if l == nil {
+		return
+	}
+	ref := messageReferences{Query: query, References: make([]document.Dict, len(docs)), Time: pyFloat(math.Round(elapsed.Seconds()*1e4) / 1e4)}
+	for i, d := range docs {
+		ref.References[i] = d.ToDict()
+	}
+	raw, err := json.Marshal(ref)
+	if err != nil {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.entries = append(l.entries, raw)
+	l.changed = true
+}
+
+// flushReferences writes the collected references to the run's output.
+func (st *runState) flushReferences() {
+	l := st.refs
+	if l == nil {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if !l.changed {
+		return
+	}
+	if raw, err := json.Marshal(l.entries); err == nil {
+		st.out.References = raw
+	}
+	l.changed = false
+}
+
+// prepareKnowledge validates the knowledge settings and adds the search
+// tool after the given tools (a given tool of the same name wins, as the
+// first of two same-named tools does).
+func (s *Spec) prepareKnowledge() error {
+	k := s.Knowledge
+	if k.Base == nil {
+		if k.AddToContext || k.AgenticFilters || !k.Filters.IsZero() {
+			return errors.New("knowledge settings without a knowledge base: set Knowledge, or drop AddKnowledgeToContext, EnableAgenticKnowledgeFilters and KnowledgeFilters")
+		}
+		return nil
+	}
+	if !k.Search {
+		return nil
+	}
+	f, err := s.knowledgeTool()
+	if err != nil {
+		return err
+	}
+	s.Tools = append(append([]tool.Provider(nil), s.Tools...), f)
+	return nil
+}

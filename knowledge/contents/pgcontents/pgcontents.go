@@ -1,0 +1,389 @@
+// Package pgcontents keeps the knowledge contents table (agno's
+// KnowledgeRow, one row per ingested content with its processing status)
+// in PostgreSQL, in one schema (default "ai") next to AgentOS's sessions
+// and the pgvector chunks. It implements contents.Store.
+//
+// The table's schema is a versioned migration, recorded in
+// agno_knowledge_schema_versions and applied by Open under an advisory
+// lock, so replicas starting together migrate once.
+package pgcontents
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/agno-go/agno/knowledge/contents"
+)
+
+// Defaults.
+const (
+	DefaultSchema = "ai"
+	DefaultTable  = "agno_knowledge_contents"
+)
+
+// Config configures Open.
+type Config struct {
+	// DSN is a PostgreSQL URL or key=value string. Required unless Pool
+	// is set.
+	DSN string
+	// Pool, when set, is used instead of opening one from DSN; Close then
+	// leaves it open for its owner.
+	Pool *pgxpool.Pool
+	// MaxConns bounds the pool opened from DSN. Default pgxpool's.
+	MaxConns int32
+	// Schema holds the table; created if missing. Default "ai".
+	Schema string
+	// Table must start with "agno_knowledge_" and hold only lower-case
+	// letters, digits and _ (at most 48 characters). Default
+	// "agno_knowledge_contents".
+	Table string
+	// Logger receives migration notices. Default slog.Default().
+	Logger *slog.Logger
+}
+
+// Store is the PostgreSQL contents.Store. It is safe for concurrent use.
+type Store struct {
+	pool     *pgxpool.Pool
+	ownsPool bool
+	schema   string
+	table    string
+	t        string // quoted, schema-qualified
+}
+
+var _ contents.Store = (*Store)(nil)
+
+// ErrInvalidConfig is returned (wrapped) by Open for unusable configs.
+var ErrInvalidConfig = errors.New("pgcontents: invalid config")
+
+var (
+	identifier = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]{0,62}$`)
+	tableName  = regexp.MustCompile(`^agno_knowledge_[a-z0-9_]{1,33}$`)
+)
+
+// Open connects, creates the schema if missing and brings the table to
+// the current schema version.
+func Open(ctx context.Context, cfg Config) (*Store, error) {
+	schema := cmp.Or(cfg.Schema, DefaultSchema)
+	table := cmp.Or(cfg.Table, DefaultTable)
+	if !identifier.MatchString(schema) {
+		return nil, fmt.Errorf("%w: Schema %q: use letters, digits and _ (not starting with a digit), at most 63", ErrInvalidConfig, schema)
+	}
+	if !tableName.MatchString(table) {
+		return nil, fmt.Errorf("%w: Table %q: use agno_knowledge_ followed by lower-case letters, digits or _ (at most 48 characters in all)", ErrInvalidConfig, table)
+	}
+	log := cfg.Logger
+	if log == nil {
+		log = slog.Default()
+	}
+	pool, owns := cfg.Pool, false
+	if pool == nil {
+		if cfg.DSN == "" {
+			return nil, fmt.Errorf("%w: DSN is empty: set it (postgres://user:pass@host:5432/db) or pass Pool", ErrInvalidConfig)
+		}
+		pc, err := pgxpool.ParseConfig(cfg.DSN)
+		if err != nil {
+			return nil, fmt.Errorf("%w: DSN: %v", ErrInvalidConfig, err)
+		}
+		if cfg.MaxConns > 0 {
+			pc.MaxConns = cfg.MaxConns
+		}
+		if pool, err = pgxpool.NewWithConfig(ctx, pc); err != nil {
+			return nil, fmt.Errorf("pgcontents: connect: %w", err)
+		}
+		owns = true
+	}
+	s := &Store{pool: pool, ownsPool: owns, schema: schema, table: table, t: pgx.Identifier{schema, table}.Sanitize()}
+	// Concurrent CREATE SCHEMA IF NOT EXISTS can still collide; whoever
+	// loses finds the schema made.
+	if _, err := pool.Exec(ctx, `CREATE SCHEMA IF NOT EXISTS `+pgx.Identifier{schema}.Sanitize()); err != nil && !isCode(err, "23505", "42P06") {
+		s.Close()
+		return nil, fmt.Errorf("pgcontents: create schema %s: %w", schema, err)
+	}
+	var applied int
+	err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
+		var err error
+		applied, err = migrate(ctx, tx, schema, table)
+		return err
+	})
+	if err != nil {
+		s.Close()
+		return nil, err
+	}
+	if applied > 0 {
+		log.Info("pgcontents: schema migrated", "table", s.t, "migrations", applied)
+	}
+	return s, nil
+}
+
+// Close closes the pool the store opened.
+func (s *Store) Close() error {
+	if s.ownsPool {
+		s.pool.Close()
+	}
+	return nil
+}
+
+func isCode(err error, codes ...string) bool {
+	var pe *pgconn.PgError
+	if !errors.As(err, &pe) {
+		return false
+	}
+	for _, c := range codes {
+		if pe.Code == c {
+			return true
+		}
+	}
+	return false
+}
+
+const columns = `id, name, description, metadata::text, type, size, linked_to, access_count, status, status_message, created_at, updated_at, external_id`
+
+// Upsert implements contents.Store.
+func (s *Store) Upsert(ctx context.Context, row contents.Row) error {
+	if row.ID == "" {
+		return errors.New("pgcontents: row id is empty")
+	}
+	var meta *string
+	if row.Metadata != nil {
+		b, err := json.Marshal(row.Metadata)
+		if err != nil {
+			return fmt.Errorf("pgcontents: metadata of %q is not JSON: %w", row.ID, err)
+		}
+		m := string(b)
+		meta = &m
+	}
+	_, err := s.pool.Exec(ctx, `INSERT INTO `+s.t+` (id, name, description, metadata, type, size, linked_to, access_count,
+			status, status_message, created_at, updated_at, external_id)
+		VALUES ($1, $2, $3, $4::text::json, $5, $6, $7, $8, $9, $10, $11, $12, $13)
+		ON CONFLICT (id) DO UPDATE SET name = excluded.name, description = excluded.description,
+			metadata = excluded.metadata, type = excluded.type, size = excluded.size, linked_to = excluded.linked_to,
+			access_count = excluded.access_count, status = excluded.status, status_message = excluded.status_message,
+			created_at = excluded.created_at, updated_at = excluded.updated_at, external_id = excluded.external_id`,
+		row.ID, row.Name, row.Description, meta, row.Type, row.Size, row.LinkedTo, row.AccessCount,
+		string(row.Status), row.StatusMessage, row.CreatedAt, row.UpdatedAt, row.ExternalID)
+	if err != nil {
+		return fmt.Errorf("pgcontents: upsert %q: %w", row.ID, err)
+	}
+	return nil
+}
+
+func scanRow(row pgx.Row) (contents.Row, error) {
+	var r contents.Row
+	var meta *string
+	var status string
+	if err := row.Scan(&r.ID, &r.Name, &r.Description, &meta, &r.Type, &r.Size, &r.LinkedTo, &r.AccessCount,
+		&status, &r.StatusMessage, &r.CreatedAt, &r.UpdatedAt, &r.ExternalID); err != nil {
+		return r, err
+	}
+	r.Status = contents.Status(status)
+	if meta != nil {
+		dec := json.NewDecoder(bytes.NewReader([]byte(*meta)))
+		dec.UseNumber()
+		if err := dec.Decode(&r.Metadata); err != nil {
+			return r, fmt.Errorf("pgcontents: stored metadata of %q: %w", r.ID, err)
+		}
+	}
+	return r, nil
+}
+
+// Get implements contents.Store.
+func (s *Store) Get(ctx context.Context, id string) (contents.Row, error) {
+	r, err := scanRow(s.pool.QueryRow(ctx, `SELECT `+columns+` FROM `+s.t+` WHERE id = $1`, id))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return contents.Row{}, fmt.Errorf("%w: content %q", contents.ErrNotFound, id)
+	}
+	if err != nil {
+		return contents.Row{}, fmt.Errorf("pgcontents: get %q: %w", id, err)
+	}
+	return r, nil
+}
+
+// sortColumns maps ListOptions.SortBy to SQL. Text sorts by code point
+// (COLLATE "C"), as Go compares strings; a missing size sorts as -1.
+var sortColumns = map[string]string{
+	"":             "created_at",
+	"created_at":   "created_at",
+	"updated_at":   "updated_at",
+	"name":         `name COLLATE "C"`,
+	"status":       `status COLLATE "C"`,
+	"access_count": "access_count",
+	"size":         "COALESCE(size, -1)",
+}
+
+// List implements contents.Store. Rows are ordered by the sort column,
+// then by id ascending; the count and the page read one snapshot.
+func (s *Store) List(ctx context.Context, opts contents.ListOptions) ([]contents.Row, int, error) {
+	col, ok := sortColumns[opts.SortBy]
+	if !ok {
+		return nil, 0, fmt.Errorf("pgcontents: cannot sort by %q: use created_at, updated_at, name, size, status or access_count", opts.SortBy)
+	}
+	dir := "DESC"
+	if opts.SortOrder == contents.SortAsc {
+		dir = "ASC"
+	}
+	where, args := "", []any{}
+	if opts.LinkedTo != "" {
+		where, args = ` WHERE linked_to = $1`, append(args, opts.LinkedTo)
+	}
+	q := `SELECT ` + columns + ` FROM ` + s.t + where + ` ORDER BY ` + col + ` ` + dir + `, id COLLATE "C" ASC`
+	var total int
+	out := []contents.Row{}
+	err := pgx.BeginTxFunc(ctx, s.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
+		if err := tx.QueryRow(ctx, `SELECT COUNT(*) FROM `+s.t+where, args...).Scan(&total); err != nil {
+			return err
+		}
+		pageArgs := args
+		if opts.Limit > 0 {
+			page := int64(max(opts.Page, 1))
+			limit := int64(opts.Limit)
+			if page-1 > math.MaxInt64/limit {
+				return nil
+			}
+			n := len(args)
+			q += fmt.Sprintf(` LIMIT $%d OFFSET $%d`, n+1, n+2)
+			pageArgs = append(pageArgs, limit, (page-1)*limit)
+		}
+		rows, err := tx.Query(ctx, q, pageArgs...)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			r, err := scanRow(rows)
+			if err != nil {
+				return err
+			}
+			out = append(out, r)
+		}
+		return rows.Err()
+	})
+	if err != nil {
+		return nil, 0, fmt.Errorf("pgcontents: list: %w", err)
+	}
+	return out, total, nil
+}
+
+// Delete implements contents.Store.
+func (s *Store) Delete(ctx context.Context, id string) error {
+	if _, err := s.pool.Exec(ctx, `DELETE FROM `+s.t+` WHERE id = $1`, id); err != nil {
+		return fmt.Errorf("pgcontents: delete %q: %w", id, err)
+	}
+	return nil
+}
+
+// versionsTable records, per knowledge table of a schema, which store
+// made it (kind) and its schema version; the pgvector store shares it.
+const versionsTable = "agno_knowledge_schema_versions"
+
+const storeKind = "contents"
+
+// lockClass is the first key of the advisory lock migrations hold (the
+// pgvector store's); the second is hashtext of the qualified table.
+const lockClass = 0x61676b6e // "agkn"
+
+// migration brings the table to a version. Versions start at 1 and only
+// grow; a released migration is never edited, a change is a new version.
+// {t} stands for the quoted table, {idx} for the index-name prefix.
+type migration struct {
+	version int64
+	stmts   []string
+}
+
+// metadata is JSON, not JSONB: it keeps the text as written (key order,
+// number spelling, \u0000); nothing queries inside it here.
+var migrations = []migration{
+	{version: 1, stmts: []string{
+		`CREATE TABLE {t} (
+			id             TEXT PRIMARY KEY,
+			name           TEXT NOT NULL DEFAULT '',
+			description    TEXT NOT NULL DEFAULT '',
+			metadata       JSON,
+			type           TEXT NOT NULL DEFAULT '',
+			size           BIGINT,
+			linked_to      TEXT NOT NULL DEFAULT '',
+			access_count   INTEGER NOT NULL DEFAULT 0,
+			status         TEXT NOT NULL DEFAULT '',
+			status_message TEXT NOT NULL DEFAULT '',
+			created_at     BIGINT NOT NULL,
+			updated_at     BIGINT NOT NULL,
+			external_id    TEXT NOT NULL DEFAULT ''
+		)`,
+		`CREATE INDEX "{idx}_linked_created_idx" ON {t} (linked_to, created_at)`,
+		`CREATE INDEX "{idx}_created_idx" ON {t} (created_at)`,
+		`CREATE INDEX "{idx}_updated_idx" ON {t} (updated_at)`,
+	}},
+}
+
+var errForeign = errors.New("pgcontents: the schema holds a table of that name that this store did not create; choose another Config.Table or Config.Schema")
+
+func migrate(ctx context.Context, tx pgx.Tx, schema, table string) (int, error) {
+	t := pgx.Identifier{schema, table}.Sanitize()
+	versions := pgx.Identifier{schema, versionsTable}.Sanitize()
+	if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1, hashtext($2))`, int32(lockClass), t); err != nil {
+		return 0, fmt.Errorf("pgcontents: lock for migrations: %w", err)
+	}
+	if _, err := tx.Exec(ctx, `CREATE TABLE IF NOT EXISTS `+versions+` (
+		table_name TEXT PRIMARY KEY,
+		kind       TEXT NOT NULL,
+		version    BIGINT NOT NULL,
+		created_at BIGINT NOT NULL,
+		updated_at BIGINT NOT NULL
+	)`); err != nil {
+		return 0, fmt.Errorf("pgcontents: create %s: %w", versionsTable, err)
+	}
+	var current int64
+	var kind string
+	err := tx.QueryRow(ctx, `SELECT kind, version FROM `+versions+` WHERE table_name = $1`, table).Scan(&kind, &current)
+	switch {
+	case errors.Is(err, pgx.ErrNoRows):
+		var exists bool
+		if err := tx.QueryRow(ctx, `SELECT to_regclass($1) IS NOT NULL`, t).Scan(&exists); err != nil {
+			return 0, fmt.Errorf("pgcontents: migrate %s: %w", t, err)
+		}
+		if exists {
+			return 0, fmt.Errorf("%w (%s exists without a recorded schema version)", errForeign, t)
+		}
+	case err != nil:
+		return 0, fmt.Errorf("pgcontents: read %s: %w", versionsTable, err)
+	case kind != storeKind:
+		return 0, fmt.Errorf("%w (%s is a %s table)", errForeign, t, kind)
+	}
+	latest := migrations[len(migrations)-1].version
+	if current > latest {
+		return 0, fmt.Errorf("pgcontents: table %s is at schema version %d but this build knows up to %d: upgrade agno-go", t, current, latest)
+	}
+	r := strings.NewReplacer("{t}", t, "{idx}", table)
+	applied := 0
+	for _, m := range migrations {
+		if m.version <= current {
+			continue
+		}
+		for _, stmt := range m.stmts {
+			if _, err := tx.Exec(ctx, r.Replace(stmt)); err != nil {
+				return applied, fmt.Errorf("pgcontents: migrate %s to version %d: %w", t, m.version, err)
+			}
+		}
+		if _, err := tx.Exec(ctx, `INSERT INTO `+versions+` (table_name, kind, version, created_at, updated_at)
+			VALUES ($1, $2, $3, $4, $4)
+			ON CONFLICT (table_name) DO UPDATE SET version = excluded.version, updated_at = excluded.updated_at`,
+			table, storeKind, m.version, time.Now().Unix()); err != nil {
+			return applied, fmt.Errorf("pgcontents: record %s version %d: %w", t, m.version, err)
+		}
+		current = m.version
+		applied++
+	}
+	return applied, nil
+}
