@@ -362,6 +362,82 @@ func onlyInFlight(ctx context.Context, st storage.Store, sessionID string) (bool
 	return len(any) > 0, err
 }
 
+// listShownSessions is ListSessions without the sessions whose only runs
+// are foreground runs in flight: agno stores those with the run's end, so
+// agent-ui does not list a new chat until its first answer is complete.
+// The page is cut from the first pages plus the hidden ones, which are
+// few (one per foreground run in flight on a new session).
+func listShownSessions(ctx context.Context, st storage.Store, q storage.SessionQuery) ([]*storage.Session, int, error) {
+	hidden, err := hiddenSessions(ctx, st, q)
+	if err != nil {
+		return nil, 0, err
+	}
+	if len(hidden) == 0 {
+		return st.ListSessions(ctx, q)
+	}
+	wq := q
+	if q.Limit > 0 {
+		wq.Page, wq.Limit = 1, max(q.Page, 1)*q.Limit+len(hidden)
+	}
+	all, total, err := st.ListSessions(ctx, wq)
+	if err != nil {
+		return nil, 0, err
+	}
+	shown := make([]*storage.Session, 0, len(all))
+	for _, s := range all {
+		if !hidden[s.SessionID] {
+			shown = append(shown, s)
+		}
+	}
+	if q.Limit > 0 {
+		from := min((max(q.Page, 1)-1)*q.Limit, len(shown))
+		shown = shown[from:min(from+q.Limit, len(shown))]
+	}
+	return shown, max(total-len(hidden), 0), nil
+}
+
+// hiddenSessions are the sessions matching q whose only runs are
+// foreground runs in flight.
+func hiddenSessions(ctx context.Context, st storage.Store, q storage.SessionQuery) (map[string]bool, error) {
+	inFlight, err := st.ListRuns(ctx, storage.RunQuery{Status: []run.Status{run.StatusPending, run.StatusRunning}, TopLevel: true})
+	if err != nil {
+		return nil, err
+	}
+	hidden, checked := map[string]bool{}, map[string]bool{}
+	for _, r := range inFlight {
+		if r.Listed || checked[r.SessionID] {
+			continue
+		}
+		checked[r.SessionID] = true
+		only, err := onlyInFlight(ctx, st, r.SessionID)
+		if err != nil {
+			return nil, err
+		}
+		if !only {
+			continue
+		}
+		s, err := st.GetSession(ctx, r.SessionID)
+		if errors.Is(err, storage.ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		if sessionMatches(s, q) {
+			hidden[s.SessionID] = true
+		}
+	}
+	return hidden, nil
+}
+
+// sessionMatches applies q's filters to s as ListSessions does.
+func sessionMatches(s *storage.Session, q storage.SessionQuery) bool {
+	return (q.SessionType == "" || s.SessionType == q.SessionType) &&
+		(q.ComponentID == "" || s.ComponentID() == q.ComponentID) &&
+		(q.UserID == "" || s.UserID == q.UserID) &&
+		(q.NameContains == "" || strings.Contains(strings.ToLower(s.SessionName), strings.ToLower(q.NameContains)))
+}
+
 // shown reports a run listings show: settled, or listed while in flight
 // (background runs); a foreground run shows once it ends, as in agno.
 func shown(rec *storage.Run) bool { return !rec.InFlight() || rec.Listed }
@@ -673,7 +749,7 @@ func (o *OS) handleListSessions(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	start := time.Now()
-	sessions, total, err := st.ListSessions(r.Context(), q)
+	sessions, total, err := listShownSessions(r.Context(), st, q)
 	if err != nil {
 		fail(w, err)
 		return

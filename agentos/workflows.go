@@ -223,7 +223,7 @@ func (o *OS) handleWorkflowContinue(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	runID := r.PathValue("run_id")
-	creq := &workflow.ContinueRequest{RunID: runID, SessionID: f.str("session_id"), UserID: f.str("user_id"), StepRequirements: reqs, Stream: stream, StreamEvents: stream}
+	creq := &workflow.ContinueRequest{RunID: runID, SessionID: f.str("session_id"), UserID: f.str("user_id"), StepRequirements: reqs, Stream: stream, StreamEvents: stream, StoreEvents: true}
 	if o.draining.Load() {
 		writeError(w, http.StatusServiceUnavailable, shuttingDown)
 		return

@@ -173,7 +173,7 @@ func (c *wsConn) start(m wsMessage) {
 		c.errorf("%s", err.Error())
 		return
 	}
-	req := &run.Request{Input: m.Message, SessionID: m.SessionID, UserID: m.UserID, RunID: run.NewID(), Stream: true, StreamEvents: true}
+	req := &run.Request{Input: m.Message, SessionID: m.SessionID, UserID: m.UserID, RunID: run.NewID(), Stream: true, StreamEvents: true, StoreEvents: true}
 	if req.SessionID == "" {
 		req.SessionID = run.NewID()
 	}
@@ -264,7 +264,7 @@ func (c *wsConn) continueRun(m wsMessage) {
 		}
 	}
 	creq := &workflow.ContinueRequest{RunID: m.RunID, SessionID: out.SessionID, UserID: m.UserID, StepRequirements: reqs,
-		Stream: true, StreamEvents: true, Resumable: true}
+		Stream: true, StreamEvents: true, Resumable: true, StoreEvents: true}
 	// The continuation is this socket's to follow only once it emits: a
 	// client that lost the race for the pause must not follow the winner.
 	started := make(chan int64, 1)

@@ -123,7 +123,7 @@ func (s *Server) handleContinueRun(c *conn, req *request) {
 		}
 	}
 	creq := &run.ContinueRequest{RunID: rec.RunID, SessionID: rec.SessionID, UserID: req.UserID, Requirements: answers,
-		Stream: true, StreamEvents: true, StoreEvents: true}
+		Stream: true, StreamEvents: true, StoreEvents: s.cfg.StoreEvents}
 	continued := continuedLine{Event: EventContinued, RunID: rec.RunID, SessionID: rec.SessionID}
 	if kind == storage.SessionTeam {
 		continued.TeamID = ex.ID()

@@ -54,8 +54,12 @@ type Config struct {
 	// it, pauses of workflows configured here are announced, and the rest
 	// are listed when a client connects or lists. Default: runs.For(Store)
 	// at Start (attach AgentOS's engine before).
-	Runs   *runs.Engine
-	Logger *slog.Logger
+	Runs *runs.Engine
+	// StoreEvents keeps the events of continuations made here with their
+	// runs, whatever the workflow's store_events (AgentOS sets it, as agno
+	// stores every run's events).
+	StoreEvents bool
+	Logger      *slog.Logger
 }
 
 // Server serves the HITL socket. It is a workflow.Notifier: after
@@ -659,7 +663,7 @@ func (s *Server) handleContinue(c *conn, req *request) {
 		}
 	}
 	creq := &workflow.ContinueRequest{RunID: req.RunID, SessionID: req.SessionID, UserID: req.UserID,
-		StepRequirements: answers, Stream: true, StreamEvents: true}
+		StepRequirements: answers, Stream: true, StreamEvents: true, StoreEvents: s.cfg.StoreEvents}
 	if s.ownStore(w) == nil {
 		creq.Output = paused
 	}

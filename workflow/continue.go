@@ -31,7 +31,7 @@ func (w *Workflow) ExecuteContinue(ctx context.Context, req *ContinueRequest, em
 		return nil, fmt.Errorf("continue run %s: the stored run has no resume state", out.RunID)
 	}
 	rreq := &run.Request{RunID: out.RunID, SessionID: out.SessionID, UserID: out.UserID, ParentRunID: out.ParentRunID,
-		Stream: req.Stream, StreamEvents: req.StreamEvents, Resumable: req.Resumable}
+		Stream: req.Stream, StreamEvents: req.StreamEvents, Resumable: req.Resumable, StoreEvents: req.StoreEvents}
 	if req.UserID != "" {
 		rreq.UserID = req.UserID
 	}

@@ -386,12 +386,18 @@ func (x *execution) send(e run.Event, always bool) {
 	x.deliverEvent(e, always)
 }
 
+// storeEvents reports events kept with the run: the workflow's
+// store_events, or the request's (AgentOS always stores them, as agno).
+func (x *execution) storeEvents() bool {
+	return x.w.cfg.StoreEvents || x.req != nil && x.req.StoreEvents
+}
+
 // recordEvent stamps an event and keeps it for storage.
 func (x *execution) recordEvent(e run.Event) {
 	run.Stamp(e)
 	x.emitMu.Lock()
 	defer x.emitMu.Unlock()
-	if x.w.cfg.StoreEvents && !x.w.skip[e.Kind()] {
+	if x.storeEvents() && !x.w.skip[e.Kind()] {
 		x.out.Events = append(x.out.Events, e)
 		x.h.Record(e)
 	}
@@ -415,7 +421,7 @@ func (x *execution) deliverEvent(e run.Event, always bool) {
 func (x *execution) forward(e run.Event) bool {
 	x.emitMu.Lock()
 	defer x.emitMu.Unlock()
-	if x.w.cfg.StoreEvents && !x.w.skip[e.Kind()] {
+	if x.storeEvents() && !x.w.skip[e.Kind()] {
 		x.out.Events = append(x.out.Events, e)
 		x.h.Record(e)
 	}

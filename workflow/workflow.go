@@ -332,6 +332,9 @@ type ContinueRequest struct {
 	// Resumable: clients may resume the continuation's stream, on any
 	// instance (a WebSocket continue); its events are stored as it goes.
 	Resumable bool
+	// StoreEvents keeps the continuation's events with the run, whatever
+	// the workflow's store_events (AgentOS sets it, as agno does).
+	StoreEvents bool
 }
 
 // Continue resumes a paused run where it stopped. A run that is not

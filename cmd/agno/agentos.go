@@ -173,7 +173,7 @@ func startAgentOS(ctx context.Context, f startFlags, ready chan<- string) error 
 // every agent, team and workflow served (after a reload too), and hears
 // of pauses on every replica through the run engine.
 func hitlConfig(cfg *config.Config, res *config.Resources, eng *runs.Engine, served *atomic.Pointer[agentos.OS], logger *slog.Logger) hitl.Config {
-	hc := hitl.Config{SocketPath: cfg.Workflows.HITL.SocketPath, Workflows: res.Workflows, Store: res.Store, Runs: eng, Logger: logger}
+	hc := hitl.Config{SocketPath: cfg.Workflows.HITL.SocketPath, Workflows: res.Workflows, Store: res.Store, Runs: eng, StoreEvents: true, Logger: logger}
 	for _, a := range res.Agents {
 		hc.Agents = append(hc.Agents, a)
 	}
