@@ -60,17 +60,19 @@ func (c *cancels) register(runID string, cancel context.CancelCauseFunc) func() 
 
 // cancel cancels a registered run; false when none is registered.
 func (c *cancels) cancel(runID string) bool {
+	// Copied under the lock: an unregister clears its entry in place.
 	c.mu.Lock()
-	list := c.running[runID]
-	c.mu.Unlock()
-	reached := false
-	for _, f := range list {
+	var list []context.CancelCauseFunc
+	for _, f := range c.running[runID] {
 		if f != nil {
-			f(run.ErrCancelled)
-			reached = true
+			list = append(list, f)
 		}
 	}
-	return reached
+	c.mu.Unlock()
+	for _, f := range list {
+		f(run.ErrCancelled)
+	}
+	return len(list) > 0
 }
 
 // intend records a cancel for a run that has not registered yet.

@@ -305,11 +305,14 @@ func (e *Engine) Drain(ctx context.Context, cause error) []string {
 	return ids
 }
 
-// admit counts a run in flight unless the engine drains.
-func (e *Engine) admit() error {
+// admit counts a run in flight unless the engine drains. A background
+// run launched or detached before the drain is in flight already: its
+// executor's Begin or Claim (runID) is admitted, so it ends stored
+// rather than left PENDING.
+func (e *Engine) admit(runID string) error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if e.draining {
+	if _, launched := e.launched[runID]; e.draining && (runID == "" || !launched) {
 		return ErrShuttingDown
 	}
 	e.runs.Add(1)

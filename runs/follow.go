@@ -43,6 +43,21 @@ func (e *Engine) Follow(ctx context.Context, runID, componentID string, last int
 	if s := e.streams.get(runID); s != nil && (componentID == "" || e.ownedBy(runID, componentID)) && e.current(ctx, s) {
 		gen, next, done, status := s.snapshot()
 		evs, n, _, _ := s.since(gen, last)
+		// The buffer starts where this instance took the run over (a
+		// continuation) or where it dropped old events: the rest is stored.
+		if from := n + 1 - int64(len(evs)); from > last+1 && e.st != nil {
+			older, err := e.storedSince(ctx, runID, last)
+			if err != nil {
+				return nil, err
+			}
+			for i, ev := range older {
+				if ev.Index >= from {
+					older = older[:i]
+					break
+				}
+			}
+			evs = append(older, evs...)
+		}
 		f.Local, f.s, f.gen = true, s, gen
 		f.Status, f.Settled, f.Total, f.Missed, f.last = status, done, next, evs, n
 		return f, nil
@@ -71,14 +86,22 @@ func (e *Engine) Follow(ctx context.Context, runID, componentID string, last int
 
 // current reports whether a local stream still tells the run's story: it
 // is live, or it ended as the run stands in storage (not continued on
-// another instance since).
+// another instance since: that may have paused it again, so the status
+// alone does not tell, but the events stored after the buffer's do).
 func (e *Engine) current(ctx context.Context, s *stream) bool {
-	_, _, done, status := s.snapshot()
+	_, next, done, status := s.snapshot()
 	if !done || e.st == nil {
 		return true
 	}
 	rec, err := e.st.GetRun(ctx, s.runID)
-	return err != nil || rec.Status == status
+	if err != nil {
+		return true
+	}
+	if rec.Status != status {
+		return false
+	}
+	later, err := e.st.ListEvents(ctx, s.runID, next-1)
+	return err != nil || len(later) == 0
 }
 
 // ownedBy reports whether the run live here belongs to componentID.

@@ -38,6 +38,9 @@ type Run struct {
 	row       storage.Run
 	resumable bool
 	cancel    context.CancelCauseFunc
+	// unregister takes a cancel the caller gave out of the engine's
+	// cancels (Close).
+	unregister func()
 
 	started  chan struct{}
 	session  *storage.Session
@@ -49,10 +52,13 @@ type Run struct {
 	indexed map[run.Event]int64 // events given an index before delivery
 	timer   *time.Timer
 	writing sync.Mutex // one write at a time, in order
-	failed  error
-	stream  *stream
-	gen     int
-	closed  bool
+	// emitting keeps a resumable run's buffer in index order when its
+	// emitter is called from several goroutines.
+	emitting sync.Mutex
+	failed   error
+	stream   *stream
+	gen      int
+	closed   bool
 }
 
 // Begin starts a run: its row (and session) are written in the
@@ -60,14 +66,14 @@ type Run struct {
 // before the first write completes. A run id that is taken fails
 // Started with run.ErrRunExists and nothing is written.
 func (e *Engine) Begin(ctx context.Context, b Begin) (*Run, error) {
-	if err := e.admit(); err != nil {
+	if err := e.admit(b.Row.RunID); err != nil {
 		return nil, err
 	}
 	r := e.newRun(b.Row, b.Resumable, b.Cancel)
 	r.row.Owner = e.cfg.Instance
 	r.row.Listed = b.Prepared || b.Row.Listed
 	r.row.Status = run.StatusRunning
-	e.track(r)
+	e.track(r, b.Cancel)
 	if e.st == nil {
 		close(r.started)
 		return r, nil
@@ -97,7 +103,7 @@ func (e *Engine) Begin(ctx context.Context, b Begin) (*Run, error) {
 // number of events the run has stored (-1: count them). A lost claim is
 // run.ErrNotPaused.
 func (e *Engine) Claim(ctx context.Context, row storage.Run, version int64, next int64, resumable bool, cancel context.CancelCauseFunc) (*Run, error) {
-	if err := e.admit(); err != nil {
+	if err := e.admit(row.RunID); err != nil {
 		return nil, err
 	}
 	r := e.newRun(row, resumable, cancel)
@@ -139,23 +145,29 @@ func (e *Engine) Claim(ctx context.Context, row storage.Run, version int64, next
 	}
 	r.next = max(next, 0)
 	close(r.started)
-	e.track(r)
+	e.track(r, cancel)
 	e.changed(ctx, r.rowCopy())
 	return r, nil
 }
 
 func (e *Engine) newRun(row storage.Run, resumable bool, cancel context.CancelCauseFunc) *Run {
+	r := &Run{e: e, row: row, resumable: resumable, cancel: cancel, started: make(chan struct{}), indexed: map[run.Event]int64{},
+		unregister: func() {}}
 	if cancel == nil {
-		cancel = func(error) {}
+		r.cancel = func(error) {}
 	}
-	return &Run{e: e, row: row, resumable: resumable, cancel: cancel, started: make(chan struct{}), indexed: map[run.Event]int64{}}
+	return r
 }
 
 // track registers a run as live here: its stream opens, a cancel reaches
-// it.
-func (e *Engine) track(r *Run) {
+// it (the caller's cancel is registered, so one from another process's
+// flag or signal finds it too).
+func (e *Engine) track(r *Run, cancel context.CancelCauseFunc) {
 	if r.resumable {
 		r.stream, r.gen = e.streams.open(r.row.RunID, r.next)
+	}
+	if cancel != nil {
+		r.unregister = e.cancels.register(r.row.RunID, cancel)
 	}
 	e.mu.Lock()
 	e.live[r.row.RunID] = r
@@ -209,12 +221,16 @@ func (r *Run) queue(e run.Event) int64 {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	idx := r.next
-	if err != nil || r.e.st == nil {
-		r.next++
+	if err != nil {
+		// Not stored, and not buffered either (it does not encode there
+		// for the same reason): it takes no index, or indexes would skip.
+		return idx
+	}
+	r.next++
+	if r.e.st == nil {
 		return idx
 	}
 	r.pending = append(r.pending, storage.Event{RunID: r.row.RunID, Seq: idx, Data: data})
-	r.next++
 	switch {
 	case len(r.pending) >= r.e.cfg.BatchEvents:
 		r.flushSoonLocked(0)
@@ -254,10 +270,20 @@ func (r *Run) flush(ctx context.Context) error {
 		return nil
 	}
 	if err := r.e.st.SaveRun(ctx, storage.RunWrite{RunID: r.row.RunID, Events: evs}); err != nil {
+		r.requeue(evs)
 		return fmt.Errorf("%w: events of run %s: %v", ErrStorage, r.row.RunID, err)
 	}
 	r.e.publish(ctx, Signal{Kind: SignalEvents, RunID: r.row.RunID})
 	return nil
+}
+
+// requeue puts events whose write failed back at the head of the queue:
+// the next write (at the latest the run's end) stores them, so the
+// stored indexes have no gap.
+func (r *Run) requeue(evs []storage.Event) {
+	r.mu.Lock()
+	r.pending = append(evs, r.pending...)
+	r.mu.Unlock()
 }
 
 // fail ends the run with a storage failure (a batch that could not be
@@ -291,6 +317,7 @@ func (r *Run) Emitter(next run.Emitter) run.Emitter {
 	}
 	return func(e run.Event) bool {
 		run.Stamp(e)
+		r.emitting.Lock()
 		r.mu.Lock()
 		idx, ok := r.indexed[e]
 		delete(r.indexed, e)
@@ -301,6 +328,7 @@ func (r *Run) Emitter(next run.Emitter) run.Emitter {
 		if p, err := payload(e, idx, r.row.RunID); err == nil {
 			r.stream.add(Event{Index: idx, Name: e.Kind(), Payload: p})
 		}
+		r.emitting.Unlock()
 		if next == nil {
 			return true
 		}
@@ -354,6 +382,9 @@ func (r *Run) Finish(ctx context.Context, f Finish) error {
 	r.mu.Unlock()
 	err := r.e.st.SaveRun(ctx, storage.RunWrite{Run: r.rowCopy(), Events: evs, Children: f.Children,
 		SessionID: f.SessionID, Session: f.Session})
+	if err != nil {
+		r.requeue(evs)
+	}
 	if errors.Is(err, storage.ErrConflict) {
 		return fmt.Errorf("%w: run %s was taken over by another instance (its lease expired): %v", ErrStorage, r.row.RunID, err)
 	}
@@ -382,6 +413,7 @@ func (r *Run) Save(ctx context.Context, doc json.RawMessage) error {
 	r.pending = nil
 	r.mu.Unlock()
 	if err := r.e.st.SaveRun(ctx, storage.RunWrite{Run: r.rowCopy(), Events: evs}); err != nil {
+		r.requeue(evs)
 		return fmt.Errorf("%w: %v", ErrStorage, err)
 	}
 	return nil
@@ -408,6 +440,7 @@ func (r *Run) Close() {
 	if r.stream != nil {
 		r.stream.finish(r.gen, r.row.Status)
 	}
+	r.unregister()
 	e := r.e
 	e.mu.Lock()
 	if e.live[r.row.RunID] == r {

@@ -26,7 +26,7 @@ type Launch struct {
 // background: shutdown waits for it (Drain), a cancel from anywhere
 // reaches it, and a panic ends it ERROR instead of the process.
 func (e *Engine) Launch(ctx context.Context, l Launch) error {
-	if err := e.admit(); err != nil {
+	if err := e.admit(""); err != nil {
 		return err
 	}
 	row := l.Row
@@ -50,7 +50,7 @@ func (e *Engine) Launch(ctx context.Context, l Launch) error {
 // panic ends the run ERROR instead of the process (a continuation over
 // the WebSocket).
 func (e *Engine) Detach(ctx context.Context, runID, kind string, fn func(ctx context.Context)) error {
-	if err := e.admit(); err != nil {
+	if err := e.admit(""); err != nil {
 		return err
 	}
 	e.detach(ctx, runID, kind, fn)
@@ -91,10 +91,18 @@ func (e *Engine) Next(runID string) int64 {
 // crashed stores a run whose goroutine panicked as ERROR (never left
 // RUNNING) and ends its stream.
 func (e *Engine) crashed(runID string, cause error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
 	e.mu.Lock()
 	r := e.live[runID]
 	e.mu.Unlock()
 	if r != nil {
+		// The events it emitted are kept, as the live buffer has them.
+		if e.st != nil {
+			if err := r.flush(ctx); err != nil {
+				e.log.Error("runs: could not store a crashed run's last events", "run_id", runID, "error", err)
+			}
+		}
 		r.row.Status = run.StatusError
 		r.Close()
 	} else if s := e.streams.get(runID); s != nil {
@@ -104,8 +112,6 @@ func (e *Engine) crashed(runID string, cause error) {
 	if e.st == nil {
 		return
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
 	rec, err := e.st.GetRun(ctx, runID)
 	if err != nil || !rec.InFlight() {
 		return
