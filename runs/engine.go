@@ -79,8 +79,12 @@ type Engine struct {
 	mu       sync.Mutex
 	live     map[string]*Run // runs with a handle in this process
 	launched map[string]context.CancelCauseFunc
-	draining bool
-	runs     sync.WaitGroup // live and launched runs, for Drain
+	// unsettled are runs whose end could not be stored: their rows stay
+	// RUNNING under this live instance, so nobody else recovers them;
+	// the heartbeat stores them ERROR once storage answers.
+	unsettled map[string]string // run id → reason
+	draining  bool
+	runs      sync.WaitGroup // live and launched runs, for Drain
 
 	waitMu  sync.Mutex
 	waiters map[string][]chan struct{} // storage followers by run id
@@ -123,7 +127,7 @@ func New(cfg Config) (*Engine, error) {
 		cfg.Logger = slog.Default()
 	}
 	e := &Engine{cfg: cfg, st: cfg.Store, log: cfg.Logger, cancels: newCancels(), streams: newStreams(),
-		live: map[string]*Run{}, launched: map[string]context.CancelCauseFunc{}, waiters: map[string][]chan struct{}{},
+		live: map[string]*Run{}, launched: map[string]context.CancelCauseFunc{}, unsettled: map[string]string{}, waiters: map[string][]chan struct{}{},
 		watchers: map[int]func(Change){}}
 	e.loopCtx, e.stopLoops = context.WithCancel(context.Background())
 	return e, nil

@@ -389,6 +389,7 @@ func (r *Run) Finish(ctx context.Context, f Finish) error {
 		return fmt.Errorf("%w: run %s was taken over by another instance (its lease expired): %v", ErrStorage, r.row.RunID, err)
 	}
 	if err != nil {
+		r.e.unsettle(r.row.RunID, "The run's end could not be stored: "+err.Error())
 		return fmt.Errorf("%w: %v", ErrStorage, err)
 	}
 	r.e.changed(ctx, r.rowCopy())

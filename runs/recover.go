@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"time"
 
 	"github.com/agno-go/agno/run"
@@ -24,6 +25,40 @@ func (e *Engine) heartbeatLoop(ctx context.Context) {
 		if err := e.st.Heartbeat(ctx, e.cfg.Instance); err != nil && ctx.Err() == nil {
 			e.log.Warn("runs: could not renew the lease; other instances take over this instance's runs if it lapses",
 				"instance", e.cfg.Instance, "lease", e.cfg.Lease, "error", err)
+			continue
+		}
+		e.settleUnsettled(ctx)
+	}
+}
+
+// unsettle records a run whose end could not be stored.
+func (e *Engine) unsettle(runID, reason string) {
+	e.mu.Lock()
+	e.unsettled[runID] = reason
+	e.mu.Unlock()
+}
+
+// settleUnsettled stores ERROR the runs whose end could not be stored,
+// now that storage answers (their clients were told the run failed).
+func (e *Engine) settleUnsettled(ctx context.Context) {
+	e.mu.Lock()
+	pending := maps.Clone(e.unsettled)
+	e.mu.Unlock()
+	for runID, reason := range pending {
+		rec, err := e.st.GetRun(ctx, runID)
+		failed := false
+		if err == nil && rec.InFlight() && rec.Owner == e.cfg.Instance {
+			err = e.fail(ctx, rec, reason)
+			failed = err == nil
+		}
+		if err != nil && !errors.Is(err, storage.ErrNotFound) && !errors.Is(err, storage.ErrConflict) {
+			continue // storage still failing: the next beat tries again
+		}
+		e.mu.Lock()
+		delete(e.unsettled, runID)
+		e.mu.Unlock()
+		if failed {
+			e.log.Warn("runs: stored as ERROR a run whose end could not be stored", "run_id", runID)
 		}
 	}
 }
@@ -87,26 +122,38 @@ func (e *Engine) recoverOwner(ctx context.Context, owner, why string) error {
 }
 
 // fail takes an in-flight run from its owner and stores it ERROR with
-// reason as its content.
+// reason as its content, in one write (a reader never sees the ERROR
+// with the old document). The document is of the row as read; if the
+// row moved since, it is read again.
 func (e *Engine) fail(ctx context.Context, r *storage.Run, reason string) error {
-	taken, err := e.st.ClaimRun(ctx, storage.Claim{RunID: r.RunID, From: r.Status, To: run.StatusError, ExpectOwner: r.Owner, Version: -1, Listed: true})
-	if err != nil {
-		return err
+	for attempt := 0; ; attempt++ {
+		doc := map[string]any{}
+		if err := run.DecodeJSON(r.Data, &doc); err != nil || len(r.Data) == 0 {
+			doc = map[string]any{"run_id": r.RunID}
+		}
+		doc["status"] = string(run.StatusError)
+		doc["content"] = reason
+		b, err := json.Marshal(doc)
+		if err != nil {
+			return err
+		}
+		taken, err := e.st.ClaimRun(ctx, storage.Claim{RunID: r.RunID, From: r.Status, To: run.StatusError, ExpectOwner: r.Owner,
+			Version: r.Version, Listed: true, Data: b})
+		if errors.Is(err, storage.ErrConflict) && attempt < 3 {
+			fresh, gerr := e.st.GetRun(ctx, r.RunID)
+			if gerr != nil {
+				return gerr
+			}
+			if !fresh.InFlight() || fresh.Owner != r.Owner {
+				return err // settled or taken meanwhile: nothing to recover
+			}
+			r = fresh
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		e.changed(ctx, taken)
+		return nil
 	}
-	doc := map[string]any{}
-	if err := run.DecodeJSON(taken.Data, &doc); err != nil {
-		doc = map[string]any{"run_id": taken.RunID}
-	}
-	doc["status"] = string(run.StatusError)
-	doc["content"] = reason
-	b, err := json.Marshal(doc)
-	if err != nil {
-		return err
-	}
-	taken.Data, taken.UpdatedAt = b, run.Now()
-	if err := e.st.UpdateRun(ctx, taken); err != nil {
-		return err
-	}
-	e.changed(ctx, taken)
-	return nil
 }

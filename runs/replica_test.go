@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -445,13 +444,8 @@ func TestWatchSeesOtherEnginesChanges(t *testing.T) {
 
 // A replica that comes back after its run was recovered must not write
 // over the recovery: its Finish is refused (the engine reports
-// "taken over"). Storage lets any writer update a settled run, so today
-// the late COMPLETED replaces ERROR; see the report. Set
-// AGNO_TEST_KNOWN_BUGS=1 to run it.
+// "taken over").
 func TestLateFinishOfARecoveredRunIsRefused(t *testing.T) {
-	if os.Getenv("AGNO_TEST_KNOWN_BUGS") != "1" {
-		t.Skip("known bug in storage (CheckOwner ignores settled runs); AGNO_TEST_KNOWN_BUGS=1 runs it")
-	}
 	eachBackend(t, func(t *testing.T, d *db) {
 		a := started(t, engine(t, d.open(t), "replica-a", withLease(time.Minute)))
 		l := begin(t, a, "r-late", true)

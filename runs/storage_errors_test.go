@@ -203,8 +203,8 @@ func TestFinishFailureIsReturned(t *testing.T) {
 		if err := l.end(run.StatusCompleted); !isStorageErr(err) {
 			t.Fatalf("Finish: %v, want ErrStorage with the cause", err)
 		}
-		if r := getRun(t, st, "r-fin"); r.Status != run.StatusRunning {
-			t.Fatalf("after a failed end the run is %s, want RUNNING (nothing written)", r.Status)
+		if r := getRun(t, st, "r-fin"); r.Status == run.StatusCompleted {
+			t.Fatal("after a failed end the run is COMPLETED")
 		}
 		evs, _ := st.ListEvents(ctx, "r-fin", -1)
 		for _, ev := range evs {
@@ -212,6 +212,13 @@ func TestFinishFailureIsReturned(t *testing.T) {
 				t.Fatalf("the failed end's event was stored: %s", ev.Data)
 			}
 		}
+		// The row would stay RUNNING under this live instance, where no
+		// replica recovers it: once storage answers, it is stored ERROR.
+		st.fail("SaveRow", false)
+		eventually(t, 5*time.Second, "the unstored end recorded as ERROR", func() bool {
+			r := getRun(t, st, "r-fin")
+			return r.Status == run.StatusError && strings.Contains(string(r.Data), "could not be stored")
+		})
 		drain(t, e)
 	})
 }

@@ -147,6 +147,9 @@ type Claim struct {
 	Version int64
 	// Listed sets the run's listing flag.
 	Listed bool
+	// Data, when set, replaces the run's document in the same write (a
+	// recovery stores the ERROR and its reason at once).
+	Data json.RawMessage
 }
 
 // Event is one stored event of a run stream. Seq starts at 0 and is
@@ -330,10 +333,13 @@ func ValidateRun(r *Run) error {
 	return nil
 }
 
-// CheckOwner refuses a write of an in-flight run by another instance
-// (its owner changed: recovered by a replica, or claimed again).
+// CheckOwner refuses a write of a run by an instance that does not own
+// it: an in-flight run is written by its owner only, and an instance's
+// late write of a run taken from it (recovered by a replica, or claimed
+// again) is refused even once the run settled. A writer without an
+// owner (a library engine, a recovery) may write a settled run.
 func CheckOwner(stored, r *Run) error {
-	if stored.InFlight() && stored.Owner != r.Owner {
+	if stored.Owner != r.Owner && (stored.InFlight() || r.Owner != "") {
 		return fmt.Errorf("run %q is owned by %q, not %q: %w", r.RunID, stored.Owner, r.Owner, ErrConflict)
 	}
 	return nil

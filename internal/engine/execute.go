@@ -565,6 +565,9 @@ func (st *runState) function(name string) *tool.Function {
 func (st *runState) conclude(err error) *run.Output {
 	st.concluding = true
 	st.flushReferences()
+	if cause := context.Cause(st.ctx); err != nil && errors.Is(cause, runs.ErrStorage) {
+		err = cause // what stopped the run, not the cancellation it caused
+	}
 	switch {
 	case err == nil && st.out.Status == run.StatusPaused:
 		st.send(&run.RunPaused{EventBase: st.base(), Tools: st.out.Tools, Requirements: st.out.ActiveRequirements()})
@@ -616,6 +619,9 @@ func (st *runState) conclude(err error) *run.Output {
 }
 
 func (st *runState) cancelled(err error) bool {
+	if errors.Is(context.Cause(st.ctx), runs.ErrStorage) {
+		return false // stopped because its events could not be stored: an error
+	}
 	return errors.Is(err, context.Canceled) || errors.Is(err, run.ErrCancelled) ||
 		errors.Is(context.Cause(st.ctx), run.ErrCancelled) || st.ctx.Err() != nil
 }

@@ -457,7 +457,10 @@ func (s *Store) ClaimRun(_ context.Context, c storage.Claim) (*storage.Run, erro
 	if err := storage.CheckClaim(r, c); err != nil {
 		return nil, err
 	}
-	r.Status, r.Owner, r.Listed, r.UpdatedAt = c.To, c.Owner, c.Listed, run.Now()
+	r.Status, r.Owner, r.Listed, r.UpdatedAt, r.CancelRequested = c.To, c.Owner, c.Listed, run.Now(), false
+	if len(c.Data) > 0 {
+		r.Data = append(json.RawMessage(nil), c.Data...)
+	}
 	r.Version++
 	return cloneRun(r), nil
 }

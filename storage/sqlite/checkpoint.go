@@ -16,9 +16,11 @@ import (
 // threshold). PASSIVE never waits for readers or writers; the WAL is
 // written from its start again once a checkpoint catches up. Under
 // writes that never pause, PASSIVE never quite catches up and the WAL
-// would grow without end: past restartFrames a RESTART checkpoint makes
-// writers wait the moment it takes to copy the last frames (PASSIVE
-// copied the rest) and starts the WAL over.
+// would grow without end; and no other connection can win the write
+// lock from a busy writer. So past restartFrames the writer itself runs
+// a RESTART checkpoint between two group commits: it copies the last
+// frames (PASSIVE copied the rest) and starts the WAL over — a short
+// stop once every restartFrames of WAL.
 type checkpointer struct {
 	db            *sql.DB
 	s             *Store
@@ -34,7 +36,7 @@ const defaultRestartFrames = 4096
 
 // checkpointEvery bounds how often checkpoints run while writes go on:
 // often enough to keep the WAL small, rarely enough to cost little.
-const checkpointEvery = 100 * time.Millisecond
+const checkpointEvery = 25 * time.Millisecond
 
 func startCheckpointer(path string, common url.Values, s *Store, log *slog.Logger) (*checkpointer, error) {
 	db, err := sql.Open("sqlite", path+"?"+url.Values{"_pragma": common["_pragma"]}.Encode())
@@ -84,7 +86,7 @@ func (c *checkpointer) loop(ctx context.Context) {
 func (c *checkpointer) checkpoint(ctx context.Context) {
 	frames, err := c.run(ctx, "PASSIVE")
 	if err == nil && frames > c.restartFrames {
-		_, err = c.run(ctx, "RESTART")
+		c.s.restart.Store(true)
 	}
 	if err != nil && ctx.Err() == nil {
 		c.log.Warn("sqlite: WAL checkpoint failed; retrying after the next write", "error", err)

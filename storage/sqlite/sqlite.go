@@ -81,7 +81,9 @@ type Store struct {
 
 	writes, commits, checkpoints atomic.Int64
 	ckpt                         *checkpointer
-	path                         string
+	// restart asks the writer for a RESTART checkpoint after its group.
+	restart atomic.Bool
+	path    string
 }
 
 // Stats counts the store's work since Open.
@@ -441,6 +443,9 @@ func (s *Store) commit(ctx context.Context, fn writeFunc) error {
 
 	s.lastGroup.Store(int32(len(group)))
 	s.commitGroup(group)
+	if s.restart.Swap(false) {
+		s.restartWAL()
+	}
 
 	s.wmu.Lock()
 	if len(s.pending) > 0 {
@@ -497,6 +502,17 @@ func (s *Store) commitTogether(group []*pendingWrite) bool {
 		w.err = err
 	}
 	return true
+}
+
+// restartWAL checkpoints on the write connection, which holds the write
+// lock between its own transactions (see checkpointer).
+func (s *Store) restartWAL() {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	var busy, frames, done int
+	if err := s.w.QueryRowContext(ctx, "PRAGMA wal_checkpoint(RESTART)").Scan(&busy, &frames, &done); err == nil {
+		s.checkpoints.Add(1)
+	}
 }
 
 func (s *Store) committed(err error) {

@@ -66,14 +66,27 @@ func testClaim(t *testing.T, open Opener) {
 	if _, err := st.ClaimRun(ctx, storage.Claim{RunID: "r-claim", From: run.StatusRunning, To: run.StatusError, ExpectOwner: "someone-else", Version: -1}); !errors.Is(err, storage.ErrConflict) {
 		t.Fatalf("claim expecting another owner: %v", err)
 	}
-	failed, err := st.ClaimRun(ctx, storage.Claim{RunID: "r-claim", From: run.StatusRunning, To: run.StatusError, ExpectOwner: dead, Version: -1})
-	if err != nil || failed.Status != run.StatusError || failed.Owner != "" {
-		t.Fatalf("recovery claim: %+v %v", failed, err)
+	if _, err := st.RequestCancel(ctx, "r-claim"); err != nil {
+		t.Fatal(err)
 	}
+	failed, err := st.ClaimRun(ctx, storage.Claim{RunID: "r-claim", From: run.StatusRunning, To: run.StatusError, ExpectOwner: dead, Version: -1,
+		Data: json.RawMessage(`{"status":"ERROR","content":"lost"}`)})
+	if err != nil || failed.Status != run.StatusError || failed.Owner != "" || string(failed.Data) != `{"status":"ERROR","content":"lost"}` || failed.CancelRequested {
+		t.Fatalf("recovery claim (status, document and cancel flag in one write): %+v %v", failed, err)
+	}
+	// The dead owner's late write does not undo the recovery.
 	late := *got
 	late.Status = run.StatusCompleted
-	if err := st.UpdateRun(ctx, &late); err != nil {
-		t.Fatalf("a settled run takes any writer's update (the document of a recovered run): %v", err)
+	wantErr(t, "the late write of a recovered run's old owner", st.UpdateRun(ctx, &late), storage.ErrConflict)
+	wantErr(t, "the late SaveRun of a recovered run's old owner", st.SaveRun(ctx, storage.RunWrite{Run: &late}), storage.ErrConflict)
+	// A writer without an owner (a library engine) still writes it.
+	free := *failed
+	free.Data = json.RawMessage(`{"status":"ERROR","content":"noted"}`)
+	if err := st.UpdateRun(ctx, &free); err != nil {
+		t.Fatalf("an ownerless write of a settled run: %v", err)
+	}
+	if got, err := st.GetRun(ctx, "r-claim"); err != nil || got.Status != run.StatusError || string(got.Data) != `{"status":"ERROR","content":"noted"}` {
+		t.Fatalf("after the writes: %+v %v", got, err)
 	}
 }
 

@@ -335,10 +335,12 @@ func (d *Dialect) RunSQL(forUpdate string) RunSQL {
 	set := "UPDATE " + d.Runs + " SET user_id = " + a(6) + ", status = " + a(7) + ", updated_at = " + a(8) +
 		", data = " + a(9) + ", owner = " + a(10) + ", listed = (listed OR " + a(11) + "), version = version + 1"
 	return RunSQL{
-		UpdateRun:   set + where + " AND (status NOT IN ('PENDING', 'RUNNING') OR owner = " + a(10) + ")",
+		UpdateRun:   set + where + " AND (owner = " + a(10) + " OR (" + a(10) + " = '' AND status NOT IN ('PENDING', 'RUNNING')))",
 		TakePending: set + where + " AND status = 'PENDING'",
+		// A claim starts the run's next life: a cancel asked of the last one
+		// (it paused before seeing it) does not carry over.
 		Claim: "UPDATE " + d.Runs + " SET status = " + a(2) + ", owner = " + a(3) + ", listed = " + a(4) +
-			", updated_at = " + a(5) + ", version = version + 1 WHERE run_id = " + a(1) + " AND status = " + a(6) +
+			", updated_at = " + a(5) + ", data = COALESCE(" + a(9) + ", data), cancel_requested = false, version = version + 1 WHERE run_id = " + a(1) + " AND status = " + a(6) +
 			" AND (" + a(7) + " = '' OR owner = " + a(7) + ") AND (" + a(8) + " < 0 OR version = " + a(8) + ") RETURNING " + RunColumns,
 		RequestCancel: "UPDATE " + d.Runs + " SET cancel_requested = true, updated_at = " + a(2) +
 			" WHERE run_id = " + a(1) + " AND status IN ('PENDING', 'RUNNING') RETURNING " + RunColumns,
@@ -357,7 +359,7 @@ func RunArgs(r *storage.Run) []any {
 
 // ClaimArgs are a claim's arguments to RunSQL.Claim.
 func ClaimArgs(c storage.Claim) []any {
-	return []any{c.RunID, string(c.To), c.Owner, c.Listed, run.Now(), string(c.From), c.ExpectOwner, c.Version}
+	return []any{c.RunID, string(c.To), c.Owner, c.Listed, run.Now(), string(c.From), c.ExpectOwner, c.Version, RunData(&storage.Run{Data: c.Data})}
 }
 
 // ValidateWrite checks a RunWrite before touching the database and
