@@ -83,6 +83,8 @@ type Store struct {
 	ckpt                         *checkpointer
 	// restart asks the writer for a RESTART checkpoint after its group.
 	restart atomic.Bool
+	// eventStmts are the multi-row event INSERTs, by eventRowSizes.
+	eventStmts []*sql.Stmt
 	path    string
 }
 
@@ -190,6 +192,13 @@ func (s *Store) prepare(ctx context.Context) error {
 			return fmt.Errorf("sqlite: prepare: %w", err)
 		}
 		*p.dst = st
+	}
+	for _, n := range eventRowSizes {
+		st, err := s.w.PrepareContext(ctx, eventInsertSQL(n))
+		if err != nil {
+			return fmt.Errorf("sqlite: prepare: %w", err)
+		}
+		s.eventStmts = append(s.eventStmts, st)
 	}
 	return nil
 }
@@ -337,6 +346,9 @@ func (s *Store) Close() error {
 		if st != nil {
 			st.Close()
 		}
+	}
+	for _, st := range s.eventStmts {
+		st.Close()
 	}
 	var errR, errC error
 	if s.ckpt != nil {
@@ -893,11 +905,8 @@ func (s *Store) SaveRun(ctx context.Context, w storage.RunWrite) error {
 				return err
 			}
 		}
-		insert := tx.StmtContext(ctx, s.st.insertEvent)
-		for _, e := range w.Events {
-			if _, err := insert.ExecContext(ctx, runID, e.Seq, string(e.Data)); err != nil {
-				return err
-			}
+		if err := s.insertEvents(ctx, tx, runID, w.Events); err != nil {
+			return err
 		}
 		for _, c := range w.Children {
 			now := run.Now()
@@ -939,6 +948,47 @@ func (s *Store) SaveRun(ctx context.Context, w storage.RunWrite) error {
 		return fmt.Errorf("sqlite: save run %q: %w", runID, err)
 	}
 	return nil
+}
+
+// eventRowSizes are the row counts of the prepared multi-row event
+// INSERTs (prepared at Open: the one write connection is busy inside a
+// transaction, where a statement would have to be prepared).
+var eventRowSizes = []int{32, 16, 8, 4, 2}
+
+// insertEvents stores events in multi-row INSERTs: a run's end carries
+// several, and one statement costs much less than one per event.
+func (s *Store) insertEvents(ctx context.Context, tx *sql.Tx, runID string, evs []storage.Event) error {
+	for len(evs) > 0 {
+		stmt, n := s.st.insertEvent, 1
+		for i, size := range eventRowSizes {
+			if len(evs) >= size {
+				stmt, n = s.eventStmts[i], size
+				break
+			}
+		}
+		args := make([]any, 0, 3*n)
+		for _, e := range evs[:n] {
+			args = append(args, runID, e.Seq, string(e.Data))
+		}
+		if _, err := tx.StmtContext(ctx, stmt).ExecContext(ctx, args...); err != nil {
+			return err
+		}
+		evs = evs[n:]
+	}
+	return nil
+}
+
+// eventInsertSQL is the INSERT of n events.
+func eventInsertSQL(n int) string {
+	var b strings.Builder
+	b.WriteString("INSERT INTO agno_run_events (run_id, seq, data) VALUES ")
+	for i := range n {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "(?%d, ?%d, ?%d)", 3*i+1, 3*i+2, 3*i+3)
+	}
+	return b.String()
 }
 
 // ClaimRun implements storage.Store.
@@ -1132,13 +1182,11 @@ func (s *Store) AppendEvents(ctx context.Context, runID string, events ...json.R
 		if err := tx.StmtContext(ctx, s.st.nextSeq).QueryRowContext(ctx, runID).Scan(&first); err != nil {
 			return err
 		}
-		insert := tx.StmtContext(ctx, s.st.insertEvent)
+		evs := make([]storage.Event, len(events))
 		for i, e := range events {
-			if _, err := insert.ExecContext(ctx, runID, first+int64(i), string(e)); err != nil {
-				return err
-			}
+			evs[i] = storage.Event{Seq: first + int64(i), Data: e}
 		}
-		return nil
+		return s.insertEvents(ctx, tx, runID, evs)
 	})
 	if err != nil {
 		return 0, fmt.Errorf("sqlite: append events to run %q: %w", runID, err)
