@@ -85,7 +85,7 @@ type Store struct {
 	restart atomic.Bool
 	// eventStmts are the multi-row event INSERTs, by eventRowSizes.
 	eventStmts []*sql.Stmt
-	path    string
+	path       string
 }
 
 // Stats counts the store's work since Open.
