@@ -26,6 +26,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/agno-go/agno/run"
@@ -98,7 +99,9 @@ type Engine struct {
 	loops      sync.WaitGroup
 	startOnce  sync.Once
 	closeOnce  sync.Once
-	startedSig bool
+	startedSig atomic.Bool
+	// sigq are signals waiting for the publisher (publishLoop).
+	sigq chan Signal
 }
 
 // New returns an engine. It does no background work until Start.
@@ -226,7 +229,11 @@ func (e *Engine) Start(ctx context.Context) error {
 		if err = e.Recover(ctx); err != nil {
 			return
 		}
-		e.startedSig = true
+		if e.cfg.Signals != nil {
+			e.sigq = make(chan Signal, maxQueuedSignals)
+			e.loop(e.publishLoop)
+		}
+		e.startedSig.Store(true)
 		e.loop(e.heartbeatLoop)
 		e.loop(e.recoveryLoop)
 		e.loop(e.cancelLoop)

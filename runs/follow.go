@@ -209,7 +209,7 @@ func (e *Engine) waitFor(runID string) <-chan struct{} {
 	e.waiters[runID] = append(e.waiters[runID], ch)
 	e.waitMu.Unlock()
 	poll := e.cfg.Poll
-	if e.cfg.Signals != nil && e.startedSig {
+	if e.cfg.Signals != nil && e.startedSig.Load() {
 		poll = time.Second // signals wake it; this catches a missed one
 	}
 	time.AfterFunc(poll, func() { e.wakeFollowers(runID) })

@@ -36,18 +36,55 @@ type Signal struct {
 // Signals carries Signals between the processes sharing a store
 // (runs/pgsignal: Postgres LISTEN/NOTIFY).
 type Signals interface {
-	// Publish sends a signal to every instance (this one included).
-	Publish(ctx context.Context, s Signal) error
+	// Publish sends signals to every instance (this one included), in
+	// order.
+	Publish(ctx context.Context, s ...Signal) error
 	// Listen calls fn with every signal until ctx ends.
 	Listen(ctx context.Context, fn func(Signal)) error
 }
 
-func (e *Engine) publish(ctx context.Context, s Signal) {
-	if e.cfg.Signals == nil || !e.startedSig {
+// Signals wait in a queue for one publisher, so a run never waits for a
+// round trip to the database to send one, and the signals of many runs
+// go out together. A full queue drops signals: they are hints, and the
+// instances that miss one find out by polling.
+const (
+	maxQueuedSignals = 4096
+	maxSignalBatch   = 256
+)
+
+func (e *Engine) publish(_ context.Context, s Signal) {
+	if e.cfg.Signals == nil || !e.startedSig.Load() {
 		return
 	}
-	if err := e.cfg.Signals.Publish(context.WithoutCancel(ctx), s); err != nil {
-		e.log.Warn("runs: could not signal other instances; they will find out by polling", "kind", s.Kind, "run_id", s.RunID, "error", err)
+	select {
+	case e.sigq <- s:
+	default:
+	}
+}
+
+// publishLoop sends the queued signals, as many at a time as are there.
+func (e *Engine) publishLoop(ctx context.Context) {
+	batch := make([]Signal, 0, maxSignalBatch)
+	for {
+		batch = batch[:0]
+		select {
+		case <-ctx.Done():
+			return
+		case s := <-e.sigq:
+			batch = append(batch, s)
+		}
+	more:
+		for len(batch) < maxSignalBatch {
+			select {
+			case s := <-e.sigq:
+				batch = append(batch, s)
+			default:
+				break more
+			}
+		}
+		if err := e.cfg.Signals.Publish(ctx, batch...); err != nil && ctx.Err() == nil {
+			e.log.Warn("runs: could not signal other instances; they will find out by polling", "signals", len(batch), "error", err)
+		}
 	}
 }
 

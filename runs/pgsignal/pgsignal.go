@@ -37,14 +37,55 @@ func New(pool *pgxpool.Pool, schema string) (*Signals, error) {
 
 var _ runs.Signals = (*Signals)(nil)
 
-// Publish implements runs.Signals.
-func (s *Signals) Publish(ctx context.Context, sig runs.Signal) error {
-	b, err := json.Marshal(sig)
-	if err != nil {
+// maxPayload keeps a notification under Postgres's 8000-byte limit.
+const maxPayload = 7000
+
+// Publish implements runs.Signals: the signals go as JSON arrays, as few
+// notifications as fit, in one statement.
+func (s *Signals) Publish(ctx context.Context, sigs ...runs.Signal) error {
+	var payloads []string
+	var cur []byte
+	for _, sig := range sigs {
+		b, err := json.Marshal(sig)
+		if err != nil {
+			return err
+		}
+		if len(cur) > 0 && len(cur)+len(b)+2 > maxPayload {
+			payloads = append(payloads, string(append(cur, ']')))
+			cur = nil
+		}
+		if len(cur) == 0 {
+			cur = append(cur, '[')
+		} else {
+			cur = append(cur, ',')
+		}
+		cur = append(cur, b...)
+	}
+	if len(cur) > 0 {
+		payloads = append(payloads, string(append(cur, ']')))
+	}
+	switch len(payloads) {
+	case 0:
+		return nil
+	case 1:
+		_, err := s.pool.Exec(ctx, "SELECT pg_notify($1, $2)", s.channel, payloads[0])
 		return err
 	}
-	_, err = s.pool.Exec(ctx, "SELECT pg_notify($1, $2)", s.channel, string(b))
+	_, err := s.pool.Exec(ctx, "SELECT pg_notify($1, p) FROM unnest($2::text[]) AS p", s.channel, payloads)
 	return err
+}
+
+// decode reads a notification: an array of signals, or one.
+func decode(payload string) []runs.Signal {
+	var list []runs.Signal
+	if json.Unmarshal([]byte(payload), &list) == nil {
+		return list
+	}
+	var one runs.Signal
+	if json.Unmarshal([]byte(payload), &one) == nil {
+		return []runs.Signal{one}
+	}
+	return nil
 }
 
 // Listen implements runs.Signals: it takes one connection out of the
@@ -66,8 +107,7 @@ func (s *Signals) Listen(ctx context.Context, fn func(runs.Signal)) error {
 		if err != nil {
 			return err
 		}
-		var sig runs.Signal
-		if json.Unmarshal([]byte(n.Payload), &sig) == nil {
+		for _, sig := range decode(n.Payload) {
 			fn(sig)
 		}
 	}

@@ -3,6 +3,7 @@ package pgsignal_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -199,5 +200,31 @@ func TestListenEnds(t *testing.T) {
 	cancelled()
 	if err := s.Publish(ctx, runs.Signal{Kind: "x"}); !errors.Is(err, context.Canceled) {
 		t.Fatalf("Publish with a cancelled context: %v", err)
+	}
+}
+
+// Many signals published at once arrive whole and in order, however many
+// notifications they take.
+func TestBatchesArriveInOrder(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	schema := pgtest.Schema(t, dsn)
+	a, b := signals(t, pool(t, dsn, 2), schema), signals(t, pool(t, dsn, 1), schema)
+	heard, _ := listener(t, a)
+	ready(t, b, heard)
+	const n = 200 // ~20 KB of JSON: several notifications
+	batch := make([]runs.Signal, n)
+	for i := range batch {
+		batch[i] = runs.Signal{Kind: runs.SignalEvents, RunID: fmt.Sprintf("run-%03d-%s", i, strings.Repeat("x", 60)), Owner: "host:7777"}
+	}
+	if err := b.Publish(context.Background(), batch...); err != nil {
+		t.Fatal(err)
+	}
+	for i := range batch {
+		if got := next(t, heard); got != batch[i] {
+			t.Fatalf("signal %d: heard %+v, want %+v", i, got, batch[i])
+		}
+	}
+	if err := b.Publish(context.Background()); err != nil {
+		t.Fatalf("an empty publish: %v", err)
 	}
 }
