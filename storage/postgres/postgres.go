@@ -66,7 +66,7 @@ var _ storage.Store = (*Store)(nil)
 // queries are the statements whose text depends on the schema.
 type queries struct {
 	getSession, ensureSession, updateSession    string
-	createRun, getRun, deleteEvents             string
+	createRun, insertRun, getRun, deleteEvents  string
 	deleteRuns                                  string
 	putBlob, getBlob, deleteBlobs               string
 	deleteSessions, appendEvents, nextSeq       string
@@ -162,6 +162,10 @@ func build(schema string) (*sqlstore.Dialect, queries) {
 				status, created_at, updated_at, data, owner, listed, version)
 			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, 1)
 			ON CONFLICT (run_id) DO NOTHING`,
+		// insertRun fails on a taken id (aborting the batch it is in).
+		insertRun: `INSERT INTO ` + d.Runs + ` (run_id, session_id, parent_run_id, session_type, component_id, user_id,
+				status, created_at, updated_at, data, owner, listed, version)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, 1)`,
 		putBlob: `INSERT INTO ` + t("agno_blobs") + ` (blob_id, seq, session_id, data) VALUES ($1, $2, $3, $4)
 			ON CONFLICT (blob_id, seq) DO NOTHING`,
 		getBlob:        `SELECT data FROM ` + t("agno_blobs") + ` WHERE blob_id = $1 AND session_id = $2 ORDER BY seq`,
@@ -499,6 +503,9 @@ func (s *Store) StartRun(ctx context.Context, sess *storage.Session, r *storage.
 			return nil, err
 		}
 	}
+	if !pending {
+		return s.startRunBatch(ctx, ns, row, r)
+	}
 	var stored *storage.Session
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		stored = nil
@@ -540,7 +547,28 @@ func (s *Store) SaveRun(ctx context.Context, w storage.RunWrite) error {
 	if err := s.check(); err != nil {
 		return err
 	}
-	err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+	if len(w.Children) == 0 {
+		err = s.saveRunBatch(ctx, runID, w)
+	} else {
+		err = s.saveRunTx(ctx, runID, w)
+	}
+	if errors.Is(err, errNotWritten) && w.Run != nil {
+		return s.whyNotWritten(ctx, w.Run, false)
+	}
+	if err != nil {
+		var pe *pgconn.PgError
+		if errors.As(err, &pe) && pe.Code == "23505" { // unique violation: an event seq taken
+			return fmt.Errorf("postgres: save run %q: %w (%v)", runID, storage.ErrConflict, err)
+		}
+		return s.fail(fmt.Errorf("postgres: save run %q: %w", runID, err))
+	}
+	return nil
+}
+
+// saveRunTx is SaveRun statement by statement (member runs are created
+// or updated depending on what exists).
+func (s *Store) saveRunTx(ctx context.Context, runID string, w storage.RunWrite) error {
+	return pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		if w.Run != nil {
 			if err := execRun(ctx, tx, s.sql.UpdateRun, w.Run); err != nil {
 				return err
@@ -584,17 +612,6 @@ func (s *Store) SaveRun(ctx context.Context, w storage.RunWrite) error {
 			row.State, row.Metadata, row.Summary, row.Metrics, row.Data, next.CreatedAt, next.UpdatedAt, next.Version, old)
 		return err
 	})
-	if errors.Is(err, errNotWritten) && w.Run != nil {
-		return s.whyNotWritten(ctx, w.Run, false)
-	}
-	if err != nil {
-		var pe *pgconn.PgError
-		if errors.As(err, &pe) && pe.Code == "23505" { // unique violation: an event seq taken
-			return fmt.Errorf("postgres: save run %q: %w (%v)", runID, storage.ErrConflict, err)
-		}
-		return s.fail(fmt.Errorf("postgres: save run %q: %w", runID, err))
-	}
-	return nil
 }
 
 // ClaimRun implements storage.Store.

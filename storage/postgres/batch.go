@@ -1,0 +1,139 @@
+package postgres
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/agno-go/agno/run"
+	"github.com/agno-go/agno/storage"
+	"github.com/agno-go/agno/storage/internal/sqlstore"
+)
+
+// A run's start and end are the hot writes: each goes to the server in
+// as few round trips as its logic allows (one for the start, two for the
+// end), instead of one per statement.
+
+// startRunBatch is StartRun of a new run: the session made if missing
+// and read, and the run inserted, in one batch — one implicit
+// transaction, which a taken run id aborts whole.
+func (s *Store) startRunBatch(ctx context.Context, ns *storage.Session, row sqlstore.SessionRow, r *storage.Run) (*storage.Session, error) {
+	now := run.Now()
+	b := &pgx.Batch{}
+	if ns != nil {
+		b.Queue(s.q.ensureSession, ns.SessionID, string(ns.SessionType), ns.AgentID, ns.TeamID,
+			ns.WorkflowID, ns.UserID, ns.SessionName, row.State, row.Metadata, row.Summary, row.Metrics, row.Data,
+			ns.CreatedAt, ns.UpdatedAt, ns.Version)
+		b.Queue(s.q.getSession, ns.SessionID)
+	}
+	b.Queue(s.q.insertRun, r.RunID, r.SessionID, r.ParentRunID, string(r.SessionType), r.ComponentID,
+		r.UserID, string(r.Status), cmp.Or(r.CreatedAt, now), cmp.Or(r.UpdatedAt, now), sqlstore.RunData(r), r.Owner, r.Listed)
+	br := s.pool.SendBatch(ctx, b)
+	var stored *storage.Session
+	err := func() error {
+		if ns != nil {
+			if _, err := br.Exec(); err != nil {
+				return err
+			}
+			var err error
+			if stored, err = sqlstore.ScanSession(br.QueryRow()); err != nil {
+				return err
+			}
+		}
+		_, err := br.Exec()
+		return err
+	}()
+	if cerr := br.Close(); err == nil {
+		err = cerr
+	}
+	var pe *pgconn.PgError
+	switch {
+	case errors.As(err, &pe) && pe.Code == "23505" && pe.TableName == "agno_runs":
+		return nil, fmt.Errorf("postgres: start run: run %q exists: %w", r.RunID, storage.ErrConflict)
+	case err != nil:
+		return nil, s.fail(fmt.Errorf("postgres: start run %q: %w", r.RunID, err))
+	}
+	return stored, nil
+}
+
+// saveRunBatch is SaveRun without member runs: the run row, its events
+// and the session lock in one round trip, then the session change and
+// the commit in a second.
+func (s *Store) saveRunBatch(ctx context.Context, runID string, w storage.RunWrite) (err error) {
+	c, err := s.pool.Acquire(ctx)
+	if err != nil {
+		return err
+	}
+	// A connection left inside the transaction is not reused: the pool
+	// closes connections it gets back outside the idle state.
+	defer c.Release()
+	defer func() {
+		if err != nil && c.Conn().PgConn().TxStatus() != 'I' {
+			_, _ = c.Exec(context.WithoutCancel(ctx), "ROLLBACK")
+		}
+	}()
+	b := &pgx.Batch{}
+	b.Queue("BEGIN")
+	if w.Run != nil {
+		b.Queue(s.sql.UpdateRun, sqlstore.RunArgs(w.Run)...)
+	}
+	for _, e := range w.Events {
+		b.Queue(s.q.insertEvent, runID, e.Seq, string(e.Data))
+	}
+	if w.Session != nil {
+		b.Queue(s.sql.Session, w.SessionID)
+	}
+	br := c.SendBatch(ctx, b)
+	var cur *storage.Session
+	err = func() error {
+		if _, err := br.Exec(); err != nil {
+			return err
+		}
+		if w.Run != nil {
+			tag, err := br.Exec()
+			if err != nil {
+				return err
+			}
+			if tag.RowsAffected() != 1 {
+				return errNotWritten
+			}
+		}
+		for range w.Events {
+			if _, err := br.Exec(); err != nil {
+				return err
+			}
+		}
+		if w.Session != nil {
+			var err error
+			cur, err = sqlstore.ScanSession(br.QueryRow())
+			if errors.Is(err, pgx.ErrNoRows) {
+				return fmt.Errorf("session %q: %w", w.SessionID, storage.ErrNotFound)
+			}
+			return err
+		}
+		return nil
+	}()
+	if cerr := br.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return err
+	}
+	b = &pgx.Batch{}
+	if cur != nil {
+		old := cur.Version
+		next, row, err := sqlstore.ApplyUpdate(cur, w.Session)
+		if err != nil {
+			return err
+		}
+		b.Queue(s.q.updateSession,
+			w.SessionID, string(next.SessionType), next.AgentID, next.TeamID, next.WorkflowID, next.UserID, next.SessionName,
+			row.State, row.Metadata, row.Summary, row.Metrics, row.Data, next.CreatedAt, next.UpdatedAt, next.Version, old)
+	}
+	b.Queue("COMMIT")
+	return c.SendBatch(ctx, b).Close()
+}
