@@ -14,6 +14,7 @@ import (
 	"log/slog"
 	"regexp"
 	"strconv"
+	"strings"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -35,7 +36,9 @@ type Config struct {
 	Pool *pgxpool.Pool
 	// Schema holds the tables; created if missing. Default "ai".
 	Schema string
-	// MaxConns bounds the pool opened from DSN. Default pgxpool's.
+	// MaxConns bounds the pool opened from DSN. Default the DSN's
+	// pool_max_conns, else DefaultMaxConns (pgxpool's own default, the
+	// number of CPUs, queues concurrent runs behind a few connections).
 	MaxConns int32
 	// UpdateAttempts bounds UpdateSession's read-modify-write retries
 	// before it gives up with storage.ErrConflict. Default 64.
@@ -43,6 +46,10 @@ type Config struct {
 	// Logger receives migration notices. Default slog.Default().
 	Logger *slog.Logger
 }
+
+// DefaultMaxConns is the pool size when neither Config nor the DSN sets
+// one.
+const DefaultMaxConns = 16
 
 // DefaultSchema is the schema used when Config.Schema is empty (agno's).
 const DefaultSchema = "ai"
@@ -108,8 +115,11 @@ func open(ctx context.Context, cfg Config, ms []migration) (*Store, error) {
 		if err != nil {
 			return nil, fmt.Errorf("postgres: Config.DSN: %w", err)
 		}
-		if cfg.MaxConns > 0 {
+		switch {
+		case cfg.MaxConns > 0:
 			pc.MaxConns = cfg.MaxConns
+		case !strings.Contains(cfg.DSN, "pool_max_conns"):
+			pc.MaxConns = max(pc.MaxConns, DefaultMaxConns)
 		}
 		if pool, err = pgxpool.NewWithConfig(ctx, pc); err != nil {
 			return nil, fmt.Errorf("postgres: connect: %w", err)
