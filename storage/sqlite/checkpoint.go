@@ -16,11 +16,10 @@ import (
 // threshold). PASSIVE never waits for readers or writers; the WAL is
 // written from its start again once a checkpoint catches up. Under
 // writes that never pause, PASSIVE never quite catches up and the WAL
-// would grow without end; and no other connection can win the write
-// lock from a busy writer. So past restartFrames the writer itself runs
-// a RESTART checkpoint between two group commits: it copies the last
-// frames (PASSIVE copied the rest) and starts the WAL over — a short
-// stop once every restartFrames of WAL.
+// would grow without end. So past restartFrames the writer itself
+// checkpoints between two group commits: nothing is added meanwhile, it
+// copies the last frames (the background copied the rest), and the next
+// write starts the WAL over — a short stop once every restartFrames.
 type checkpointer struct {
 	db            *sql.DB
 	s             *Store
@@ -29,14 +28,16 @@ type checkpointer struct {
 	stop          context.CancelFunc
 	done          sync.WaitGroup
 	restartFrames int
+	every         time.Duration
 }
 
 // defaultRestartFrames is about 16 MiB of WAL at SQLite's 4 KiB pages.
 const defaultRestartFrames = 4096
 
 // checkpointEvery bounds how often checkpoints run while writes go on:
-// often enough to keep the WAL small, rarely enough to cost little.
-const checkpointEvery = 25 * time.Millisecond
+// often enough to keep the WAL small, rarely enough that a page written
+// again and again is not copied (and the file synced) each time.
+const checkpointEvery = 250 * time.Millisecond
 
 func startCheckpointer(path string, common url.Values, s *Store, log *slog.Logger) (*checkpointer, error) {
 	db, err := sql.Open("sqlite", path+"?"+url.Values{"_pragma": common["_pragma"]}.Encode())
@@ -48,7 +49,7 @@ func startCheckpointer(path string, common url.Values, s *Store, log *slog.Logge
 	db.SetConnMaxLifetime(0)
 	db.SetConnMaxIdleTime(0)
 	ctx, cancel := context.WithCancel(context.Background())
-	c := &checkpointer{db: db, s: s, log: log, wake: make(chan struct{}, 1), stop: cancel, restartFrames: defaultRestartFrames}
+	c := &checkpointer{db: db, s: s, log: log, wake: make(chan struct{}, 1), stop: cancel, restartFrames: defaultRestartFrames, every: checkpointEvery}
 	c.done.Add(1)
 	go c.loop(ctx)
 	return c, nil
@@ -73,7 +74,7 @@ func (c *checkpointer) loop(ctx context.Context) {
 		c.checkpoint(ctx)
 		// Commits meanwhile poked again: the next checkpoint waits a
 		// little, so a busy writer is followed, not chased.
-		t := time.NewTimer(checkpointEvery)
+		t := time.NewTimer(c.every)
 		select {
 		case <-ctx.Done():
 			t.Stop()

@@ -17,6 +17,7 @@ import (
 func TestCheckpointsOffTheWriter(t *testing.T) {
 	st := openTemp(t)
 	st.ckpt.restartFrames = 1024 // 4 MiB: the test writes a few times that
+	st.ckpt.every = 20 * time.Millisecond
 	var auto int
 	if err := st.w.QueryRowContext(t.Context(), "PRAGMA wal_autocheckpoint").Scan(&auto); err != nil {
 		t.Fatal(err)

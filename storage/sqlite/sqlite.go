@@ -516,13 +516,15 @@ func (s *Store) commitTogether(group []*pendingWrite) bool {
 	return true
 }
 
-// restartWAL checkpoints on the write connection, which holds the write
-// lock between its own transactions (see checkpointer).
+// restartWAL checkpoints on the write connection between two groups:
+// no frame is added meanwhile, so the checkpoint catches up and the next
+// write starts the WAL over (see checkpointer). PASSIVE: it never waits
+// for a reader.
 func (s *Store) restartWAL() {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	var busy, frames, done int
-	if err := s.w.QueryRowContext(ctx, "PRAGMA wal_checkpoint(RESTART)").Scan(&busy, &frames, &done); err == nil {
+	if err := s.w.QueryRowContext(ctx, "PRAGMA wal_checkpoint(PASSIVE)").Scan(&busy, &frames, &done); err == nil {
 		s.checkpoints.Add(1)
 	}
 }
