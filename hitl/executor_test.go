@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -206,5 +207,64 @@ func TestTeamPauseOverSocket(t *testing.T) {
 	f, err := c.Wait(ctxT(t), "tr")
 	if err != nil || f.Status != run.StatusCompleted || f.TeamID != tm.ID() || paid.Load() != 5 {
 		t.Fatalf("finished %+v %v, paid %d", f, err, paid.Load())
+	}
+}
+
+// countingStore counts reads of runs.
+type countingStore struct {
+	storage.Store
+	reads atomic.Int32
+}
+
+func (c *countingStore) ListRuns(ctx context.Context, q storage.RunQuery) ([]*storage.Run, error) {
+	c.reads.Add(1)
+	return c.Store.ListRuns(ctx, q)
+}
+
+func (c *countingStore) GetRun(ctx context.Context, id string) (*storage.Run, error) {
+	c.reads.Add(1)
+	return c.Store.GetRun(ctx, id)
+}
+
+// Runs that never pause are none of the socket's business: thousands of
+// them going by (more than its change queue holds) make it read nothing
+// from storage, and a pause among them is still announced.
+func TestRunsThatDoNotPauseCostTheSocketNothing(t *testing.T) {
+	store := &countingStore{Store: memory.New()}
+	var paid atomic.Int32
+	a := cashier(t, store, &paid)
+	plain, err := agent.New(agent.Config{Name: "Plain", Model: modeltest.NewFunc(func(*model.Request) modeltest.Response {
+		return modeltest.Response{Content: "ok"}
+	}), Store: store})
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(sockDir(t), "hitl.sock")
+	startServer(t, hitl.Config{SocketPath: path, Agents: []run.Executor{a, plain}, Store: store})
+	c := dial(t, path)
+	before := store.reads.Load()
+	var wg sync.WaitGroup
+	for w := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 250 {
+				if _, err := plain.Run(context.Background(), "hi", run.WithSessionID(fmt.Sprintf("s-%d-%d", w, i))); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if _, err := a.Run(context.Background(), "pay 5", run.WithSessionID("s-pay"), run.WithRunID("pay")); err != nil {
+		t.Fatal(err)
+	}
+	if p := nextPause(t, c); p.RunID != "pay" {
+		t.Fatalf("announced %+v", p)
+	}
+	// The pause itself is read once or twice (its change, maybe its echo).
+	if n := store.reads.Load() - before; n > 4 {
+		t.Fatalf("2,000 runs that never paused made the socket read runs %d times", n)
 	}
 }

@@ -91,6 +91,8 @@ type Server struct {
 	sock    *socketFile
 	conns   map[*conn]struct{}
 	pending map[string]*entry
+	// pausing counts pause changes queued for the change loop, by run.
+	pausing map[string]int
 	// storeless is the last status of runs of workflows without a store
 	// that this server continued (there is no stored row to ask).
 	storeless      map[string]run.Status
@@ -133,7 +135,7 @@ func NewServer(cfg Config) (*Server, error) {
 		cfg.Logger = slog.Default()
 	}
 	s := &Server{cfg: cfg, log: cfg.Logger, byID: map[string]*workflow.Workflow{}, conns: map[*conn]struct{}{},
-		pending: map[string]*entry{}, storeless: map[string]run.Status{}, notified: map[string]*workflow.Workflow{},
+		pending: map[string]*entry{}, pausing: map[string]int{}, storeless: map[string]run.Status{}, notified: map[string]*workflow.Workflow{},
 		touched: map[string]uint64{}, stores: map[*workflow.Workflow]storage.Store{},
 		agents: map[string]run.Executor{}, teams: map[string]run.Executor{}}
 	for i, w := range cfg.Workflows {

@@ -37,9 +37,13 @@ func (s *Server) watch() {
 		if c.ParentRunID != "" {
 			return // nested runs are answered through their parent
 		}
+		if !s.relevant(c) {
+			return // a run that never paused asks nothing of the socket
+		}
 		select {
 		case changes <- c:
 		default:
+			s.settled(c)
 			s.resync.Store(true)
 			select {
 			case changes <- runs.Change{}: // wakes the loop for the resync
@@ -50,6 +54,31 @@ func (s *Server) watch() {
 	s.mu.Lock()
 	s.stopWatch = func() { stop(); cancel() }
 	s.mu.Unlock()
+}
+
+// relevant reports a change the loop must read: a pause, or a change of
+// a run that is pending or whose pause is on its way to being.
+func (s *Server) relevant(c runs.Change) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if c.Status == run.StatusPaused {
+		s.pausing[c.RunID]++
+		return true
+	}
+	_, pending := s.pending[c.RunID]
+	return pending || s.pausing[c.RunID] > 0
+}
+
+// settled marks a pause change read (or dropped).
+func (s *Server) settled(c runs.Change) {
+	if c.Status != run.StatusPaused {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.pausing[c.RunID]--; s.pausing[c.RunID] <= 0 {
+		delete(s.pausing, c.RunID)
+	}
 }
 
 // unwatch stops following changes.
@@ -90,6 +119,7 @@ func (s *Server) changeLoop(ctx context.Context, changes <-chan runs.Change) {
 				}
 				return nil
 			})
+			s.settled(c)
 		}
 	}
 }
