@@ -14,6 +14,7 @@ import (
 	"io"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -35,6 +36,11 @@ type Dialect struct {
 	Collate string
 	// HasTopic renders "the topics JSON array holds the string at arg".
 	HasTopic func(arg string) string
+	// IndexedBy names the index a query over all runs must use ("" where
+	// the planner knows the data). SQLite without statistics would walk
+	// a whole index in creation order to save a sort, rather than seek
+	// the few runs in flight or just written.
+	IndexedBy func(index string) string
 }
 
 // Scanner is a row: *sql.Row, *sql.Rows, pgx.Row and pgx.Rows all fit.
@@ -444,7 +450,16 @@ func (d *Dialect) ListRuns(q storage.RunQuery, seqColumn string) (string, []any)
 	if q.Newest {
 		dir = "DESC"
 	}
-	sql := "SELECT " + RunColumns + " FROM " + d.Runs + b.SQL() +
+	from := d.Runs
+	if d.IndexedBy != nil && q.SessionID == "" && q.ComponentID == "" && q.ParentRunID == "" {
+		switch {
+		case len(q.Status) > 0 && !slices.Contains(q.Status, run.StatusCompleted):
+			from += d.IndexedBy("status_owner_idx")
+		case q.UpdatedAfter != 0:
+			from += d.IndexedBy("updated_idx")
+		}
+	}
+	sql := "SELECT " + RunColumns + " FROM " + from + b.SQL() +
 		" ORDER BY created_at " + dir + ", " + seqColumn + " " + dir + LimitOffset(q.Limit, 1)
 	return sql, b.Args
 }
