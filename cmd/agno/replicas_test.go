@@ -123,6 +123,7 @@ func TestReplicas(t *testing.T) {
 			t.Run("paused on A continued on B once", func(t *testing.T) { replicaContinue(t, newCluster(t, bin, be)) })
 			t.Run("kill -9 A: B recovers after the lease", func(t *testing.T) { replicaKill(t, newCluster(t, bin, be)) })
 			t.Run("foreground runs hidden until they end", func(t *testing.T) { replicaHiddenForeground(t, newCluster(t, bin, be)) })
+			t.Run("pauses reach every replica's WebSocket and HITL socket", func(t *testing.T) { replicaPauseEverywhere(t, newCluster(t, bin, be)) })
 		})
 	}
 }
@@ -559,10 +560,12 @@ type cluster struct {
 	db     replicaDB
 	model  *gatedModel
 	client *http.Client
+	// sockets are the replicas' HITL sockets by name.
+	sockets map[string]string
 }
 
 func newCluster(t *testing.T, bin string, be replicaBackend) *cluster {
-	c := &cluster{t: t, bin: bin, model: newGatedModel(t), db: be.db(t), client: &http.Client{Transport: &http.Transport{}}}
+	c := &cluster{t: t, bin: bin, model: newGatedModel(t), db: be.db(t), client: &http.Client{Transport: &http.Transport{}}, sockets: map[string]string{}}
 	t.Cleanup(c.client.CloseIdleConnections)
 	return c
 }
@@ -592,9 +595,10 @@ max_retries = 0
 requires_confirmation = true
 
 [workflows.hitl]
-transport = "websocket"
+transport = "both"
+socket_path = %q
 
-%s`, name, int(replicaLease/time.Second), c.model.URL, c.db.storage),
+%s`, name, int(replicaLease/time.Second), c.model.URL, c.socket(name), c.db.storage),
 		"agents/researcher.toml": "name = \"Researcher\"\nmodel = \"default\"\ninstructions = \"[researcher]\"\n",
 		"agents/writer.toml":     "name = \"Writer\"\nmodel = \"default\"\ninstructions = \"[writer]\"\n",
 		"agents/operator.toml":   "name = \"Operator\"\nmodel = \"default\"\ntools = [\"shell\"]\n",
@@ -603,6 +607,17 @@ transport = "websocket"
 	})
 	return startAgno(t, c.bin, []string{"agentos", "start", "--config", filepath.Join(dir, "config.toml")},
 		[]string{"REPLICA_MODEL_KEY=" + replicaModelKey, "OS_SECURITY_KEY="})
+}
+
+// socket is replica name's HITL socket path (short: Unix socket paths
+// are limited to ~107 bytes).
+func (c *cluster) socket(name string) string {
+	if p, ok := c.sockets[name]; ok {
+		return p
+	}
+	p := shortSocket(c.t)
+	c.sockets[name] = p
+	return p
 }
 
 // call sends a request (a form when form is set) and returns the status
