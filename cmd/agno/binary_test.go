@@ -92,7 +92,9 @@ func startAgno(t *testing.T, bin string, args, env []string) *agnoProcess {
 	t.Helper()
 	port := freePort(t)
 	cmd := exec.Command(bin, append(args, "--port", fmt.Sprint(port))...)
-	cmd.Env = append(os.Environ(), env...)
+	// The process is killed at the end: its temporary files (the upload
+	// spool) go with the test's directory.
+	cmd.Env = append(append(os.Environ(), "TMPDIR="+t.TempDir()), env...)
 	p := &agnoProcess{cmd: cmd, base: fmt.Sprintf("http://127.0.0.1:%d", port), logs: &lockedBuffer{}, exited: make(chan error, 1)}
 	cmd.Stdout, cmd.Stderr = p.logs, p.logs
 	if err := cmd.Start(); err != nil {
