@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -63,5 +64,46 @@ func TestCheckpointsOffTheWriter(t *testing.T) {
 	}
 	if frames > 64 {
 		t.Fatalf("the WAL holds %d frames after one small write: it did not start over", frames)
+	}
+}
+
+// Readers never stop under load, and one inside the WAL keeps it from
+// starting over: the writer's RESTART waits for them (briefly), so the
+// WAL file stays bounded while reads and writes go on together.
+func TestWALStartsOverUnderReaders(t *testing.T) {
+	st := openTemp(t)
+	st.ckpt.restartFrames = 1024 // 4 MiB
+	st.ckpt.every = 20 * time.Millisecond
+	ctx, stop := context.WithCancel(context.Background())
+	var readers sync.WaitGroup
+	for r := range 4 {
+		readers.Go(func() {
+			for i := 0; ctx.Err() == nil; i++ {
+				_, _ = st.GetSession(ctx, fmt.Sprint("s", (i*7+r)%50))
+			}
+		})
+	}
+	state := map[string]any{"blob": strings.Repeat("x", 8<<10)}
+	const n = 4000 // ~32 MB of state through the WAL
+	var largest int64
+	for i := range n {
+		sess := &storage.Session{SessionID: fmt.Sprint("s", i), SessionType: storage.SessionAgent, AgentID: "a", SessionState: state}
+		if _, _, err := st.EnsureSession(context.Background(), sess); err != nil {
+			t.Fatal(err)
+		}
+		if i%100 == 0 {
+			if info, err := os.Stat(st.path + "-wal"); err == nil {
+				largest = max(largest, info.Size())
+			}
+		}
+	}
+	stop()
+	readers.Wait()
+	if st.Stats().Restarts == 0 {
+		t.Fatal("the WAL never started over while readers read")
+	}
+	// A few restart periods of WAL at most, far below what was written.
+	if written := int64(n * 8 << 10); largest > written/2 {
+		t.Fatalf("WAL reached %d bytes after %d bytes written under readers: it does not start over", largest, written)
 	}
 }
