@@ -72,6 +72,9 @@ type AgentOSConfig struct {
 	// keeps its runs before another marks them ERROR (default 15).
 	LeaseSeconds int            `toml:"lease_seconds"`
 	Registry     RegistryConfig `toml:"registry"`
+	// Authorization is [agentos.authorization]: JWT mode when present
+	// (nil when absent).
+	Authorization *AuthorizationConfig `toml:"authorization"`
 }
 
 // RegistryConfig is [agentos.registry].
@@ -460,6 +463,8 @@ func (c *Config) validate(p *problems, md *toml.MetaData) {
 		seen[filepath.Clean(abs)] = true
 		a.Registry.Sources[i] = filepath.Clean(abs)
 	}
+
+	c.validateAuthorization(p, md)
 
 	for _, name := range sortedKeys(c.Models) {
 		m := c.Models[name]

@@ -8,6 +8,7 @@ import (
 	"net"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strconv"
 	"sync/atomic"
 	"syscall"
@@ -17,6 +18,7 @@ import (
 
 	"github.com/agno-go/agno/agent"
 	"github.com/agno-go/agno/agentos"
+	"github.com/agno-go/agno/agentos/auth"
 	"github.com/agno-go/agno/config"
 	"github.com/agno-go/agno/hitl"
 	"github.com/agno-go/agno/run"
@@ -120,10 +122,21 @@ func startAgentOS(ctx context.Context, f startFlags, ready chan<- string) error 
 	}
 	closers = append(closers, res.Close)
 
+	osID := agentOSID(cfg)
+	authz, err := authorizationConfig(cfg, osID)
+	if err != nil {
+		for _, c := range closers {
+			_ = c()
+		}
+		return err
+	}
+	if authz != nil {
+		key = "" // JWT mode takes the place of OS_SECURITY_KEY, as in agno
+	}
 	os_, err := agentos.New(agentos.Config{
-		ID: cfg.AgentOS.ID, Name: cfg.AgentOS.Name, Description: cfg.AgentOS.Description,
+		ID: osID, Name: cfg.AgentOS.Name, Description: cfg.AgentOS.Description,
 		Agents: res.Agents, Teams: res.Teams, Workflows: res.Workflows, Store: res.Store, Runs: eng, Knowledge: res.KnowledgeBases(),
-		SecurityKey: key, ProtectedMode: &protected, CORSOrigins: cfg.AgentOS.CORSAllowedOrigins, AllowedHosts: cfg.AgentOS.AllowedHosts,
+		SecurityKey: key, Authorization: authz, ProtectedMode: &protected, CORSOrigins: cfg.AgentOS.CORSAllowedOrigins, AllowedHosts: cfg.AgentOS.AllowedHosts,
 		MaxUploadBytes: cfg.AgentOS.MaxUploadBytes, MaxFileBytes: cfg.AgentOS.MaxFileBytes,
 		Closers: closers, Logger: logger,
 		OnReload: func(ctx context.Context, current agentos.Catalog) (agentos.Catalog, error) {
@@ -138,7 +151,7 @@ func startAgentOS(ctx context.Context, f startFlags, ready chan<- string) error 
 		return err
 	}
 	os_.LogRegistry()
-	if key == "" && protected {
+	if key == "" && authz == nil && protected {
 		logger.Info("no OS_SECURITY_KEY set: protected mode answers loopback clients only (set OS_SECURITY_KEY, or --insecure / protected_mode = false)")
 	}
 
@@ -312,4 +325,58 @@ func newLogger(level string) (*slog.Logger, error) {
 		return nil, errors.New("--log-level must be debug, info, warn or error")
 	}
 	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: l})), nil
+}
+
+// agentOSID is the AgentOS id: [agentos] id, or the one agentos.New
+// derives from the name.
+func agentOSID(cfg *config.Config) string {
+	if cfg.AgentOS.ID != "" {
+		return cfg.AgentOS.ID
+	}
+	name := cfg.AgentOS.Name
+	if name == "" {
+		name = "Agno AgentOS"
+	}
+	return agent.DefaultID(name)
+}
+
+// authorizationConfig is JWT mode's configuration from
+// [agentos.authorization] and the environment; nil without the table.
+func authorizationConfig(cfg *config.Config, osID string) (*auth.Config, error) {
+	a := cfg.AgentOS.Authorization
+	if a == nil {
+		return nil, nil
+	}
+	out := &auth.Config{
+		Algorithm: a.Algorithm, VerifyAudience: a.VerifyAudience, Audience: a.Audience,
+		AdminScope: a.AdminScope, Leeway: time.Duration(a.LeewaySeconds) * time.Second, UserIsolation: a.UserIsolation,
+		JWKSFile: a.JWKSFile,
+	}
+	for _, name := range a.VerificationKeysEnv {
+		v := os.Getenv(name)
+		if v == "" {
+			if a.KeysEnvOptional {
+				continue
+			}
+			return nil, fmt.Errorf("[agentos.authorization] verification_keys_env names %s, which is not set: export %s=<the PEM public key or HMAC secret>, or remove it from the list", name, name)
+		}
+		out.VerificationKeys = append(out.VerificationKeys, v)
+		out.KeyNames = append(out.KeyNames, name)
+	}
+	if out.JWKSFile == "" {
+		if f := os.Getenv("JWT_JWKS_FILE"); f != "" {
+			abs, err := filepath.Abs(f)
+			if err != nil {
+				return nil, fmt.Errorf("JWT_JWKS_FILE=%s: %w", f, err)
+			}
+			out.JWKSFile = abs
+		}
+	}
+	if len(out.VerificationKeys) == 0 && out.JWKSFile == "" {
+		return nil, fmt.Errorf("[agentos.authorization] has no verification key: export %s=<the PEM public key or HMAC secret>, list the variables holding keys in verification_keys_env, or set jwks_file (or export JWT_JWKS_FILE)", config.DefaultVerificationKeyEnv)
+	}
+	if out.VerifyAudience && out.Audience == "" {
+		out.Audience = osID // agno expects the AgentOS id
+	}
+	return out, nil
 }
