@@ -196,10 +196,16 @@ func (o *OS) agentResponse(a *agent.Agent) map[string]any {
 	return out
 }
 
-func (o *OS) handleAgents(w http.ResponseWriter, _ *http.Request) {
+func (o *OS) handleAgents(w http.ResponseWriter, r *http.Request) {
+	keep, ok := o.readable(w, r, "agents")
+	if !ok {
+		return
+	}
 	out := []map[string]any{}
 	for _, a := range o.catalog().Agents {
-		out = append(out, o.agentResponse(a))
+		if keep(a.ID()) {
+			out = append(out, o.agentResponse(a))
+		}
 	}
 	writeJSON(w, http.StatusOK, out)
 }
@@ -247,10 +253,16 @@ func (o *OS) teamResponse(t *team.Team) map[string]any {
 	return out
 }
 
-func (o *OS) handleTeams(w http.ResponseWriter, _ *http.Request) {
+func (o *OS) handleTeams(w http.ResponseWriter, r *http.Request) {
+	keep, ok := o.readable(w, r, "teams")
+	if !ok {
+		return
+	}
 	out := []map[string]any{}
 	for _, t := range o.catalog().Teams {
-		out = append(out, o.teamResponse(t))
+		if keep(t.ID()) {
+			out = append(out, o.teamResponse(t))
+		}
 	}
 	writeJSON(w, http.StatusOK, out)
 }

@@ -117,6 +117,9 @@ func (o *OS) readForm(w http.ResponseWriter, r *http.Request, f *form, raw bool)
 	default:
 		return nil, errStatus(http.StatusUnsupportedMediaType, "Unsupported content type %q: send multipart/form-data or application/x-www-form-urlencoded", ct)
 	}
+	if user := scopedUser(r.Context()); user != "" {
+		f.values["user_id"] = user // an isolated caller acts as itself only
+	}
 	return f, nil
 }
 

@@ -87,6 +87,9 @@ func openPath(p string) bool {
 
 // authenticate checks OS_SECURITY_KEY bearer auth (agno mode A).
 func (o *OS) authenticate(next http.Handler) http.Handler {
+	if o.jwtMode() {
+		return o.authorize(next)
+	}
 	key := []byte(o.cfg.SecurityKey)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if len(key) == 0 || r.Method == http.MethodOptions || openPath(r.URL.Path) {
@@ -138,7 +141,7 @@ func (o *OS) protect(next http.Handler) http.Handler {
 
 // protected reports protected mode: no key, and not opted out.
 func (o *OS) protected() bool {
-	return o.cfg.SecurityKey == "" && (o.cfg.ProtectedMode == nil || *o.cfg.ProtectedMode)
+	return o.cfg.SecurityKey == "" && o.cfg.Authorization == nil && (o.cfg.ProtectedMode == nil || *o.cfg.ProtectedMode)
 }
 
 // hostAllowed reports a Host header naming this machine: a loopback name

@@ -22,6 +22,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/agno-go/agno/agentos/auth"
 	"log/slog"
 	"net"
 	"net/http"
@@ -73,6 +74,10 @@ type Config struct {
 	// ProtectedMode (default true) answers loopback clients only.
 	SecurityKey   string
 	ProtectedMode *bool
+	// Authorization enables JWT mode (agno's authorization=True): agno's
+	// scopes on every route, and with UserIsolation a token's sub owns
+	// its sessions, runs and memories. It takes the place of SecurityKey.
+	Authorization *auth.Config
 	// CORSOrigins replaces agno's default allowed origins.
 	CORSOrigins []string
 	// AllowedHosts are Host values protected mode accepts besides
@@ -153,6 +158,8 @@ type OS struct {
 	log          *slog.Logger
 	instantiated time.Time
 	eng          *runs.Engine
+	// verifier checks JWTs; nil outside JWT mode.
+	verifier *auth.Verifier
 
 	reloadMu sync.Mutex
 	closed   atomic.Bool
@@ -208,6 +215,13 @@ func New(cfg Config) (*OS, error) {
 	}
 	if err := o.setLimits(); err != nil {
 		return nil, err
+	}
+	if cfg.Authorization != nil {
+		v, err := auth.NewVerifier(*cfg.Authorization)
+		if err != nil {
+			return nil, fmt.Errorf("agentos: authorization: %w", err)
+		}
+		o.verifier = v
 	}
 	o.cat.Store(cat)
 	o.startKnowledge()

@@ -916,6 +916,7 @@ func (o *OS) handleRegistry(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	entries := o.registry().Entries(r.Context(), kind)
+	entries = slices.DeleteFunc(entries, func(e RegistryEntry) bool { return !o.mayRead(r, e) })
 	if needle := strings.ToLower(strings.TrimSpace(q.Get("name"))); needle != "" {
 		entries = slices.DeleteFunc(entries, func(e RegistryEntry) bool { return !strings.Contains(strings.ToLower(e.Name), needle) })
 	}

@@ -1,6 +1,7 @@
 package agentos
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -118,6 +119,9 @@ func (o *OS) parseRunForm(r *http.Request, w http.ResponseWriter) (_ *runForm, o
 	}
 	if req.SessionID == "" {
 		req.SessionID = run.NewID()
+	} else if user := scopedUser(r.Context()); user != "" && !o.sessionOpenTo(r.Context(), req.SessionID, user) {
+		writeError(w, http.StatusNotFound, "Session not found")
+		return nil, false
 	}
 	if req.RunID == "" {
 		req.RunID = run.NewID()
@@ -299,6 +303,9 @@ func (o *OS) cancel(w http.ResponseWriter, r *http.Request, componentID string) 
 		writeError(w, http.StatusNotFound, "Run not found")
 		return
 	}
+	if scopedUser(r.Context()) != "" && !o.ownRunForm(w, r, runID) {
+		return
+	}
 	if _, err := o.eng.Cancel(r.Context(), runID); err != nil && !errors.Is(err, run.ErrNotFound) {
 		fail(w, err)
 		return
@@ -336,6 +343,9 @@ func (o *OS) handleContinue(k kind) http.HandlerFunc {
 		creq := &run.ContinueRequest{RunID: r.PathValue("run_id"), SessionID: f.str("session_id"), UserID: f.str("user_id"), StoreEvents: true}
 		if creq.SessionID == "" {
 			writeError(w, http.StatusBadRequest, "session_id is required to continue a run")
+			return
+		}
+		if !o.ownRun(w, r, creq.RunID, creq.SessionID) {
 			return
 		}
 		if creq.Tools, err = parseJSONList[*run.ToolExecution](f, "tools"); err != nil {
@@ -439,6 +449,21 @@ func alreadyText(s run.Status) string {
 	return "status " + string(s)
 }
 
+// ownRunForm is ownRun with the session id from the query or the form.
+func (o *OS) ownRunForm(w http.ResponseWriter, r *http.Request, runID string) bool {
+	sid := r.URL.Query().Get("session_id")
+	if sid == "" && r.ContentLength != 0 {
+		f, err := o.parseForm(w, r, "session_id")
+		if err != nil {
+			fail(w, err)
+			return false
+		}
+		f.release()
+		sid = f.str("session_id")
+	}
+	return o.ownRun(w, r, runID, sid)
+}
+
 // storedRun loads a run of a component with its events, or 404s.
 func (o *OS) storedRun(w http.ResponseWriter, r *http.Request, componentID string, sessionType storage.SessionType) (map[string]any, *storage.Run, bool) {
 	if o.cfg.Store == nil {
@@ -447,7 +472,8 @@ func (o *OS) storedRun(w http.ResponseWriter, r *http.Request, componentID strin
 	}
 	rec, err := o.cfg.Store.GetRun(r.Context(), r.PathValue("run_id"))
 	sid := r.URL.Query().Get("session_id")
-	if err != nil || rec.ComponentID != componentID || (sid != "" && rec.SessionID != sid) || rec.ParentRunID != "" && sessionType == "" || !shown(rec) {
+	if err != nil || rec.ComponentID != componentID || (sid != "" && rec.SessionID != sid) || rec.ParentRunID != "" && sessionType == "" || !shown(rec) ||
+		scopedUser(r.Context()) != "" && !o.runOwnedBy(r.Context(), rec.RunID, rec.SessionID, scopedUser(r.Context())) {
 		writeError(w, http.StatusNotFound, "Run not found")
 		return nil, nil, false
 	}
@@ -502,7 +528,7 @@ func (o *OS) listRuns(w http.ResponseWriter, r *http.Request, componentID string
 		writeError(w, http.StatusNotFound, "Session not found")
 		return
 	}
-	if _, err := getSession(r.Context(), o.cfg.Store, sid, "", ""); err != nil {
+	if _, err := getSession(r.Context(), o.cfg.Store, sid, "", scopedUser(r.Context())); err != nil {
 		writeError(w, http.StatusNotFound, "Session not found")
 		return
 	}
@@ -567,12 +593,18 @@ func (o *OS) handleResume(k kind) http.HandlerFunc {
 // instance it arrives: last_event_index from the form, else the SSE
 // Last-Event-ID header (a reconnecting EventSource).
 func (o *OS) resume(w http.ResponseWriter, r *http.Request, componentID string) {
+	if !o.mayRun(w, r, componentID) {
+		return
+	}
 	form, err := o.parseForm(w, r, "last_event_index", "session_id")
 	if err != nil {
 		fail(w, err)
 		return
 	}
 	form.release()
+	if !o.ownRun(w, r, r.PathValue("run_id"), cmp.Or(form.str("session_id"), r.URL.Query().Get("session_id"))) {
+		return
+	}
 	last := -1
 	s := form.str("last_event_index")
 	if s == "" {

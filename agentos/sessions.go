@@ -194,6 +194,9 @@ func readBody(w http.ResponseWriter, r *http.Request, required bool) (*jsonBody,
 			fieldError(w, []string{"body"}, "Field required", "missing")
 			return nil, false
 		}
+		if user := scopedUser(r.Context()); user != "" {
+			b.fields["user_id"], _ = json.Marshal(user)
+		}
 		return b, true
 	}
 	var probe any
@@ -208,6 +211,9 @@ func readBody(w http.ResponseWriter, r *http.Request, required bool) (*jsonBody,
 	if err := json.Unmarshal(raw, &b.fields); err != nil {
 		fieldError(w, []string{"body"}, "JSON decode error: "+err.Error(), "json_invalid")
 		return nil, false
+	}
+	if user := scopedUser(r.Context()); user != "" {
+		b.fields["user_id"], _ = json.Marshal(user) // an isolated caller acts as itself only
 	}
 	return b, true
 }

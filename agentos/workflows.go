@@ -33,10 +33,16 @@ func (o *OS) workflow(w http.ResponseWriter, r *http.Request) (*workflow.Workflo
 	return wf, true
 }
 
-func (o *OS) handleWorkflows(w http.ResponseWriter, _ *http.Request) {
+func (o *OS) handleWorkflows(w http.ResponseWriter, r *http.Request) {
+	keep, ok := o.readable(w, r, "workflows")
+	if !ok {
+		return
+	}
 	out := []map[string]any{}
 	for _, wf := range o.catalog().Workflows {
-		out = append(out, o.workflowSummary(wf))
+		if keep(wf.ID()) {
+			out = append(out, o.workflowSummary(wf))
+		}
 	}
 	writeJSON(w, http.StatusOK, out)
 }
@@ -223,6 +229,9 @@ func (o *OS) handleWorkflowContinue(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	runID := r.PathValue("run_id")
+	if !o.ownRun(w, r, runID, f.str("session_id")) {
+		return
+	}
 	creq := &workflow.ContinueRequest{RunID: runID, SessionID: f.str("session_id"), UserID: f.str("user_id"), StepRequirements: reqs, Stream: stream, StreamEvents: stream, StoreEvents: true}
 	if o.draining.Load() {
 		writeError(w, http.StatusServiceUnavailable, shuttingDown)
