@@ -37,7 +37,9 @@ type Run struct {
 	e         *Engine
 	row       storage.Run
 	resumable bool
-	cancel    context.CancelCauseFunc
+	// continuation: the run was claimed from a pause (Claim).
+	continuation bool
+	cancel       context.CancelCauseFunc
 	// unregister takes a cancel the caller gave out of the engine's
 	// cancels (Close).
 	unregister func()
@@ -144,6 +146,7 @@ func (e *Engine) Claim(ctx context.Context, row storage.Run, version int64, next
 		}
 	}
 	r.next = max(next, 0)
+	r.continuation = true
 	close(r.started)
 	e.track(r, cancel)
 	e.changed(ctx, r.rowCopy())
@@ -164,7 +167,7 @@ func (e *Engine) newRun(row storage.Run, resumable bool, cancel context.CancelCa
 // flag or signal finds it too).
 func (e *Engine) track(r *Run, cancel context.CancelCauseFunc) {
 	if r.resumable {
-		r.stream, r.gen = e.streams.open(r.row.RunID, r.next)
+		r.stream, r.gen = e.streams.open(r.row.RunID, r.next, r.continuation)
 	}
 	if cancel != nil {
 		r.unregister = e.cancels.register(r.row.RunID, cancel)
@@ -326,7 +329,7 @@ func (r *Run) Emitter(next run.Emitter) run.Emitter {
 			idx = r.queue(e)
 		}
 		if p, err := payload(e, idx, r.row.RunID); err == nil {
-			r.stream.add(Event{Index: idx, Name: e.Kind(), Payload: p})
+			r.stream.add(Event{Index: idx, Name: e.Kind(), Payload: p}, ok)
 		}
 		r.emitting.Unlock()
 		if next == nil {
@@ -356,6 +359,9 @@ type Finish struct {
 // stored, its member runs and the session change. Then the run's own
 // terminal events may be delivered, and Close releases it.
 func (r *Run) Finish(ctx context.Context, f Finish) error {
+	if r.stream != nil && len(f.Terminal) > 0 {
+		r.stream.expectTerminal(len(f.Terminal))
+	}
 	for _, e := range f.Terminal {
 		idx := r.queue(run.Stamp(e))
 		r.mu.Lock()

@@ -40,7 +40,7 @@ func (e *Engine) Launch(ctx context.Context, l Launch) error {
 			return fmt.Errorf("%w: store background run %s: %v", ErrStorage, row.RunID, err)
 		}
 	}
-	e.streams.open(row.RunID, 0) // followers can subscribe before it begins
+	e.streams.open(row.RunID, 0, false) // followers can subscribe before it begins
 	e.detach(ctx, row.RunID, string(row.SessionType), l.Exec)
 	return nil
 }

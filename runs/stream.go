@@ -40,6 +40,10 @@ type stream struct {
 	// carries the continuation's events a second time.
 	gen     int
 	genEnds []int64
+	// terminal counts the terminal events the current generation's
+	// writer has stored (Finish) and not yet added: a continuation waits
+	// for them, or the pause's last events would land in its generation.
+	terminal int
 }
 
 type streams struct {
@@ -50,15 +54,21 @@ type streams struct {
 func newStreams() *streams { return &streams{m: map[string]*stream{}} }
 
 // open returns the run's stream, reopened for a continuation (its events
-// keep their indexes), and the generation the caller writes.
-func (ss *streams) open(runID string, next int64) (*stream, int) {
+// keep their indexes), and the generation the caller writes. A
+// continuation always writes a generation of its own: it may claim the
+// run before the pausing writer's Close ends the pause's generation, and
+// that late end must not end the continuation's.
+func (ss *streams) open(runID string, next int64, continuation bool) (*stream, int) {
+	if s := ss.get(runID); s != nil && continuation {
+		s.awaitTerminal(terminalWait)
+	}
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
 	ss.purgeLocked()
 	if s, ok := ss.m[runID]; ok {
 		s.mu.Lock()
 		defer s.mu.Unlock()
-		if !s.done { // already open (a launch, then its run begins)
+		if !s.done && !continuation { // already open (a launch, then its run begins)
 			return s, s.gen
 		}
 		s.genEnds = append(s.genEnds, s.dropped+int64(len(s.events)))
@@ -99,10 +109,46 @@ func (s *stream) wake() {
 	s.notify = make(chan struct{})
 }
 
-// add appends an event given its index.
-func (s *stream) add(ev Event) {
+// terminalWait bounds a continuation's wait for the pause's terminal
+// events (their writer adds them right after its write).
+const terminalWait = 2 * time.Second
+
+// expectTerminal counts n terminal events stored before they are added.
+func (s *stream) expectTerminal(n int) {
+	s.mu.Lock()
+	s.terminal += n
+	s.mu.Unlock()
+}
+
+// awaitTerminal waits, at most limit, until the current generation's
+// terminal events are in or it ended.
+func (s *stream) awaitTerminal(limit time.Duration) {
+	deadline := time.NewTimer(limit)
+	defer deadline.Stop()
+	for {
+		s.mu.Lock()
+		if s.done || s.terminal == 0 {
+			s.mu.Unlock()
+			return
+		}
+		wait := s.notify
+		s.mu.Unlock()
+		select {
+		case <-wait:
+		case <-deadline.C:
+			return
+		}
+	}
+}
+
+// add appends an event given its index; terminal: one expectTerminal
+// counted.
+func (s *stream) add(ev Event, terminal bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if terminal && s.terminal > 0 {
+		s.terminal--
+	}
 	s.events = append(s.events, ev)
 	if len(s.events) > maxStreamEvents {
 		s.events = s.events[1:]
@@ -120,6 +166,7 @@ func (s *stream) finish(gen int, status run.Status) {
 	if gen != s.gen {
 		return
 	}
+	s.terminal = 0
 	s.status, s.done, s.doneAt = status, true, time.Now()
 	s.wake()
 }

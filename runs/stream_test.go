@@ -11,16 +11,16 @@ import (
 // continuation's followers (a socket client once got them twice).
 func TestStreamGenerations(t *testing.T) {
 	ss := newStreams()
-	s, first := ss.open("r", 0)
+	s, first := ss.open("r", 0, false)
 	add := func(name string) {
 		_, next, _, _ := s.snapshot()
-		s.add(Event{Index: next, Name: name})
+		s.add(Event{Index: next, Name: name}, false)
 	}
 	for range 3 {
 		add("StepStarted")
 	}
 	s.finish(first, run.StatusPaused)
-	cont, second := ss.open("r", 3) // the run is continued
+	cont, second := ss.open("r", 3, true) // the run is continued
 	if cont != s || second == first {
 		t.Fatal("a continued run reopens its stream in a new generation")
 	}
@@ -46,7 +46,7 @@ func TestStreamGenerations(t *testing.T) {
 		t.Fatal("the continuation's follower does not see the end")
 	}
 	// A stream reopened after events were stored elsewhere starts at them.
-	other, _ := ss.open("r2", 7)
+	other, _ := ss.open("r2", 7, false)
 	if _, next, _, _ := other.snapshot(); next != 7 {
 		t.Fatalf("stream of a run with 7 stored events starts at %d", next)
 	}
