@@ -1,10 +1,8 @@
 package agentos
 
 import (
-	"bytes"
 	"cmp"
 	"crypto/subtle"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -16,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/agno-go/agno/internal/safe"
+	"github.com/agno-go/agno/run"
 )
 
 // agno's default allowed CORS origins.
@@ -325,15 +324,7 @@ func recoverPanics(next http.Handler, o *OS) http.Handler {
 }
 
 // marshal encodes JSON without HTML escaping, as Python's json does.
-func marshal(v any) ([]byte, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimRight(b.Bytes(), "\n"), nil
-}
+func marshal(v any) ([]byte, error) { return run.EncodeJSON(v) }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {
 	b, err := marshal(v)

@@ -197,7 +197,7 @@ func (o *OS) handleRun(k kind) http.HandlerFunc {
 				runError(w, rf.req.RunID, err)
 				return
 			}
-			writeJSON(w, http.StatusOK, out)
+			writeOutput(w, out)
 			return
 		}
 		sse := newSSE(w)
@@ -377,7 +377,7 @@ func (o *OS) handleContinue(k kind) http.HandlerFunc {
 				continueError(w, creq.RunID, err)
 				return
 			}
-			writeJSON(w, http.StatusOK, out)
+			writeOutput(w, out)
 			return
 		}
 		// Check the run can continue before committing to a stream, so
@@ -640,4 +640,17 @@ func (o *OS) resume(w http.ResponseWriter, r *http.Request, componentID string) 
 		}
 	}
 	o.follow(sse, r, f)
+}
+
+// writeOutput answers a run's output: the document its end stored, with
+// its events, rather than the run encoded again.
+func writeOutput(w http.ResponseWriter, out *run.Output) {
+	b, err := out.Encode()
+	if err != nil {
+		writeError(w, http.StatusInternalServerError, err.Error())
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write(b)
 }

@@ -16,6 +16,17 @@ func decodeJSON(b []byte, v any) error {
 // DecodeJSON is decodeJSON for other packages: numbers stay json.Number.
 func DecodeJSON(b []byte, v any) error { return decodeJSON(b, v) }
 
+// EncodeJSON encodes without HTML escaping, as Python's json does.
+func EncodeJSON(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
+}
+
 // CloneMap deep-copies a JSON-like map.
 func CloneMap(m map[string]any) map[string]any {
 	if m == nil {

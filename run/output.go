@@ -50,6 +50,36 @@ type Output struct {
 	Status           Status           `json:"status"`
 	Requirements     []*Requirement   `json:"requirements,omitempty"`
 	MemberResponses  []*Output        `json:"member_responses,omitempty"`
+
+	// Stored is the output as its end was stored, encoded without Events:
+	// the HTTP layer adds the events to it rather than encode the run a
+	// second time. Nil when the stored document is not the output (not
+	// stored, a failed write, member responses left out of storage).
+	Stored json.RawMessage `json:"-"`
+}
+
+// Encode is the output's JSON: Stored with the events added when it has
+// it, else the output encoded.
+func (o *Output) Encode() ([]byte, error) {
+	doc := o.Stored
+	if len(doc) < 2 || doc[len(doc)-1] != '}' {
+		return EncodeJSON(o)
+	}
+	if len(o.Events) == 0 {
+		return doc, nil
+	}
+	evs, err := EncodeJSON(o.Events)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]byte, 0, len(doc)+len(evs)+12)
+	out = append(out, doc[:len(doc)-1]...)
+	if len(doc) > 2 {
+		out = append(out, ',')
+	}
+	out = append(out, `"events":`...)
+	out = append(out, evs...)
+	return append(out, '}'), nil
 }
 
 // ContentString returns the content as text (see ContentText).

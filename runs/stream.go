@@ -1,8 +1,6 @@
 package runs
 
 import (
-	"bytes"
-	"encoding/json"
 	"sync"
 	"time"
 
@@ -214,15 +212,7 @@ func payload(e run.Event, index int64, runID string) ([]byte, error) {
 }
 
 // marshal encodes JSON without HTML escaping, as Python's json does.
-func marshal(v any) ([]byte, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimRight(b.Bytes(), "\n"), nil
-}
+func marshal(v any) ([]byte, error) { return run.EncodeJSON(v) }
 
 // storedPayload gives an event read from storage its event_index (its
 // seq) and run id, as the live stream carries them.

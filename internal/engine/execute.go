@@ -232,7 +232,7 @@ func (st *runState) document() (json.RawMessage, error) {
 	if !st.spec.StoreMemberResponses {
 		st.out.MemberResponses = nil
 	}
-	data, err := json.Marshal(st.out)
+	data, err := run.EncodeJSON(st.out)
 	st.out.Events, st.out.MemberResponses = events, members
 	if err != nil {
 		return nil, fmt.Errorf("encode run %s: %w", st.out.RunID, err)
@@ -667,6 +667,7 @@ func (st *runState) finish() {
 	st.out.Messages = st.storedMessages()
 	if err := st.persist(); err != nil {
 		// The run's end could not be stored: it is not what it seemed.
+		st.out.Stored = nil
 		st.out.Status, st.out.Content = run.StatusError, err.Error()
 		st.held = []run.Event{run.Stamp(&run.RunError{EventBase: st.base(), Content: err.Error()})}
 	}
@@ -772,7 +773,13 @@ func (st *runState) persist() error {
 			return nil
 		}
 	}
-	return st.h.Finish(st.ctx, f)
+	if err := st.h.Finish(st.ctx, f); err != nil {
+		return err
+	}
+	if len(st.out.MemberResponses) == 0 || st.spec.StoreMemberResponses {
+		st.out.Stored = doc // what the response is made of too
+	}
+	return nil
 }
 
 // storedMembers are the member responses a completion carries: only when
