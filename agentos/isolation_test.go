@@ -12,6 +12,7 @@ import (
 	"net/url"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -73,19 +74,7 @@ func isolationOS(t *testing.T) *jwtOS {
 	if err != nil {
 		t.Fatal(err)
 	}
-	send := tool.Must(tool.New("send_email", "Send an email", func(_ context.Context, a emailArgs) (string, error) {
-		return "sent to " + a.To, nil
-	}, tool.RequiresConfirmation()))
-	m := modeltest.NewFunc(func(req *model.Request) modeltest.Response {
-		last := req.Messages[len(req.Messages)-1]
-		switch {
-		case last.Role == model.RoleTool:
-			return modeltest.Response{Content: "Done: " + last.Content}
-		case strings.Contains(last.Content, "email"):
-			return modeltest.Response{ToolCalls: []model.ToolCall{modeltest.ToolCall("c1", "send_email", `{"to":"a@example.com"}`)}}
-		}
-		return modeltest.Response{Content: "Hello"}
-	})
+	send, m := mailParts(new(atomic.Int32))
 	a, err := agent.New(agent.Config{ID: "mail-agent", Name: "Mail Agent", Model: m, Tools: []tool.Provider{send}, Store: store})
 	if err != nil {
 		t.Fatal(err)
@@ -282,7 +271,7 @@ func TestUserIsolationMatrix(t *testing.T) {
 		notFound("POST", k.prefix+"/runs", url.Values{"message": {"hi"}, "stream": {"false"}, "session_id": {k.session}})
 	}
 	notFound("POST", "/agents/mail-agent/runs/"+d.pause+"/continue",
-		url.Values{"session_id": {d.pausedSession}, "tools": {`[{"tool_call_id":"c1","tool_name":"send_email","tool_args":{"to":"a@example.com"},"confirmed":true}]`}, "stream": {"false"}})
+		url.Values{"session_id": {d.pausedSession}, "tools": {`[{"tool_call_id":"c1","tool_name":"send_email","tool_args":{"to":"alice@example.com"},"confirmed":true}]`}, "stream": {"false"}})
 	// bob's own run is bob's, whatever user_id he sends.
 	mine := j.ok(t, bob, "POST", "/agents/mail-agent/runs", url.Values{"message": {"hi"}, "stream": {"false"}, "user_id": {"alice"}})
 	if mine["user_id"] != "bob" {
@@ -338,7 +327,7 @@ func TestUserIsolationMatrix(t *testing.T) {
 	}
 	// alice can continue her own run.
 	cont := j.ok(t, alice, "POST", "/agents/mail-agent/runs/"+d.pause+"/continue",
-		url.Values{"session_id": {d.pausedSession}, "tools": {`[{"tool_call_id":"c1","tool_name":"send_email","tool_args":{"to":"a@example.com"},"confirmed":true}]`}, "stream": {"false"}})
+		url.Values{"session_id": {d.pausedSession}, "tools": {`[{"tool_call_id":"c1","tool_name":"send_email","tool_args":{"to":"alice@example.com"},"confirmed":true}]`}, "stream": {"false"}})
 	if cont["status"] != "COMPLETED" {
 		t.Errorf("alice's continue: %v", cont["status"])
 	}

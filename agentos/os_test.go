@@ -38,20 +38,7 @@ type emailArgs struct {
 func fixture(t *testing.T, cfg agentos.Config) (*agentos.OS, *atomic.Int32) {
 	t.Helper()
 	var sent atomic.Int32
-	send := tool.Must(tool.New("send_email", "Send an email", func(_ context.Context, a emailArgs) (string, error) {
-		sent.Add(1)
-		return "sent to " + a.To, nil
-	}, tool.RequiresConfirmation()))
-	m := modeltest.NewFunc(func(req *model.Request) modeltest.Response {
-		last := req.Messages[len(req.Messages)-1]
-		switch {
-		case last.Role == model.RoleTool:
-			return modeltest.Response{Content: "Done: " + last.Content}
-		case strings.Contains(last.Content, "email"):
-			return modeltest.Response{ToolCalls: []model.ToolCall{modeltest.ToolCall("c1", "send_email", `{"to":"alice@example.com"}`)}}
-		}
-		return modeltest.Response{Content: "Hello from the agent"}
-	})
+	send, m := mailParts(&sent)
 	store := memory.New()
 	a, err := agent.New(agent.Config{Name: "Main Agent", Model: m, Tools: []tool.Provider{send}, Store: store})
 	if err != nil {
@@ -75,6 +62,26 @@ func fixture(t *testing.T, cfg agentos.Config) (*agentos.OS, *atomic.Int32) {
 	}
 	t.Cleanup(func() { _ = o.Close() })
 	return o, &sent
+}
+
+// mailParts are a send_email tool that needs confirmation (counting its
+// sends) and a model that calls it when asked to email, then answers.
+func mailParts(sent *atomic.Int32) (*tool.Function, model.Model) {
+	send := tool.Must(tool.New("send_email", "Send an email", func(_ context.Context, a emailArgs) (string, error) {
+		sent.Add(1)
+		return "sent to " + a.To, nil
+	}, tool.RequiresConfirmation()))
+	m := modeltest.NewFunc(func(req *model.Request) modeltest.Response {
+		last := req.Messages[len(req.Messages)-1]
+		switch {
+		case last.Role == model.RoleTool:
+			return modeltest.Response{Content: "Done: " + last.Content}
+		case strings.Contains(last.Content, "email"):
+			return modeltest.Response{ToolCalls: []model.ToolCall{modeltest.ToolCall("c1", "send_email", `{"to":"alice@example.com"}`)}}
+		}
+		return modeltest.Response{Content: "Hello from the agent"}
+	})
+	return send, m
 }
 
 func postForm(t testing.TB, srv *httptest.Server, path string, form url.Values, header ...string) *http.Response {
