@@ -172,7 +172,15 @@ requires_confirmation_tools = ["echo"]
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	if !strings.Contains(logs.String(), "keeping the previous version") || !strings.Contains(logs.String(), "no-such-model") {
+	// The log comes through the process's stderr pipe: it may trail the
+	// catalog the reload swapped in.
+	explained := func() bool {
+		return strings.Contains(logs.String(), "keeping the previous version") && strings.Contains(logs.String(), "no-such-model")
+	}
+	for !explained() && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if !explained() {
 		t.Fatalf("reload log does not explain the failed file:\n%s", logs.String())
 	}
 

@@ -289,7 +289,9 @@ func TestRunSessionConnectTimeoutIsSharedByParallelCalls(t *testing.T) {
 	gate := make(chan struct{})
 	open := sync.OnceFunc(func() { close(gate) })
 	defer open() // a failed test does not leave calls blocked
-	tools := connected(t, Config{URL: ts.URL, Timeout: time.Hour, ConnectTimeout: 100 * time.Millisecond,
+	// ConnectTimeout leaves the default session's connect time on a busy
+	// machine; the run's session never answers, so its calls wait it out.
+	tools := connected(t, Config{URL: ts.URL, Timeout: time.Hour, ConnectTimeout: time.Second,
 		HeaderProvider: func(_ context.Context, rc *run.Context) map[string]string {
 			if rc == nil {
 				return nil
