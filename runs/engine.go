@@ -63,6 +63,7 @@ type Config struct {
 	// BatchEvents and BatchDelay bound how long an event waits before it
 	// is durable: a batch is written at that many events or that long
 	// after its first (defaults 64 and 20ms); a run's end writes the rest.
+	// Runs that are not resumable batch by count only (Run.Record).
 	BatchEvents int
 	BatchDelay  time.Duration
 	Logger      *slog.Logger

@@ -210,7 +210,10 @@ func (r *Run) rowCopy() *storage.Run {
 }
 
 // Record stores an event of a run that is not resumable (those store
-// their stream): it is written with the next batch.
+// their stream): it is written with the run's next write — its end, or
+// a batch once BatchEvents are queued. Nobody follows such a run from
+// storage, so a timed batch would only add a write per run (with
+// thousands of runs in flight, one more in SQLite's single writer queue).
 func (r *Run) Record(e run.Event) {
 	if r == nil || r.resumable {
 		return
@@ -237,7 +240,7 @@ func (r *Run) queue(e run.Event) int64 {
 	switch {
 	case len(r.pending) >= r.e.cfg.BatchEvents:
 		r.flushSoonLocked(0)
-	case r.timer == nil:
+	case r.timer == nil && r.resumable:
 		r.flushSoonLocked(r.e.cfg.BatchDelay)
 	}
 	return idx
