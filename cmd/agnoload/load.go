@@ -59,8 +59,16 @@ type Config struct {
 	UserID   string
 	Key      string // bearer key (OS_SECURITY_KEY)
 
-	// ServerPID, when set, is sampled for CPU time and peak RSS.
+	// ServerPID, when set, is sampled for CPU time and peak RSS, and
+	// every Sample for its resident set while answers are open.
 	ServerPID int
+	Sample    time.Duration // default 50ms
+
+	// Preconnect opens every client's keep-alive connection (a GET of
+	// /health, or /models for TargetOpenAI) before the test, then starts
+	// all clients together: N streams open at once, without a burst of
+	// N dials in the measured time.
+	Preconnect bool
 
 	// Client replaces the keep-alive client built from Concurrency.
 	Client *http.Client
@@ -78,6 +86,9 @@ func (c *Config) normalize() error {
 	}
 	if c.Timeout == 0 {
 		c.Timeout = time.Minute
+	}
+	if c.Sample == 0 {
+		c.Sample = 50 * time.Millisecond
 	}
 	if c.URL == "" {
 		return errors.New("-url is required: the AgentOS base URL, such as http://127.0.0.1:7777")
@@ -113,6 +124,8 @@ func (c *Config) normalize() error {
 		return fmt.Errorf("-timeout %s: the request timeout must be positive", c.Timeout)
 	case c.ServerPID < 0:
 		return fmt.Errorf("-server-pid %d is not a process id", c.ServerPID)
+	case c.Sample < 0:
+		return fmt.Errorf("-sample %s: the sampling interval must be positive", c.Sample)
 	}
 	if c.Requests > 0 {
 		c.Concurrency = min(c.Concurrency, c.Requests)
@@ -143,6 +156,13 @@ type Report struct {
 	RunsPerSecond  float64       `json:"runs_per_s"`
 	Latency        Distribution  `json:"latency"`
 	TTFE           *Distribution `json:"ttfe,omitempty"` // stream: time to the first event
+	// TTFT (stream): time to the first content — the first RunContent
+	// (TeamRunContent) event, or for TargetOpenAI the first chunk with
+	// content.
+	TTFT *Distribution `json:"ttft,omitempty"`
+	// PeakOpen is the most answers open at once: headers received, body
+	// not yet read to its end.
+	PeakOpen int `json:"peak_open"`
 
 	ClientCPUMsPerRun float64      `json:"client_cpu_ms_per_run"`
 	Server            *ServerUsage `json:"server,omitempty"`
@@ -157,22 +177,33 @@ type ServerUsage struct {
 	// since it started (PeakRSSBeforeMB is the same before the test).
 	PeakRSSMB       float64 `json:"peak_rss_mb"`
 	PeakRSSBeforeMB float64 `json:"peak_rss_before_mb"`
-	Error           string  `json:"error,omitempty"`
+	// IdleRSSMB is VmRSS before the test (before -preconnect). OpenRSSMB is the largest VmRSS
+	// sampled while PeakOpen answers were open (OpenStreams of them), and
+	// KBPerOpen is (OpenRSSMB − IdleRSSMB) per open answer: what an open
+	// stream costs the server. MaxRSSMB is the largest VmRSS sampled.
+	IdleRSSMB   float64 `json:"idle_rss_mb"`
+	OpenRSSMB   float64 `json:"open_rss_mb"`
+	OpenStreams int     `json:"open_streams"`
+	KBPerOpen   float64 `json:"kb_per_open"`
+	MaxRSSMB    float64 `json:"max_rss_mb"`
+	Samples     int     `json:"rss_samples"`
+	Error       string  `json:"error,omitempty"`
 }
 
 // outcome is one finished request.
 type outcome struct {
 	latency time.Duration
 	ttfe    time.Duration // 0: no event arrived
+	ttft    time.Duration // 0: no content arrived
 	kind    string        // "" on success
 	detail  string
 }
 
 // tally is one worker's results, merged after the workers stop.
 type tally struct {
-	latencies, ttfes []time.Duration
-	errs             map[string]int
-	samples          map[string]string
+	latencies, ttfes, ttfts []time.Duration
+	errs                    map[string]int
+	samples                 map[string]string
 }
 
 func (t *tally) add(o outcome) {
@@ -180,6 +211,9 @@ func (t *tally) add(o outcome) {
 		t.latencies = append(t.latencies, o.latency)
 		if o.ttfe > 0 {
 			t.ttfes = append(t.ttfes, o.ttfe)
+		}
+		if o.ttft > 0 {
+			t.ttfts = append(t.ttfts, o.ttft)
 		}
 		return
 	}
@@ -218,12 +252,29 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		l.endpoint = cfg.URL + "/chat/completions"
 	}
 
-	var before procSample
+	// The idle RSS is taken before any connection is open: a stream
+	// needs its connection, so that is part of what it costs.
+	var idle, before procSample
+	if cfg.ServerPID > 0 {
+		var err error
+		if idle, err = readProc(cfg.ServerPID); err != nil {
+			return nil, err
+		}
+	}
+	if cfg.Preconnect {
+		if err := l.preconnect(ctx); err != nil {
+			return nil, err
+		}
+	}
 	if cfg.ServerPID > 0 {
 		var err error
 		if before, err = readProc(cfg.ServerPID); err != nil {
 			return nil, err
 		}
+	}
+	var sampler *rssSampler
+	if cfg.ServerPID > 0 {
+		sampler = startSampler(cfg.ServerPID, cfg.Sample, &l.open)
 	}
 	clientBefore := selfCPU()
 	tallies := make([]tally, cfg.Concurrency)
@@ -255,14 +306,15 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	clientCPU := selfCPU() - clientBefore
 
 	rep := &Report{Target: cfg.Target, URL: cfg.URL, Stream: cfg.Stream, Concurrency: cfg.Concurrency, Sessions: cfg.Sessions,
-		Interrupted: ctx.Err() != nil, ElapsedSeconds: elapsed.Seconds()}
+		Interrupted: ctx.Err() != nil, ElapsedSeconds: elapsed.Seconds(), PeakOpen: int(l.open.peak.Load())}
 	if cfg.Target == TargetAgentOS {
 		rep.Agent = cfg.Agent
 	}
-	var lat, ttfe []time.Duration
+	var lat, ttfe, ttft []time.Duration
 	for _, t := range tallies {
 		lat = append(lat, t.latencies...)
 		ttfe = append(ttfe, t.ttfes...)
+		ttft = append(ttft, t.ttfts...)
 		for k, n := range t.errs {
 			if rep.ErrorKinds == nil {
 				rep.ErrorKinds, rep.ErrorSamples = map[string]int{}, map[string]string{}
@@ -278,8 +330,8 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	rep.Requests = rep.OK + rep.Errors
 	rep.Latency = summarize(lat)
 	if cfg.Stream {
-		d := summarize(ttfe)
-		rep.TTFE = &d
+		d, c := summarize(ttfe), summarize(ttft)
+		rep.TTFE, rep.TTFT = &d, &c
 	}
 	if elapsed > 0 {
 		rep.RunsPerSecond = float64(rep.OK) / elapsed.Seconds()
@@ -289,6 +341,8 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	}
 	if cfg.ServerPID > 0 {
 		rep.Server = serverUsage(cfg.ServerPID, before, rep.OK)
+		rep.Server.IdleRSSMB = float64(idle.RSSKB) / 1024
+		sampler.stop().fill(rep.Server, idle)
 	}
 	return rep, nil
 }
@@ -308,12 +362,139 @@ func serverUsage(pid int, before procSample, runs int) *ServerUsage {
 	return u
 }
 
+// gauge counts answers open now and the most open at once.
+type gauge struct{ now, peak atomic.Int64 }
+
+func (g *gauge) inc() {
+	n := g.now.Add(1)
+	for p := g.peak.Load(); n > p && !g.peak.CompareAndSwap(p, n); p = g.peak.Load() {
+	}
+}
+
+func (g *gauge) dec() { g.now.Add(-1) }
+
+// rssSampler reads the server's VmRSS every interval, with how many
+// answers were open then: RSS per open stream is only meaningful while
+// they are open, not from the peak after the test.
+type rssSampler struct {
+	done chan struct{}
+	wg   sync.WaitGroup
+	// best is the largest RSS at the most open answers; max the largest.
+	bestOpen, bestKB, maxKB int64
+	n                       int
+}
+
+func startSampler(pid int, every time.Duration, open *gauge) *rssSampler {
+	s := &rssSampler{done: make(chan struct{})}
+	s.wg.Go(func() {
+		t := time.NewTicker(every)
+		defer t.Stop()
+		for {
+			select {
+			case <-s.done:
+				return
+			case <-t.C:
+			}
+			o := open.now.Load()
+			kb, err := readRSS(pid)
+			if err != nil {
+				continue
+			}
+			s.add(o, kb)
+		}
+	})
+	return s
+}
+
+func (s *rssSampler) add(open, kb int64) {
+	s.n++
+	s.maxKB = max(s.maxKB, kb)
+	if open > s.bestOpen || (open == s.bestOpen && kb > s.bestKB) {
+		s.bestOpen, s.bestKB = open, kb
+	}
+}
+
+func (s *rssSampler) stop() *rssSampler {
+	close(s.done)
+	s.wg.Wait()
+	return s
+}
+
+func (s *rssSampler) fill(u *ServerUsage, before procSample) {
+	u.Samples, u.MaxRSSMB = s.n, float64(s.maxKB)/1024
+	if s.bestOpen == 0 {
+		return
+	}
+	u.OpenStreams, u.OpenRSSMB = int(s.bestOpen), float64(s.bestKB)/1024
+	u.KBPerOpen = float64(s.bestKB-before.RSSKB) / float64(s.bestOpen)
+}
+
 // loader sends the requests.
 type loader struct {
 	cfg      Config
 	client   *http.Client
 	endpoint string
 	prefix   string // makes session ids unique to this test
+	open     gauge  // answers being read
+}
+
+// preconnect opens every client's connection with a cheap GET, all at
+// once, and leaves them idle in the pool for the test to use.
+func (l *loader) preconnect(ctx context.Context) error {
+	target := l.cfg.URL + "/health"
+	if l.cfg.Target == TargetOpenAI {
+		target = l.cfg.URL + "/models"
+	}
+	var opened, failed atomic.Int64
+	var first sync.Once
+	var firstErr error
+	var wg sync.WaitGroup
+	// Every answer is held open until all have arrived, or the pool
+	// would hand a connection back to the next GET instead of dialling.
+	hold := make(chan struct{})
+	n := int64(l.cfg.Concurrency)
+	for range n {
+		wg.Go(func() {
+			if err := l.get(ctx, target, hold, &opened); err != nil {
+				failed.Add(1)
+				first.Do(func() { firstErr = err })
+			}
+		})
+	}
+	for opened.Load()+failed.Load() < n && ctx.Err() == nil {
+		time.Sleep(time.Millisecond)
+	}
+	close(hold)
+	wg.Wait()
+	if f := failed.Load(); f > 0 {
+		return fmt.Errorf("-preconnect: %d of %d connections to %s failed; first: %w", f, n, target, firstErr)
+	}
+	return nil
+}
+
+func (l *loader) get(ctx context.Context, target string, hold <-chan struct{}, opened *atomic.Int64) error {
+	ctx, cancel := context.WithTimeout(ctx, l.cfg.Timeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, target, nil)
+	if err != nil {
+		return err
+	}
+	if l.cfg.Key != "" {
+		req.Header.Set("Authorization", "Bearer "+l.cfg.Key)
+	}
+	resp, err := l.client.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	opened.Add(1)
+	select {
+	case <-hold:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	_, err = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20))
+	return err
 }
 
 func (l *loader) sessionID(i int64) string {
@@ -375,6 +556,8 @@ func (l *loader) do(ctx context.Context, i int64) outcome {
 		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20)) // lets the connection be reused
 		return outcome{kind: "http_" + strconv.Itoa(resp.StatusCode), detail: strings.TrimSpace(string(head))}
 	}
+	l.open.inc()
+	defer l.open.dec()
 	var o outcome
 	if l.cfg.Stream {
 		o = l.readStream(resp.Body, start)
@@ -408,11 +591,18 @@ func (l *loader) readStream(body io.Reader, start time.Time) outcome {
 	var last string
 	var done, cancelled bool
 	events := 0
-	err := scanSSE(body, func(name string, data []byte) {
+	keep := sseDataPrefix
+	if l.cfg.Target == TargetOpenAI {
+		keep = chunkPrefix
+	}
+	err := scanSSE(body, keep, func(name string, data []byte) {
 		if events == 0 {
 			o.ttfe = time.Since(start)
 		}
 		events++
+		if o.ttft == 0 && l.isContent(name, data) {
+			o.ttft = time.Since(start)
+		}
 		if _, ok := terminal[name]; ok {
 			// A cancelled run closes with RunCancelled then RunCompleted
 			// (agno); the pair counts as the cancel.
@@ -468,21 +658,36 @@ func (l *loader) readJSON(body io.Reader) outcome {
 }
 
 // sseDataPrefix is how much of an event's first data line scanSSE keeps:
-// enough to recognise "[DONE]".
-const sseDataPrefix = 64
+// enough to recognise "[DONE]". chunkPrefix is enough of a Chat
+// Completions chunk to find its delta's content.
+const (
+	sseDataPrefix = 64
+	chunkPrefix   = 4 << 10
+)
+
+// isContent reports the first content of an answer: a RunContent event
+// (a team's too), or a Chat Completions chunk with non-empty content.
+func (l *loader) isContent(name string, data []byte) bool {
+	if l.cfg.Target != TargetOpenAI {
+		return name == "RunContent" || name == "TeamRunContent"
+	}
+	_, rest, ok := bytes.Cut(data, []byte(`"content":"`))
+	return ok && len(rest) > 0 && rest[0] != '"'
+}
 
 // scanSSE calls dispatch for each event of an SSE stream with its name and
 // the start of its data. Data lines longer than the read buffer are
 // skipped past rather than held.
-func scanSSE(r io.Reader, dispatch func(name string, data []byte)) error {
-	br := bufio.NewReaderSize(r, 32<<10)
+func scanSSE(r io.Reader, keep int, dispatch func(name string, data []byte)) error {
+	// Small: thousands of streams are read at once.
+	br := bufio.NewReaderSize(r, max(4<<10, 2*keep))
 	var name string
 	var data []byte
 	pending := false
 	for {
 		line, err := br.ReadSlice('\n')
 		if errors.Is(err, bufio.ErrBufferFull) {
-			line = append([]byte(nil), line[:min(len(line), 256)]...)
+			line = append([]byte(nil), line[:min(len(line), max(256, keep))]...)
 			for errors.Is(err, bufio.ErrBufferFull) {
 				_, err = br.ReadSlice('\n')
 			}
@@ -503,7 +708,7 @@ func scanSSE(r io.Reader, dispatch func(name string, data []byte)) error {
 				name, pending = string(value), true
 			case "data":
 				if len(data) == 0 { // the first data line is enough
-					data = append(data[:0], value[:min(len(value), sseDataPrefix)]...)
+					data = append(data[:0], value[:min(len(value), keep)]...)
 				}
 				pending = true
 			}

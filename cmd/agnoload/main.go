@@ -86,7 +86,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.IntVar(&cfg.Sessions, "sessions", 0, "distinct session ids the requests cycle through (0: a new session per request)")
 	fs.StringVar(&cfg.UserID, "user", "", "user_id sent with each run")
 	fs.StringVar(&cfg.Key, "key", os.Getenv("OS_SECURITY_KEY"), "bearer key (default $OS_SECURITY_KEY)")
-	fs.IntVar(&cfg.ServerPID, "server-pid", 0, "PID of the server process: report its CPU time per run and peak RSS (Linux /proc)")
+	fs.IntVar(&cfg.ServerPID, "server-pid", 0, "PID of the server process: report its CPU time per run, peak RSS and RSS per open answer (Linux /proc)")
+	fs.DurationVar(&cfg.Sample, "sample", 50*time.Millisecond, "how often -server-pid's RSS is sampled during the test")
+	fs.BoolVar(&cfg.Preconnect, "preconnect", false, "open every client's connection before the test, then start all clients together")
 	asJSON := fs.Bool("json", false, "print the report as JSON")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -97,6 +99,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "agnoload: unexpected argument %q (flags go before it?)\n", fs.Arg(0))
 		return errUsage
+	}
+	// One socket per client, plus a margin for the runtime and stdio.
+	if err := raiseNoFile(uint64(cfg.Concurrency) + 64); err != nil {
+		return fmt.Errorf("-c %d: %w", cfg.Concurrency, err)
 	}
 	rep, err := Run(ctx, cfg)
 	if err != nil {
@@ -144,11 +150,18 @@ func writeText(w io.Writer, r *Report) {
 	if r.TTFE != nil {
 		fmt.Fprintf(w, "ttfe       p50 %.2fms  p99 %.2fms\n", r.TTFE.P50, r.TTFE.P99)
 	}
+	if r.TTFT != nil {
+		fmt.Fprintf(w, "ttft       p50 %.2fms  p99 %.2fms  (first content)\n", r.TTFT.P50, r.TTFT.P99)
+	}
+	fmt.Fprintf(w, "open       at most %d answers at once\n", r.PeakOpen)
 	if s := r.Server; s != nil {
 		if s.Error != "" {
 			fmt.Fprintf(w, "server     pid %d: %s\n", s.PID, s.Error)
 		} else {
 			fmt.Fprintf(w, "server     pid %d  cpu %.2f ms/run  peak rss %.1f MB (%.1f MB before)\n", s.PID, s.CPUMsPerRun, s.PeakRSSMB, s.PeakRSSBeforeMB)
+			if s.OpenStreams > 0 {
+				fmt.Fprintf(w, "           rss %.1f MB idle, %.1f MB with %d open: %.1f KB per open answer\n", s.IdleRSSMB, s.OpenRSSMB, s.OpenStreams, s.KBPerOpen)
+			}
 		}
 	}
 	fmt.Fprintf(w, "client     cpu %.2f ms/run\n", r.ClientCPUMsPerRun)

@@ -20,6 +20,7 @@ const userHZ = 100
 type procSample struct {
 	CPU    time.Duration // user + system time so far
 	PeakKB int64         // VmHWM: peak resident set size so far
+	RSSKB  int64         // VmRSS: resident set size now
 }
 
 // readProc samples /proc/PID/stat and /proc/PID/status.
@@ -40,7 +41,20 @@ func readProc(pid int) (procSample, error) {
 	if err != nil {
 		return procSample{}, fmt.Errorf("/proc/%d/status: %w", pid, err)
 	}
-	return procSample{CPU: cpu, PeakKB: peak}, nil
+	rss, err := parseStatusKB(status, "VmRSS")
+	if err != nil {
+		return procSample{}, fmt.Errorf("/proc/%d/status: %w", pid, err)
+	}
+	return procSample{CPU: cpu, PeakKB: peak, RSSKB: rss}, nil
+}
+
+// readRSS is VmRSS of /proc/PID/status.
+func readRSS(pid int) (int64, error) {
+	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0, err
+	}
+	return parseStatusKB(status, "VmRSS")
 }
 
 // parseStatCPU returns utime+stime from a /proc/PID/stat line. The command

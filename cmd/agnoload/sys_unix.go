@@ -3,6 +3,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"os/signal"
 	"syscall"
@@ -25,4 +26,24 @@ func reraise(sig os.Signal) {
 		_ = syscall.Kill(os.Getpid(), s)
 		time.Sleep(time.Second) // the signal is delivered meanwhile
 	}
+}
+
+// raiseNoFile lifts the open-file limit to need: the soft limit up to the
+// hard one, and the hard one too where the process may (root). Thousands
+// of clients fail with "too many open files" otherwise.
+func raiseNoFile(need uint64) error {
+	var l syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &l); err != nil {
+		return nil // nothing to go by; the dials will say
+	}
+	if l.Cur >= need {
+		return nil
+	}
+	want := syscall.Rlimit{Cur: need, Max: max(l.Max, need)}
+	err := syscall.Setrlimit(syscall.RLIMIT_NOFILE, &want)
+	if err == nil {
+		return nil
+	}
+	return fmt.Errorf("needs %d open files; the limit is %d (hard %d) and raising it failed (%v): run as root or raise it first (ulimit -Hn %d; ulimit -n %d)",
+		need, l.Cur, l.Max, err, need, need)
 }
