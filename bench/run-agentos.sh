@@ -22,14 +22,10 @@ OUT=${OUT:-}               # also write the report (markdown) to this file
 KEEP_WORK=${KEEP_WORK:-0}  # 1: keep the work directory (configs, logs, JSON results)
 AGNO_BIN=${AGNO_BIN:-}     # benchmark this agno binary instead of building ./cmd/agno
 
-die() {
-	echo "run-agentos.sh: $*" >&2
-	exit 1
-}
+BENCH_NAME=run-agentos.sh AGENTS_URL_IN_ERROR=1
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-for tool in go curl jq; do
-	command -v "$tool" >/dev/null || die "$tool is required (apt-get install $tool, or see bench/README.md)"
-done
+check_tools
 for m in $MODES; do
 	[[ $m == stream || $m == nonstream ]] || die "MODES: unknown mode \"$m\"; use nonstream and/or stream"
 done
@@ -38,74 +34,10 @@ for c in $CONCURRENCY; do
 	[[ $c =~ ^[1-9][0-9]*$ ]] || die "CONCURRENCY: \"$c\" is not a positive number"
 done
 
-ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/agno-bench.XXXXXX")
-BIN=$WORK/bin RES=$WORK/results LOGS=$WORK/logs
-mkdir -p "$BIN" "$RES" "$LOGS"
-COMMANDS=$WORK/commands.sh
-
-PIDS=()
-running() { # pid: alive and not a zombie
-	[[ -r /proc/$1/stat ]] || return 1
-	local stat
-	stat=$(</proc/"$1"/stat) || return 1
-	stat=${stat##*) }
-	[[ ${stat%% *} != Z ]]
-}
-stop_pid() {
-	local pid=$1 i
-	if running "$pid"; then
-		kill -TERM "$pid" 2>/dev/null || true
-		for ((i = 0; i < 150; i++)); do
-			running "$pid" || break
-			sleep 0.1
-		done
-		if running "$pid"; then
-			echo "run-agentos.sh: process $pid did not stop within 15s of SIGTERM; killing it" >&2
-			kill -KILL "$pid" 2>/dev/null || true
-		fi
-	fi
-	wait "$pid" 2>/dev/null || true
-	local keep=() p
-	for p in "${PIDS[@]}"; do [[ $p == "$pid" ]] || keep+=("$p"); done
-	PIDS=("${keep[@]}")
-}
-cleanup() {
-	local pid
-	for pid in "${PIDS[@]}"; do stop_pid "$pid"; done
-	if [[ $KEEP_WORK == 1 ]]; then
-		echo "work directory kept: $WORK" >&2
-	else
-		rm -rf "$WORK"
-	fi
-}
-trap cleanup EXIT
-trap 'echo "run-agentos.sh: interrupted; stopping AgentOS and fakellm" >&2; exit 130' INT TERM
-
-# record appends a command, shell-quoted, to the list printed at the end;
-# RECORD_SUFFIX (redirections, &) is appended as is.
-record() {
-	local line
-	printf -v line '%q ' "$@"
-	echo "${line% }${RECORD_SUFFIX:+ $RECORD_SUFFIX}" >>"$COMMANDS"
-}
-run() {
-	record "$@"
-	"$@"
-}
+init_work agno-bench
 
 # ---- build ----------------------------------------------------------------
-cd "$ROOT"
-export CGO_ENABLED=0
-if [[ -n $AGNO_BIN ]]; then
-	AGNO=$AGNO_BIN
-	echo "# agno binary given by AGNO_BIN: $AGNO" >>"$COMMANDS"
-else
-	AGNO=$BIN/agno
-	run go build -o "$AGNO" ./cmd/agno
-fi
-run go build -o "$BIN/fakellm" ./cmd/fakellm
-run go build -o "$BIN/agnoload" ./cmd/agnoload
+build_bins
 
 if ! help=$("$AGNO" agentos start --help 2>&1); then
 	die "\`agno agentos start\` is not available in this build, so there is no AgentOS to benchmark yet:
@@ -120,49 +52,12 @@ fi
 export AGNO_BENCH_API_KEY=sk-agno-bench
 unset OS_SECURITY_KEY
 
-if [[ -z $PORT ]]; then
-	for ((p = 17777; p < 18000; p++)); do
-		if ! (: </dev/tcp/127.0.0.1/$p) 2>/dev/null; then
-			PORT=$p
-			break
-		fi
-	done
-	[[ -n $PORT ]] || die "no free port in 17777-17999; set PORT"
-fi
-OS_URL=http://127.0.0.1:$PORT
-AGENT=bench
-
-mkdir -p "$WORK/os/agents"
-cat >"$WORK/os/agents/$AGENT.toml" <<'EOF'
-name = "Bench Agent"
-model = "default"
-instructions = "You answer in one short sentence."
-EOF
+pick_port 17777 18000
+write_agent
 
 # write_config base_url data_dir: a fresh config (and database) per row.
 write_config() {
-	cat >"$WORK/os/config.toml" <<EOF
-[agentos]
-name = "agno-bench"
-host = "127.0.0.1"
-port = $PORT
-protected_mode = true
-registry_auto_populate = true
-
-[agentos.registry]
-sources = ["agents"]
-refresh_on_start = true
-
-[models.default]
-provider = "openai-compatible"
-base_url = "$1"
-api_key_env = "AGNO_BENCH_API_KEY"
-model = "fake-model"
-max_retries = 0
-
-[storage]
-driver = "$STORAGE"
-EOF
+	config_toml agno-bench "$1" "$STORAGE" >"$WORK/os/config.toml"
 	if [[ $STORAGE == sqlite ]]; then
 		echo "path = \"$2/agno.db\"" >>"$WORK/os/config.toml"
 	fi
@@ -172,55 +67,6 @@ EOF
 	fi
 }
 export AGNO_BENCH_PG_DSN=$PG_DSN
-
-# ---- processes ----------------------------------------------------------------
-LLM_PID= LLM_URL=
-start_fakellm() { # log
-	local url_file=$WORK/fakellm.url
-	: >"$url_file"
-	RECORD_SUFFIX="> $url_file 2> $1 &" record "$BIN/fakellm" -ttft "$TTFT" -token-delay "$TOKEN_DELAY" -tokens "$TOKENS" -api-key "$AGNO_BENCH_API_KEY"
-	"$BIN/fakellm" -ttft "$TTFT" -token-delay "$TOKEN_DELAY" -tokens "$TOKENS" -api-key "$AGNO_BENCH_API_KEY" >"$url_file" 2>"$1" &
-	LLM_PID=$!
-	PIDS+=("$LLM_PID")
-	local i
-	for ((i = 0; i < 100; i++)); do
-		LLM_URL=$(head -n1 "$url_file")
-		[[ -n $LLM_URL ]] && return
-		running "$LLM_PID" || break
-		sleep 0.1
-	done
-	cat "$1" >&2
-	die "fakellm did not print its URL"
-}
-
-OS_PID=
-start_agentos() { # log
-	if (: </dev/tcp/127.0.0.1/"$PORT") 2>/dev/null; then
-		die "something already listens on 127.0.0.1:$PORT; stop it or set PORT"
-	fi
-	RECORD_SUFFIX="> $1 2>&1 &" record "$AGNO" agentos start --config "$WORK/os/config.toml"
-	"$AGNO" agentos start --config "$WORK/os/config.toml" >"$1" 2>&1 &
-	OS_PID=$!
-	PIDS+=("$OS_PID")
-	local i
-	for ((i = 0; i < 300; i++)); do
-		if curl -fsS -o /dev/null --max-time 1 "$OS_URL/health" 2>/dev/null; then
-			# The agent must have loaded from its file.
-			if ! curl -fsS --max-time 5 "$OS_URL/agents" | jq -e --arg id "$AGENT" 'any(.[]; .id == $id)' >/dev/null; then
-				tail -n 40 "$1" >&2
-				die "AgentOS is up but does not serve the agent \"$AGENT\" (GET $OS_URL/agents); its log is above"
-			fi
-			return
-		fi
-		if ! running "$OS_PID"; then
-			tail -n 40 "$1" >&2
-			die "agno agentos start exited before answering /health; its log is above"
-		fi
-		sleep 0.1
-	done
-	tail -n 40 "$1" >&2
-	die "AgentOS did not answer $OS_URL/health within 30s"
-}
 
 # ---- load -----------------------------------------------------------------------
 for mode in $MODES; do

@@ -27,14 +27,10 @@ KEEP_WORK=${KEEP_WORK:-0}       # 1: keep the work directory (configs, logs, JSO
 AGNO_BIN=${AGNO_BIN:-}          # measure this agno binary instead of building ./cmd/agno
 LABEL=${LABEL:-}                # names the agno build in the report (e.g. "before")
 
-die() {
-	echo "run-streams.sh: $*" >&2
-	exit 1
-}
+BENCH_NAME=run-streams.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-for tool in go curl jq; do
-	command -v "$tool" >/dev/null || die "$tool is required (apt-get install $tool, or see bench/README.md)"
-done
+check_tools
 maxn=0
 for n in $STREAMS; do
 	[[ $n =~ ^[1-9][0-9]*$ ]] || die "STREAMS: \"$n\" is not a positive number"
@@ -66,126 +62,31 @@ fi
 ulimit -Sn "$NOFILE" 2>/dev/null || die "could not set the open-file limit to $NOFILE (hard limit $(ulimit -Hn))"
 somaxconn=$(cat /proc/sys/net/core/somaxconn 2>/dev/null || echo 0)
 
-ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/agno-streams.XXXXXX")
-BIN=$WORK/bin RES=$WORK/results LOGS=$WORK/logs
-mkdir -p "$BIN" "$RES" "$LOGS"
-COMMANDS=$WORK/commands.sh
 SCHEMAS=()
-
-PIDS=()
-running() { # pid: alive and not a zombie
-	[[ -r /proc/$1/stat ]] || return 1
-	local stat
-	stat=$(</proc/"$1"/stat) || return 1
-	stat=${stat##*) }
-	[[ ${stat%% *} != Z ]]
-}
-stop_pid() {
-	local pid=$1 i
-	if running "$pid"; then
-		kill -TERM "$pid" 2>/dev/null || true
-		for ((i = 0; i < 150; i++)); do
-			running "$pid" || break
-			sleep 0.1
-		done
-		if running "$pid"; then
-			echo "run-streams.sh: process $pid did not stop within 15s of SIGTERM; killing it" >&2
-			kill -KILL "$pid" 2>/dev/null || true
-		fi
-	fi
-	wait "$pid" 2>/dev/null || true
-	local keep=() p
-	for p in "${PIDS[@]}"; do [[ $p == "$pid" ]] || keep+=("$p"); done
-	PIDS=("${keep[@]}")
-}
-cleanup() {
-	local pid s
-	for pid in "${PIDS[@]}"; do stop_pid "$pid"; done
+cleanup_hook() { # drop the measurements' Postgres schemas
+	local s
 	if ((${#SCHEMAS[@]} > 0)) && command -v psql >/dev/null; then
 		for s in "${SCHEMAS[@]}"; do
 			psql -q "$PG_DSN" -c "DROP SCHEMA IF EXISTS $s CASCADE" >/dev/null 2>&1 || true
 		done
 	fi
-	if [[ $KEEP_WORK == 1 ]]; then
-		echo "work directory kept: $WORK" >&2
-	else
-		rm -rf "$WORK"
-	fi
 }
-trap cleanup EXIT
-trap 'echo "run-streams.sh: interrupted; stopping AgentOS and fakellm" >&2; exit 130' INT TERM
-
-record() {
-	local line
-	printf -v line '%q ' "$@"
-	echo "${line% }${RECORD_SUFFIX:+ $RECORD_SUFFIX}" >>"$COMMANDS"
-}
-run() {
-	record "$@"
-	"$@"
-}
+init_work agno-streams
 
 # ---- build ----------------------------------------------------------------
-cd "$ROOT"
-export CGO_ENABLED=0
 echo "ulimit -Hn $(ulimit -Hn); ulimit -Sn $(ulimit -Sn)" >>"$COMMANDS"
-if [[ -n $AGNO_BIN ]]; then
-	AGNO=$AGNO_BIN
-	echo "# agno binary given by AGNO_BIN: $AGNO" >>"$COMMANDS"
-else
-	AGNO=$BIN/agno
-	run go build -o "$AGNO" ./cmd/agno
-fi
-run go build -o "$BIN/fakellm" ./cmd/fakellm
-run go build -o "$BIN/agnoload" ./cmd/agnoload
+build_bins
 "$AGNO" agentos start --help >/dev/null 2>&1 || die "\`$AGNO agentos start\` is not available in this build"
 
 export AGNO_BENCH_API_KEY=sk-agno-bench AGNO_BENCH_PG_DSN=$PG_DSN
 unset OS_SECURITY_KEY
 
-if [[ -z $PORT ]]; then
-	for ((p = 17877; p < 18100; p++)); do
-		if ! (: </dev/tcp/127.0.0.1/$p) 2>/dev/null; then
-			PORT=$p
-			break
-		fi
-	done
-	[[ -n $PORT ]] || die "no free port in 17877-18099; set PORT"
-fi
-OS_URL=http://127.0.0.1:$PORT
-AGENT=bench
-mkdir -p "$WORK/os/agents"
-cat >"$WORK/os/agents/$AGENT.toml" <<'EOF'
-name = "Bench Agent"
-model = "default"
-instructions = "You answer in one short sentence."
-EOF
+pick_port 17877 18100
+write_agent
 
 # write_config storage base_url data_dir row
 write_config() {
-	cat >"$WORK/os/config.toml" <<EOF
-[agentos]
-name = "agno-streams"
-host = "127.0.0.1"
-port = $PORT
-protected_mode = true
-registry_auto_populate = true
-
-[agentos.registry]
-sources = ["agents"]
-refresh_on_start = true
-
-[models.default]
-provider = "openai-compatible"
-base_url = "$2"
-api_key_env = "AGNO_BENCH_API_KEY"
-model = "fake-model"
-max_retries = 0
-
-[storage]
-driver = "$1"
-EOF
+	config_toml agno-streams "$2" "$1" >"$WORK/os/config.toml"
 	case $1 in
 	sqlite) echo "path = \"$3/agno.db\"" >>"$WORK/os/config.toml" ;;
 	postgres)
@@ -196,54 +97,6 @@ EOF
 		printf 'dsn_env = "AGNO_BENCH_PG_DSN"\nschema = "%s"\n' "$schema" >>"$WORK/os/config.toml"
 		;;
 	esac
-}
-
-LLM_PID= LLM_URL=
-start_fakellm() { # log
-	local url_file=$WORK/fakellm.url
-	: >"$url_file"
-	local args=(-ttft "$TTFT" -token-delay "$TOKEN_DELAY" -tokens "$TOKENS" -api-key "$AGNO_BENCH_API_KEY")
-	RECORD_SUFFIX="> $url_file 2> $1 &" record "$BIN/fakellm" "${args[@]}"
-	"$BIN/fakellm" "${args[@]}" >"$url_file" 2>"$1" &
-	LLM_PID=$!
-	PIDS+=("$LLM_PID")
-	local i
-	for ((i = 0; i < 100; i++)); do
-		LLM_URL=$(head -n1 "$url_file")
-		[[ -n $LLM_URL ]] && return
-		running "$LLM_PID" || break
-		sleep 0.1
-	done
-	cat "$1" >&2
-	die "fakellm did not print its URL"
-}
-
-OS_PID=
-start_agentos() { # log
-	if (: </dev/tcp/127.0.0.1/"$PORT") 2>/dev/null; then
-		die "something already listens on 127.0.0.1:$PORT; stop it or set PORT"
-	fi
-	RECORD_SUFFIX="> $1 2>&1 &" record "$AGNO" agentos start --config "$WORK/os/config.toml"
-	"$AGNO" agentos start --config "$WORK/os/config.toml" >"$1" 2>&1 &
-	OS_PID=$!
-	PIDS+=("$OS_PID")
-	local i
-	for ((i = 0; i < 300; i++)); do
-		if curl -fsS -o /dev/null --max-time 1 "$OS_URL/health" 2>/dev/null; then
-			if ! curl -fsS --max-time 5 "$OS_URL/agents" | jq -e --arg id "$AGENT" 'any(.[]; .id == $id)' >/dev/null; then
-				tail -n 40 "$1" >&2
-				die "AgentOS is up but does not serve the agent \"$AGENT\"; its log is above"
-			fi
-			return
-		fi
-		if ! running "$OS_PID"; then
-			tail -n 40 "$1" >&2
-			die "agno agentos start exited before answering /health; its log is above"
-		fi
-		sleep 0.1
-	done
-	tail -n 40 "$1" >&2
-	die "AgentOS did not answer $OS_URL/health within 30s"
 }
 
 # Listen-queue drops on this network namespace (TcpExt ListenDrops): a

@@ -7,6 +7,8 @@
 #   AGNO_BIN=/path/to/agno bench/upload-rss.sh   # another build
 set -euo pipefail
 SIZE_MB=${SIZE_MB:-30}
+BENCH_NAME=upload-rss.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/agno-upload.XXXXXX")
 PIDS=()
@@ -34,12 +36,7 @@ host = "127.0.0.1"
 port = $PORT
 [agentos.registry]
 sources = ["agents"]
-[models.default]
-provider = "openai-compatible"
-base_url = "$(head -n1 "$WORK/fakellm.url")"
-api_key_env = "AGNO_BENCH_API_KEY"
-model = "fake-model"
-max_retries = 0
+$(model_toml "$(head -n1 "$WORK/fakellm.url")")
 [storage]
 driver = "sqlite"
 path = "$WORK/agno.db"
