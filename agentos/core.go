@@ -34,6 +34,7 @@ func (o *OS) routes(mux routeMux) {
 	}
 	o.workflowRoutes(mux)
 	o.extraRoutes(mux)
+	o.interfaceRoutes(mux)
 }
 
 func (o *OS) handleHome(w http.ResponseWriter, _ *http.Request) {
@@ -322,7 +323,7 @@ func (o *OS) handleConfig(w http.ResponseWriter, _ *http.Request) {
 	out := map[string]any{
 		"os_id": o.cfg.ID, "name": o.cfg.Name,
 		"available_models": o.modelIDs(), "agents": agents, "teams": teams, "workflows": workflows,
-		"interfaces": []any{}, "databases": []string{},
+		"interfaces": o.interfaces(), "databases": []string{},
 	}
 	if o.cfg.Description != "" {
 		out["description"] = o.cfg.Description

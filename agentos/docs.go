@@ -6,6 +6,7 @@ import (
 	"html/template"
 	"net/http"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -196,7 +197,7 @@ func (o *OS) docsRoutes(mux routeMux) {
 	var once sync.Once
 	var served []apiRoute
 	registered := func() []apiRoute {
-		once.Do(func() { served = registeredRoutes(mux, apiRoutes) })
+		once.Do(func() { served = registeredRoutes(mux, append(slices.Clone(apiRoutes), o.interfaceAPIRoutes()...)) })
 		return served
 	}
 	mux.HandleFunc("GET /openapi.json", func(w http.ResponseWriter, _ *http.Request) {

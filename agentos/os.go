@@ -22,7 +22,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/agno-go/agno/agentos/auth"
 	"log/slog"
 	"net"
 	"net/http"
@@ -33,6 +32,8 @@ import (
 	"time"
 
 	"github.com/agno-go/agno/agent"
+	"github.com/agno-go/agno/agentos/auth"
+	"github.com/agno-go/agno/agentos/slack"
 	"github.com/agno-go/agno/knowledge"
 	"github.com/agno-go/agno/runs"
 	"github.com/agno-go/agno/storage"
@@ -83,6 +84,10 @@ type Config struct {
 	// AllowedHosts are Host values protected mode accepts besides
 	// loopback names and addresses.
 	AllowedHosts []string
+
+	// Slack is agno's Slack interface (interfaces=[Slack(...)]): listed
+	// in /config, its manifest served under its prefix.
+	Slack *slack.Config
 
 	// MaxUploadBytes bounds one run request's body, uploads included
 	// (default 32 MiB); MaxFileBytes one uploaded file (default
@@ -199,6 +204,9 @@ func New(cfg Config) (*OS, error) {
 	}
 	cat, err := newCatalog(Catalog{Agents: cfg.Agents, Teams: cfg.Teams, Workflows: cfg.Workflows})
 	if err != nil {
+		return nil, err
+	}
+	if cfg.Slack, err = checkSlack(cfg.Slack, cat); err != nil {
 		return nil, err
 	}
 	o := &OS{cfg: cfg, log: cfg.Logger, instantiated: time.Now().UTC(), eng: cfg.Runs}

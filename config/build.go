@@ -13,6 +13,7 @@ import (
 	"sync"
 
 	"github.com/agno-go/agno/agent"
+	"github.com/agno-go/agno/agentos/slack"
 	"github.com/agno-go/agno/knowledge"
 	"github.com/agno-go/agno/model"
 	"github.com/agno-go/agno/storage"
@@ -81,6 +82,9 @@ type Resources struct {
 	Agents    []*agent.Agent
 	Teams     []*team.Team
 	Workflows []*workflow.Workflow
+
+	// Slack is [interfaces.slack] resolved (nil when absent).
+	Slack *slack.Config
 
 	// Report says what was scanned, loaded and what failed, for the
 	// start-up log.
@@ -188,6 +192,10 @@ func (c *Config) Build(ctx context.Context, fn Functions, existing Existing) (*R
 		report.Sources = slices.Clone(c.AgentOS.Registry.Sources)
 	}
 	r.Report = report
+	if r.Slack, err = c.buildSlack(r); err != nil {
+		r.Close()
+		return nil, err
+	}
 	return r, nil
 }
 

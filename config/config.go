@@ -28,6 +28,8 @@ type Config struct {
 	// Knowledge are the knowledge bases, by the name agents attach them
 	// with (knowledge = "<name>").
 	Knowledge map[string]KnowledgeConfig `toml:"knowledge"`
+	// Interfaces are agno's interfaces ([interfaces.slack]).
+	Interfaces InterfacesConfig `toml:"interfaces"`
 
 	// Path is the file's absolute path; Dir its directory, the base of
 	// every relative path in it.
@@ -488,6 +490,7 @@ func (c *Config) validate(p *problems, md *toml.MetaData) {
 	}
 
 	c.validateToolkits(p, md)
+	c.validateInterfaces(p, md)
 
 	h := &c.Workflows.HITL
 	switch h.Transport {

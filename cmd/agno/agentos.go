@@ -138,6 +138,7 @@ func startAgentOS(ctx context.Context, f startFlags, ready chan<- string) error 
 		Agents: res.Agents, Teams: res.Teams, Workflows: res.Workflows, Store: res.Store, Runs: eng, Knowledge: res.KnowledgeBases(),
 		SecurityKey: key, Authorization: authz, ProtectedMode: &protected, CORSOrigins: cfg.AgentOS.CORSAllowedOrigins, AllowedHosts: cfg.AgentOS.AllowedHosts,
 		MaxUploadBytes: cfg.AgentOS.MaxUploadBytes, MaxFileBytes: cfg.AgentOS.MaxFileBytes,
+		Slack:   res.Slack,
 		Closers: closers, Logger: logger,
 		OnReload: func(ctx context.Context, current agentos.Catalog) (agentos.Catalog, error) {
 			return reloadSources(ctx, cfg, res, current, hitlServer, logger)

@@ -25,6 +25,7 @@ func newRootCmd() *cobra.Command {
 	root.AddCommand(newAgentOSCmd())
 	root.AddCommand(newHITLCmd())
 	root.AddCommand(newKnowledgeCmd())
+	root.AddCommand(newSlackCmd())
 	return root
 }
 

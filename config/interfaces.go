@@ -1,0 +1,141 @@
+package config
+
+import (
+	"fmt"
+	"net/url"
+	"os"
+	"slices"
+
+	"github.com/BurntSushi/toml"
+
+	"github.com/agno-go/agno/agentos/slack"
+)
+
+// InterfacesConfig is [interfaces]: agno's AgentOS(interfaces=[...]).
+type InterfacesConfig struct {
+	// Slack is [interfaces.slack]; nil when absent.
+	Slack *SlackConfig `toml:"slack"`
+}
+
+// SlackConfig is [interfaces.slack], agno's Slack(...). Only its manifest
+// route and /config entry exist so far; events are not answered yet.
+type SlackConfig struct {
+	// Agent, Team or Workflow: exactly one id, of what answers in Slack.
+	Agent    string `toml:"agent"`
+	Team     string `toml:"team"`
+	Workflow string `toml:"workflow"`
+	// Prefix mounts the routes (agno's default "/slack").
+	Prefix string `toml:"prefix"`
+	// TokenEnv and SigningSecretEnv name the variables holding the bot
+	// token and the signing secret (agno's SLACK_TOKEN and
+	// SLACK_SIGNING_SECRET); the file never holds them.
+	TokenEnv         string `toml:"token_env"`
+	SigningSecretEnv string `toml:"signing_secret_env"`
+	// ReplyToMentionsOnly and Streaming default to true, as in agno.
+	ReplyToMentionsOnly bool `toml:"reply_to_mentions_only"`
+	Streaming           bool `toml:"streaming"`
+	// APIURL is the Slack Web API base URL (default
+	// "https://slack.com/api/"); tests point it at a fake server.
+	APIURL string `toml:"api_url"`
+	// PublicURL is the https URL Slack reaches AgentOS at, for the served
+	// manifest; empty: the URL the manifest request came in on.
+	PublicURL string `toml:"public_url"`
+}
+
+func (c *Config) validateInterfaces(p *problems, md *toml.MetaData) {
+	s := c.Interfaces.Slack
+	if s == nil {
+		return
+	}
+	const key = "interfaces.slack"
+	defined := func(k string) bool { return md.IsDefined("interfaces", "slack", k) }
+	if !defined("reply_to_mentions_only") {
+		s.ReplyToMentionsOnly = true
+	}
+	if !defined("streaming") {
+		s.Streaming = true
+	}
+	n := 0
+	for _, id := range []string{s.Agent, s.Team, s.Workflow} {
+		if id != "" {
+			n++
+		}
+	}
+	if n != 1 {
+		p.at(key, "interfaces.slack needs exactly one of agent, team or workflow: set agent = \"<agent id>\" (or team = / workflow =) to the id that answers in Slack")
+	}
+	if defined("prefix") || s.Prefix != "" {
+		if err := slack.CheckPrefix(s.Prefix); err != nil {
+			p.at(key+".prefix", "interfaces.slack.prefix = %q: write a route prefix such as \"/slack\" (leading /, no trailing /), or remove the key for agno's \"/slack\"", s.Prefix)
+		}
+	} else {
+		s.Prefix = slack.DefaultPrefix
+	}
+	if s.TokenEnv == "" {
+		s.TokenEnv = slack.DefaultTokenEnv
+	}
+	checkEnvName(p, key+".token_env", s.TokenEnv)
+	if s.SigningSecretEnv == "" {
+		s.SigningSecretEnv = slack.DefaultSigningSecretEnv
+	}
+	checkEnvName(p, key+".signing_secret_env", s.SigningSecretEnv)
+	if s.APIURL == "" {
+		s.APIURL = slack.DefaultAPIURL
+	} else if u, err := url.Parse(s.APIURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		p.at(key+".api_url", "interfaces.slack.api_url = %q is not an http(s) URL: give the Slack Web API base such as \"https://slack.com/api/\", or remove the key", s.APIURL)
+	}
+	if s.PublicURL != "" {
+		if _, err := slack.BaseURL(s.PublicURL); err != nil {
+			p.at(key+".public_url", "interfaces.slack.public_url = %q: give the https URL Slack reaches AgentOS at (\"https://my-tunnel.ngrok.app\"), or remove the key to use the URL the manifest is requested on", s.PublicURL)
+		}
+	}
+}
+
+// buildSlack resolves [interfaces.slack] against the resources: its id
+// must name a loaded or existing agent, team or workflow. The token and
+// secret are read from their variables now; an unset one is a warning,
+// since nothing reads them until events are answered.
+func (c *Config) buildSlack(r *Resources) (*slack.Config, error) {
+	s := c.Interfaces.Slack
+	if s == nil {
+		return nil, nil
+	}
+	out := &slack.Config{
+		AgentID: s.Agent, TeamID: s.Team, WorkflowID: s.Workflow, Prefix: s.Prefix,
+		Token: os.Getenv(s.TokenEnv), SigningSecret: os.Getenv(s.SigningSecretEnv),
+		ReplyToMentionsOnly: s.ReplyToMentionsOnly, Streaming: s.Streaming, APIURL: s.APIURL, PublicURL: s.PublicURL,
+	}
+	if err := out.Normalize(); err != nil {
+		return nil, fmt.Errorf("config: %s: interfaces.slack: %w", c.Path, err)
+	}
+	kind, id := out.Entity()
+	var ids []string
+	switch kind {
+	case "agent":
+		for _, a := range slices.Concat(r.Agents, r.existing.Agents) {
+			ids = append(ids, a.ID())
+		}
+	case "team":
+		for _, t := range slices.Concat(r.Teams, r.existing.Teams) {
+			ids = append(ids, t.ID())
+		}
+	default:
+		for _, w := range slices.Concat(r.Workflows, r.existing.Workflows) {
+			ids = append(ids, w.ID())
+		}
+	}
+	found := slices.Contains(ids, id)
+	if !found {
+		msg := fmt.Sprintf("interfaces.slack.%s = %q names no %s: give the id of a loaded or code-defined %s", kind, id, kind, kind)
+		if len(ids) > 0 {
+			msg += fmt.Sprintf(" (known: %v)", ids)
+		}
+		return nil, &Error{File: c.Path, Key: "interfaces.slack." + kind, Msg: msg}
+	}
+	for _, v := range [][2]string{{s.TokenEnv, out.Token}, {s.SigningSecretEnv, out.SigningSecret}} {
+		if v[1] == "" {
+			c.logger().Warn("Slack variable is not set", "env", v[0], "fix", fmt.Sprintf("export %s=<value from your Slack app> and restart AgentOS", v[0]))
+		}
+	}
+	return out, nil
+}
