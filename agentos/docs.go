@@ -42,6 +42,8 @@ type apiRoute struct {
 	// Pattern: one pattern serves routes ServeMux cannot tell apart
 	// (GET /knowledge/content/{id} and GET /knowledge/{id}/sources).
 	Served string
+	// Open routes carry their own auth, not AgentOS's key (Slack events).
+	Open bool
 }
 
 func (a apiRoute) method() string { m, _, _ := strings.Cut(a.Pattern, " "); return m }
@@ -232,6 +234,9 @@ func registeredRoutes(mux routeMux, routes []apiRoute) []apiRoute {
 
 var wildcard = regexp.MustCompile(`\{[^}$]+\}`)
 
+// open reports a route AgentOS's key does not guard.
+func (rt apiRoute) open() bool { return rt.Open || openPath(openAPIPath(rt.path())) }
+
 // openAPIPath turns a ServeMux path into an OpenAPI path ("/{$}" → "/",
 // "{name...}" → "{name}").
 func openAPIPath(p string) string {
@@ -293,7 +298,7 @@ func (o *OS) operation(rt apiRoute) map[string]any {
 	if rt.Desc != "" {
 		op["description"] = rt.Desc
 	}
-	if openPath(openAPIPath(rt.path())) {
+	if rt.open() {
 		op["security"] = []any{}
 	}
 	params := []map[string]any{}
@@ -342,7 +347,7 @@ func (o *OS) operation(rt apiRoute) map[string]any {
 	}
 	responses := map[string]any{strconv.Itoa(status): ok}
 	errRef := map[string]any{"application/json": map[string]any{"schema": map[string]any{"$ref": "#/components/schemas/ErrorResponse"}}}
-	if !openPath(openAPIPath(rt.path())) {
+	if !rt.open() {
 		responses["401"] = map[string]any{"description": "Missing or invalid bearer token", "content": errRef}
 	}
 	if len(pathParams(rt.path())) > 0 {
@@ -486,7 +491,7 @@ var docsPage = template.Must(template.New("docs").Funcs(template.FuncMap{
 	"path":   func(rt apiRoute) string { return openAPIPath(rt.path()) },
 	"method": func(rt apiRoute) string { return rt.method() },
 	"lower":  strings.ToLower,
-	"open":   func(rt apiRoute) bool { return openPath(openAPIPath(rt.path())) },
+	"open":   func(rt apiRoute) bool { return rt.open() },
 	"dflt": func(v any) string {
 		if v == nil {
 			return ""

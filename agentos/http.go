@@ -91,7 +91,7 @@ func (o *OS) authenticate(next http.Handler) http.Handler {
 	}
 	key := []byte(o.cfg.SecurityKey)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if len(key) == 0 || r.Method == http.MethodOptions || openPath(r.URL.Path) {
+		if len(key) == 0 || r.Method == http.MethodOptions || openPath(r.URL.Path) || o.slackOpenPath(r.URL.Path) {
 			next.ServeHTTP(w, r)
 			return
 		}
@@ -126,6 +126,9 @@ func (o *OS) protect(next http.Handler) http.Handler {
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch {
+		case o.slackOpenPath(r.URL.Path):
+			// Slack calls from outside by design; its signature guards it.
+			next.ServeHTTP(w, r)
 		case !IsLocalRequest(r):
 			writeError(w, http.StatusForbidden, protectedModeMessage)
 		case !o.hostAllowed(r.Host):

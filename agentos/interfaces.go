@@ -1,6 +1,7 @@
 package agentos
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/agno-go/agno/agentos/slack"
@@ -28,18 +29,31 @@ func checkSlack(c *slack.Config, cat *catalog) (*slack.Config, error) {
 	default:
 		_, found = cat.workflows[id]
 	}
+	// Without them every event is refused or no reply can be posted.
+	if s.SigningSecret == "" || s.Token == "" {
+		return nil, errors.New("agentos: slack: SigningSecret and Token are required: pass the app's signing secret and bot token (agno reads SLACK_SIGNING_SECRET and SLACK_TOKEN)")
+	}
 	if !found {
 		return nil, fmt.Errorf("agentos: slack: %s %q is not served: give the id of one of the %ss AgentOS serves", kind, id, kind)
 	}
 	return &s, nil
 }
 
-// interfaceRoutes registers the interfaces' routes. Slack: only the
-// manifest for now; events and interactions are not built yet.
+// interfaceRoutes registers the interfaces' routes. Slack: the manifest
+// and events; interactions (approvals) are not built yet.
 func (o *OS) interfaceRoutes(mux routeMux) {
 	if s := o.cfg.Slack; s != nil {
 		mux.HandleFunc(s.ManifestRoute(), s.ServeManifest)
+		ev := &slack.Events{Config: s, Start: o.slackStart(s)}
+		mux.HandleFunc(s.EventsRoute(), ev.ServeHTTP)
 	}
+}
+
+// slackOpenPath reports the Slack events path: Slack cannot send
+// AgentOS's key, its signature is the auth (agno's interface routes
+// carry no key dependency either).
+func (o *OS) slackOpenPath(p string) bool {
+	return o.cfg.Slack != nil && p == o.cfg.Slack.EventsPath()
 }
 
 // interfaces is /config interfaces: agno's [{type, version, route}].
@@ -58,7 +72,10 @@ func (o *OS) interfaceAPIRoutes() []apiRoute {
 	if s := o.cfg.Slack; s != nil {
 		out = append(out, apiRoute{Pattern: s.ManifestRoute(), Tag: "Slack", Summary: slack.ManifestRouteSummary,
 			Desc:   "agno's Slack app manifest with the events and interactions URLs of slack public_url, or of the URL this request came in on. Paste it into api.slack.com/apps → Create New App → From an app manifest.",
-			Result: "Slack app manifest (JSON)"})
+			Result: "Slack app manifest (JSON)"},
+			apiRoute{Pattern: s.EventsRoute(), Tag: "Slack", Summary: slack.EventsRouteSummary, Open: true, JSON: slackEventParams,
+				Desc:   "Slack Events API endpoint, signed with the app's signing secret (X-Slack-Signature, X-Slack-Request-Timestamp within 5 minutes); no AgentOS key. Answers url_verification with the challenge, acknowledges retries, and answers mentions and direct messages in their thread (not streamed).",
+				Result: "{\"status\":\"ok\"} or {\"challenge\"}"})
 	}
 	return out
 }

@@ -13,6 +13,11 @@ import (
 
 func slackOS(t *testing.T, s *slack.Config) (*OS, error) {
 	t.Helper()
+	if s != nil && s.Token == "" && s.SigningSecret == "" {
+		c := *s
+		c.Token, c.SigningSecret = "xoxb-test", "secret"
+		s = &c
+	}
 	return New(Config{Agents: []*agent.Agent{newAgent(t, agent.Config{ID: "helper", Name: "Helper"})}, Slack: s})
 }
 
@@ -22,7 +27,7 @@ func TestSlackConfigAndManifest(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if in.Prefix != "" {
+	if in.Prefix != "" || in.Token != "" {
 		t.Fatal("New changed the caller's config")
 	}
 	h := o.Handler()
@@ -47,17 +52,20 @@ func TestSlackConfigAndManifest(t *testing.T) {
 	if m.Settings.EventSubscriptions.RequestURL != "http://localhost:7777/slack/events" || m.Settings.Interactivity.RequestURL != "http://localhost:7777/slack/interactions" {
 		t.Fatal(m.Settings)
 	}
-	// Not built yet: no route pretends to take events.
-	req, _ := http.NewRequest(http.MethodPost, "/slack/events", strings.NewReader("{}"))
+	// Not built yet: no route pretends to take clicks.
+	req, _ := http.NewRequest(http.MethodPost, "/slack/interactions", strings.NewReader("{}"))
 	req.RemoteAddr, req.Host = "127.0.0.1:40000", "localhost:7777"
 	w := httptest.NewRecorder()
 	h.ServeHTTP(w, req)
 	if w.Code != http.StatusNotFound {
-		t.Fatalf("POST /slack/events = %d", w.Code)
+		t.Fatalf("POST /slack/interactions = %d", w.Code)
 	}
 	doc, _ := fetchOpenAPI(t, h)
 	if _, ok := doc.Paths["/slack/manifest.json"]["get"]; !ok {
 		t.Fatal("manifest route not documented")
+	}
+	if _, ok := doc.Paths["/slack/events"]["post"]; !ok {
+		t.Fatal("events route not documented")
 	}
 }
 
@@ -82,6 +90,8 @@ func TestSlackRefusedConfigs(t *testing.T) {
 		{TeamID: "helper"},
 		{},
 		{AgentID: "helper", WorkflowID: "w"},
+		{AgentID: "helper", Token: "xoxb-test"}, // no signing secret
+		{AgentID: "helper", SigningSecret: "s"}, // no token
 	} {
 		if _, err := slackOS(t, c); err == nil || !strings.Contains(err.Error(), "slack") {
 			t.Errorf("%+v: err %v", c, err)

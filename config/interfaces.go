@@ -17,8 +17,8 @@ type InterfacesConfig struct {
 	Slack *SlackConfig `toml:"slack"`
 }
 
-// SlackConfig is [interfaces.slack], agno's Slack(...). Only its manifest
-// route and /config entry exist so far; events are not answered yet.
+// SlackConfig is [interfaces.slack], agno's Slack(...): the manifest, the
+// /config entry and POST {prefix}/events (answered in the thread).
 type SlackConfig struct {
 	// Agent, Team or Workflow: exactly one id, of what answers in Slack.
 	Agent    string `toml:"agent"`
@@ -93,8 +93,7 @@ func (c *Config) validateInterfaces(p *problems, md *toml.MetaData) {
 
 // buildSlack resolves [interfaces.slack] against the resources: its id
 // must name a loaded or existing agent, team or workflow. The token and
-// secret are read from their variables now; an unset one is a warning,
-// since nothing reads them until events are answered.
+// secret are read from their variables now; an unset one is an error.
 func (c *Config) buildSlack(r *Resources) (*slack.Config, error) {
 	s := c.Interfaces.Slack
 	if s == nil {
@@ -132,9 +131,10 @@ func (c *Config) buildSlack(r *Resources) (*slack.Config, error) {
 		}
 		return nil, &Error{File: c.Path, Key: "interfaces.slack." + kind, Msg: msg}
 	}
-	for _, v := range [][2]string{{s.TokenEnv, out.Token}, {s.SigningSecretEnv, out.SigningSecret}} {
+	// Events cannot be verified or answered without them: refuse to start.
+	for _, v := range [][3]string{{s.TokenEnv, out.Token, "token_env"}, {s.SigningSecretEnv, out.SigningSecret, "signing_secret_env"}} {
 		if v[1] == "" {
-			c.logger().Warn("Slack variable is not set", "env", v[0], "fix", fmt.Sprintf("export %s=<value from your Slack app> and restart AgentOS", v[0]))
+			return nil, &Error{File: c.Path, Key: "interfaces.slack." + v[2], Msg: fmt.Sprintf("the Slack variable %s (interfaces.slack.%s) is not set: export %s=<value from your Slack app> and restart AgentOS", v[0], v[2], v[0])}
 		}
 	}
 	return out, nil

@@ -75,14 +75,14 @@ func TestSlackBuild(t *testing.T) {
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{"config.toml": "[storage]\ndriver = \"memory\"\n[interfaces.slack]\nagent = \"helper\"\ntoken_env = \"AGNO_TEST_SLACK_TOKEN\"\n"})
 	t.Setenv("AGNO_TEST_SLACK_TOKEN", "xoxb-test")
-	t.Setenv("SLACK_SIGNING_SECRET", "")
+	t.Setenv("SLACK_SIGNING_SECRET", "shh")
 	helper, err := agent.New(agent.Config{ID: "helper", Name: "Helper", Model: modeltest.New()})
 	if err != nil {
 		t.Fatal(err)
 	}
 	_, res := build(t, dir, config.Functions{}, config.Existing{Agents: []*agent.Agent{helper}})
 	s := res.Slack
-	if s == nil || s.AgentID != "helper" || s.Token != "xoxb-test" || s.Prefix != "/slack" || !s.Streaming || !s.ReplyToMentionsOnly {
+	if s == nil || s.AgentID != "helper" || s.Token != "xoxb-test" || s.SigningSecret != "shh" || s.Prefix != "/slack" || !s.Streaming || !s.ReplyToMentionsOnly {
 		t.Fatalf("got %+v", s)
 	}
 
@@ -99,6 +99,17 @@ func TestSlackBuild(t *testing.T) {
 		t.Fatal("unknown agent accepted")
 	}
 	if !strings.Contains(err.Error(), `interfaces.slack.agent = "helper" names no agent`) {
+		t.Fatal(err)
+	}
+
+	// An unset variable is a start-up error naming it.
+	t.Setenv("SLACK_SIGNING_SECRET", "")
+	res3, err := c.Build(context.Background(), config.Functions{}, config.Existing{Agents: []*agent.Agent{helper}})
+	if err == nil {
+		res3.Close()
+		t.Fatal("unset signing secret accepted")
+	}
+	if !strings.Contains(err.Error(), "SLACK_SIGNING_SECRET") || !strings.Contains(err.Error(), "signing_secret_env") {
 		t.Fatal(err)
 	}
 }

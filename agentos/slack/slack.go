@@ -1,10 +1,9 @@
 // Package slack is agno's Slack interface (agno.os.interfaces.slack):
-// its configuration, its /config entry and the Slack app manifest.
+// its configuration, its /config entry, the Slack app manifest and POST
+// {prefix}/events (signed events; replies posted whole in the thread).
 //
-// Built so far: the manifest (agno slack manifest, GET
-// {prefix}/manifest.json) and the configuration. Not built yet: POST
-// {prefix}/events and POST {prefix}/interactions (replies, streaming,
-// approval cards); they will hang off the same Config and Prefix.
+// Not built yet: streaming, task cards, files, suggested prompts and POST
+// {prefix}/interactions (approval cards).
 package slack
 
 import (
@@ -41,6 +40,7 @@ type Config struct {
 	SigningSecret string
 	// ReplyToMentionsOnly and Streaming default to true in agno; Config
 	// callers set them explicitly (config applies agno's defaults).
+	// Streaming has no effect yet: replies are posted whole.
 	ReplyToMentionsOnly bool
 	Streaming           bool
 	// APIURL is the Slack Web API base (default DefaultAPIURL); tests

@@ -1,0 +1,207 @@
+package slack
+
+import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"strconv"
+	"time"
+)
+
+const (
+	// signatureWindow is agno's tolerance of X-Slack-Request-Timestamp
+	// skew, either way (replays are refused after it).
+	signatureWindow = 5 * time.Minute
+	// maxEventBytes bounds an event body; Slack's are a few KB.
+	maxEventBytes = 1 << 20
+)
+
+// agno's ignored subtypes (router._IGNORED_SUBTYPES): without them the
+// bot would answer its own and edited messages.
+var ignoredSubtypes = map[string]bool{
+	"bot_message": true, "bot_add": true, "bot_remove": true, "bot_enable": true,
+	"bot_disable": true, "message_changed": true, "message_deleted": true,
+}
+
+// Message is an event to answer: agno's extract_event_context plus the
+// session id it derives.
+type Message struct {
+	Text      string
+	Channel   string
+	User      string
+	ThreadTS  string // the thread, or the message's ts for a new one
+	SessionID string // {entity_id}:{ThreadTS}
+}
+
+// ErrBusy from a Start func answers 503: the server is shutting down.
+var ErrBusy = errors.New("slack: the server is shutting down")
+
+// EventsRoute is the pattern of the events route under c.Prefix.
+func (c *Config) EventsRoute() string { return "POST " + c.Prefix + eventsPath }
+
+// EventsPath is the events URL path, which AgentOS leaves to the
+// signature check instead of its own key.
+func (c *Config) EventsPath() string { return c.Prefix + eventsPath }
+
+// EventsRouteSummary documents EventsRoute.
+const EventsRouteSummary = "Process incoming Slack events"
+
+// Events answers POST {prefix}/events as agno's router: it checks the
+// signature, acknowledges at once and hands the messages to answer to
+// start, which must not block (Slack retries after 3 s).
+type Events struct {
+	Config *Config
+	Start  func(Message) error
+	// Now is the clock of the timestamp window (default time.Now).
+	Now func() time.Time
+}
+
+func (e *Events) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxEventBytes))
+	if err != nil {
+		writeDetail(w, http.StatusRequestEntityTooLarge, "Slack event body too large")
+		return
+	}
+	ts := r.Header.Get("X-Slack-Request-Timestamp")
+	sig := r.Header.Get("X-Slack-Signature")
+	if ts == "" || sig == "" {
+		writeDetail(w, http.StatusBadRequest, "Missing Slack headers")
+		return
+	}
+	now := time.Now
+	if e.Now != nil {
+		now = e.Now
+	}
+	if !Verify(e.Config.SigningSecret, body, ts, sig, now()) {
+		writeDetail(w, http.StatusForbidden, "Invalid signature")
+		return
+	}
+	// The first delivery was acknowledged and is being answered: a retry
+	// is always a duplicate (agno's trade-off).
+	if r.Header.Get("X-Slack-Retry-Num") != "" {
+		writeOK(w)
+		return
+	}
+	var data struct {
+		Type      string          `json:"type"`
+		Challenge string          `json:"challenge"`
+		Event     json.RawMessage `json:"event"`
+	}
+	if err := json.Unmarshal(body, &data); err != nil {
+		writeDetail(w, http.StatusBadRequest, "Invalid JSON body")
+		return
+	}
+	if data.Type == "url_verification" {
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(map[string]string{"challenge": data.Challenge})
+		return
+	}
+	if len(data.Event) > 0 {
+		if m, ok := e.Config.answerable(data.Event); ok {
+			if err := e.Start(m); err != nil {
+				status := http.StatusInternalServerError
+				if errors.Is(err, ErrBusy) {
+					status = http.StatusServiceUnavailable
+				}
+				writeDetail(w, status, err.Error())
+				return
+			}
+		}
+	}
+	writeOK(w)
+}
+
+// answerable applies agno's filters (bots, ignored subtypes,
+// should_respond) and returns the message to answer.
+func (c *Config) answerable(raw json.RawMessage) (Message, bool) {
+	var ev struct {
+		Type        string `json:"type"`
+		Subtype     string `json:"subtype"`
+		BotID       string `json:"bot_id"`
+		ChannelType string `json:"channel_type"`
+		Text        string `json:"text"`
+		Channel     string `json:"channel"`
+		User        string `json:"user"`
+		TS          string `json:"ts"`
+		ThreadTS    string `json:"thread_ts"`
+		Message     *struct {
+			BotID string `json:"bot_id"`
+		} `json:"message"`
+	}
+	if json.Unmarshal(raw, &ev) != nil {
+		return Message{}, false
+	}
+	// assistant_thread_started sets suggested prompts in agno (streaming
+	// only): not built, so it is acknowledged and dropped.
+	if ev.Type == "assistant_thread_started" {
+		return Message{}, false
+	}
+	if ev.BotID != "" || (ev.Message != nil && ev.Message.BotID != "") || ignoredSubtypes[ev.Subtype] {
+		return Message{}, false
+	}
+	if !shouldRespond(ev.Type, ev.ChannelType, c.ReplyToMentionsOnly) {
+		return Message{}, false
+	}
+	thread := ev.ThreadTS
+	if thread == "" {
+		thread = ev.TS
+	}
+	_, id := c.Entity()
+	return Message{Text: ev.Text, Channel: ev.Channel, User: ev.User, ThreadTS: thread, SessionID: id + ":" + thread}, true
+}
+
+// shouldRespond is agno's helpers.should_respond.
+func shouldRespond(typ, channelType string, mentionsOnly bool) bool {
+	if typ != "app_mention" && typ != "message" {
+		return false
+	}
+	dm := channelType == "im"
+	if mentionsOnly && typ == "message" && !dm {
+		return false
+	}
+	// Slack sends both app_mention and message for one @mention: when
+	// every message is answered, the message event covers it.
+	if !mentionsOnly && typ == "app_mention" && !dm {
+		return false
+	}
+	return true
+}
+
+// Verify checks a Slack v0 signature: HMAC-SHA256 of v0:{ts}:{body}
+// with the signing secret, ts within 5 minutes of now.
+func Verify(secret string, body []byte, ts, sig string, now time.Time) bool {
+	if secret == "" {
+		return false
+	}
+	sec, err := strconv.ParseInt(ts, 10, 64)
+	if err != nil {
+		return false
+	}
+	if d := now.Sub(time.Unix(sec, 0)); d > signatureWindow || d < -signatureWindow {
+		return false
+	}
+	return hmac.Equal([]byte(Sign(secret, body, ts)), []byte(sig))
+}
+
+// Sign is the X-Slack-Signature of body sent at ts.
+func Sign(secret string, body []byte, ts string) string {
+	mac := hmac.New(sha256.New, []byte(secret))
+	mac.Write([]byte("v0:" + ts + ":"))
+	mac.Write(body)
+	return "v0=" + hex.EncodeToString(mac.Sum(nil))
+}
+
+func writeOK(w http.ResponseWriter) {
+	w.Header().Set("Content-Type", "application/json")
+	_, _ = io.WriteString(w, `{"status":"ok"}`)
+}
+
+func writeDetail(w http.ResponseWriter, status int, detail string) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(map[string]string{"detail": detail})
+}
