@@ -74,7 +74,7 @@ func (o *OS) interfaceAPIRoutes() []apiRoute {
 			Desc:   "agno's Slack app manifest with the events and interactions URLs of slack public_url, or of the URL this request came in on. Paste it into api.slack.com/apps → Create New App → From an app manifest.",
 			Result: "Slack app manifest (JSON)"},
 			apiRoute{Pattern: s.EventsRoute(), Tag: "Slack", Summary: slack.EventsRouteSummary, Open: true, JSON: slackEventParams,
-				Desc:   "Slack Events API endpoint, signed with the app's signing secret (X-Slack-Signature, X-Slack-Request-Timestamp within 5 minutes); no AgentOS key. Answers url_verification with the challenge, acknowledges retries, and answers mentions and direct messages in their thread (not streamed).",
+				Desc:   "Slack Events API endpoint, signed with the app's signing secret (X-Slack-Signature, X-Slack-Request-Timestamp within 5 minutes); no AgentOS key. Answers url_verification with the challenge, acknowledges retries, and answers mentions and direct messages in their thread, streamed (chat.startStream/appendStream/stopStream) unless streaming is off.",
 				Result: "{\"status\":\"ok\"} or {\"challenge\"}"})
 	}
 	return out

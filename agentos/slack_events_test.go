@@ -3,12 +3,15 @@ package agentos
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -17,7 +20,10 @@ import (
 	"github.com/agno-go/agno/agentos/slack"
 	"github.com/agno-go/agno/model"
 	"github.com/agno-go/agno/model/modeltest"
+	"github.com/agno-go/agno/run"
 	"github.com/agno-go/agno/storage/memory"
+	"github.com/agno-go/agno/team"
+	"github.com/agno-go/agno/workflow"
 )
 
 const slackSecret = "8f742231b10e8888abcd99yyyzzz85a5"
@@ -35,6 +41,8 @@ type fakeSlack struct {
 	mu    sync.Mutex
 	calls []slackCall
 	got   chan slackCall
+	// refuseStream answers chat.startStream with Slack's error JSON.
+	refuseStream atomic.Bool
 }
 
 func newFakeSlack(t *testing.T) *fakeSlack {
@@ -54,8 +62,20 @@ func newFakeSlack(t *testing.T) *fakeSlack {
 		case "chat.postMessage":
 			_ = json.NewEncoder(w).Encode(map[string]any{"ok": true, "channel": c.Form["channel"], "ts": "1700000999.000100",
 				"message": map[string]any{"type": "message", "text": c.Form["text"], "thread_ts": c.Form["thread_ts"]}})
-		case "assistant.threads.setStatus":
+		case "assistant.threads.setStatus", "assistant.threads.setTitle":
 			_, _ = io.WriteString(w, `{"ok":true}`)
+		case "chat.startStream":
+			if f.refuseStream.Load() {
+				_, _ = io.WriteString(w, `{"ok":false,"error":"not_allowed_token_type"}`)
+				return
+			}
+			_ = json.NewEncoder(w).Encode(map[string]any{"ok": true, "channel": c.Form["channel"], "ts": "1700000999.000200"})
+		case "chat.appendStream", "chat.stopStream", "chat.update":
+			if c.Form["ts"] == "" {
+				_, _ = io.WriteString(w, `{"ok":false,"error":"invalid_arguments"}`)
+				return
+			}
+			_ = json.NewEncoder(w).Encode(map[string]any{"ok": true, "channel": c.Form["channel"], "ts": c.Form["ts"]})
 		default:
 			_, _ = io.WriteString(w, `{"ok":false,"error":"unknown_method"}`)
 		}
@@ -64,12 +84,15 @@ func newFakeSlack(t *testing.T) *fakeSlack {
 	return f
 }
 
-func (f *fakeSlack) posts() []slackCall {
+func (f *fakeSlack) posts() []slackCall { return f.only("chat.postMessage") }
+
+// only is the calls of the given methods, in order.
+func (f *fakeSlack) only(methods ...string) []slackCall {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	var out []slackCall
 	for _, c := range f.calls {
-		if c.Method == "chat.postMessage" {
+		if slices.Contains(methods, c.Method) {
 			out = append(out, c)
 		}
 	}
@@ -108,6 +131,12 @@ func newSlackEnv(t *testing.T, mentionsOnly bool, mods ...func(*Config)) *slackE
 	m := modeltest.NewFunc(func(req *model.Request) modeltest.Response {
 		last := req.Messages[len(req.Messages)-1].Content
 		seen <- last
+		if strings.Contains(last, "fail") {
+			return modeltest.Response{Err: errors.New("model down")}
+		}
+		if strings.Contains(last, "stream") {
+			return modeltest.Response{Content: "Echo: " + last + strings.Repeat(" streamed tokens arrive in batches.", 12)}
+		}
 		return modeltest.Response{Content: "Echo: " + last}
 	})
 	store := memory.New()
@@ -375,5 +404,178 @@ func TestSlackEventsOpenInJWTAndProtectedMode(t *testing.T) {
 		if name == "protected" && resp.StatusCode != http.StatusForbidden {
 			t.Fatalf("protected: remote manifest %d", resp.StatusCode)
 		}
+	}
+}
+
+func streaming(c *Config) { c.Slack.Streaming = true }
+
+const streamMention = `{"type":"app_mention","user":"U123","text":"<@UBOT> stream please","ts":"1700000000.000100","channel":"C1","event_ts":"1700000000.000100"}`
+
+var streamedAnswer = "Echo: <@UBOT> stream please" + strings.Repeat(" streamed tokens arrive in batches.", 12)
+
+// With streaming on (agno's default) the answer is streamed in the
+// thread: chat.startStream with the first batch, chat.appendStream, then
+// chat.stopStream, in batches of 100+ characters, not per token.
+func TestSlackEventsStreamedReply(t *testing.T) {
+	e := newSlackEnv(t, true, streaming)
+	if code, body := e.send(t, eventCallback(streamMention), time.Time{}, nil); code != 200 || body != `{"status":"ok"}` {
+		t.Fatal(code, body)
+	}
+	e.drain(t)
+	calls := e.slack.only("chat.startStream", "chat.appendStream", "chat.stopStream")
+	if len(calls) < 3 || calls[0].Method != "chat.startStream" || calls[len(calls)-1].Method != "chat.stopStream" {
+		t.Fatalf("stream calls %+v", calls)
+	}
+	start := calls[0].Form
+	if start["channel"] != "C1" || start["thread_ts"] != "1700000000.000100" || start["recipient_user_id"] != "U123" || start["recipient_team_id"] != "T1" {
+		t.Fatalf("startStream %v", start)
+	}
+	var got strings.Builder
+	for i, c := range calls {
+		if i > 0 && (c.Form["ts"] != "1700000999.000200" || c.Form["channel"] != "C1") {
+			t.Fatalf("%s not on the stream: %v", c.Method, c.Form)
+		}
+		if c.Method != "chat.stopStream" && len(c.Form["markdown_text"]) < slack.StreamBufferSize {
+			t.Fatalf("%s sent a batch under %d characters: %q", c.Method, slack.StreamBufferSize, c.Form["markdown_text"])
+		}
+		got.WriteString(c.Form["markdown_text"])
+	}
+	if got.String() != streamedAnswer {
+		t.Fatalf("streamed %q\nwant     %q", got.String(), streamedAnswer)
+	}
+	if len(calls) > len(streamedAnswer)/slack.StreamBufferSize+2 {
+		t.Fatalf("%d stream calls for %d characters: not batched", len(calls), len(streamedAnswer))
+	}
+	if p := e.slack.posts(); len(p) != 0 {
+		t.Fatalf("posted as well: %+v", p)
+	}
+	if st := e.slack.only("assistant.threads.setStatus"); len(st) == 0 || st[0].Form["status"] != "Thinking..." {
+		t.Fatalf("status %+v", st)
+	}
+	if tt := e.slack.only("assistant.threads.setTitle"); len(tt) != 1 || tt[0].Form["title"] != "<@UBOT> stream please" {
+		t.Fatalf("title %+v", tt)
+	}
+}
+
+// A short answer (under one batch) is one chat.startStream with all of
+// it, then chat.stopStream.
+func TestSlackEventsStreamedShortReply(t *testing.T) {
+	e := newSlackEnv(t, true, streaming)
+	if code, _ := e.send(t, eventCallback(mentionEvent), time.Time{}, nil); code != 200 {
+		t.Fatal(code)
+	}
+	e.drain(t)
+	calls := e.slack.only("chat.startStream", "chat.appendStream", "chat.stopStream", "chat.postMessage")
+	if len(calls) != 2 || calls[0].Method != "chat.startStream" || calls[1].Method != "chat.stopStream" ||
+		calls[0].Form["markdown_text"] != "Echo: <@UBOT> what is up?" || calls[1].Form["markdown_text"] != "" || calls[1].Form["ts"] != "1700000999.000200" {
+		t.Fatalf("calls %+v", calls)
+	}
+}
+
+// When Slack refuses chat.startStream ({"ok":false,"error":...}) the
+// answer is posted with chat.postMessage and edited with chat.update as
+// it grows; the last edit is the whole answer.
+func TestSlackEventsStreamRefusedFallsBack(t *testing.T) {
+	e := newSlackEnv(t, true, streaming)
+	e.slack.refuseStream.Store(true)
+	if code, _ := e.send(t, eventCallback(streamMention), time.Time{}, nil); code != 200 {
+		t.Fatal(code)
+	}
+	e.drain(t)
+	if n := len(e.slack.only("chat.startStream")); n != 1 {
+		t.Fatalf("startStream tried %d times", n)
+	}
+	if n := len(e.slack.only("chat.appendStream", "chat.stopStream")); n != 0 {
+		t.Fatalf("streamed after the refusal: %d calls", n)
+	}
+	posts := e.slack.posts()
+	if len(posts) != 1 || posts[0].Form["channel"] != "C1" || posts[0].Form["thread_ts"] != "1700000000.000100" ||
+		!strings.HasPrefix(streamedAnswer, posts[0].Form["text"]) || len(posts[0].Form["text"]) < slack.StreamBufferSize {
+		t.Fatalf("posts %+v", posts)
+	}
+	ups := e.slack.only("chat.update")
+	if len(ups) == 0 {
+		t.Fatal("never updated")
+	}
+	for _, u := range ups {
+		if u.Form["channel"] != "C1" || u.Form["ts"] != "1700000999.000100" {
+			t.Fatalf("update %v", u.Form)
+		}
+	}
+	if last := ups[len(ups)-1].Form["text"]; last != streamedAnswer {
+		t.Fatalf("final text %q", last)
+	}
+}
+
+// A failed run clears the status and posts agno's error text; nothing is
+// streamed.
+func TestSlackEventsStreamedRunError(t *testing.T) {
+	e := newSlackEnv(t, true, streaming)
+	ev := `{"type":"app_mention","user":"U123","text":"<@UBOT> fail now","ts":"1700000000.000100","channel":"C1"}`
+	if code, _ := e.send(t, eventCallback(ev), time.Time{}, nil); code != 200 {
+		t.Fatal(code)
+	}
+	e.drain(t)
+	if n := len(e.slack.only("chat.startStream", "chat.appendStream", "chat.stopStream")); n != 0 {
+		t.Fatalf("%d stream calls", n)
+	}
+	posts := e.slack.posts()
+	if len(posts) != 1 || !strings.HasPrefix(posts[0].Form["text"], slack.ErrorText) || posts[0].Form["thread_ts"] != "1700000000.000100" {
+		t.Fatalf("posts %+v", posts)
+	}
+	st := e.slack.only("assistant.threads.setStatus")
+	if len(st) != 2 || st[1].Form["status"] != "" {
+		t.Fatalf("status %+v", st)
+	}
+}
+
+// A team streams its own content (TeamRunContent), in the thread.
+func TestSlackEventsStreamedTeam(t *testing.T) {
+	e := newSlackEnv(t, true, streaming, func(c *Config) {
+		member := newAgent(t, agent.Config{ID: "member", Name: "Member", Model: modeltest.NewFunc(func(*model.Request) modeltest.Response {
+			return modeltest.Response{Content: "member says hi"}
+		})})
+		tm := newTeam(t, team.Config{ID: "crew", Name: "Crew", Members: []run.Executor{member}, Store: c.Store,
+			Model: modeltest.NewFunc(func(*model.Request) modeltest.Response {
+				return modeltest.Response{Content: streamedAnswer}
+			})})
+		c.Teams = append(c.Teams, tm)
+		c.Slack.AgentID, c.Slack.TeamID = "", "crew"
+	})
+	if code, _ := e.send(t, eventCallback(streamMention), time.Time{}, nil); code != 200 {
+		t.Fatal(code)
+	}
+	e.drain(t)
+	calls := e.slack.only("chat.startStream", "chat.appendStream", "chat.stopStream")
+	var got strings.Builder
+	for _, c := range calls {
+		got.WriteString(c.Form["markdown_text"])
+	}
+	if len(calls) < 3 || calls[0].Form["thread_ts"] != "1700000000.000100" || got.String() != streamedAnswer {
+		t.Fatalf("calls %+v", calls)
+	}
+}
+
+// A workflow sends its final content through the stream.
+func TestSlackEventsStreamedWorkflow(t *testing.T) {
+	e := newSlackEnv(t, true, streaming, func(c *Config) {
+		wf, err := workflow.New(workflow.Config{ID: "flow", Name: "Flow", Store: c.Store, Steps: []workflow.Node{
+			&workflow.Step{Name: "answer", Func: func(context.Context, *workflow.StepInput) (*workflow.StepOutput, error) {
+				return &workflow.StepOutput{Content: "flow answer"}, nil
+			}},
+		}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.Workflows = append(c.Workflows, wf)
+		c.Slack.AgentID, c.Slack.WorkflowID = "", "flow"
+	})
+	if code, _ := e.send(t, eventCallback(mentionEvent), time.Time{}, nil); code != 200 {
+		t.Fatal(code)
+	}
+	e.drain(t)
+	calls := e.slack.only("chat.startStream", "chat.appendStream", "chat.stopStream", "chat.postMessage")
+	if len(calls) != 2 || calls[0].Method != "chat.startStream" || calls[0].Form["markdown_text"] != "flow answer" || calls[1].Method != "chat.stopStream" {
+		t.Fatalf("calls %+v", calls)
 	}
 }

@@ -35,6 +35,7 @@ type Message struct {
 	User      string
 	ThreadTS  string // the thread, or the message's ts for a new one
 	SessionID string // {entity_id}:{ThreadTS}
+	Team      string // the workspace (recipient_team_id when streaming)
 }
 
 // ErrBusy from a Start func answers 503: the server is shutting down.
@@ -89,6 +90,7 @@ func (e *Events) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	var data struct {
 		Type      string          `json:"type"`
 		Challenge string          `json:"challenge"`
+		TeamID    string          `json:"team_id"`
 		Event     json.RawMessage `json:"event"`
 	}
 	if err := json.Unmarshal(body, &data); err != nil {
@@ -102,6 +104,9 @@ func (e *Events) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if len(data.Event) > 0 {
 		if m, ok := e.Config.answerable(data.Event); ok {
+			if data.TeamID != "" {
+				m.Team = data.TeamID // agno: data.team_id or event.team
+			}
 			if err := e.Start(m); err != nil {
 				status := http.StatusInternalServerError
 				if errors.Is(err, ErrBusy) {
@@ -128,6 +133,7 @@ func (c *Config) answerable(raw json.RawMessage) (Message, bool) {
 		User        string `json:"user"`
 		TS          string `json:"ts"`
 		ThreadTS    string `json:"thread_ts"`
+		Team        string `json:"team"`
 		Message     *struct {
 			BotID string `json:"bot_id"`
 		} `json:"message"`
@@ -151,7 +157,7 @@ func (c *Config) answerable(raw json.RawMessage) (Message, bool) {
 		thread = ev.TS
 	}
 	_, id := c.Entity()
-	return Message{Text: ev.Text, Channel: ev.Channel, User: ev.User, ThreadTS: thread, SessionID: id + ":" + thread}, true
+	return Message{Text: ev.Text, Channel: ev.Channel, User: ev.User, ThreadTS: thread, SessionID: id + ":" + thread, Team: ev.Team}, true
 }
 
 // shouldRespond is agno's helpers.should_respond.

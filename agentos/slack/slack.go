@@ -1,8 +1,9 @@
 // Package slack is agno's Slack interface (agno.os.interfaces.slack):
 // its configuration, its /config entry, the Slack app manifest and POST
-// {prefix}/events (signed events; replies posted whole in the thread).
+// {prefix}/events (signed events; replies streamed in the thread with
+// chat.startStream/appendStream/stopStream, or posted whole).
 //
-// Not built yet: streaming, task cards, files, suggested prompts and POST
+// Not built yet: task cards, files, suggested prompts and POST
 // {prefix}/interactions (approval cards).
 package slack
 
@@ -40,7 +41,7 @@ type Config struct {
 	SigningSecret string
 	// ReplyToMentionsOnly and Streaming default to true in agno; Config
 	// callers set them explicitly (config applies agno's defaults).
-	// Streaming has no effect yet: replies are posted whole.
+	// Streaming streams replies (see Stream); off, they are posted whole.
 	ReplyToMentionsOnly bool
 	Streaming           bool
 	// APIURL is the Slack Web API base (default DefaultAPIURL); tests
