@@ -3,6 +3,7 @@ package pgvector
 import (
 	"encoding/json"
 	"errors"
+	"github.com/agno-go/agno/knowledge/vectordb/internal/sqlcond"
 	"math"
 	"math/big"
 	"reflect"
@@ -26,75 +27,20 @@ import (
 // positions once the query is assembled.
 
 // cond is a filter, or part of one, as SQL.
-type cond struct {
-	// sql holds for every record the filter matches; "" means no such
-	// condition is known (TRUE).
-	sql  string
-	args []any
-	// exact is set when sql (TRUE when empty) matches exactly the records
-	// the filter does.
-	exact bool
-}
+type cond = sqlcond.Cond
 
 var (
-	always  = cond{exact: true}
-	never   = cond{sql: "false", exact: true}
-	unknown = cond{}
+	dialect = sqlcond.Dialect{False: "false"}
+	always  = dialect.Always()
+	never   = dialect.Never()
+	unknown = dialect.Unknown()
 )
 
-func and(cs ...cond) cond {
-	out := cond{exact: true}
-	var parts []string
-	for _, c := range cs {
-		if c.exact && c.sql == "false" {
-			return never
-		}
-		out.exact = out.exact && c.exact
-		if c.sql != "" {
-			parts = append(parts, c.sql)
-			out.args = append(out.args, c.args...)
-		}
-	}
-	if len(parts) > 0 {
-		out.sql = "(" + strings.Join(parts, " AND ") + ")"
-	}
-	return out
-}
+func and(cs ...cond) cond { return dialect.And(cs...) }
 
-func or(cs ...cond) cond {
-	if len(cs) == 0 {
-		return never
-	}
-	for _, c := range cs {
-		if c.exact && c.sql == "" {
-			return always
-		}
-	}
-	out := cond{exact: true}
-	var parts []string
-	for _, c := range cs {
-		if c.sql == "" {
-			return unknown
-		}
-		out.exact = out.exact && c.exact
-		parts = append(parts, c.sql)
-		out.args = append(out.args, c.args...)
-	}
-	out.sql = "(" + strings.Join(parts, " OR ") + ")"
-	return out
-}
+func or(cs ...cond) cond { return dialect.Or(cs...) }
 
-func not(c cond) cond {
-	switch {
-	case !c.exact:
-		return unknown
-	case c.sql == "":
-		return never
-	case c.sql == "false":
-		return always
-	}
-	return cond{sql: "NOT " + c.sql, args: c.args, exact: true}
-}
+func not(c cond) cond { return dialect.Not(c) }
 
 func seq(parts ...any) cond {
 	var c cond
@@ -104,17 +50,17 @@ func seq(parts ...any) cond {
 		case string:
 			b.WriteString(x)
 		case cond:
-			b.WriteString(x.sql)
-			c.args = append(c.args, x.args...)
+			b.WriteString(x.SQL)
+			c.Args = append(c.Args, x.Args...)
 		}
 	}
-	c.sql = b.String()
+	c.SQL = b.String()
 	return c
 }
 
-func param(v any) cond { return cond{sql: "$?", args: []any{v}} }
+func param(v any) cond { return cond{SQL: "$?", Args: []any{v}} }
 
-func exact(c cond) cond { c.exact = true; return c }
+func exact(c cond) cond { c.Exact = true; return c }
 
 // number replaces the "$?" markers of sql by $start, $start+1, ...
 func number(sql string, start int) string {
@@ -312,7 +258,7 @@ func equal(k key, v any, missingIsNull bool) cond {
 // indexed.
 func dictEntry(col, k string, v any) cond {
 	c := equal(dictKey(col, k), v, false)
-	if c.exact {
+	if c.Exact {
 		// Containment of the same key and value holds for every match and
 		// is what the GIN index (jsonb_path_ops) answers; the condition
 		// stays for exactness. The literal is written as metadata is, so
@@ -399,7 +345,7 @@ func compare(col string, c *filter.Compare) cond {
 	case filter.OpNEQ:
 		eq := equal(ref, c.Value, false)
 		present := seq("(", typ, " <> '')")
-		if !eq.exact {
+		if !eq.Exact {
 			return present
 		}
 		return exact(seq("(", present, " AND NOT ", eq, ")"))

@@ -135,18 +135,18 @@ func TestFiltersAgreeWithMatch(t *testing.T) {
 			}
 		}
 		c := compileFilters("c.meta_data", f)
-		if c.exact {
+		if c.Exact {
 			exactCount++
 		}
 		got, err := s.Search(t.Context(), vectordb.Query{Text: "common", Limit: n, Filters: f})
 		if err != nil {
-			t.Fatalf("filters %s (sql %s): %v", f, c.sql, err)
+			t.Fatalf("filters %s (sql %s): %v", f, c.SQL, err)
 		}
 		gotNames := names(got)
 		slices.Sort(gotNames)
 		slices.Sort(want)
 		if !slices.Equal(gotNames, want) {
-			t.Errorf("filters %s (sql %s, exact %v): got %v, want %v", f, c.sql, c.exact, gotNames, want)
+			t.Errorf("filters %s (sql %s, exact %v): got %v, want %v", f, c.SQL, c.Exact, gotNames, want)
 		}
 		if f.Dict != nil {
 			// DeleteByMetadata selects as a dict filter does.
@@ -205,7 +205,7 @@ func TestLimitCountsMatchingRecords(t *testing.T) {
 	}
 	mustInsert(t, s, "h", docs...)
 	f := filter.List(filter.CONTAINS("label", "SPÉCIAL"))
-	if compileFilters("c.meta_data", f).exact {
+	if compileFilters("c.meta_data", f).Exact {
 		t.Fatal("test needs a filter left to filter.Match")
 	}
 	got, err := s.Search(t.Context(), vectordb.Query{Text: "common", Limit: 3, Filters: f})

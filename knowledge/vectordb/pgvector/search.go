@@ -134,10 +134,10 @@ type ranking struct {
 // or the candidates run out.
 func (s *Store) rank(ctx context.Context, tx pgx.Tx, r ranking, c cond, f filter.Filters, n int) ([]hit, error) {
 	where := r.where
-	if c.sql != "" {
+	if c.SQL != "" {
 		where = seq(r.where, " AND ", c)
 	}
-	paged := !c.exact
+	paged := !c.Exact
 	cols := seq("SELECT c.id, ", r.score, " AS d")
 	order := r.order
 	if paged {
@@ -152,7 +152,7 @@ func (s *Store) rank(ctx context.Context, tx pgx.Tx, r ranking, c cond, f filter
 	var out []hit
 	for offset := 0; ; {
 		q := seq(base, " LIMIT ", param(batch), " OFFSET ", param(offset))
-		rows, err := tx.Query(ctx, number(q.sql, 1), q.args...)
+		rows, err := tx.Query(ctx, number(q.SQL, 1), q.Args...)
 		if err != nil {
 			return nil, err
 		}
@@ -206,8 +206,8 @@ func (s *Store) vectorHits(ctx context.Context, tx pgx.Tx, qvec []float32, c con
 	op := map[vectordb.Distance]string{vectordb.Cosine: "<=>", vectordb.L2: "<->", vectordb.MaxInnerProduct: "<#>"}[s.cfg.Distance]
 	r := ranking{
 		score:    seq("(c.embedding OPERATOR("+s.ext+"."+op+") ", param(*vectorText(qvec, true)), "::text::"+s.ext+".vector)"),
-		from:     cond{sql: s.tbl + " AS c"},
-		where:    cond{sql: "c.embedding IS NOT NULL"},
+		from:     cond{SQL: s.tbl + " AS c"},
+		where:    cond{SQL: "c.embedding IS NOT NULL"},
 		order:    "d",
 		tiebreak: "c.seq",
 		toScore:  func(d float64) float64 { return vectordb.NormalizeScore(d, s.cfg.Distance) },
@@ -224,7 +224,7 @@ func (s *Store) vectorHits(ctx context.Context, tx pgx.Tx, qvec []float32, c con
 		// Filters drop rows after the index scan; from pgvector 0.8 the
 		// scan goes on, in exact distance order, until enough pass.
 		// Before 0.8 a filtered search can return fewer than n rows.
-		if s.iterative && (c.sql != "" || !c.exact) {
+		if s.iterative && (c.SQL != "" || !c.Exact) {
 			if _, err := tx.Exec(ctx, `SELECT set_config('hnsw.iterative_scan', 'strict_order', true)`); err != nil {
 				return nil, err
 			}
@@ -246,9 +246,9 @@ func (s *Store) keywordHits(ctx context.Context, tx pgx.Tx, text string, c cond,
 		return nil, nil
 	}
 	r := ranking{
-		score:    cond{sql: "ts_rank_cd(c.fts, q)"},
+		score:    cond{SQL: "ts_rank_cd(c.fts, q)"},
 		from:     seq(s.tbl+" AS c, to_tsquery('"+s.cfg.Language+"'::regconfig, ", param(query), ") AS q"),
-		where:    cond{sql: "c.fts @@ q"},
+		where:    cond{SQL: "c.fts @@ q"},
 		order:    "d DESC",
 		tiebreak: "c.seq",
 		toScore:  func(d float64) float64 { return d },

@@ -242,17 +242,17 @@ func (s *Store) DeleteByMetadata(ctx context.Context, metadata map[string]any) (
 	}
 	f := filter.Dict(metadata)
 	c := compileFilters("c.meta_data", f)
-	if c.exact {
-		return s.deleteWhere(ctx, c.sql, c.args...)
+	if c.Exact {
+		return s.deleteWhere(ctx, c.SQL, c.Args...)
 	}
 	// The SQL part selects candidates; filter.Match decides.
 	var n int64
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		q := `SELECT c.id, c.meta_data::text FROM ` + s.tbl + ` AS c`
-		if c.sql != "" {
-			q += ` WHERE ` + number(c.sql, 1)
+		if c.SQL != "" {
+			q += ` WHERE ` + number(c.SQL, 1)
 		}
-		rows, err := tx.Query(ctx, q+` FOR UPDATE`, c.args...)
+		rows, err := tx.Query(ctx, q+` FOR UPDATE`, c.Args...)
 		if err != nil {
 			return err
 		}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/agno-go/agno/knowledge/vectordb/internal/sqlcond"
 	"math"
 	"math/big"
 	"reflect"
@@ -32,76 +33,21 @@ import (
 // way the filter is applied before ORDER BY ... LIMIT, so a search returns
 // up to limit records that match.
 
-// cond is a filter, or part of one, as SQL with positional parameters.
-type cond struct {
-	// sql holds for every record the filter matches; "" means no such
-	// condition is known (TRUE).
-	sql  string
-	args []any
-	// exact is set when sql (TRUE when empty) matches exactly the records
-	// the filter does.
-	exact bool
-}
+// cond is a filter, or part of one, as SQL.
+type cond = sqlcond.Cond
 
 var (
-	always  = cond{exact: true}
-	never   = cond{sql: "0", exact: true}
-	unknown = cond{}
+	dialect = sqlcond.Dialect{False: "0"}
+	always  = dialect.Always()
+	never   = dialect.Never()
+	unknown = dialect.Unknown()
 )
 
-func and(cs ...cond) cond {
-	out := cond{exact: true}
-	var parts []string
-	for _, c := range cs {
-		if c.exact && c.sql == "0" {
-			return never
-		}
-		out.exact = out.exact && c.exact
-		if c.sql != "" {
-			parts = append(parts, c.sql)
-			out.args = append(out.args, c.args...)
-		}
-	}
-	if len(parts) > 0 {
-		out.sql = "(" + strings.Join(parts, " AND ") + ")"
-	}
-	return out
-}
+func and(cs ...cond) cond { return dialect.And(cs...) }
 
-func or(cs ...cond) cond {
-	if len(cs) == 0 {
-		return never
-	}
-	for _, c := range cs {
-		if c.exact && c.sql == "" {
-			return always
-		}
-	}
-	out := cond{exact: true}
-	var parts []string
-	for _, c := range cs {
-		if c.sql == "" {
-			return unknown
-		}
-		out.exact = out.exact && c.exact
-		parts = append(parts, c.sql)
-		out.args = append(out.args, c.args...)
-	}
-	out.sql = "(" + strings.Join(parts, " OR ") + ")"
-	return out
-}
+func or(cs ...cond) cond { return dialect.Or(cs...) }
 
-func not(c cond) cond {
-	switch {
-	case !c.exact:
-		return unknown
-	case c.sql == "":
-		return never
-	case c.sql == "0":
-		return always
-	}
-	return cond{sql: "NOT " + c.sql, args: c.args, exact: true}
-}
+func not(c cond) cond { return dialect.Not(c) }
 
 // compileFilters translates f over the JSON column col.
 func compileFilters(col string, f filter.Filters) cond {
@@ -133,19 +79,19 @@ type key struct {
 // it is never NULL.
 func (k key) typ() cond {
 	if k.p2 == "" {
-		return cond{sql: "COALESCE(json_type(" + k.col + ", ?), '')", args: []any{k.p1}}
+		return cond{SQL: "COALESCE(json_type(" + k.col + ", ?), '')", Args: []any{k.p1}}
 	}
-	return cond{sql: "COALESCE(json_type(" + k.col + ", ?), json_type(" + k.col + ", ?), '')", args: []any{k.p1, k.p2}}
+	return cond{SQL: "COALESCE(json_type(" + k.col + ", ?), json_type(" + k.col + ", ?), '')", Args: []any{k.p1, k.p2}}
 }
 
 // val is the SQL expression of the value (json_extract).
 func (k key) val() cond {
 	if k.p2 == "" {
-		return cond{sql: "json_extract(" + k.col + ", ?)", args: []any{k.p1}}
+		return cond{SQL: "json_extract(" + k.col + ", ?)", Args: []any{k.p1}}
 	}
 	return cond{
-		sql:  "CASE WHEN json_type(" + k.col + ", ?) IS NOT NULL THEN json_extract(" + k.col + ", ?) ELSE json_extract(" + k.col + ", ?) END",
-		args: []any{k.p1, k.p1, k.p2},
+		SQL:  "CASE WHEN json_type(" + k.col + ", ?) IS NOT NULL THEN json_extract(" + k.col + ", ?) ELSE json_extract(" + k.col + ", ?) END",
+		Args: []any{k.p1, k.p1, k.p2},
 	}
 }
 
@@ -293,20 +239,20 @@ func seq(parts ...any) cond {
 		case string:
 			b.WriteString(x)
 		case cond:
-			b.WriteString(x.sql)
-			c.args = append(c.args, x.args...)
+			b.WriteString(x.SQL)
+			c.Args = append(c.Args, x.Args...)
 		}
 	}
-	c.sql = b.String()
+	c.SQL = b.String()
 	return c
 }
 
-func exact(c cond) cond { c.exact = true; return c }
+func exact(c cond) cond { c.Exact = true; return c }
 
 // param is a bound value. Value comparisons come before type checks in
 // the conditions: SQLite stops at the first false term of an AND, and the
 // comparison fails for most records.
-func param(v any) cond { return cond{sql: "?", args: []any{v}} }
+func param(v any) cond { return cond{SQL: "?", Args: []any{v}} }
 
 // equal is filter.Equal(value, v) for a present value; missingIsNull
 // also matches a missing key when v is nil (EQ's rule).
@@ -424,7 +370,7 @@ func compare(col string, c *filter.Compare) cond {
 	case filter.OpNEQ:
 		eq := equal(ref, c.Value, false)
 		present := seq("(", typ, " <> '')")
-		if !eq.exact {
+		if !eq.Exact {
 			return present
 		}
 		return exact(seq("(", present, " AND NOT ", eq, ")"))
@@ -513,12 +459,12 @@ func where(f filter.Filters) (sqlText string, args []any, release func()) {
 	}
 	c := compileFilters("c.meta_data", f)
 	var parts []string
-	if c.sql != "" {
-		parts = append(parts, c.sql)
-		args = append(args, c.args...)
+	if c.SQL != "" {
+		parts = append(parts, c.SQL)
+		args = append(args, c.Args...)
 	}
 	release = func() {}
-	if !c.exact {
+	if !c.Exact {
 		var h int64
 		h, release = addMatcher(f)
 		parts = append(parts, matchFunc+"(c.meta_data, ?)")

@@ -147,9 +147,9 @@ func TestFiltersAgreeWithMatch(t *testing.T) {
 		slices.Sort(gotNames)
 		slices.Sort(want)
 		if !slices.Equal(gotNames, want) {
-			t.Errorf("filters %s (sql %s, exact %v): got %v, want %v", f, c.sql, c.exact, gotNames, want)
+			t.Errorf("filters %s (sql %s, exact %v): got %v, want %v", f, c.SQL, c.Exact, gotNames, want)
 		}
-		if c.exact {
+		if c.Exact {
 			exactCount++
 			if calls != 0 {
 				t.Errorf("filters %s are exact SQL but called filter.Match %d times", f, calls)
@@ -187,7 +187,7 @@ func TestLimitCountsMatchingRecords(t *testing.T) {
 	}
 	// CONTAINS folds case the Unicode way, which SQLite's lower() does not.
 	f := filter.List(filter.CONTAINS("label", "SPÉCIAL"))
-	if compileFilters("c.meta_data", f).exact {
+	if compileFilters("c.meta_data", f).Exact {
 		t.Fatal("test needs a filter left to filter.Match")
 	}
 	got, err := s.Search(t.Context(), vectordb.Query{Text: "q", Limit: 3, Filters: f})
