@@ -15,11 +15,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/agno-go/agno/internal/privatefile"
 	"io"
 	"log/slog"
 	"net/url"
-	"os"
-	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
@@ -319,27 +318,17 @@ func open(ctx context.Context, cfg Config, ms []migration) (*Store, error) {
 	return s, nil
 }
 
-// createPrivate makes the database file (and its directory) readable by
-// this user only, before SQLite opens it: it holds conversations, and
-// SQLite gives the -wal and -shm files the database file's mode. A file
-// that exists is left as it is, with a warning if others can read it.
+// createPrivate makes the database file private to this user before
+// SQLite opens it, and warns when an existing one is not.
 func createPrivate(path string, log *slog.Logger) error {
-	if dir := filepath.Dir(path); dir != "." {
-		if err := os.MkdirAll(dir, 0o700); err != nil {
-			return fmt.Errorf("sqlite: create directory of Config.Path: %w", err)
-		}
+	open, mode, err := privatefile.Create(path)
+	if err != nil {
+		return fmt.Errorf("sqlite: Config.Path %s: %w", path, err)
 	}
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
-	switch {
-	case err == nil:
-		return f.Close()
-	case errors.Is(err, os.ErrExist):
-		if fi, err := os.Stat(path); err == nil && fi.Mode().Perm()&0o077 != 0 {
-			log.Warn("sqlite: the database file is readable by other users; it holds conversations (chmod 600 it)", "path", path, "mode", fi.Mode().Perm().String())
-		}
-		return nil
+	if open {
+		log.Warn("sqlite: the database file is readable by other users; it holds conversations (chmod 600 it)", "path", path, "mode", mode.String())
 	}
-	return fmt.Errorf("sqlite: create Config.Path: %w", err)
+	return nil
 }
 
 // Close implements storage.Store. It waits for running statements.

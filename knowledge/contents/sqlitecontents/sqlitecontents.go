@@ -15,11 +15,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/agno-go/agno/internal/privatefile"
 	"log/slog"
 	"math"
 	"net/url"
-	"os"
-	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -349,24 +348,15 @@ func (s *Store) Delete(ctx context.Context, id string) error {
 	})
 }
 
-// createPrivate makes the database file (and its directory) readable by
-// this user only before SQLite opens it. A file that exists is left as it
-// is.
+// createPrivate makes the database file private to this user before
+// SQLite opens it, and warns when an existing one is not.
 func createPrivate(path string, log *slog.Logger) error {
-	if dir := filepath.Dir(path); dir != "." {
-		if err := os.MkdirAll(dir, 0o700); err != nil {
-			return fmt.Errorf("sqlitecontents: create directory of Path: %w", err)
-		}
+	open, mode, err := privatefile.Create(path)
+	if err != nil {
+		return fmt.Errorf("sqlitecontents: Path %s: %w", path, err)
 	}
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
-	switch {
-	case err == nil:
-		return f.Close()
-	case errors.Is(err, os.ErrExist):
-		if fi, err := os.Stat(path); err == nil && fi.Mode().Perm()&0o077 != 0 {
-			log.Warn("sqlitecontents: the database file is readable by other users (chmod 600 it)", "path", path, "mode", fi.Mode().Perm().String())
-		}
-		return nil
+	if open {
+		log.Warn("sqlitecontents: the database file is readable by other users (chmod 600 it)", "path", path, "mode", mode.String())
 	}
-	return fmt.Errorf("sqlitecontents: create Path: %w", err)
+	return nil
 }
