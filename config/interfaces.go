@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"os"
 	"slices"
+	"strings"
 
 	"github.com/BurntSushi/toml"
 
@@ -40,6 +41,21 @@ type SlackConfig struct {
 	// PublicURL is the https URL Slack reaches AgentOS at, for the served
 	// manifest; empty: the URL the manifest request came in on.
 	PublicURL string `toml:"public_url"`
+	// SuggestedPrompts are set on each new assistant thread, at most 4
+	// ([[interfaces.slack.suggested_prompts]] title/message); absent:
+	// agno's defaults. A pointer keeps SlackConfig comparable.
+	SuggestedPrompts *[]SlackPrompt `toml:"suggested_prompts"`
+	// MaxFileSize bounds one file downloaded from a Slack message, in
+	// bytes; 0 (absent): slack.DefaultMaxFileSize (32 MiB, not agno's
+	// 1 GiB: files are read into memory).
+	MaxFileSize int64 `toml:"max_file_size"`
+}
+
+// SlackPrompt is one suggested prompt: the message sent when picked and
+// the short title shown (default: the message).
+type SlackPrompt struct {
+	Title   string `toml:"title"`
+	Message string `toml:"message"`
 }
 
 func (c *Config) validateInterfaces(p *problems, md *toml.MetaData) {
@@ -89,6 +105,34 @@ func (c *Config) validateInterfaces(p *problems, md *toml.MetaData) {
 			p.at(key+".public_url", "interfaces.slack.public_url = %q: give the https URL Slack reaches AgentOS at (\"https://my-tunnel.ngrok.app\"), or remove the key to use the URL the manifest is requested on", s.PublicURL)
 		}
 	}
+	if s.SuggestedPrompts != nil {
+		checkSlackPrompts(p, key+".suggested_prompts", *s.SuggestedPrompts)
+	}
+	if defined("max_file_size") && s.MaxFileSize <= 0 {
+		p.at(key+".max_file_size", "interfaces.slack.max_file_size = %d: give the largest Slack file to download, in bytes, above 0 (for example 10485760 for 10 MiB), or remove the key for %d (32 MiB)", s.MaxFileSize, slack.DefaultMaxFileSize)
+	}
+}
+
+// checkSlackPrompts validates suggested_prompts; a missing title becomes
+// the message, which Slack shows when a prompt has no title.
+func checkSlackPrompts(p *problems, key string, prompts []SlackPrompt) {
+	switch {
+	case len(prompts) == 0:
+		p.at(key, "%s is empty: list up to %d prompts as [[%s]] tables with message = \"...\" (and title = \"...\"), or remove the key for agno's defaults", key, slack.MaxPrompts, key)
+		return
+	case len(prompts) > slack.MaxPrompts:
+		p.at(key, "%s has %d prompts: Slack shows at most %d, remove the others", key, len(prompts), slack.MaxPrompts)
+	}
+	for i := range prompts {
+		pr := &prompts[i]
+		pr.Title, pr.Message = strings.TrimSpace(pr.Title), strings.TrimSpace(pr.Message)
+		if pr.Message == "" {
+			p.at(fmt.Sprintf("%s[%d].message", key, i), "%s[%d] has no message: set message = \"<text sent when the prompt is picked>\"", key, i)
+		}
+		if pr.Title == "" {
+			pr.Title = pr.Message
+		}
+	}
 }
 
 // buildSlack resolves [interfaces.slack] against the resources: its id
@@ -103,6 +147,12 @@ func (c *Config) buildSlack(r *Resources) (*slack.Config, error) {
 		AgentID: s.Agent, TeamID: s.Team, WorkflowID: s.Workflow, Prefix: s.Prefix,
 		Token: os.Getenv(s.TokenEnv), SigningSecret: os.Getenv(s.SigningSecretEnv),
 		ReplyToMentionsOnly: s.ReplyToMentionsOnly, Streaming: s.Streaming, APIURL: s.APIURL, PublicURL: s.PublicURL,
+		MaxFileSize: s.MaxFileSize,
+	}
+	if s.SuggestedPrompts != nil {
+		for _, pr := range *s.SuggestedPrompts {
+			out.SuggestedPrompts = append(out.SuggestedPrompts, slack.Prompt{Title: pr.Title, Message: pr.Message})
+		}
 	}
 	if err := out.Normalize(); err != nil {
 		return nil, fmt.Errorf("config: %s: interfaces.slack: %w", c.Path, err)

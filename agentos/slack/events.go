@@ -36,6 +36,9 @@ type Message struct {
 	ThreadTS  string // the thread, or the message's ts for a new one
 	SessionID string // {entity_id}:{ThreadTS}
 	Team      string // the workspace (recipient_team_id when streaming)
+	// Files are the files shared with the message (event.files), not yet
+	// downloaded: see Download.
+	Files []File
 }
 
 // ErrBusy from a Start func answers 503: the server is shutting down.
@@ -57,28 +60,17 @@ const EventsRouteSummary = "Process incoming Slack events"
 type Events struct {
 	Config *Config
 	Start  func(Message) error
+	// ThreadStarted, when set, receives assistant_thread_started events
+	// (streaming only, as agno: suggested prompts need the assistant
+	// UX); like Start it must not block. Nil: they are ignored.
+	ThreadStarted func(ThreadStart) error
 	// Now is the clock of the timestamp window (default time.Now).
 	Now func() time.Time
 }
 
 func (e *Events) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxEventBytes))
-	if err != nil {
-		writeDetail(w, http.StatusRequestEntityTooLarge, "Slack event body too large")
-		return
-	}
-	ts := r.Header.Get("X-Slack-Request-Timestamp")
-	sig := r.Header.Get("X-Slack-Signature")
-	if ts == "" || sig == "" {
-		writeDetail(w, http.StatusBadRequest, "Missing Slack headers")
-		return
-	}
-	now := time.Now
-	if e.Now != nil {
-		now = e.Now
-	}
-	if !Verify(e.Config.SigningSecret, body, ts, sig, now()) {
-		writeDetail(w, http.StatusForbidden, "Invalid signature")
+	body, ok := signedBody(w, r, e.Config.SigningSecret, e.Now, "event")
+	if !ok {
 		return
 	}
 	// The first delivery was acknowledged and is being answered: a retry
@@ -103,21 +95,77 @@ func (e *Events) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if len(data.Event) > 0 {
-		if m, ok := e.Config.answerable(data.Event); ok {
+		var err error
+		if t, started := threadStarted(data.Event); started {
+			// agno ignores a thread it cannot address.
+			if t.Channel != "" && t.ThreadTS != "" && e.ThreadStarted != nil && e.Config.Streaming {
+				if data.TeamID != "" {
+					t.Team = data.TeamID
+				}
+				err = e.ThreadStarted(t)
+			}
+		} else if m, ok := e.Config.answerable(data.Event); ok {
 			if data.TeamID != "" {
 				m.Team = data.TeamID // agno: data.team_id or event.team
 			}
-			if err := e.Start(m); err != nil {
-				status := http.StatusInternalServerError
-				if errors.Is(err, ErrBusy) {
-					status = http.StatusServiceUnavailable
-				}
-				writeDetail(w, status, err.Error())
-				return
+			err = e.Start(m)
+		}
+		if err != nil {
+			status := http.StatusInternalServerError
+			if errors.Is(err, ErrBusy) {
+				status = http.StatusServiceUnavailable
 			}
+			writeDetail(w, status, err.Error())
+			return
 		}
 	}
 	writeOK(w)
+}
+
+// threadStarted reports whether raw is an assistant_thread_started event,
+// and reads its thread.
+func threadStarted(raw json.RawMessage) (ThreadStart, bool) {
+	var ev struct {
+		Type   string `json:"type"`
+		Thread struct {
+			UserID    string `json:"user_id"`
+			ChannelID string `json:"channel_id"`
+			ThreadTS  string `json:"thread_ts"`
+			Context   struct {
+				TeamID string `json:"team_id"`
+			} `json:"context"`
+		} `json:"assistant_thread"`
+	}
+	if json.Unmarshal(raw, &ev) != nil || ev.Type != "assistant_thread_started" {
+		return ThreadStart{}, false
+	}
+	th := ev.Thread
+	return ThreadStart{Channel: th.ChannelID, ThreadTS: th.ThreadTS, User: th.UserID, Team: th.Context.TeamID}, true
+}
+
+// signedBody reads a request Slack signed, or answers agno's error:
+// 413 past the bound, 400 without the headers, 403 for a bad or stale
+// signature. now is the clock of the window (nil: time.Now).
+func signedBody(w http.ResponseWriter, r *http.Request, secret string, now func() time.Time, what string) ([]byte, bool) {
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxEventBytes))
+	if err != nil {
+		writeDetail(w, http.StatusRequestEntityTooLarge, "Slack "+what+" body too large")
+		return nil, false
+	}
+	ts := r.Header.Get("X-Slack-Request-Timestamp")
+	sig := r.Header.Get("X-Slack-Signature")
+	if ts == "" || sig == "" {
+		writeDetail(w, http.StatusBadRequest, "Missing Slack headers")
+		return nil, false
+	}
+	if now == nil {
+		now = time.Now
+	}
+	if !Verify(secret, body, ts, sig, now()) {
+		writeDetail(w, http.StatusForbidden, "Invalid signature")
+		return nil, false
+	}
+	return body, true
 }
 
 // answerable applies agno's filters (bots, ignored subtypes,
@@ -137,13 +185,16 @@ func (c *Config) answerable(raw json.RawMessage) (Message, bool) {
 		Message     *struct {
 			BotID string `json:"bot_id"`
 		} `json:"message"`
+		Files []struct {
+			ID                 string `json:"id"`
+			Name               string `json:"name"`
+			Mimetype           string `json:"mimetype"`
+			Size               int64  `json:"size"`
+			URLPrivate         string `json:"url_private"`
+			URLPrivateDownload string `json:"url_private_download"`
+		} `json:"files"`
 	}
 	if json.Unmarshal(raw, &ev) != nil {
-		return Message{}, false
-	}
-	// assistant_thread_started sets suggested prompts in agno (streaming
-	// only): not built, so it is acknowledged and dropped.
-	if ev.Type == "assistant_thread_started" {
 		return Message{}, false
 	}
 	if ev.BotID != "" || (ev.Message != nil && ev.Message.BotID != "") || ignoredSubtypes[ev.Subtype] {
@@ -156,8 +207,18 @@ func (c *Config) answerable(raw json.RawMessage) (Message, bool) {
 	if thread == "" {
 		thread = ev.TS
 	}
+	var files []File
+	for _, f := range ev.Files {
+		// Both serve the bytes to the bot token; agno reads url_private,
+		// url_private_download is Slack's explicit download link.
+		u := f.URLPrivateDownload
+		if u == "" {
+			u = f.URLPrivate
+		}
+		files = append(files, File{ID: f.ID, Name: f.Name, MimeType: f.Mimetype, Size: f.Size, URL: u})
+	}
 	_, id := c.Entity()
-	return Message{Text: ev.Text, Channel: ev.Channel, User: ev.User, ThreadTS: thread, SessionID: id + ":" + thread, Team: ev.Team}, true
+	return Message{Text: ev.Text, Channel: ev.Channel, User: ev.User, ThreadTS: thread, SessionID: id + ":" + thread, Team: ev.Team, Files: files}, true
 }
 
 // shouldRespond is agno's helpers.should_respond.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"reflect"
 	"strconv"
 	"strings"
 	"sync"
@@ -81,7 +82,7 @@ func TestEventsHandler(t *testing.T) {
 	if w.Code != 200 || w.Body.String() != `{"status":"ok"}` {
 		t.Fatal(w.Code, w.Body)
 	}
-	if len(got) != 1 || got[0] != (Message{Text: "hi", Channel: "C1", User: "U1", ThreadTS: "1.0", SessionID: "wf:1.0"}) {
+	if len(got) != 1 || !reflect.DeepEqual(got[0], Message{Text: "hi", Channel: "C1", User: "U1", ThreadTS: "1.0", SessionID: "wf:1.0"}) {
 		t.Fatalf("%+v", got)
 	}
 	if w := send(`{not json`); w.Code != 400 {

@@ -1,10 +1,10 @@
 // Package slack is agno's Slack interface (agno.os.interfaces.slack):
-// its configuration, its /config entry, the Slack app manifest and POST
+// its configuration, its /config entry, the Slack app manifest, POST
 // {prefix}/events (signed events; replies streamed in the thread with
-// chat.startStream/appendStream/stopStream, or posted whole).
-//
-// Not built yet: task cards, files, suggested prompts and POST
-// {prefix}/interactions (approval cards).
+// chat.startStream/appendStream/stopStream and task cards, or posted
+// whole; files in and out; suggested prompts) and POST
+// {prefix}/interactions (the approval cards of paused runs: Card,
+// Action). Running and continuing the runs is AgentOS's part.
 package slack
 
 import (
@@ -50,6 +50,12 @@ type Config struct {
 	// PublicURL is the server's public base URL for the manifest; empty:
 	// the URL the manifest request came in on.
 	PublicURL string
+	// SuggestedPrompts are set on each new assistant thread (see
+	// Prompts); empty: agno's DefaultPrompts.
+	SuggestedPrompts []Prompt
+	// MaxFileSize bounds one downloaded Slack file, in bytes (see
+	// FileLimit); 0: DefaultMaxFileSize.
+	MaxFileSize int64
 }
 
 // Normalize fills the defaults and validates c.

@@ -54,15 +54,40 @@ func (s *Stream) Append(ctx context.Context, text string) error {
 	return s.flush(ctx)
 }
 
-func (s *Stream) flush(ctx context.Context) error {
-	if s.buf.Len() == 0 {
+// Tasks sends task card updates with the text buffered so far (agno's
+// stream.append(chunks=...)); the fallback message cannot show cards, so
+// there they are dropped.
+func (s *Stream) Tasks(ctx context.Context, chunks ...slackapi.StreamChunk) error {
+	if len(chunks) == 0 {
+		return nil
+	}
+	return s.flush(ctx, chunks...)
+}
+
+// content is the markdown_text and chunks options of a streaming call.
+func (s *Stream) content(text string, chunks []slackapi.StreamChunk) []slackapi.MsgOption {
+	var opts []slackapi.MsgOption
+	if text != "" {
+		opts = append(opts, slackapi.MsgOptionMarkdownText(text))
+	}
+	if len(chunks) > 0 {
+		opts = append(opts, slackapi.MsgOptionChunks(chunks...))
+	}
+	return opts
+}
+
+func (s *Stream) flush(ctx context.Context, chunks ...slackapi.StreamChunk) error {
+	if s.fallback {
+		chunks = nil
+	}
+	if s.buf.Len() == 0 && len(chunks) == 0 {
 		return nil
 	}
 	text := s.buf.String()
 	switch {
 	case s.ts == "" && !s.fallback:
-		opts := []slackapi.MsgOption{slackapi.MsgOptionTS(s.m.ThreadTS), slackapi.MsgOptionMarkdownText(text),
-			slackapi.MsgOptionRecipientUserID(s.m.User)}
+		opts := append([]slackapi.MsgOption{slackapi.MsgOptionTS(s.m.ThreadTS), slackapi.MsgOptionRecipientUserID(s.m.User),
+			slackapi.MsgOptionTaskDisplayMode(slackapi.TaskDisplayModePlan)}, s.content(text, chunks)...)
 		if s.m.Team != "" {
 			opts = append(opts, slackapi.MsgOptionRecipientTeamID(s.m.Team))
 		}
@@ -88,7 +113,7 @@ func (s *Stream) flush(ctx context.Context) error {
 			return err
 		}
 	default:
-		if _, _, err := s.api.AppendStreamContext(ctx, s.m.Channel, s.ts, slackapi.MsgOptionMarkdownText(text)); err != nil {
+		if _, _, err := s.api.AppendStreamContext(ctx, s.m.Channel, s.ts, s.content(text, chunks)...); err != nil {
 			return err
 		}
 	}
@@ -97,25 +122,28 @@ func (s *Stream) flush(ctx context.Context) error {
 }
 
 // Stop sends what is buffered and ends the stream (chat.stopStream with
-// the rest as markdown_text, as agno's stream.stop). Nothing was ever
-// written: nothing is sent.
-func (s *Stream) Stop(ctx context.Context) error {
+// the rest as markdown_text and the last card updates, as agno's
+// stream.stop). Nothing was ever written: nothing is sent.
+func (s *Stream) Stop(ctx context.Context, chunks ...slackapi.StreamChunk) error {
+	if s.fallback {
+		chunks = nil
+	}
 	if s.ts == "" {
-		if s.buf.Len() == 0 {
+		if s.buf.Len() == 0 && len(chunks) == 0 {
 			return nil
 		}
-		if err := s.flush(ctx); err != nil {
+		if err := s.flush(ctx, chunks...); err != nil {
 			return err
 		}
+		if s.fallback {
+			return nil
+		}
+		chunks = nil
 	}
 	if s.fallback {
 		return s.flush(ctx)
 	}
-	var opts []slackapi.MsgOption
-	if s.buf.Len() > 0 {
-		opts = append(opts, slackapi.MsgOptionMarkdownText(s.buf.String()))
-	}
-	_, _, err := s.api.StopStreamContext(ctx, s.m.Channel, s.ts, opts...)
+	_, _, err := s.api.StopStreamContext(ctx, s.m.Channel, s.ts, s.content(s.buf.String(), chunks)...)
 	s.buf.Reset()
 	return err
 }
