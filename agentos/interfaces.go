@@ -39,21 +39,24 @@ func checkSlack(c *slack.Config, cat *catalog) (*slack.Config, error) {
 	return &s, nil
 }
 
-// interfaceRoutes registers the interfaces' routes. Slack: the manifest
-// and events; interactions (approvals) are not built yet.
+// interfaceRoutes registers the interfaces' routes. Slack: the
+// manifest, events and interactions (approval cards).
 func (o *OS) interfaceRoutes(mux routeMux) {
 	if s := o.cfg.Slack; s != nil {
 		mux.HandleFunc(s.ManifestRoute(), s.ServeManifest)
-		ev := &slack.Events{Config: s, Start: o.slackStart(s)}
+		ev := &slack.Events{Config: s, Start: o.slackStart(s), ThreadStarted: o.slackThreadStarted(s)}
 		mux.HandleFunc(s.EventsRoute(), ev.ServeHTTP)
+		in := &slack.Interactions{Config: s, Handle: o.slackInteract(s)}
+		mux.HandleFunc(s.InteractionsRoute(), in.ServeHTTP)
 	}
 }
 
-// slackOpenPath reports the Slack events path: Slack cannot send
-// AgentOS's key, its signature is the auth (agno's interface routes
-// carry no key dependency either).
+// slackOpenPath reports the Slack events and interactions paths: Slack
+// cannot send AgentOS's key, its signature is the auth (agno's interface
+// routes carry no key dependency either).
 func (o *OS) slackOpenPath(p string) bool {
-	return o.cfg.Slack != nil && p == o.cfg.Slack.EventsPath()
+	s := o.cfg.Slack
+	return s != nil && (p == s.EventsPath() || p == s.InteractionsPath())
 }
 
 // interfaces is /config interfaces: agno's [{type, version, route}].
@@ -75,7 +78,10 @@ func (o *OS) interfaceAPIRoutes() []apiRoute {
 			Result: "Slack app manifest (JSON)"},
 			apiRoute{Pattern: s.EventsRoute(), Tag: "Slack", Summary: slack.EventsRouteSummary, Open: true, JSON: slackEventParams,
 				Desc:   "Slack Events API endpoint, signed with the app's signing secret (X-Slack-Signature, X-Slack-Request-Timestamp within 5 minutes); no AgentOS key. Answers url_verification with the challenge, acknowledges retries, and answers mentions and direct messages in their thread, streamed (chat.startStream/appendStream/stopStream) unless streaming is off.",
-				Result: "{\"status\":\"ok\"} or {\"challenge\"}"})
+				Result: "{\"status\":\"ok\"} or {\"challenge\"}"},
+			apiRoute{Pattern: s.InteractionsRoute(), Tag: "Slack", Summary: slack.InteractionsRouteSummary, Open: true, Form: slackInteractionParams,
+				Desc:   "Slack interactivity endpoint for the approval cards of paused runs, signed like events; no AgentOS key. Approve / Deny redraw the card (approving the last pending row answers at once), Submit applies the answers (ephemeral message when one is invalid) and continues the run in the thread, exactly once.",
+				Result: "{\"status\":\"ok\"}"})
 	}
 	return out
 }

@@ -52,13 +52,13 @@ func TestSlackConfigAndManifest(t *testing.T) {
 	if m.Settings.EventSubscriptions.RequestURL != "http://localhost:7777/slack/events" || m.Settings.Interactivity.RequestURL != "http://localhost:7777/slack/interactions" {
 		t.Fatal(m.Settings)
 	}
-	// Not built yet: no route pretends to take clicks.
-	req, _ := http.NewRequest(http.MethodPost, "/slack/interactions", strings.NewReader("{}"))
+	// Interactions are open to Slack, not to unsigned callers.
+	req, _ := http.NewRequest(http.MethodPost, "/slack/interactions", strings.NewReader("payload=%7B%7D"))
 	req.RemoteAddr, req.Host = "127.0.0.1:40000", "localhost:7777"
 	w := httptest.NewRecorder()
 	h.ServeHTTP(w, req)
-	if w.Code != http.StatusNotFound {
-		t.Fatalf("POST /slack/interactions = %d", w.Code)
+	if w.Code != http.StatusBadRequest || !strings.Contains(w.Body.String(), "Missing Slack headers") {
+		t.Fatalf("unsigned POST /slack/interactions = %d %s", w.Code, w.Body)
 	}
 	doc, _ := fetchOpenAPI(t, h)
 	if _, ok := doc.Paths["/slack/manifest.json"]["get"]; !ok {
@@ -66,6 +66,9 @@ func TestSlackConfigAndManifest(t *testing.T) {
 	}
 	if _, ok := doc.Paths["/slack/events"]["post"]; !ok {
 		t.Fatal("events route not documented")
+	}
+	if _, ok := doc.Paths["/slack/interactions"]["post"]; !ok {
+		t.Fatal("interactions route not documented")
 	}
 }
 

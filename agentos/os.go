@@ -176,6 +176,8 @@ type OS struct {
 	ownSpool string
 	// kjobs runs knowledge uploads in the background.
 	kjobs *knowledgeJobs
+	// slackCards follows the Slack approval cards posted here.
+	slackCards *slackCards
 }
 
 // New validates cfg and returns the OS. It marks runs left RUNNING by a
@@ -233,6 +235,9 @@ func New(cfg Config) (*OS, error) {
 	}
 	o.cat.Store(cat)
 	o.startKnowledge()
+	if cfg.Slack != nil {
+		o.startSlackCards()
+	}
 	return o, nil
 }
 
@@ -316,6 +321,9 @@ func (o *OS) Close() error {
 		return nil
 	}
 	o.kjobs.stop() // before the stores close
+	if o.slackCards != nil {
+		o.slackCards.stop()
+	}
 	var errs []error
 	for _, a := range o.catalog().Agents {
 		errs = append(errs, a.Close())

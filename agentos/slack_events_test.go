@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -33,6 +34,8 @@ type slackCall struct {
 	Method string
 	Form   map[string]string
 	Auth   string
+	// TS is the ts the fake gave a posted message.
+	TS string
 }
 
 // fakeSlack is a Slack Web API speaking its JSON ({"ok":true,...}).
@@ -43,26 +46,60 @@ type fakeSlack struct {
 	got   chan slackCall
 	// refuseStream answers chat.startStream with Slack's error JSON.
 	refuseStream atomic.Bool
+	posted       atomic.Int64
 }
 
 func newFakeSlack(t *testing.T) *fakeSlack {
 	f := &fakeSlack{got: make(chan slackCall, 64)}
 	f.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// Files: downloads need the bot token; uploads go to the URL
+		// files.getUploadURLExternal gave.
+		if name, ok := strings.CutPrefix(r.URL.Path, "/files/"); ok {
+			if r.Header.Get("Authorization") != "Bearer xoxb-test" {
+				http.Error(w, "not authed", http.StatusForbidden)
+				return
+			}
+			_, _ = io.WriteString(w, "bytes of "+name)
+			return
+		}
+		if strings.HasPrefix(r.URL.Path, "/upload/") {
+			b, _ := io.ReadAll(r.Body)
+			f.mu.Lock()
+			f.calls = append(f.calls, slackCall{Method: "upload", Form: map[string]string{"path": r.URL.Path, "body": string(b)}})
+			f.mu.Unlock()
+			_, _ = io.WriteString(w, "OK - "+strconv.Itoa(len(b)))
+			return
+		}
 		_ = r.ParseForm()
 		c := slackCall{Method: strings.TrimPrefix(r.URL.Path, "/api/"), Form: map[string]string{}, Auth: r.Header.Get("Authorization")}
 		for k := range r.Form {
 			c.Form[k] = r.Form.Get(k)
 		}
+		if c.Method == "chat.postMessage" {
+			// Every message gets its own ts: 1700000999.000100, .000101, …
+			c.TS = fmt.Sprintf("1700000999.%06d", 100+f.posted.Add(1)-1)
+		}
 		f.mu.Lock()
 		f.calls = append(f.calls, c)
 		f.mu.Unlock()
-		f.got <- c
+		select {
+		case f.got <- c:
+		default: // nobody waits: the calls are kept above
+		}
 		w.Header().Set("Content-Type", "application/json")
 		switch c.Method {
 		case "chat.postMessage":
-			_ = json.NewEncoder(w).Encode(map[string]any{"ok": true, "channel": c.Form["channel"], "ts": "1700000999.000100",
+			_ = json.NewEncoder(w).Encode(map[string]any{"ok": true, "channel": c.Form["channel"], "ts": c.TS,
 				"message": map[string]any{"type": "message", "text": c.Form["text"], "thread_ts": c.Form["thread_ts"]}})
-		case "assistant.threads.setStatus", "assistant.threads.setTitle":
+		case "chat.postEphemeral":
+			_ = json.NewEncoder(w).Encode(map[string]any{"ok": true, "message_ts": "1700000999.900000"})
+		case "chat.delete":
+			_ = json.NewEncoder(w).Encode(map[string]any{"ok": true, "channel": c.Form["channel"], "ts": c.Form["ts"]})
+		case "files.getUploadURLExternal":
+			_ = json.NewEncoder(w).Encode(map[string]any{"ok": true, "upload_url": f.srv.URL + "/upload/F1", "file_id": "F1"})
+		case "files.completeUploadExternal":
+			_ = json.NewEncoder(w).Encode(map[string]any{"ok": true, "files": []any{map[string]any{"id": "F1", "title": "image.png"}}})
+		case "assistant.threads.setStatus", "assistant.threads.setTitle", "assistant.threads.setSuggestedPrompts":
 			_, _ = io.WriteString(w, `{"ok":true}`)
 		case "chat.startStream":
 			if f.refuseStream.Load() {
@@ -175,15 +212,22 @@ func (e *slackEnv) drain(t *testing.T) {
 // edits the request.
 func (e *slackEnv) send(t *testing.T, body string, ts time.Time, mod func(*http.Request)) (int, string) {
 	t.Helper()
+	return e.signedPost(t, "/slack/events", "application/json", body, ts, mod)
+}
+
+// signedPost posts body to path signed as Slack does at ts (now when
+// 0); mod edits the request.
+func (e *slackEnv) signedPost(t *testing.T, path, contentType, body string, ts time.Time, mod func(*http.Request)) (int, string) {
+	t.Helper()
 	if ts.IsZero() {
 		ts = time.Now()
 	}
-	req, err := http.NewRequest(http.MethodPost, e.url+"/slack/events", strings.NewReader(body))
+	req, err := http.NewRequest(http.MethodPost, e.url+path, strings.NewReader(body))
 	if err != nil {
 		t.Fatal(err)
 	}
 	sec := strconv.FormatInt(ts.Unix(), 10)
-	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Content-Type", contentType)
 	req.Header.Set("X-Slack-Request-Timestamp", sec)
 	req.Header.Set("X-Slack-Signature", slack.Sign(slackSecret, []byte(body), sec))
 	if mod != nil {

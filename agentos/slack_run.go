@@ -21,7 +21,54 @@ const slackPostTimeout = 10 * time.Second
 var slackEventParams = []apiParam{
 	{Name: "type", Type: "string", Desc: "url_verification or event_callback", Required: true},
 	{Name: "challenge", Type: "string", Desc: "url_verification: echoed back"},
-	{Name: "event", Type: "object", Desc: "event_callback: the event (app_mention, message)"},
+	{Name: "event", Type: "object", Desc: "event_callback: the event (app_mention, message, assistant_thread_started)"},
+}
+
+// slackInteractionParams documents the interactions body.
+var slackInteractionParams = []apiParam{
+	{Name: "payload", Type: "string", Desc: "Slack's block_actions payload (JSON): the card clicked, its state and the action (row_approve, row_reject, submit_pause)", Required: true},
+}
+
+// slackReply answers in one Slack thread for the served agent, team or
+// workflow: a new message, or a run continued from its approval card.
+type slackReply struct {
+	o    *OS
+	s    *slack.Config
+	api  *slackapi.Client
+	m    slack.Message
+	kind string
+	id   string
+	// title: set the thread's title from m.Text (a new conversation).
+	title bool
+}
+
+// slackResult is what a run left to say in Slack.
+type slackResult struct {
+	runID              string
+	content, reasoning string
+	status             run.Status
+	// out is the agent's or team's output (nil for a workflow).
+	out *run.Output
+}
+
+// bg is a context for a Web API call after the run: it outlives a
+// cancelled run, within slackPostTimeout.
+func (r *slackReply) bg(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.WithoutCancel(ctx), slackPostTimeout)
+}
+
+func (r *slackReply) post(ctx context.Context, text string) {
+	pctx, cancel := r.bg(ctx)
+	defer cancel()
+	if err := slack.Post(pctx, r.api, r.m, text); err != nil {
+		r.o.log.Warn("Slack: could not post the reply", "channel", r.m.Channel, "thread_ts", r.m.ThreadTS, "err", err)
+	}
+}
+
+func (r *slackReply) status(ctx context.Context, thinking bool) {
+	pctx, cancel := r.bg(ctx)
+	defer cancel()
+	slack.SetStatus(pctx, r.api, r.m, thinking)
 }
 
 // slackStart returns the Events' Start: it runs the message through the
@@ -33,43 +80,130 @@ func (o *OS) slackStart(s *slack.Config) func(slack.Message) error {
 	return func(m slack.Message) error {
 		req := &run.Request{Input: m.Text, RunID: run.NewID(), SessionID: m.SessionID, UserID: m.User,
 			Metadata: map[string]any{"channel_id": m.Channel}}
+		if s.Streaming && kind != "workflow" {
+			req.Stream, req.StreamEvents = true, true // agno: stream=True, stream_events=True
+		}
 		err := o.eng.Detach(context.Background(), req.RunID, kind, func(ctx context.Context) {
-			bg := func() (context.Context, context.CancelFunc) {
-				return context.WithTimeout(context.WithoutCancel(ctx), slackPostTimeout)
-			}
-			post := func(text string) {
-				pctx, cancel := bg()
-				defer cancel()
-				if err := slack.Post(pctx, api, m, text); err != nil {
-					o.log.Warn("Slack: could not post the reply", "channel", m.Channel, "thread_ts", m.ThreadTS, "err", err)
+			r := &slackReply{o: o, s: s, api: api, m: m, kind: kind, id: id, title: true}
+			if len(m.Files) > 0 {
+				// agno: the files go with the message; those it cannot
+				// take are named to the model.
+				in, err := slack.Download(ctx, api, m.Files, s.FileLimit())
+				if err != nil {
+					return // cancelled at shutdown before it began
 				}
+				req.Images, req.Files, req.Input = in.Images, in.Files, in.Notice(m.Text)
 			}
-			sctx, cancel := bg()
-			slack.SetStatus(sctx, api, m, true)
-			cancel()
-			if s.Streaming {
-				// Slack clears the status when the stream stops.
-				o.slackStream(ctx, api, m, kind, id, req, bg)
-				return
-			}
-			defer func() {
-				sctx, cancel := bg()
-				defer cancel()
-				slack.SetStatus(sctx, api, m, false)
-			}()
-			content, reasoning, status, err := o.runForSlack(ctx, kind, id, req, nil)
-			switch {
-			case status == run.StatusError:
-				o.log.Error("Slack: the run failed", "run_id", req.RunID, "err", err)
-				post(slack.RunErrorText)
-			case err != nil:
-				o.log.Error("Slack: could not run", "run_id", req.RunID, "err", err)
-				post(slack.ErrorText)
-			default:
-				if reasoning != "" {
-					post(slack.Reasoning(reasoning))
-				}
-				post(content)
+			r.answer(ctx, nil, func(emit run.Emitter) (slackResult, error) {
+				return o.runForSlack(ctx, kind, id, req, emit)
+			})
+		})
+		if errors.Is(err, runs.ErrShuttingDown) {
+			return slack.ErrBusy
+		}
+		return err
+	}
+}
+
+// runForSlack executes req on the served agent, team or workflow id.
+func (o *OS) runForSlack(ctx context.Context, kind, id string, req *run.Request, emit run.Emitter) (slackResult, error) {
+	if kind == "workflow" {
+		wf, ok := o.catalog().workflows[id]
+		if !ok {
+			return slackResult{}, fmt.Errorf("workflow %q is no longer served", id)
+		}
+		out, err := wf.Execute(ctx, req, emit)
+		if out == nil {
+			return slackResult{}, err
+		}
+		return slackResult{runID: out.RunID, content: run.ContentText(out.Content), status: out.Status}, err
+	}
+	ex := o.slackExecutor(kind, id)
+	if ex == nil {
+		return slackResult{}, fmt.Errorf("%s %q is no longer served", kind, id)
+	}
+	return outputResult(ex.Execute(ctx, req, emit))
+}
+
+func outputResult(out *run.Output, err error) (slackResult, error) {
+	if out == nil {
+		return slackResult{}, err
+	}
+	return slackResult{runID: out.RunID, content: run.ContentText(out.Content), reasoning: out.ReasoningContent, status: out.Status, out: out}, err
+}
+
+// slackExecutor is the served agent or team id (nil: not served now).
+func (o *OS) slackExecutor(kind, id string) run.Executor {
+	cat := o.catalog()
+	switch kind {
+	case "agent":
+		if a, ok := cat.agents[id]; ok {
+			return a
+		}
+	case "team":
+		if t, ok := cat.teams[id]; ok {
+			return t
+		}
+	}
+	return nil
+}
+
+func (o *OS) slackEntityName(kind, id string) string {
+	if ex := o.slackExecutor(kind, id); ex != nil && ex.Name() != "" {
+		return ex.Name()
+	}
+	return id
+}
+
+// answer runs exec and says its result in the thread, streamed or
+// whole; pre are task cards to show first (a continuation's denials).
+// A run that pauses gets agno's approval card.
+func (r *slackReply) answer(ctx context.Context, pre []slackapi.StreamChunk, exec func(run.Emitter) (slackResult, error)) {
+	r.status(ctx, true)
+	if r.s.Streaming {
+		r.stream(ctx, pre, exec) // Slack clears the status when the stream stops
+		return
+	}
+	defer r.status(ctx, false)
+	res, err := exec(nil)
+	if r.failed(res, err) {
+		r.post(ctx, errorText(res, err))
+		return
+	}
+	if res.status == run.StatusPaused {
+		r.paused(ctx, res)
+		return
+	}
+	if res.reasoning != "" {
+		r.post(ctx, slack.Reasoning(res.reasoning))
+	}
+	r.post(ctx, res.content)
+	r.upload(ctx, res)
+}
+
+// upload sends the images the run made into the thread (agno's
+// upload_response_media_async).
+func (r *slackReply) upload(ctx context.Context, res slackResult) {
+	if res.out == nil || len(res.out.Images) == 0 {
+		return
+	}
+	pctx, cancel := r.bg(ctx)
+	defer cancel()
+	if err := slack.UploadOutputs(pctx, r.api, r.m, res.out); err != nil {
+		r.o.log.Warn("Slack: could not upload the run's images", "channel", r.m.Channel, "err", err)
+	}
+}
+
+// slackThreadStarted returns the Events' ThreadStarted: agno's
+// suggested prompts for a new assistant thread, set in the background.
+func (o *OS) slackThreadStarted(s *slack.Config) func(slack.ThreadStart) error {
+	api := s.Client()
+	return func(t slack.ThreadStart) error {
+		err := o.eng.Detach(context.Background(), "slack-thread:"+run.NewID(), "slack", func(ctx context.Context) {
+			pctx, cancel := context.WithTimeout(ctx, slackPostTimeout)
+			defer cancel()
+			if err := slack.SetSuggestedPrompts(pctx, api, t, s.Prompts()); err != nil {
+				o.log.Warn("Slack: could not set the suggested prompts", "channel", t.Channel, "err", err)
 			}
 		})
 		if errors.Is(err, runs.ErrShuttingDown) {
@@ -79,130 +213,129 @@ func (o *OS) slackStart(s *slack.Config) func(slack.Message) error {
 	}
 }
 
-// runForSlack executes req on the served agent, team or workflow id and
-// returns its text, reasoning and status.
-func (o *OS) runForSlack(ctx context.Context, kind, id string, req *run.Request, emit run.Emitter) (content, reasoning string, status run.Status, err error) {
-	cat := o.catalog()
-	var ex run.Executor
-	switch kind {
-	case "agent":
-		if a, ok := cat.agents[id]; ok {
-			ex = a
-		}
-	case "team":
-		if t, ok := cat.teams[id]; ok {
-			ex = t
-		}
+// failed logs a failed run; the caller posts agno's error text.
+func (r *slackReply) failed(res slackResult, err error) bool {
+	switch {
+	case res.status == run.StatusError:
+		r.o.log.Error("Slack: the run failed", "kind", r.kind, "id", r.id, "err", err)
+	case err != nil:
+		r.o.log.Error("Slack: could not run", "kind", r.kind, "id", r.id, "err", err)
 	default:
-		wf, ok := cat.workflows[id]
-		if !ok {
-			return "", "", "", fmt.Errorf("workflow %q is no longer served", id)
-		}
-		out, err := wf.Execute(ctx, req, emit)
-		if out == nil {
-			return "", "", "", err
-		}
-		return run.ContentText(out.Content), "", out.Status, err
+		return false
 	}
-	if ex == nil {
-		return "", "", "", fmt.Errorf("%s %q is no longer served", kind, id)
-	}
-	out, err := ex.Execute(ctx, req, emit)
-	if out == nil {
-		return "", "", "", err
-	}
-	return run.ContentText(out.Content), out.ReasoningContent, out.Status, err
+	return true
 }
 
-// slackStream is agno's _stream_slack_response: the run's own content
-// deltas (RunContent of the agent, TeamRunContent of the team; not a
-// member's) are streamed in the thread in batches of
-// slack.StreamBufferSize characters; a workflow, or a run that streamed
-// nothing, sends its final content. A failure stops the open stream,
-// clears the status and posts agno's error text.
-func (o *OS) slackStream(ctx context.Context, api *slackapi.Client, m slack.Message, kind, id string, req *run.Request,
-	bg func() (context.Context, context.CancelFunc)) {
-	st := slack.NewStream(api, m)
+func errorText(res slackResult, err error) string {
+	switch {
+	case res.status == run.StatusError:
+		return slack.RunErrorText
+	case errors.Is(err, run.ErrNotPaused):
+		// A continuation raced with another channel, which won.
+		return slackAnsweredFirst
+	}
+	return slack.ErrorText
+}
+
+// stream is agno's _stream_slack_response: the run's own content deltas
+// (RunContent of the agent, TeamRunContent of the team; not a member's)
+// are streamed in the thread in batches of slack.StreamBufferSize
+// characters, tool calls (a member's labelled with the member) and
+// reasoning as task cards; a workflow, or a run that streamed nothing,
+// sends its final content. A failure stops the open stream, clears the
+// status and posts agno's error text.
+func (r *slackReply) stream(ctx context.Context, pre []slackapi.StreamChunk, exec func(run.Emitter) (slackResult, error)) {
+	st := slack.NewStream(r.api, r.m)
+	st.Titled = !r.title
+	tasks := slack.NewTasks(r.o.slackEntityName(r.kind, r.id))
 	var (
 		mu       sync.Mutex
 		streamed bool
 		sendErr  error
 	)
-	send := func(text string) {
-		if sendErr != nil || text == "" {
+	// send is called with mu held.
+	send := func(text string, chunks []slackapi.StreamChunk) {
+		if sendErr != nil || (text == "" && len(chunks) == 0) {
 			return
 		}
-		pctx, cancel := bg()
+		pctx, cancel := r.bg(ctx)
 		defer cancel()
 		if !st.Titled {
 			st.Titled = true
-			slack.SetTitle(pctx, api, m)
+			slack.SetTitle(pctx, r.api, r.m)
 		}
-		sendErr = st.Append(pctx, text)
+		if text != "" {
+			sendErr = st.Append(pctx, text)
+		}
+		if sendErr == nil && len(chunks) > 0 {
+			sendErr = st.Tasks(pctx, chunks...)
+		}
 	}
+	mu.Lock()
+	send("", pre)
+	mu.Unlock()
 	emit := func(ev run.Event) bool {
-		rc, ok := ev.(*run.RunContent)
-		if !ok {
-			return true
-		}
-		own := (kind == "agent" && ev.Kind() == "RunContent" && rc.AgentID == id) ||
-			(kind == "team" && ev.Kind() == "TeamRunContent" && rc.TeamID == id)
-		if !own {
-			return true
-		}
 		mu.Lock()
 		defer mu.Unlock()
-		if text := run.ContentText(rc.Content); text != "" {
-			streamed = true
-			send(text)
+		chunks := tasks.Update(ev)
+		text := ""
+		if rc, ok := ev.(*run.RunContent); ok {
+			own := (r.kind == "agent" && ev.Kind() == "RunContent" && rc.AgentID == r.id) ||
+				(r.kind == "team" && ev.Kind() == "TeamRunContent" && rc.TeamID == r.id)
+			if own {
+				text = run.ContentText(rc.Content)
+			}
 		}
+		if text != "" {
+			streamed = true
+		}
+		send(text, chunks)
 		return true
 	}
 	var em run.Emitter
-	if kind != "workflow" {
-		// agno runs with stream=True, stream_events=True.
-		req.Stream, req.StreamEvents = true, true
+	if r.kind != "workflow" {
 		em = emit
 	}
-	content, _, status, err := o.runForSlack(ctx, kind, id, req, em)
+	res, err := exec(em)
 	mu.Lock()
 	defer mu.Unlock()
-	if err == nil && status != run.StatusError && !streamed {
-		send(content)
-	}
 	fail := func(text string) {
-		pctx, cancel := bg()
+		pctx, cancel := r.bg(ctx)
 		defer cancel()
-		slack.SetStatus(pctx, api, m, false)
+		slack.SetStatus(pctx, r.api, r.m, false)
 		st.Abort(pctx)
-		if err := slack.Post(pctx, api, m, text); err != nil {
-			o.log.Warn("Slack: could not post the reply", "channel", m.Channel, "thread_ts", m.ThreadTS, "err", err)
+		if err := slack.Post(pctx, r.api, r.m, text); err != nil {
+			r.o.log.Warn("Slack: could not post the reply", "channel", r.m.Channel, "thread_ts", r.m.ThreadTS, "err", err)
 		}
 	}
-	switch {
-	case status == run.StatusError:
-		o.log.Error("Slack: the run failed", "run_id", req.RunID, "err", err)
-		fail(slack.RunErrorText)
-		return
-	case err != nil:
-		o.log.Error("Slack: could not run", "run_id", req.RunID, "err", err)
-		fail(slack.ErrorText)
+	if r.failed(res, err) {
+		fail(errorText(res, err))
 		return
 	}
+	if !streamed && res.status != run.StatusPaused {
+		send(res.content, nil)
+	}
+	final := slack.TaskComplete
+	if res.status == run.StatusPaused {
+		final = slack.TaskPending
+	}
 	if sendErr == nil {
-		pctx, cancel := bg()
-		sendErr = st.Stop(pctx)
+		pctx, cancel := r.bg(ctx)
+		sendErr = st.Stop(pctx, tasks.Settle(final)...)
 		cancel()
 	}
 	if sendErr != nil {
-		o.log.Warn("Slack: could not stream the reply", "channel", m.Channel, "thread_ts", m.ThreadTS, "err", sendErr)
+		r.o.log.Warn("Slack: could not stream the reply", "channel", r.m.Channel, "thread_ts", r.m.ThreadTS, "err", sendErr)
 		fail(slack.ErrorText)
+		return
+	}
+	if res.status == run.StatusPaused {
+		r.paused(ctx, res)
 		return
 	}
 	if !st.Started() {
 		// Nothing to say: Slack did not see a message, clear the status.
-		pctx, cancel := bg()
-		slack.SetStatus(pctx, api, m, false)
-		cancel()
+		r.status(ctx, false)
 	}
+	r.upload(ctx, res)
 }
