@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -426,6 +427,11 @@ func TestSlackEventsOpenInJWTAndProtectedMode(t *testing.T) {
 			t.Fatalf("%s: %d %s", name, code, body)
 		}
 		e.slack.waitCleared(t)
+		// So is the interactions route: its signature is its auth.
+		form := "payload=" + url.QueryEscape(`{"type":"block_actions","actions":[]}`)
+		if code, body := e.signedPost(t, "/slack/interactions", "application/x-www-form-urlencoded", form, time.Time{}, remote); code != 200 || body != `{"status":"ok"}` {
+			t.Fatalf("%s: interactions %d %s", name, code, body)
+		}
 		e.drain(t)
 		if p := e.slack.posts(); len(p) != 1 {
 			t.Fatalf("%s: posts %+v", name, p)

@@ -569,3 +569,53 @@ func TestSlackStreamedTeamMemberTaskCards(t *testing.T) {
 		t.Fatalf("streamed %q", text.String())
 	}
 }
+
+// A continued run that pauses again posts a new card; answering it
+// finishes the run.
+func TestSlackRepause(t *testing.T) {
+	paid := &atomic.Int64{}
+	pay := tool.Must(tool.New("pay", "pay an amount", func(_ context.Context, a struct {
+		Amount int `json:"amount"`
+	}) (string, error) {
+		paid.Add(int64(a.Amount))
+		return "paid " + strconv.Itoa(a.Amount), nil
+	}, tool.RequiresConfirmation()))
+	m := modeltest.NewFunc(func(req *model.Request) modeltest.Response {
+		results := 0
+		for _, msg := range req.Messages {
+			if msg.Role == model.RoleTool {
+				results++
+			}
+		}
+		switch results {
+		case 0:
+			return modeltest.Response{ToolCalls: []model.ToolCall{modeltest.ToolCall("c1", "pay", `{"amount":42}`)}}
+		case 1:
+			return modeltest.Response{ToolCalls: []model.ToolCall{modeltest.ToolCall("c2", "pay", `{"amount":8}`)}}
+		}
+		return modeltest.Response{Content: "Both paid"}
+	})
+	e := newSlackEnv(t, true, func(c *Config) {
+		c.Agents = []*agent.Agent{newAgent(t, agent.Config{ID: "helper", Name: "Cashier", Model: m, Store: c.Store, Tools: []tool.Provider{pay}})}
+	})
+	env := &cashierEnv{slackEnv: e, paid: paid}
+	_, first := env.pausedCard(t, payMention)
+	if code, _ := e.click(t, first.TS, blocksOf(t, first), slack.ActionApprove, nil); code != 200 {
+		t.Fatal(code)
+	}
+	second := e.slack.waitCall(t, "chat.postMessage", func(c slackCall) bool { return c.Form["blocks"] != "" && c.TS != first.TS })
+	if !strings.Contains(second.Form["blocks"], `"text":"*Approval required:* `+"`pay`"+`\n• amount: `+"`8`"+`"`) {
+		t.Fatalf("second card %s", second.Form["blocks"])
+	}
+	if paid.Load() != 42 {
+		t.Fatalf("paid %d before the second approval", paid.Load())
+	}
+	if code, _ := e.click(t, second.TS, blocksOf(t, second), slack.ActionApprove, nil); code != 200 {
+		t.Fatal(code)
+	}
+	e.slack.waitCall(t, "chat.postMessage", func(c slackCall) bool { return c.Form["text"] == "Both paid" })
+	e.drain(t)
+	if paid.Load() != 50 {
+		t.Fatalf("paid %d", paid.Load())
+	}
+}
