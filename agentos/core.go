@@ -108,7 +108,9 @@ func staticFunctions(providers []tool.Provider) []*tool.Function {
 // settings are included.
 func (o *OS) agentResponse(a *agent.Agent) map[string]any {
 	cfg := a.Config()
-	out := map[string]any{"id": a.ID(), "name": cfg.Name}
+	// agno's is_factory / is_component are false, not absent, for an
+	// agent defined in code or a file.
+	out := map[string]any{"id": a.ID(), "name": cfg.Name, "is_factory": false, "is_component": false}
 	if o.cfg.DBID != "" {
 		out["db_id"] = o.cfg.DBID
 	}
@@ -223,7 +225,7 @@ func (o *OS) handleAgent(w http.ResponseWriter, r *http.Request) {
 // teamResponse is agno's TeamResponse, members included.
 func (o *OS) teamResponse(t *team.Team) map[string]any {
 	cfg := t.Config()
-	out := map[string]any{"id": t.ID(), "name": cfg.Name, "mode": string(t.Mode())}
+	out := map[string]any{"id": t.ID(), "name": cfg.Name, "mode": string(t.Mode()), "is_factory": false, "is_component": false}
 	if o.cfg.DBID != "" {
 		out["db_id"] = o.cfg.DBID
 	}

@@ -222,6 +222,14 @@ func TestUserIsolationMatrix(t *testing.T) {
 			t.Errorf("bob %s %s without session_id: %d %s, want 400 naming session_id", method, path, r.status, r.body)
 		}
 	}
+	// GET of one run: session_id is a required query parameter (422).
+	missingSession := func(path string) {
+		t.Helper()
+		r := j.call(t, bob, "GET", path, nil)
+		if r.status != http.StatusUnprocessableEntity || !strings.Contains(r.body, `"loc":["query","session_id"]`) {
+			t.Errorf("bob GET %s without session_id: %d %s, want 422 naming session_id", path, r.status, r.body)
+		}
+	}
 	noAlice := func(method, path string) {
 		t.Helper()
 		r := j.call(t, bob, method, path, nil)
@@ -261,7 +269,7 @@ func TestUserIsolationMatrix(t *testing.T) {
 		{"/agents/mail-agent", d.session, d.run}, {"/teams/ops-team", d.teamSession, d.teamRun},
 	} {
 		notFound("GET", k.prefix+"/runs?session_id="+k.session, nil)
-		notFound("GET", k.prefix+"/runs/"+k.run, nil)
+		missingSession(k.prefix + "/runs/" + k.run)
 		notFound("GET", k.prefix+"/runs/"+k.run+"?session_id="+k.session, nil)
 		needsSession("POST", k.prefix+"/runs/"+k.run+"/cancel", nil)
 		notFound("POST", k.prefix+"/runs/"+k.run+"/cancel?session_id="+k.session, nil)
@@ -280,7 +288,8 @@ func TestUserIsolationMatrix(t *testing.T) {
 
 	// Workflow runs.
 	notFound("GET", "/workflows/review-flow/runs?session_id="+d.wfSession, nil)
-	notFound("GET", "/workflows/review-flow/runs/"+d.wfRun, nil)
+	missingSession("/workflows/review-flow/runs/" + d.wfRun)
+	notFound("GET", "/workflows/review-flow/runs/"+d.wfRun+"?session_id="+d.wfSession, nil)
 	needsSession("POST", "/workflows/review-flow/runs/"+d.wfRun+"/cancel", nil)
 	notFound("POST", "/workflows/review-flow/runs/"+d.wfRun+"/cancel?session_id="+d.wfSession, nil)
 	needsSession("POST", "/workflows/review-flow/runs/"+d.wfRun+"/continue", url.Values{"stream": {"false"}})
@@ -316,7 +325,7 @@ func TestUserIsolationMatrix(t *testing.T) {
 	if got := j.ok(t, alice, "GET", "/agents/mail-agent/runs/"+d.pause+"?session_id="+d.pausedSession, nil); got["status"] != "PAUSED" {
 		t.Errorf("alice's paused run after bob: %v", got["status"])
 	}
-	if got := j.ok(t, alice, "GET", "/workflows/review-flow/runs/"+d.wfRun, nil); got["status"] != "PAUSED" {
+	if got := j.ok(t, alice, "GET", "/workflows/review-flow/runs/"+d.wfRun+"?session_id="+d.wfSession, nil); got["status"] != "PAUSED" {
 		t.Errorf("alice's paused workflow after bob: %v", got["status"])
 	}
 	// alice's listings hold none of bob's rows either.

@@ -228,7 +228,7 @@ func TestAgentRunModes(t *testing.T) {
 	}
 	// Stream: SSE framed as agno.
 	resp = postForm(t, srv, "/agents/main-agent/runs", url.Values{"message": {"hi"}})
-	if ct := resp.Header.Get("Content-Type"); ct != "text/event-stream" {
+	if ct := resp.Header.Get("Content-Type"); ct != "text/event-stream; charset=utf-8" {
 		t.Fatalf("content type %q", ct)
 	}
 	evs := readSSE(t, resp)

@@ -142,6 +142,13 @@ func TestCoreRoutes(t *testing.T) {
 	if got, _ := json.Marshal(cfg["available_models"]); string(got) != `["fake-model"]` {
 		t.Errorf("available_models %s", got)
 	}
+	// agno's AgentResponse / TeamResponse say false, not nothing.
+	for _, path := range []string{"/agents/main-agent", "/teams/ops-team", "/agents", "/teams"} {
+		body := do(t, h, "GET", path, nil).Body.String()
+		if !strings.Contains(body, `"is_component":false`) || !strings.Contains(body, `"is_factory":false`) {
+			t.Errorf("GET %s lacks is_factory / is_component false: %s", path, body)
+		}
+	}
 }
 
 // CORS as Starlette's CORSMiddleware with agno's settings.
@@ -296,7 +303,7 @@ func TestSSEFramingIsExact(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if resp.Header.Get("Content-Type") != "text/event-stream" || !bytes.HasSuffix(raw, []byte("\n\n")) {
+	if resp.Header.Get("Content-Type") != "text/event-stream; charset=utf-8" || !bytes.HasSuffix(raw, []byte("\n\n")) {
 		t.Fatalf("%q ends %q", resp.Header.Get("Content-Type"), raw[max(0, len(raw)-10):])
 	}
 	frames := strings.Split(strings.TrimSuffix(string(raw), "\n\n"), "\n\n")

@@ -466,6 +466,10 @@ func (o *OS) ownRunForm(w http.ResponseWriter, r *http.Request, runID string) bo
 
 // storedRun loads a run of a component with its events, or 404s.
 func (o *OS) storedRun(w http.ResponseWriter, r *http.Request, componentID string, sessionType storage.SessionType) (map[string]any, *storage.Run, bool) {
+	if !r.URL.Query().Has("session_id") { // a required query parameter in agno
+		fieldError(w, []string{"query", "session_id"}, "Field required", "missing")
+		return nil, nil, false
+	}
 	if o.cfg.Store == nil {
 		writeError(w, http.StatusNotFound, "Run not found")
 		return nil, nil, false

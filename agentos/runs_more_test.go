@@ -250,7 +250,7 @@ func (f frameReader) rest(t *testing.T) []sseEvent {
 func resume(t *testing.T, srv *httptest.Server, path string, last int) frameReader {
 	t.Helper()
 	resp := postForm(t, srv, path, url.Values{"last_event_index": {fmt.Sprint(last)}, "session_id": {"s"}})
-	if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "text/event-stream" {
+	if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "text/event-stream; charset=utf-8" {
 		t.Fatalf("resume: %d %s", resp.StatusCode, resp.Header.Get("Content-Type"))
 	}
 	return frameReader{bufio.NewReader(resp.Body)}

@@ -17,7 +17,8 @@ type sseWriter struct {
 
 func newSSE(w http.ResponseWriter) *sseWriter {
 	h := w.Header()
-	h.Set("Content-Type", "text/event-stream")
+	// Starlette's StreamingResponse adds the charset to text/ types.
+	h.Set("Content-Type", "text/event-stream; charset=utf-8")
 	h.Set("Cache-Control", "no-cache")
 	h.Set("Connection", "keep-alive")
 	h.Set("X-Accel-Buffering", "no")

@@ -361,7 +361,7 @@ func postSSE(t *testing.T, u string, form url.Values) []sse {
 		t.Fatal(err)
 	}
 	defer resp.Body.Close()
-	if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "text/event-stream" {
+	if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "text/event-stream; charset=utf-8" {
 		b, _ := io.ReadAll(resp.Body)
 		t.Fatalf("POST %s: %d %s", u, resp.StatusCode, b)
 	}

@@ -871,7 +871,7 @@ func (c *cluster) openSSE(u string, form url.Values, header http.Header) *sseStr
 		cancel()
 		c.t.Fatalf("POST %s: %v", u, err)
 	}
-	if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "text/event-stream" {
+	if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "text/event-stream; charset=utf-8" {
 		b, _ := io.ReadAll(resp.Body)
 		resp.Body.Close()
 		cancel()
