@@ -267,6 +267,8 @@ func waitStatus(t *testing.T, e *slackEnv, runID string, want run.Status) {
 func TestSlackRejectWithReasonStreamed(t *testing.T) {
 	e := newCashierEnv(t, streaming)
 	_, card := e.pausedCard(t, payMention)
+	// Nothing was streamed before the pause: the status is cleared.
+	e.slack.waitCall(t, "assistant.threads.setStatus", func(c slackCall) bool { return c.Form["status"] == "" })
 	blocks := blocksOf(t, card)
 	if code, _ := e.click(t, card.TS, blocks, slack.ActionReject, nil); code != 200 {
 		t.Fatal(code)

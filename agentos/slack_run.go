@@ -330,6 +330,9 @@ func (r *slackReply) stream(ctx context.Context, pre []slackapi.StreamChunk, exe
 		return
 	}
 	if res.status == run.StatusPaused {
+		if !st.Started() {
+			r.status(ctx, false) // no stream to clear it
+		}
 		r.paused(ctx, res)
 		return
 	}
