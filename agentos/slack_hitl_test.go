@@ -33,16 +33,21 @@ type cashierEnv struct {
 	answers chan string
 }
 
-func newCashierEnv(t *testing.T, mods ...func(*Config)) *cashierEnv {
-	t.Helper()
-	paid := &atomic.Int64{}
-	answers := make(chan string, 16)
-	pay := tool.Must(tool.New("pay", "pay an amount", func(_ context.Context, a struct {
+// payTool adds what it pays to paid; each call needs a confirmation.
+func payTool(paid *atomic.Int64) *tool.Function {
+	return tool.Must(tool.New("pay", "pay an amount", func(_ context.Context, a struct {
 		Amount int `json:"amount"`
 	}) (string, error) {
 		paid.Add(int64(a.Amount))
 		return "paid " + strconv.Itoa(a.Amount), nil
 	}, tool.RequiresConfirmation()))
+}
+
+func newCashierEnv(t *testing.T, mods ...func(*Config)) *cashierEnv {
+	t.Helper()
+	paid := &atomic.Int64{}
+	answers := make(chan string, 16)
+	pay := payTool(paid)
 	transfer := tool.Must(tool.New("transfer", "transfer an amount typed by the user", func(_ context.Context, a struct {
 		Amount int `json:"amount"`
 	}) (string, error) {
@@ -576,12 +581,7 @@ func TestSlackStreamedTeamMemberTaskCards(t *testing.T) {
 // finishes the run.
 func TestSlackRepause(t *testing.T) {
 	paid := &atomic.Int64{}
-	pay := tool.Must(tool.New("pay", "pay an amount", func(_ context.Context, a struct {
-		Amount int `json:"amount"`
-	}) (string, error) {
-		paid.Add(int64(a.Amount))
-		return "paid " + strconv.Itoa(a.Amount), nil
-	}, tool.RequiresConfirmation()))
+	pay := payTool(paid)
 	m := modeltest.NewFunc(func(req *model.Request) modeltest.Response {
 		results := 0
 		for _, msg := range req.Messages {

@@ -142,7 +142,6 @@ func argLines(args map[string]any) string {
 // StateValue is one input's value in a click's state (Slack's
 // state.values): the text typed, or the options selected.
 type StateValue struct {
-	Type     string
 	Value    string
 	Selected []string
 }

@@ -111,11 +111,7 @@ func (e *Events) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			err = e.Start(m)
 		}
 		if err != nil {
-			status := http.StatusInternalServerError
-			if errors.Is(err, ErrBusy) {
-				status = http.StatusServiceUnavailable
-			}
-			writeDetail(w, status, err.Error())
+			writeHandoffError(w, err)
 			return
 		}
 	}
@@ -166,6 +162,16 @@ func signedBody(w http.ResponseWriter, r *http.Request, secret string, now func(
 		return nil, false
 	}
 	return body, true
+}
+
+// writeHandoffError answers a callback that could not take the work:
+// 503 while the server shuts down, else 500.
+func writeHandoffError(w http.ResponseWriter, err error) {
+	status := http.StatusInternalServerError
+	if errors.Is(err, ErrBusy) {
+		status = http.StatusServiceUnavailable
+	}
+	writeDetail(w, status, err.Error())
 }
 
 // answerable applies agno's filters (bots, ignored subtypes,

@@ -72,11 +72,7 @@ func (h *Interactions) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if ok {
 		if err := h.Handle(a); err != nil {
-			status := http.StatusInternalServerError
-			if errors.Is(err, ErrBusy) {
-				status = http.StatusServiceUnavailable
-			}
-			writeDetail(w, status, err.Error())
+			writeHandoffError(w, err)
 			return
 		}
 	}
@@ -102,7 +98,6 @@ type interactionPayload struct {
 	} `json:"container"`
 	State struct {
 		Values map[string]map[string]struct {
-			Type           string `json:"type"`
 			Value          string `json:"value"`
 			SelectedOption *struct {
 				Value string `json:"value"`
@@ -178,7 +173,7 @@ func ParseAction(payload []byte) (a Action, ok bool, err error) {
 	for bid, actions := range p.State.Values {
 		m := map[string]StateValue{}
 		for aid, v := range actions {
-			sv := StateValue{Type: v.Type, Value: v.Value}
+			sv := StateValue{Value: v.Value}
 			if v.SelectedOption != nil && v.SelectedOption.Value != "" {
 				sv.Selected = []string{v.SelectedOption.Value}
 			}

@@ -38,9 +38,6 @@ func NewStream(api *slackapi.Client, m Message) *Stream {
 // Started reports whether a message was started (streamed or posted).
 func (s *Stream) Started() bool { return s.ts != "" }
 
-// Fallback reports whether Slack refused streaming.
-func (s *Stream) Fallback() bool { return s.fallback }
-
 // Append buffers text and sends the buffer once it reaches BufferSize.
 func (s *Stream) Append(ctx context.Context, text string) error {
 	if text == "" {
