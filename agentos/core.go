@@ -35,6 +35,7 @@ func (o *OS) routes(mux routeMux) {
 	o.workflowRoutes(mux)
 	o.extraRoutes(mux)
 	o.interfaceRoutes(mux)
+	o.controlRoutes(mux)
 }
 
 func (o *OS) handleHome(w http.ResponseWriter, _ *http.Request) {

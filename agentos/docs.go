@@ -159,6 +159,7 @@ func buildAPIRoutes() []apiRoute {
 		{Pattern: "GET /docs", Tag: "Docs", Summary: "Human-readable route list", Result: "HTML page"},
 	}
 	routes = append(routes, knowledgeAPIRoutes()...)
+	routes = append(routes, controlAPIRoutes()...)
 	// Agents and teams share one route shape.
 	for _, c := range []struct{ prefix, tag, noun, a, extraForm, continueField, continueDesc, output string }{
 		{"/agents", "Agents", "agent", "an", "", "tools", "JSON list of ToolExecution objects with the human's decisions or results", "RunOutput"},

@@ -30,7 +30,7 @@ func (o *OS) Handler() http.Handler {
 	o.routes(mux)
 	var h http.Handler = mux
 	h = o.authenticate(h)
-	h = unmatched(mux, h)
+	h = o.unmatched(mux, h)
 	h = o.protect(h)
 	h = o.cors(h)
 	h = recoverPanics(h, o)
@@ -41,11 +41,15 @@ func (o *OS) Handler() http.Handler {
 // authentication (agno's key check is a route dependency): 404
 // {"detail":"Not Found"}, or 405 {"detail":"Method Not Allowed"} with
 // the Allow header, instead of ServeMux's plain text.
-func unmatched(mux *http.ServeMux, next http.Handler) http.Handler {
+func (o *OS) unmatched(mux *http.ServeMux, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h, pattern := mux.Handler(r)
 		if pattern != "" {
 			next.ServeHTTP(w, r)
+			return
+		}
+		if detail, ok := o.controlStub(r.URL.Path); ok {
+			writeError(w, http.StatusServiceUnavailable, detail)
 			return
 		}
 		// The mux's own handler sets Allow for a 405; keep its status and

@@ -37,6 +37,7 @@ import (
 	"github.com/agno-go/agno/knowledge"
 	"github.com/agno-go/agno/runs"
 	"github.com/agno-go/agno/storage"
+	"github.com/agno-go/agno/storage/sqldb"
 	"github.com/agno-go/agno/team"
 	"github.com/agno-go/agno/tool"
 	"github.com/agno-go/agno/workflow"
@@ -70,6 +71,14 @@ type Config struct {
 	// library engine, whose in-flight runs of no owner New recovers.
 	Runs *runs.Engine
 	DBID string
+	// DB holds the control plane's tables: approvals, schedules, traces,
+	// metrics, evals and components (agno's AgentOS(db=...)). Without it
+	// those routes answer 503, as agno's do without a db.
+	DB *sqldb.DB
+	// Scheduler runs the cron poller (agno's scheduler=True).
+	Scheduler SchedulerConfig
+	// Tracing records spans of runs into DB (agno's tracing=True).
+	Tracing TracingConfig
 
 	// SecurityKey enables bearer auth (OS_SECURITY_KEY). Without it,
 	// ProtectedMode (default true) answers loopback clients only.
@@ -178,6 +187,14 @@ type OS struct {
 	kjobs *knowledgeJobs
 	// slackCards follows the Slack approval cards posted here.
 	slackCards *slackCards
+
+	// The control plane (control.go), each nil without a DB.
+	approvals  *approvalPlane
+	schedules  *schedulePlane
+	traces     *tracePlane
+	metrics    *metricsPlane
+	evals      *evalPlane
+	components *componentPlane
 }
 
 // New validates cfg and returns the OS. It marks runs left RUNNING by a
@@ -237,6 +254,13 @@ func New(cfg Config) (*OS, error) {
 	o.startKnowledge()
 	if cfg.Slack != nil {
 		o.startSlackCards()
+	}
+	if err := o.startControl(); err != nil {
+		o.kjobs.stop()
+		if o.slackCards != nil {
+			o.slackCards.stop()
+		}
+		return nil, err
 	}
 	return o, nil
 }
@@ -321,6 +345,7 @@ func (o *OS) Close() error {
 		return nil
 	}
 	o.kjobs.stop() // before the stores close
+	o.stopControl()
 	if o.slackCards != nil {
 		o.slackCards.stop()
 	}

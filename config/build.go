@@ -19,6 +19,7 @@ import (
 	"github.com/agno-go/agno/storage"
 	"github.com/agno-go/agno/storage/memory"
 	"github.com/agno-go/agno/storage/postgres"
+	"github.com/agno-go/agno/storage/sqldb"
 	"github.com/agno-go/agno/storage/sqlite"
 	"github.com/agno-go/agno/team"
 	"github.com/agno-go/agno/tool"
@@ -65,6 +66,10 @@ type Resources struct {
 	// Store keeps sessions, runs and events; every file-defined resource
 	// uses it (code-defined ones lacking a store are AgentOS's to wire).
 	Store storage.Store
+	// DB holds the control plane's tables (approvals, schedules, traces,
+	// metrics, evals, components): the store's SQLite file or Postgres
+	// schema, a private in-memory SQLite database with the memory store.
+	DB *sqldb.DB
 	// Models by their [models] key.
 	Models map[string]model.Model
 	// MCP toolkits by [mcp.servers] name; connected on first use.
@@ -132,6 +137,10 @@ func (c *Config) Build(ctx context.Context, fn Functions, existing Existing) (*R
 		return nil, err
 	}
 	r.Store = store
+	if r.DB, err = c.openDB(ctx); err != nil {
+		r.Close()
+		return nil, err
+	}
 
 	var missing []MissingKey
 	for _, name := range sortedKeys(c.Models) {
@@ -251,6 +260,9 @@ func (r *Resources) Close() error {
 		for i := len(r.closers) - 1; i >= 0; i-- {
 			errs = append(errs, r.closers[i]())
 		}
+		if r.DB != nil {
+			errs = append(errs, r.DB.Close())
+		}
 		if r.Store != nil {
 			errs = append(errs, r.Store.Close())
 		}
@@ -284,6 +296,27 @@ func (c *Config) openStore(ctx context.Context) (storage.Store, error) {
 			return nil, fmt.Errorf("config: [storage] sqlite %s: %w", s.Path, err)
 		}
 		return st, nil
+	}
+}
+
+// openDB opens the control plane's database where the store is.
+func (c *Config) openDB(ctx context.Context) (*sqldb.DB, error) {
+	s := c.Storage
+	switch s.Driver {
+	case DriverMemory:
+		return sqldb.OpenSQLite(ctx, "")
+	case DriverPostgres:
+		db, err := sqldb.OpenPostgres(ctx, os.Getenv(s.DSNEnv), s.Schema)
+		if err != nil {
+			return nil, fmt.Errorf("config: [storage] postgres (%s): %w", s.DSNEnv, err)
+		}
+		return db, nil
+	default:
+		db, err := sqldb.OpenSQLite(ctx, s.Path)
+		if err != nil {
+			return nil, fmt.Errorf("config: [storage] sqlite %s: %w", s.Path, err)
+		}
+		return db, nil
 	}
 }
 

@@ -30,6 +30,10 @@ type Config struct {
 	Knowledge map[string]KnowledgeConfig `toml:"knowledge"`
 	// Interfaces are agno's interfaces ([interfaces.slack]).
 	Interfaces InterfacesConfig `toml:"interfaces"`
+	// Scheduler is [scheduler]: the cron poller (off by default).
+	Scheduler SchedulerConfig `toml:"scheduler"`
+	// Tracing is [tracing]: OpenTelemetry spans of runs (off by default).
+	Tracing TracingConfig `toml:"tracing"`
 
 	// Path is the file's absolute path; Dir its directory, the base of
 	// every relative path in it.
@@ -150,6 +154,26 @@ type StorageConfig struct {
 	DSNEnv string `toml:"dsn_env"`
 	// Schema holds the Postgres tables (default "ai").
 	Schema string `toml:"schema"`
+}
+
+// SchedulerConfig is [scheduler] (agno's AgentOS(scheduler=True)).
+type SchedulerConfig struct {
+	// Enabled starts the poller that fires due schedules; the schedule
+	// routes work either way (a trigger needs the poller).
+	Enabled bool `toml:"enabled"`
+	// PollIntervalSeconds is how often due schedules are claimed
+	// (default 15, as agno's scheduler_poll_interval).
+	PollIntervalSeconds int `toml:"poll_interval_seconds"`
+}
+
+// TracingConfig is [tracing] (agno's AgentOS(tracing=True)).
+type TracingConfig struct {
+	// Enabled records spans of runs, model calls, tool calls, team
+	// delegations and workflow steps in the database (/traces).
+	Enabled bool `toml:"enabled"`
+	// OTLPEndpoint, when set, also exports the spans over OTLP/HTTP
+	// ("http://collector:4318").
+	OTLPEndpoint string `toml:"otlp_endpoint"`
 }
 
 // MCPConfig is [mcp].

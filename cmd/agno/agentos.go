@@ -136,6 +136,9 @@ func startAgentOS(ctx context.Context, f startFlags, ready chan<- string) error 
 	os_, err := agentos.New(agentos.Config{
 		ID: osID, Name: cfg.AgentOS.Name, Description: cfg.AgentOS.Description,
 		Agents: res.Agents, Teams: res.Teams, Workflows: res.Workflows, Store: res.Store, Runs: eng, Knowledge: res.KnowledgeBases(),
+		DB:        res.DB,
+		Scheduler: agentos.SchedulerConfig{Enabled: cfg.Scheduler.Enabled},
+		Tracing:   agentos.TracingConfig{Enabled: cfg.Tracing.Enabled},
 		SecurityKey: key, Authorization: authz, ProtectedMode: &protected, CORSOrigins: cfg.AgentOS.CORSAllowedOrigins, AllowedHosts: cfg.AgentOS.AllowedHosts,
 		MaxUploadBytes: cfg.AgentOS.MaxUploadBytes, MaxFileBytes: cfg.AgentOS.MaxFileBytes,
 		Slack:   res.Slack,

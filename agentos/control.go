@@ -1,0 +1,93 @@
+package agentos
+
+import "strings"
+
+// The control plane: approvals, schedules, traces, metrics, evals,
+// components and databases, each kept in Config.DB. Each feature's file
+// holds its plane, its routes and their documentation.
+
+// controlFeature is one feature of the control plane.
+type controlFeature struct {
+	tag    string // agno's router tag, named in the 503 without a DB
+	prefix []string
+	routes func(o *OS, mux routeMux)
+	docs   func() []apiRoute
+	start  func(o *OS) error
+	stop   func(o *OS)
+}
+
+func controlFeatures() []controlFeature {
+	return []controlFeature{
+		{tag: "Approvals", prefix: []string{"/approvals"}, routes: (*OS).approvalRoutes, docs: approvalAPIRoutes, start: (*OS).startApprovals, stop: (*OS).stopApprovals},
+		{tag: "Schedules", prefix: []string{"/schedules"}, routes: (*OS).scheduleRoutes, docs: scheduleAPIRoutes, start: (*OS).startSchedules, stop: (*OS).stopSchedules},
+		{tag: "Traces", prefix: []string{"/traces", "/trace_session_stats"}, routes: (*OS).traceRoutes, docs: traceAPIRoutes, start: (*OS).startTraces, stop: (*OS).stopTraces},
+		{tag: "Metrics", prefix: []string{"/metrics"}, routes: (*OS).metricsRoutes, docs: metricsAPIRoutes, start: (*OS).startMetrics, stop: (*OS).stopMetrics},
+		{tag: "Evals", prefix: []string{"/eval-runs"}, routes: (*OS).evalRoutes, docs: evalAPIRoutes, start: (*OS).startEvals, stop: (*OS).stopEvals},
+		{tag: "Components", prefix: []string{"/components", "/databases"}, routes: (*OS).componentRoutes, docs: componentAPIRoutes, start: (*OS).startComponents, stop: (*OS).stopComponents},
+	}
+}
+
+// controlRoutes registers each feature's routes when there is a DB.
+func (o *OS) controlRoutes(mux routeMux) {
+	if o.cfg.DB == nil {
+		return
+	}
+	for _, f := range controlFeatures() {
+		f.routes(o, mux)
+	}
+}
+
+// controlStub is agno's answer without a db for a path under a
+// feature's prefix, any method: 503 naming the feature (ok false for
+// other paths, or with a DB).
+func (o *OS) controlStub(path string) (detail string, ok bool) {
+	if o.cfg.DB != nil {
+		return "", false
+	}
+	for _, f := range controlFeatures() {
+		for _, p := range f.prefix {
+			if path == p || strings.HasPrefix(path, p+"/") {
+				return f.tag + " not available: pass a `db` to AgentOS to enable this feature.", true
+			}
+		}
+	}
+	return "", false
+}
+
+func controlAPIRoutes() []apiRoute {
+	var out []apiRoute
+	for _, f := range controlFeatures() {
+		out = append(out, f.docs()...)
+	}
+	return out
+}
+
+// startControl starts each feature's plane (New); a failure stops those
+// started.
+func (o *OS) startControl() error {
+	if o.cfg.DB == nil {
+		return nil
+	}
+	fs := controlFeatures()
+	for i, f := range fs {
+		if err := f.start(o); err != nil {
+			for j := i - 1; j >= 0; j-- {
+				fs[j].stop(o)
+			}
+			return err
+		}
+	}
+	return nil
+}
+
+// stopControl stops the planes in reverse order (Close).
+func (o *OS) stopControl() {
+	if o.cfg.DB == nil {
+		return
+	}
+	fs := controlFeatures()
+	for i := len(fs) - 1; i >= 0; i-- {
+		fs[i].stop(o)
+	}
+}
+

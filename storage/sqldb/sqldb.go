@@ -1,0 +1,310 @@
+// Package sqldb is the SQL database the AgentOS control plane keeps its
+// tables in (approvals, schedules, traces, metrics, evals, components):
+// the SQLite file or the Postgres schema of the run store, reached
+// through database/sql so that each feature writes its SQL once.
+//
+// Queries use ? placeholders and {t:name} for a table name; Rebind turns
+// them into the backend's ($n and schema-qualified on Postgres).
+package sqldb
+
+import (
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net/url"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/stdlib"
+	sqlite "modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
+)
+
+// Kind is the backend.
+type Kind string
+
+const (
+	SQLite   Kind = "sqlite"
+	Postgres Kind = "postgres"
+)
+
+// DB is a control-plane database. It is safe for concurrent use.
+type DB struct {
+	SQL    *sql.DB
+	Kind   Kind
+	Schema string // Postgres schema ("" on SQLite)
+	// ID is the database's id in AgentOS (db_id), when it has one.
+	ID string
+}
+
+// ErrConflict is returned for a write refused by a unique key.
+var ErrConflict = errors.New("sqldb: conflict")
+
+var schemaName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]{0,62}$`)
+
+// OpenSQLite opens the SQLite file at path; "" or ":memory:" is a private
+// in-memory database that lives until Close.
+func OpenSQLite(ctx context.Context, path string) (*DB, error) {
+	if strings.ContainsRune(path, '?') || strings.HasPrefix(path, "file:") {
+		return nil, fmt.Errorf("sqldb: path %q: give a plain file path (no \"file:\" URI, no '?')", path)
+	}
+	q := url.Values{}
+	q.Add("_pragma", "busy_timeout(10000)")
+	q.Add("_pragma", "foreign_keys(1)")
+	q.Add("_pragma", "journal_mode(WAL)")
+	q.Add("_pragma", "synchronous(NORMAL)")
+	q.Set("_txlock", "immediate")
+	dsn := path + "?" + q.Encode()
+	memory := path == "" || path == ":memory:"
+	if memory {
+		b := make([]byte, 8)
+		_, _ = rand.Read(b)
+		dsn = "file:agno-control-" + hex.EncodeToString(b) + "?mode=memory&cache=shared&" + q.Encode()
+	}
+	db, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		return nil, fmt.Errorf("sqldb: open %s: %w", path, err)
+	}
+	if memory {
+		// A shared in-memory database lives while a connection is open.
+		db.SetConnMaxIdleTime(0)
+		db.SetConnMaxLifetime(0)
+		db.SetMaxIdleConns(4)
+	}
+	// One writer at a time is SQLite's rule; readers share the rest.
+	db.SetMaxOpenConns(4)
+	if err := db.PingContext(ctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("sqldb: open %s: %w", path, err)
+	}
+	return &DB{SQL: db, Kind: SQLite}, nil
+}
+
+// OpenPostgres connects to dsn; the tables live in schema (default "ai").
+func OpenPostgres(ctx context.Context, dsn, schema string) (*DB, error) {
+	if schema == "" {
+		schema = "ai"
+	}
+	if !schemaName.MatchString(schema) {
+		return nil, fmt.Errorf("sqldb: schema %q: use letters, digits and _ (not starting with a digit), at most 63", schema)
+	}
+	cc, err := pgx.ParseConfig(dsn)
+	if err != nil {
+		return nil, fmt.Errorf("sqldb: postgres DSN: %w", err)
+	}
+	db := stdlib.OpenDB(*cc)
+	db.SetMaxOpenConns(8)
+	db.SetMaxIdleConns(4)
+	db.SetConnMaxIdleTime(5 * time.Minute)
+	if err := db.PingContext(ctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("sqldb: postgres: %w", err)
+	}
+	if _, err := db.ExecContext(ctx, `CREATE SCHEMA IF NOT EXISTS `+pgx.Identifier{schema}.Sanitize()); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("sqldb: create schema %s: %w", schema, err)
+	}
+	return &DB{SQL: db, Kind: Postgres, Schema: schema}, nil
+}
+
+// Close closes the database.
+func (d *DB) Close() error { return d.SQL.Close() }
+
+var tableRef = regexp.MustCompile(`\{t:([a-z_][a-z0-9_]*)\}`)
+
+// Table returns a table's name as queries must write it.
+func (d *DB) Table(name string) string {
+	if d.Kind == Postgres {
+		return pgx.Identifier{d.Schema, name}.Sanitize()
+	}
+	return `"` + name + `"`
+}
+
+// Rebind renders a query written with ? placeholders and {t:name} table
+// references for the backend. A ? inside a quoted string is left alone.
+func (d *DB) Rebind(q string) string {
+	q = tableRef.ReplaceAllStringFunc(q, func(m string) string { return d.Table(m[3 : len(m)-1]) })
+	if d.Kind != Postgres {
+		return q
+	}
+	var b strings.Builder
+	n := 0
+	quoted := false
+	for i := 0; i < len(q); i++ {
+		c := q[i]
+		switch {
+		case c == '\'':
+			quoted = !quoted
+		case c == '?' && !quoted:
+			n++
+			b.WriteString("$" + strconv.Itoa(n))
+			continue
+		}
+		b.WriteByte(c)
+	}
+	return b.String()
+}
+
+// JSON is the column type for JSON documents.
+func (d *DB) JSON() string {
+	if d.Kind == Postgres {
+		return "JSONB"
+	}
+	return "TEXT"
+}
+
+// Querier is what DB and Tx share.
+type Querier interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+// Exec runs a statement written with ? and {t:name}.
+func (d *DB) Exec(ctx context.Context, q string, args ...any) (sql.Result, error) {
+	res, err := d.SQL.ExecContext(ctx, d.Rebind(q), args...)
+	return res, d.wrap(err)
+}
+
+// Query runs a query written with ? and {t:name}.
+func (d *DB) Query(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
+	rows, err := d.SQL.QueryContext(ctx, d.Rebind(q), args...)
+	return rows, d.wrap(err)
+}
+
+// QueryRow runs a one-row query written with ? and {t:name}.
+func (d *DB) QueryRow(ctx context.Context, q string, args ...any) *sql.Row {
+	return d.SQL.QueryRowContext(ctx, d.Rebind(q), args...)
+}
+
+// Tx is a transaction whose statements are rebound like DB's.
+type Tx struct {
+	tx *sql.Tx
+	d  *DB
+}
+
+func (t *Tx) Exec(ctx context.Context, q string, args ...any) (sql.Result, error) {
+	res, err := t.tx.ExecContext(ctx, t.d.Rebind(q), args...)
+	return res, t.d.wrap(err)
+}
+
+func (t *Tx) Query(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
+	rows, err := t.tx.QueryContext(ctx, t.d.Rebind(q), args...)
+	return rows, t.d.wrap(err)
+}
+
+func (t *Tx) QueryRow(ctx context.Context, q string, args ...any) *sql.Row {
+	return t.tx.QueryRowContext(ctx, t.d.Rebind(q), args...)
+}
+
+// InTx runs fn in a write transaction, committed when fn returns nil.
+func (d *DB) InTx(ctx context.Context, fn func(*Tx) error) error {
+	tx, err := d.SQL.BeginTx(ctx, nil)
+	if err != nil {
+		return d.wrap(err)
+	}
+	if err := fn(&Tx{tx: tx, d: d}); err != nil {
+		_ = tx.Rollback()
+		return err
+	}
+	return d.wrap(tx.Commit())
+}
+
+// wrap marks unique-key violations as ErrConflict.
+func (d *DB) wrap(err error) error {
+	if err == nil {
+		return nil
+	}
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) && pe.Code == "23505" {
+		return fmt.Errorf("%w: %s", ErrConflict, pe.Message)
+	}
+	var se *sqlite.Error
+	if errors.As(err, &se) && (se.Code() == sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY || se.Code() == sqlite3.SQLITE_CONSTRAINT_UNIQUE) {
+		return fmt.Errorf("%w: %s", ErrConflict, se.Error())
+	}
+	return err
+}
+
+// Migration is one schema version of one table: statements written with
+// {t:name} references, applied in order.
+type Migration struct {
+	Table   string
+	Version int64
+	Stmts   []string
+}
+
+// Migrate brings the tables of ms to their versions, recorded in
+// agno_schema_versions (the run store's), in one transaction; replicas
+// starting together migrate once (an advisory lock on Postgres, SQLite's
+// write lock).
+func (d *DB) Migrate(ctx context.Context, ms []Migration) error {
+	return d.InTx(ctx, func(tx *Tx) error {
+		if d.Kind == Postgres {
+			if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtext(?))`, "agno-control:"+d.Schema); err != nil {
+				return fmt.Errorf("sqldb: lock for migrations: %w", err)
+			}
+		}
+		versionType := "INTEGER"
+		if d.Kind == Postgres {
+			versionType = "BIGINT"
+		}
+		if _, err := tx.Exec(ctx, `CREATE TABLE IF NOT EXISTS {t:agno_schema_versions} (
+			table_name TEXT PRIMARY KEY,
+			version    `+versionType+` NOT NULL,
+			created_at `+versionType+` NOT NULL,
+			updated_at `+versionType+` NOT NULL
+		)`); err != nil {
+			return fmt.Errorf("sqldb: create agno_schema_versions: %w", err)
+		}
+		for _, m := range ms {
+			var current int64
+			err := tx.QueryRow(ctx, `SELECT version FROM {t:agno_schema_versions} WHERE table_name = ?`, m.Table).Scan(&current)
+			if err != nil && !errors.Is(err, sql.ErrNoRows) {
+				return fmt.Errorf("sqldb: read the schema version of %s: %w", m.Table, err)
+			}
+			if m.Version <= current {
+				continue
+			}
+			for _, stmt := range m.Stmts {
+				if _, err := tx.Exec(ctx, stmt); err != nil {
+					return fmt.Errorf("sqldb: migrate %s to version %d: %w", m.Table, m.Version, err)
+				}
+			}
+			now := time.Now().Unix()
+			if _, err := tx.Exec(ctx, `INSERT INTO {t:agno_schema_versions} (table_name, version, created_at, updated_at)
+				VALUES (?, ?, ?, ?)
+				ON CONFLICT (table_name) DO UPDATE SET version = excluded.version, updated_at = excluded.updated_at`,
+				m.Table, m.Version, now, now); err != nil {
+				return fmt.Errorf("sqldb: record %s version %d: %w", m.Table, m.Version, err)
+			}
+		}
+		return nil
+	})
+}
+
+// Versions returns the recorded schema version of every table.
+func (d *DB) Versions(ctx context.Context) (map[string]int64, error) {
+	rows, err := d.Query(ctx, `SELECT table_name, version FROM {t:agno_schema_versions}`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[string]int64{}
+	for rows.Next() {
+		var name string
+		var v int64
+		if err := rows.Scan(&name, &v); err != nil {
+			return nil, err
+		}
+		out[name] = v
+	}
+	return out, rows.Err()
+}
