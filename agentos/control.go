@@ -90,4 +90,3 @@ func (o *OS) stopControl() {
 		fs[i].stop(o)
 	}
 }
-

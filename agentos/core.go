@@ -6,7 +6,6 @@ import (
 
 	"github.com/agno-go/agno/agent"
 	"github.com/agno-go/agno/model"
-	"github.com/agno-go/agno/run"
 	"github.com/agno-go/agno/team"
 	"github.com/agno-go/agno/tool"
 	"github.com/agno-go/agno/workflow"
@@ -21,16 +20,17 @@ func (o *OS) routes(mux routeMux) {
 	mux.HandleFunc("GET /models", o.handleModels)
 
 	mux.HandleFunc("GET /agents", o.handleAgents)
-	mux.HandleFunc("GET /agents/{id}", o.handleAgent)
+	mux.HandleFunc("GET /agents/{agent_id}", o.handleAgent)
 	mux.HandleFunc("GET /teams", o.handleTeams)
-	mux.HandleFunc("GET /teams/{id}", o.handleTeam)
-	for prefix, k := range map[string]kind{"/agents": agentKind, "/teams": teamKind} {
-		mux.HandleFunc("POST "+prefix+"/{id}/runs", o.handleRun(k))
-		mux.HandleFunc("POST "+prefix+"/{id}/runs/{run_id}/cancel", o.handleCancel(k))
-		mux.HandleFunc("POST "+prefix+"/{id}/runs/{run_id}/continue", o.handleContinue(k))
-		mux.HandleFunc("POST "+prefix+"/{id}/runs/{run_id}/resume", o.handleResume(k))
-		mux.HandleFunc("GET "+prefix+"/{id}/runs/{run_id}", o.handleGetRun(k))
-		mux.HandleFunc("GET "+prefix+"/{id}/runs", o.handleListRuns(k))
+	mux.HandleFunc("GET /teams/{team_id}", o.handleTeam)
+	for _, k := range []kind{agentKind, teamKind} {
+		prefix := "/" + k.name + "s/{" + k.name + "_id}"
+		mux.HandleFunc("POST "+prefix+"/runs", o.handleRun(k))
+		mux.HandleFunc("POST "+prefix+"/runs/{run_id}/cancel", o.handleCancel(k))
+		mux.HandleFunc("POST "+prefix+"/runs/{run_id}/continue", o.handleContinue(k))
+		mux.HandleFunc("POST "+prefix+"/runs/{run_id}/resume", o.handleResume(k))
+		mux.HandleFunc("GET "+prefix+"/runs/{run_id}", o.handleGetRun(k))
+		mux.HandleFunc("GET "+prefix+"/runs", o.handleListRuns(k))
 	}
 	o.workflowRoutes(mux)
 	o.extraRoutes(mux)
@@ -38,36 +38,57 @@ func (o *OS) routes(mux routeMux) {
 	o.controlRoutes(mux)
 }
 
+// homeResponse is agno's GET / body.
+type homeResponse struct {
+	Name    string `json:"name"`
+	ID      string `json:"id"`
+	Version string `json:"version"`
+}
+
+// healthResponse is agno's HealthResponse.
+type healthResponse struct {
+	Status         string `json:"status"`
+	InstantiatedAt string `json:"instantiated_at"`
+}
+
+// infoResponse is agno's GET /info body.
+type infoResponse struct {
+	AgnoVersion   string `json:"agno_version"`
+	AgentCount    int    `json:"agent_count"`
+	TeamCount     int    `json:"team_count"`
+	WorkflowCount int    `json:"workflow_count"`
+}
+
 func (o *OS) handleHome(w http.ResponseWriter, _ *http.Request) {
-	writeJSON(w, http.StatusOK, map[string]any{"name": "AgentOS API", "id": o.cfg.ID, "version": o.cfg.Version})
+	writeJSON(w, http.StatusOK, homeResponse{Name: "AgentOS API", ID: o.cfg.ID, Version: o.cfg.Version})
 }
 
 func (o *OS) handleHealth(w http.ResponseWriter, _ *http.Request) {
-	writeJSON(w, http.StatusOK, map[string]any{"status": "ok", "instantiated_at": o.instantiated.Format("2006-01-02T15:04:05.000000Z")})
+	writeJSON(w, http.StatusOK, healthResponse{Status: "ok", InstantiatedAt: o.instantiated.Format("2006-01-02T15:04:05.000000Z")})
 }
 
 func (o *OS) handleInfo(w http.ResponseWriter, _ *http.Request) {
 	c := o.catalog()
-	writeJSON(w, http.StatusOK, map[string]any{"agno_version": Version, "agent_count": len(c.Agents), "team_count": len(c.Teams), "workflow_count": len(c.Workflows)})
+	writeJSON(w, http.StatusOK, infoResponse{AgnoVersion: Version, AgentCount: len(c.Agents), TeamCount: len(c.Teams), WorkflowCount: len(c.Workflows)})
 }
 
-// modelResponse is agno's ModelResponse {name, model, provider}.
-func modelResponse(m model.Model) map[string]any {
+// modelInfo is agno's ModelResponse {name, model, provider}; the agents
+// and teams routes leave out None fields (response_model_exclude_none).
+type modelInfo struct {
+	Name     string `json:"name,omitempty"`
+	Model    string `json:"model,omitempty"`
+	Provider string `json:"provider,omitempty"`
+}
+
+func modelResponse(m model.Model) *modelInfo {
 	if m == nil {
 		return nil
 	}
 	info := m.Info()
-	out := map[string]any{}
-	if info.Name != "" {
-		out["name"] = info.Name
+	if info.Name == "" && info.ID == "" && info.Provider == "" {
+		return nil
 	}
-	if info.ID != "" {
-		out["model"] = info.ID
-	}
-	if info.Provider != "" {
-		out["provider"] = info.Provider
-	}
-	return out
+	return &modelInfo{Name: info.Name, Model: info.ID, Provider: info.Provider}
 }
 
 // toolDicts lists an agent's tools as agno formats them.
@@ -105,97 +126,93 @@ func staticFunctions(providers []tool.Provider) []*tool.Function {
 	return out
 }
 
+// section is one of agno's Dict[str, Any] settings groups (tools,
+// sessions, …): only meaningful (non-default) settings, None when empty.
+type section map[string]any
+
+func (s section) set(k string, v any, keep bool) {
+	if keep {
+		s[k] = v
+	}
+}
+
+func (s section) orNil() section {
+	if len(s) == 0 {
+		return nil
+	}
+	return s
+}
+
+// AgentResponse is agno's AgentResponse (GET /agents, exclude_none: unset
+// fields are absent; is_factory and is_component are false, not absent).
+type AgentResponse struct {
+	ID                 string         `json:"id,omitempty"`
+	Name               string         `json:"name,omitempty"`
+	DBID               string         `json:"db_id,omitempty"`
+	Description        string         `json:"description,omitempty"`
+	Role               string         `json:"role,omitempty"`
+	IsFactory          bool           `json:"is_factory"`
+	Model              *modelInfo     `json:"model,omitempty"`
+	Tools              section        `json:"tools,omitempty"`
+	Sessions           section        `json:"sessions,omitempty"`
+	Knowledge          map[string]any `json:"knowledge,omitempty"`
+	Memory             section        `json:"memory,omitempty"`
+	Reasoning          section        `json:"reasoning,omitempty"`
+	DefaultTools       section        `json:"default_tools,omitempty"`
+	SystemMessage      section        `json:"system_message,omitempty"`
+	ExtraMessages      section        `json:"extra_messages,omitempty"`
+	ResponseSettings   section        `json:"response_settings,omitempty"`
+	Introduction       string         `json:"introduction,omitempty"`
+	Streaming          section        `json:"streaming,omitempty"`
+	Metadata           map[string]any `json:"metadata,omitempty"`
+	InputSchema        map[string]any `json:"input_schema,omitempty"`
+	FactoryInputSchema map[string]any `json:"factory_input_schema,omitempty"`
+	IsComponent        bool           `json:"is_component"`
+	CurrentVersion     *int           `json:"current_version,omitempty"`
+	Stage              string         `json:"stage,omitempty"`
+}
+
 // agentResponse is agno's AgentResponse: only meaningful (non-default)
 // settings are included.
-func (o *OS) agentResponse(a *agent.Agent) map[string]any {
+func (o *OS) agentResponse(a *agent.Agent) AgentResponse {
 	cfg := a.Config()
-	// agno's is_factory / is_component are false, not absent, for an
-	// agent defined in code or a file.
-	out := map[string]any{"id": a.ID(), "name": cfg.Name, "is_factory": false, "is_component": false}
-	if o.cfg.DBID != "" {
-		out["db_id"] = o.cfg.DBID
-	}
-	if cfg.Description != "" {
-		out["description"] = cfg.Description
-	}
-	if cfg.Role != "" {
-		out["role"] = cfg.Role
-	}
-	if m := modelResponse(cfg.Model); len(m) > 0 {
-		out["model"] = m
-	}
-	tools := map[string]any{}
-	if fns := staticFunctions(cfg.Tools); len(fns) > 0 {
-		tools["tools"] = toolDicts(fns)
-	}
-	if cfg.ToolCallLimit > 0 {
-		tools["tool_call_limit"] = cfg.ToolCallLimit
-	}
-	if len(tools) > 0 {
-		out["tools"] = tools
-	}
-	sessions := map[string]any{}
-	if cfg.AddHistoryToContext {
-		sessions["add_history_to_context"] = true
-	}
-	if cfg.NumHistoryRuns != 0 && cfg.NumHistoryRuns != 3 {
-		sessions["num_history_runs"] = cfg.NumHistoryRuns
-	}
-	if o.cfg.Store != nil || cfg.Store != nil {
-		sessions["session_table"] = "agno_sessions"
-	}
-	if len(sessions) > 0 {
-		out["sessions"] = sessions
-	}
+	out := AgentResponse{ID: a.ID(), Name: cfg.Name, DBID: o.cfg.DBID, Description: cfg.Description, Role: cfg.Role, Model: modelResponse(cfg.Model),
+		IsComponent: o.isComponent(a)}
+	tools := section{}
+	fns := staticFunctions(cfg.Tools)
+	tools.set("tools", toolDicts(fns), len(fns) > 0)
+	tools.set("tool_call_limit", cfg.ToolCallLimit, cfg.ToolCallLimit > 0)
+	out.Tools = tools.orNil()
+	sessions := section{}
+	sessions.set("add_history_to_context", true, cfg.AddHistoryToContext)
+	sessions.set("num_history_runs", cfg.NumHistoryRuns, cfg.NumHistoryRuns != 0 && cfg.NumHistoryRuns != 3)
+	sessions.set("session_table", "agno_sessions", o.cfg.Store != nil || cfg.Store != nil)
+	out.Sessions = sessions.orNil()
 	if k := o.agentKnowledgeInfo(cfg); k != nil {
-		out["knowledge"] = k
+		out.Knowledge = k
 	}
-	sys := map[string]any{}
-	if cfg.SystemMessage != "" {
-		sys["system_message"] = cfg.SystemMessage
-	}
-	if cfg.Description != "" {
-		sys["description"] = cfg.Description
-	}
-	if len(cfg.Instructions) > 0 {
-		sys["instructions"] = cfg.Instructions
-	}
-	if cfg.ExpectedOutput != "" {
-		sys["expected_output"] = cfg.ExpectedOutput
-	}
-	if cfg.AdditionalContext != "" {
-		sys["additional_context"] = cfg.AdditionalContext
-	}
-	if cfg.Markdown {
-		sys["markdown"] = true
-	}
-	if cfg.AddNameToContext {
-		sys["add_name_to_context"] = true
-	}
-	if cfg.AddDatetime {
-		sys["add_datetime_to_context"] = true
-	}
-	if len(sys) > 0 {
-		out["system_message"] = sys
-	}
-	resp := map[string]any{}
-	if cfg.Retries > 0 {
-		resp["retries"] = cfg.Retries
-	}
+	sys := section{}
+	sys.set("system_message", cfg.SystemMessage, cfg.SystemMessage != "")
+	sys.set("description", cfg.Description, cfg.Description != "")
+	sys.set("instructions", cfg.Instructions, len(cfg.Instructions) > 0)
+	sys.set("expected_output", cfg.ExpectedOutput, cfg.ExpectedOutput != "")
+	sys.set("additional_context", cfg.AdditionalContext, cfg.AdditionalContext != "")
+	sys.set("markdown", true, cfg.Markdown)
+	sys.set("add_name_to_context", true, cfg.AddNameToContext)
+	sys.set("add_datetime_to_context", true, cfg.AddDatetime)
+	out.SystemMessage = sys.orNil()
+	resp := section{}
+	resp.set("retries", cfg.Retries, cfg.Retries > 0)
 	if cfg.OutputSchema != nil {
 		resp["output_schema_name"] = cfg.OutputSchema.Name
 	}
-	if cfg.UseJSONMode {
-		resp["use_json_mode"] = true
-	}
-	if len(resp) > 0 {
-		out["response_settings"] = resp
-	}
+	resp.set("use_json_mode", true, cfg.UseJSONMode)
+	out.ResponseSettings = resp.orNil()
 	if cfg.StreamEvents {
-		out["streaming"] = map[string]any{"stream_events": true}
+		out.Streaming = section{"stream_events": true}
 	}
 	if len(cfg.Metadata) > 0 {
-		out["metadata"] = cfg.Metadata
+		out.Metadata = cfg.Metadata
 	}
 	return out
 }
@@ -205,7 +222,7 @@ func (o *OS) handleAgents(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	out := []map[string]any{}
+	out := []AgentResponse{}
 	for _, a := range o.catalog().Agents {
 		if keep(a.ID()) {
 			out = append(out, o.agentResponse(a))
@@ -215,7 +232,7 @@ func (o *OS) handleAgents(w http.ResponseWriter, r *http.Request) {
 }
 
 func (o *OS) handleAgent(w http.ResponseWriter, r *http.Request) {
-	a, ok := o.catalog().agents[r.PathValue("id")]
+	a, ok := o.catalog().agents[r.PathValue("agent_id")]
 	if !ok {
 		writeError(w, http.StatusNotFound, "Agent not found")
 		return
@@ -223,36 +240,95 @@ func (o *OS) handleAgent(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, o.agentResponse(a))
 }
 
-// teamResponse is agno's TeamResponse, members included.
-func (o *OS) teamResponse(t *team.Team) map[string]any {
+// TeamResponse is agno's TeamResponse (exclude_none), members included
+// as AgentResponse or TeamResponse.
+type TeamResponse struct {
+	ID                 string         `json:"id,omitempty"`
+	Name               string         `json:"name,omitempty"`
+	DBID               string         `json:"db_id,omitempty"`
+	Description        string         `json:"description,omitempty"`
+	Mode               string         `json:"mode,omitempty"`
+	IsFactory          bool           `json:"is_factory"`
+	Model              *modelInfo     `json:"model,omitempty"`
+	Tools              section        `json:"tools,omitempty"`
+	Sessions           section        `json:"sessions,omitempty"`
+	Knowledge          map[string]any `json:"knowledge,omitempty"`
+	Memory             section        `json:"memory,omitempty"`
+	Reasoning          section        `json:"reasoning,omitempty"`
+	DefaultTools       section        `json:"default_tools,omitempty"`
+	SystemMessage      section        `json:"system_message,omitempty"`
+	ResponseSettings   section        `json:"response_settings,omitempty"`
+	Introduction       string         `json:"introduction,omitempty"`
+	Streaming          section        `json:"streaming,omitempty"`
+	Members            []any          `json:"members,omitempty"`
+	Metadata           map[string]any `json:"metadata,omitempty"`
+	InputSchema        map[string]any `json:"input_schema,omitempty"`
+	FactoryInputSchema map[string]any `json:"factory_input_schema,omitempty"`
+	IsComponent        bool           `json:"is_component"`
+	CurrentVersion     *int           `json:"current_version,omitempty"`
+	Stage              string         `json:"stage,omitempty"`
+}
+
+// memberRef is a member that is neither an agent nor a team (a remote
+// executor): what is known of it.
+type memberRef struct {
+	ID   string `json:"id"`
+	Name string `json:"name,omitempty"`
+}
+
+// teamResponse is agno's TeamResponse.from_team: each settings group
+// keeps the values that differ from agno's team defaults.
+func (o *OS) teamResponse(t *team.Team) TeamResponse {
 	cfg := t.Config()
-	out := map[string]any{"id": t.ID(), "name": cfg.Name, "mode": string(t.Mode()), "is_factory": false, "is_component": false}
-	if o.cfg.DBID != "" {
-		out["db_id"] = o.cfg.DBID
+	out := TeamResponse{ID: t.ID(), Name: cfg.Name, DBID: o.cfg.DBID, Description: cfg.Description, Mode: string(t.Mode()), Model: modelResponse(cfg.Model),
+		IsComponent: o.isComponent(t)}
+	tools := section{}
+	fns := staticFunctions(cfg.Tools)
+	tools.set("tools", toolDicts(fns), len(fns) > 0)
+	tools.set("tool_call_limit", cfg.ToolCallLimit, cfg.ToolCallLimit > 0)
+	out.Tools = tools.orNil()
+	sessions := section{}
+	sessions.set("session_table", "agno_sessions", o.cfg.Store != nil || cfg.Store != nil)
+	sessions.set("add_history_to_context", true, cfg.AddHistoryToContext)
+	sessions.set("num_history_runs", cfg.NumHistoryRuns, cfg.NumHistoryRuns != 0 && cfg.NumHistoryRuns != 3)
+	out.Sessions = sessions.orNil()
+	dt := section{}
+	dt.set("get_member_information_tool", true, cfg.GetMemberInformationTool)
+	if cfg.SearchKnowledge != nil && !*cfg.SearchKnowledge {
+		dt["search_knowledge"] = false
 	}
-	if cfg.Description != "" {
-		out["description"] = cfg.Description
+	out.DefaultTools = dt.orNil()
+	sys := section{}
+	sys.set("description", cfg.Description, cfg.Description != "")
+	sys.set("instructions", cfg.Instructions, len(cfg.Instructions) > 0)
+	sys.set("expected_output", cfg.ExpectedOutput, cfg.ExpectedOutput != "")
+	sys.set("additional_context", cfg.AdditionalContext, cfg.AdditionalContext != "")
+	sys.set("markdown", true, cfg.Markdown)
+	sys.set("add_datetime_to_context", true, cfg.AddDatetime)
+	out.SystemMessage = sys.orNil()
+	resp := section{}
+	if cfg.OutputSchema != nil {
+		resp["output_schema_name"] = cfg.OutputSchema.Name
 	}
-	if m := modelResponse(cfg.Model); len(m) > 0 {
-		out["model"] = m
-	}
-	members := []map[string]any{}
+	out.ResponseSettings = resp.orNil()
+	// agno's stream_member_events defaults to true, which its filter (whose
+	// default is false) keeps.
+	streaming := section{}
+	streaming.set("stream_events", true, cfg.StreamEvents)
+	streaming.set("stream_member_events", true, cfg.StreamMemberEvents == nil || *cfg.StreamMemberEvents)
+	out.Streaming = streaming.orNil()
 	for _, m := range cfg.Members {
 		switch x := m.(type) {
 		case *agent.Agent:
-			members = append(members, o.agentResponse(x))
+			out.Members = append(out.Members, o.agentResponse(x))
 		case *team.Team:
-			members = append(members, o.teamResponse(x))
+			out.Members = append(out.Members, o.teamResponse(x))
 		default:
-			members = append(members, map[string]any{"id": m.ID(), "name": m.Name()})
+			out.Members = append(out.Members, memberRef{ID: m.ID(), Name: m.Name()})
 		}
 	}
-	out["members"] = members
-	if len(cfg.Instructions) > 0 {
-		out["system_message"] = map[string]any{"instructions": cfg.Instructions}
-	}
 	if len(cfg.Metadata) > 0 {
-		out["metadata"] = cfg.Metadata
+		out.Metadata = cfg.Metadata
 	}
 	return out
 }
@@ -262,7 +338,7 @@ func (o *OS) handleTeams(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	out := []map[string]any{}
+	out := []TeamResponse{}
 	for _, t := range o.catalog().Teams {
 		if keep(t.ID()) {
 			out = append(out, o.teamResponse(t))
@@ -272,7 +348,7 @@ func (o *OS) handleTeams(w http.ResponseWriter, r *http.Request) {
 }
 
 func (o *OS) handleTeam(w http.ResponseWriter, r *http.Request) {
-	t, ok := o.catalog().teams[r.PathValue("id")]
+	t, ok := o.catalog().teams[r.PathValue("team_id")]
 	if !ok {
 		writeError(w, http.StatusNotFound, "Team not found")
 		return
@@ -280,66 +356,121 @@ func (o *OS) handleTeam(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, o.teamResponse(t))
 }
 
-// workflowSummary is agno's WorkflowSummaryResponse.
-func (o *OS) workflowSummary(wf *workflow.Workflow) map[string]any {
-	out := map[string]any{"id": wf.ID(), "name": wf.Name(), "is_factory": false, "is_component": false}
-	if wf.Description() != "" {
-		out["description"] = wf.Description()
-	}
-	if o.cfg.DBID != "" {
-		out["db_id"] = o.cfg.DBID
-	}
-	return out
+// WorkflowSummaryResponse is agno's WorkflowSummaryResponse (GET
+// /workflows and /config, exclude_none).
+type WorkflowSummaryResponse struct {
+	ID                 string         `json:"id,omitempty"`
+	Name               string         `json:"name,omitempty"`
+	Description        string         `json:"description,omitempty"`
+	DBID               string         `json:"db_id,omitempty"`
+	IsFactory          bool           `json:"is_factory"`
+	FactoryInputSchema map[string]any `json:"factory_input_schema,omitempty"`
+	IsComponent        bool           `json:"is_component"`
+	CurrentVersion     *int           `json:"current_version,omitempty"`
+	Stage              string         `json:"stage,omitempty"`
 }
 
-// summary is agno's AgentSummaryResponse / TeamSummaryResponse in
-// /config: id, name, description, db_id (None fields omitted).
-func (o *OS) summary(id, name, desc string, extra map[string]any) map[string]any {
-	out := map[string]any{"id": id, "name": name}
-	if desc != "" {
-		out["description"] = desc
-	}
-	if o.cfg.DBID != "" {
-		out["db_id"] = o.cfg.DBID
-	}
-	for k, v := range extra {
-		out[k] = v
-	}
-	return out
+func (o *OS) workflowSummary(wf *workflow.Workflow) WorkflowSummaryResponse {
+	return WorkflowSummaryResponse{ID: wf.ID(), Name: wf.Name(), Description: wf.Description(), DBID: o.cfg.DBID, IsComponent: o.isComponent(wf)}
+}
+
+// AgentSummaryResponse is agno's AgentSummaryResponse in /config.
+type AgentSummaryResponse struct {
+	ID          string `json:"id,omitempty"`
+	Name        string `json:"name,omitempty"`
+	Description string `json:"description,omitempty"`
+	DBID        string `json:"db_id,omitempty"`
+}
+
+// TeamSummaryResponse is agno's TeamSummaryResponse in /config.
+type TeamSummaryResponse struct {
+	ID          string `json:"id,omitempty"`
+	Name        string `json:"name,omitempty"`
+	Description string `json:"description,omitempty"`
+	DBID        string `json:"db_id,omitempty"`
+	Mode        string `json:"mode,omitempty"`
+}
+
+// DatabaseConfig is one database of a /config domain (agno's
+// DatabaseConfig); Tables is None (absent) for traces and knowledge.
+type DatabaseConfig struct {
+	DBID         string       `json:"db_id"`
+	DomainConfig DomainConfig `json:"domain_config"`
+	Tables       []string     `json:"tables,omitempty"`
+}
+
+// DomainConfig is agno's per-domain display settings.
+type DomainConfig struct {
+	DisplayName string `json:"display_name,omitempty"`
+}
+
+// DomainDBs is agno's SessionConfig / MemoryConfig / MetricsConfig /
+// EvalsConfig / TracesConfig: the databases a UI screen reads.
+type DomainDBs struct {
+	DisplayName string           `json:"display_name,omitempty"`
+	DBs         []DatabaseConfig `json:"dbs"`
+}
+
+// ConfigResponse is agno's ConfigResponse (GET /config, exclude_none).
+type ConfigResponse struct {
+	OSID            string                    `json:"os_id"`
+	Name            string                    `json:"name,omitempty"`
+	Description     string                    `json:"description,omitempty"`
+	AvailableModels []string                  `json:"available_models,omitempty"`
+	OSDatabase      string                    `json:"os_database,omitempty"`
+	Databases       []string                  `json:"databases"`
+	Chat            map[string]any            `json:"chat,omitempty"`
+	Session         *DomainDBs                `json:"session,omitempty"`
+	Metrics         *DomainDBs                `json:"metrics,omitempty"`
+	Memory          *DomainDBs                `json:"memory,omitempty"`
+	Knowledge       map[string]any            `json:"knowledge,omitempty"`
+	Evals           *DomainDBs                `json:"evals,omitempty"`
+	Traces          *DomainDBs                `json:"traces,omitempty"`
+	Agents          []AgentSummaryResponse    `json:"agents"`
+	Teams           []TeamSummaryResponse     `json:"teams"`
+	Workflows       []WorkflowSummaryResponse `json:"workflows"`
+	Interfaces      []any                     `json:"interfaces"`
+}
+
+// domain is one database of a /config domain, shown under its id.
+func (o *OS) domain(tables ...string) *DomainDBs {
+	return &DomainDBs{DBs: []DatabaseConfig{{DBID: o.cfg.DBID, DomainConfig: DomainConfig{DisplayName: o.cfg.DBID}, Tables: tables}}}
 }
 
 // handleConfig is agno's ConfigResponse.
 func (o *OS) handleConfig(w http.ResponseWriter, _ *http.Request) {
 	c := o.catalog()
-	agents, teams, workflows := []map[string]any{}, []map[string]any{}, []map[string]any{}
+	out := ConfigResponse{
+		OSID: o.cfg.ID, Name: o.cfg.Name, Description: o.cfg.Description, AvailableModels: o.modelIDs(),
+		Databases: []string{}, Agents: []AgentSummaryResponse{}, Teams: []TeamSummaryResponse{},
+		Workflows: []WorkflowSummaryResponse{}, Interfaces: o.interfaces(),
+	}
 	for _, a := range c.Agents {
 		cfg := a.Config()
-		agents = append(agents, o.summary(a.ID(), cfg.Name, cfg.Description, nil))
+		out.Agents = append(out.Agents, AgentSummaryResponse{ID: a.ID(), Name: cfg.Name, Description: cfg.Description, DBID: o.cfg.DBID})
 	}
 	for _, t := range c.Teams {
 		cfg := t.Config()
-		teams = append(teams, o.summary(t.ID(), cfg.Name, cfg.Description, map[string]any{"mode": string(t.Mode())}))
+		out.Teams = append(out.Teams, TeamSummaryResponse{ID: t.ID(), Name: cfg.Name, Description: cfg.Description, DBID: o.cfg.DBID, Mode: string(t.Mode())})
 	}
 	for _, wf := range c.Workflows {
-		workflows = append(workflows, o.workflowSummary(wf))
-	}
-	out := map[string]any{
-		"os_id": o.cfg.ID, "name": o.cfg.Name,
-		"available_models": o.modelIDs(), "agents": agents, "teams": teams, "workflows": workflows,
-		"interfaces": o.interfaces(), "databases": []string{},
-	}
-	if o.cfg.Description != "" {
-		out["description"] = o.cfg.Description
+		out.Workflows = append(out.Workflows, o.workflowSummary(wf))
 	}
 	if k := o.knowledgeConfig(); k != nil {
-		out["knowledge"] = k
+		out.Knowledge = k
 	}
 	if o.cfg.DBID != "" {
-		out["os_database"] = o.cfg.DBID
-		out["databases"] = []string{o.cfg.DBID}
-		domain := map[string]any{"dbs": []map[string]any{{"db_id": o.cfg.DBID, "domain_config": map[string]any{"display_name": o.cfg.DBID}, "tables": []string{"agno_sessions"}}}}
-		out["session"] = domain
-		out["memory"] = map[string]any{"dbs": []map[string]any{{"db_id": o.cfg.DBID, "domain_config": map[string]any{"display_name": o.cfg.DBID}, "tables": []string{"agno_memories"}}}}
+		out.OSDatabase = o.cfg.DBID
+		out.Databases = []string{o.cfg.DBID}
+		out.Session = o.domain("agno_sessions")
+		out.Memory = o.domain("agno_memories")
+	}
+	// The control-plane domains exist where their routes do: with the
+	// SQL database (agno lists traces without tables).
+	if o.cfg.DB != nil && o.cfg.DBID != "" {
+		out.Metrics = o.domain("agno_metrics")
+		out.Evals = o.domain("agno_eval_runs")
+		out.Traces = o.domain()
 	}
 	writeJSON(w, http.StatusOK, out)
 }
@@ -388,12 +519,24 @@ func (o *OS) modelIDs() []string {
 	return ids
 }
 
+// modelEntry is agno's Model {id, provider} (GET /models; no
+// exclude_none, so an unknown field is null).
+type modelEntry struct {
+	ID       *string `json:"id"`
+	Provider *string `json:"provider"`
+}
+
+func nullString(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
 func (o *OS) handleModels(w http.ResponseWriter, _ *http.Request) {
-	out := []map[string]any{}
+	out := []modelEntry{}
 	for _, m := range o.models() {
-		out = append(out, map[string]any{"id": m.Info().ID, "provider": m.Info().Provider})
+		out = append(out, modelEntry{ID: nullString(m.Info().ID), Provider: nullString(m.Info().Provider)})
 	}
 	writeJSON(w, http.StatusOK, out)
 }
-
-var _ = run.NewID

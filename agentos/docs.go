@@ -22,12 +22,13 @@ type apiParam struct {
 	Required bool
 	Default  any
 	Enum     []string
-	Min, Max int // integer bounds; 0: none
+	Min, Max int  // integer bounds; 0: none
+	NonNeg   bool // minimum 0 (agno's ge=0)
 }
 
 // apiRoute documents one route, keyed by its exact ServeMux pattern.
 type apiRoute struct {
-	Pattern string // "GET /agents/{id}"
+	Pattern string // "GET /agents/{agent_id}"
 	Tag     string
 	Summary string
 	Desc    string
@@ -58,6 +59,7 @@ var (
 	pDBQ        = apiParam{Name: "db_id", Type: "string", Desc: "Database to use when several are configured"}
 	pTableQ     = apiParam{Name: "table", Type: "string", Desc: "Table to use (needs db_id)"}
 	pPageQ      = apiParam{Name: "page", Type: "integer", Desc: "Page number", Default: 1, Min: 1}
+	pPage0Q     = apiParam{Name: "page", Type: "integer", Desc: "Page number (0 reads the first page too)", Default: 1, NonNeg: true}
 	pLimitQ     = apiParam{Name: "limit", Type: "integer", Desc: "Items per page", Default: 20, Min: 1, Max: maxPageLimit}
 	pRegLimitQ  = apiParam{Name: "limit", Type: "integer", Desc: "Items per page", Default: 20, Min: 1, Max: 100}
 	pSortOrderQ = apiParam{Name: "sort_order", Type: "string", Desc: "Sort direction", Enum: []string{"asc", "desc"}}
@@ -90,24 +92,24 @@ func buildAPIRoutes() []apiRoute {
 		{Pattern: "GET /models", Tag: "Core", Summary: "Unique models of the agents and teams", Result: "[{id, provider}]"},
 
 		{Pattern: "GET /workflows", Tag: "Workflows", Summary: "List workflows", Result: "[WorkflowSummaryResponse]"},
-		{Pattern: "GET /workflows/{id}", Tag: "Workflows", Summary: "Get a workflow with its step tree", Result: "WorkflowResponse"},
-		{Pattern: "POST /workflows/{id}/runs", Tag: "Workflows", Summary: "Run a workflow", Desc: runFormExtra,
+		{Pattern: "GET /workflows/{workflow_id}", Tag: "Workflows", Summary: "Get a workflow with its step tree", Result: "WorkflowResponse"},
+		{Pattern: "POST /workflows/{workflow_id}/runs", Tag: "Workflows", Summary: "Run a workflow", Desc: runFormExtra,
 			Form: []apiParam{pMessage, pStream, pBackground, pSession, pUser, pVersion, pFactory}, Stream: true,
 			Result: "WorkflowRunOutput; an SSE stream when stream=true; 202 {run_id, session_id, status} for a background run"},
-		{Pattern: "POST /workflows/{id}/runs/{run_id}/continue", Tag: "Workflows", Summary: "Continue a paused workflow run",
+		{Pattern: "POST /workflows/{workflow_id}/runs/{run_id}/continue", Tag: "Workflows", Summary: "Continue a paused workflow run",
 			Form:   []apiParam{{Name: "step_requirements", Type: "string", Desc: "JSON list of StepRequirement objects (confirmation, user input, route choice, output review)"}, pSessionOpt, pUser, pStream, pFactory},
 			Stream: true, Result: "WorkflowRunOutput, or an SSE stream"},
-		{Pattern: "POST /workflows/{id}/runs/{run_id}/cancel", Tag: "Workflows", Summary: "Cancel a workflow run", Query: []apiParam{pSessionQ}, Result: "{}"},
-		{Pattern: "POST /workflows/{id}/runs/{run_id}/resume", Tag: "Workflows", Summary: "Resume a workflow run's event stream", Form: []apiParam{pLastEvent, pSessionOpt}, Stream: true, Result: "SSE stream: missed events, then live ones"},
-		{Pattern: "GET /workflows/{id}/runs/{run_id}", Tag: "Workflows", Summary: "Get a workflow run", Query: []apiParam{pSessionQ}, Result: "WorkflowRunOutput"},
-		{Pattern: "GET /workflows/{id}/runs", Tag: "Workflows", Summary: "List a session's workflow runs", Query: []apiParam{{Name: "session_id", Type: "string", Desc: "Session to list", Required: true}, pStatusQ}, Result: "[WorkflowRunSchema]"},
+		{Pattern: "POST /workflows/{workflow_id}/runs/{run_id}/cancel", Tag: "Workflows", Summary: "Cancel a workflow run", Query: []apiParam{pSessionQ}, Result: "{}"},
+		{Pattern: "POST /workflows/{workflow_id}/runs/{run_id}/resume", Tag: "Workflows", Summary: "Resume a workflow run's event stream", Form: []apiParam{pLastEvent, pSessionOpt}, Stream: true, Result: "SSE stream: missed events, then live ones"},
+		{Pattern: "GET /workflows/{workflow_id}/runs/{run_id}", Tag: "Workflows", Summary: "Get a workflow run", Query: []apiParam{pSessionQ}, Result: "WorkflowRunOutput"},
+		{Pattern: "GET /workflows/{workflow_id}/runs", Tag: "Workflows", Summary: "List a session's workflow runs", Query: []apiParam{{Name: "session_id", Type: "string", Desc: "Session to list", Required: true}, pStatusQ}, Result: "[WorkflowRunSchema]"},
 		{Pattern: "GET /workflows/ws", Tag: "Workflows", Summary: "WebSocket for workflow runs",
 			Desc:   "Upgrade to a WebSocket. Client actions: authenticate, start-workflow, continue-workflow, reconnect, ping. Live events arrive as SSE-framed text; control messages as JSON.",
 			Status: http.StatusSwitchingProtocols, Result: "Switching Protocols"},
 
 		{Pattern: "GET /sessions", Tag: "Sessions", Summary: "List sessions", Query: []apiParam{pTypeQ,
 			{Name: "component_id", Type: "string", Desc: "Agent, team or workflow id"}, pUserQ,
-			{Name: "session_name", Type: "string", Desc: "Partial session name"}, pLimitQ, pPageQ,
+			{Name: "session_name", Type: "string", Desc: "Partial session name"}, pLimitQ, pPage0Q,
 			{Name: "sort_by", Type: "string", Desc: "Sort field", Default: "created_at"}, pSortOrderQ, pDBQ, pTableQ},
 			Schema: "PaginatedResponse", Result: "PaginatedResponse[SessionSchema]"},
 		{Pattern: "POST /sessions", Tag: "Sessions", Summary: "Create a session", Query: []apiParam{pTypeQ, pDBQ, pTableQ},
@@ -132,7 +134,7 @@ func buildAPIRoutes() []apiRoute {
 		{Pattern: "POST /memories", Tag: "Memory", Summary: "Create a memory", Query: []apiParam{pDBQ, pTableQ},
 			JSON: []apiParam{{Name: "memory", Type: "string", Required: true}, {Name: "user_id", Type: "string"}, {Name: "topics", Type: "array"}}, Result: "UserMemorySchema"},
 		{Pattern: "GET /memories", Tag: "Memory", Summary: "List memories", Query: []apiParam{pUserQ, {Name: "agent_id", Type: "string"}, {Name: "team_id", Type: "string"},
-			{Name: "topics", Type: "string", Desc: "Comma-separated topics"}, {Name: "search_content", Type: "string"}, pLimitQ, pPageQ,
+			{Name: "topics", Type: "string", Desc: "Comma-separated topics"}, {Name: "search_content", Type: "string"}, pLimitQ, pPage0Q,
 			{Name: "sort_by", Type: "string", Default: "updated_at"}, pSortOrderQ, pDBQ, pTableQ},
 			Schema: "PaginatedResponse", Result: "PaginatedResponse[UserMemorySchema]"},
 		{Pattern: "DELETE /memories", Tag: "Memory", Summary: "Delete memories", Query: []apiParam{pDBQ, pTableQ},
@@ -142,7 +144,7 @@ func buildAPIRoutes() []apiRoute {
 			JSON: []apiParam{{Name: "memory", Type: "string", Required: true}, {Name: "user_id", Type: "string"}, {Name: "topics", Type: "array"}}, Result: "UserMemorySchema"},
 		{Pattern: "DELETE /memories/{memory_id}", Tag: "Memory", Summary: "Delete a memory", Query: []apiParam{pUserQ, pDBQ, pTableQ}, Status: http.StatusNoContent, Result: "Deleted"},
 		{Pattern: "GET /memory_topics", Tag: "Memory", Summary: "List memory topics", Query: []apiParam{pUserQ, pDBQ, pTableQ}, Result: "[string]"},
-		{Pattern: "GET /user_memory_stats", Tag: "Memory", Summary: "Memory counts per user", Query: []apiParam{pLimitQ, pPageQ, pUserQ, pDBQ, pTableQ},
+		{Pattern: "GET /user_memory_stats", Tag: "Memory", Summary: "Memory counts per user", Query: []apiParam{pLimitQ, pPage0Q, pUserQ, pDBQ, pTableQ},
 			Schema: "PaginatedResponse", Result: "PaginatedResponse[{user_id, total_memories, last_memory_updated_at}]"},
 		{Pattern: "POST /optimize-memories", Tag: "Memory", Summary: "Merge and shorten a user's memories", Query: []apiParam{pDBQ, pTableQ},
 			JSON:   []apiParam{{Name: "user_id", Type: "string", Required: true}, {Name: "model", Type: "string", Desc: "\"provider:model_id\""}, {Name: "apply", Type: "boolean", Default: true}},
@@ -157,6 +159,7 @@ func buildAPIRoutes() []apiRoute {
 		{Pattern: "GET /openapi.json", Tag: "Docs", Summary: "This OpenAPI document", Result: "OpenAPI 3.1 document"},
 		// knowledge routes: knowledgeAPIRoutes (knowledge.go), appended below
 		{Pattern: "GET /docs", Tag: "Docs", Summary: "Human-readable route list", Result: "HTML page"},
+		{Pattern: "GET /redoc", Tag: "Docs", Summary: "ReDoc view of /openapi.json", Result: "HTML page"},
 	}
 	routes = append(routes, knowledgeAPIRoutes()...)
 	routes = append(routes, controlAPIRoutes()...)
@@ -171,18 +174,19 @@ func buildAPIRoutes() []apiRoute {
 			form = append(form, apiParam{Name: c.extraForm, Type: "boolean", Default: true})
 		}
 		p := c.prefix
+		id := p + "/{" + c.noun + "_id}"
 		routes = append(routes,
 			apiRoute{Pattern: "GET " + p, Tag: c.tag, Summary: "List " + c.noun + "s", Result: "[" + c.tag[:len(c.tag)-1] + "Response]"},
-			apiRoute{Pattern: "GET " + p + "/{id}", Tag: c.tag, Summary: "Get " + c.a + " " + c.noun, Result: c.tag[:len(c.tag)-1] + "Response"},
-			apiRoute{Pattern: "POST " + p + "/{id}/runs", Tag: c.tag, Summary: "Run " + c.a + " " + c.noun, Desc: runFormExtra, Form: form, Stream: true,
+			apiRoute{Pattern: "GET " + id, Tag: c.tag, Summary: "Get " + c.a + " " + c.noun, Result: c.tag[:len(c.tag)-1] + "Response"},
+			apiRoute{Pattern: "POST " + id + "/runs", Tag: c.tag, Summary: "Run " + c.a + " " + c.noun, Desc: runFormExtra, Form: form, Stream: true,
 				Result: c.output + "; an SSE stream when stream=true; 202 {run_id, session_id, status} for a background run"},
-			apiRoute{Pattern: "POST " + p + "/{id}/runs/{run_id}/cancel", Tag: c.tag, Summary: "Cancel " + c.a + " " + c.noun + " run", Query: []apiParam{pSessionQ}, Result: "{}"},
-			apiRoute{Pattern: "POST " + p + "/{id}/runs/{run_id}/continue", Tag: c.tag, Summary: "Continue a paused " + c.noun + " run", Desc: runFormExtra,
+			apiRoute{Pattern: "POST " + id + "/runs/{run_id}/cancel", Tag: c.tag, Summary: "Cancel " + c.a + " " + c.noun + " run", Query: []apiParam{pSessionQ}, Result: "{}"},
+			apiRoute{Pattern: "POST " + id + "/runs/{run_id}/continue", Tag: c.tag, Summary: "Continue a paused " + c.noun + " run", Desc: runFormExtra,
 				Form:   []apiParam{{Name: c.continueField, Type: "string", Desc: c.continueDesc}, pSessionReq, pUser, pStream, pBackground},
 				Stream: true, Result: c.output + ", or an SSE stream"},
-			apiRoute{Pattern: "POST " + p + "/{id}/runs/{run_id}/resume", Tag: c.tag, Summary: "Resume " + c.a + " " + c.noun + " run's event stream", Form: []apiParam{pLastEvent, pSessionOpt}, Stream: true, Result: "SSE stream: missed events, then live ones"},
-			apiRoute{Pattern: "GET " + p + "/{id}/runs/{run_id}", Tag: c.tag, Summary: "Get " + c.a + " " + c.noun + " run", Query: []apiParam{pSessionQ}, Result: c.output},
-			apiRoute{Pattern: "GET " + p + "/{id}/runs", Tag: c.tag, Summary: "List a session's " + c.noun + " runs", Query: []apiParam{{Name: "session_id", Type: "string", Desc: "Session to list", Required: true}, pStatusQ}, Result: "[RunSchema]"},
+			apiRoute{Pattern: "POST " + id + "/runs/{run_id}/resume", Tag: c.tag, Summary: "Resume " + c.a + " " + c.noun + " run's event stream", Form: []apiParam{pLastEvent, pSessionOpt}, Stream: true, Result: "SSE stream: missed events, then live ones"},
+			apiRoute{Pattern: "GET " + id + "/runs/{run_id}", Tag: c.tag, Summary: "Get " + c.a + " " + c.noun + " run", Query: []apiParam{pSessionQ}, Result: c.output},
+			apiRoute{Pattern: "GET " + id + "/runs", Tag: c.tag, Summary: "List a session's " + c.noun + " runs", Query: []apiParam{{Name: "session_id", Type: "string", Desc: "Session to list", Required: true}, pStatusQ}, Result: "[RunSchema]"},
 		)
 	}
 	return routes
@@ -212,7 +216,36 @@ func (o *OS) docsRoutes(mux routeMux) {
 			o.log.Warn("could not render /docs", "error", err)
 		}
 	})
+	mux.HandleFunc("GET /redoc", func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		if err := redocPage.Execute(w, o.cfg.Name); err != nil {
+			o.log.Warn("could not render /redoc", "error", err)
+		}
+	})
 }
+
+// redocPage is FastAPI's get_redoc_html: the page is served locally and
+// the browser loads ReDoc's script; without it, the noscript text points
+// to /docs, which needs no script.
+var redocPage = template.Must(template.New("redoc").Parse(`<!DOCTYPE html>
+<html>
+<head>
+<title>{{.}} - ReDoc</title>
+<meta charset="utf-8"/>
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<link href="https://fonts.googleapis.com/css?family=Montserrat:300,400,700|Roboto:300,400,700" rel="stylesheet">
+<link rel="shortcut icon" href="https://fastapi.tiangolo.com/img/favicon.png">
+<style>
+body { margin: 0; padding: 0; }
+</style>
+</head>
+<body>
+<noscript>ReDoc requires Javascript to function. Please enable it to browse the documentation, or read <a href="/docs">/docs</a>.</noscript>
+<redoc spec-url="/openapi.json"></redoc>
+<script src="https://cdn.jsdelivr.net/npm/redoc@2/bundles/redoc.standalone.js"> </script>
+</body>
+</html>
+`))
 
 // registeredRoutes keeps the documented routes mux serves under exactly
 // their pattern.
@@ -336,7 +369,7 @@ func (o *OS) operation(rt apiRoute) map[string]any {
 		switch {
 		case rt.Schema != "":
 			body["application/json"] = map[string]any{"schema": map[string]any{"$ref": "#/components/schemas/" + rt.Schema}}
-		case rt.Pattern == "GET /docs":
+		case rt.Pattern == "GET /docs" || rt.Pattern == "GET /redoc":
 			body["text/html"] = map[string]any{"schema": map[string]any{"type": "string"}}
 		default:
 			body["application/json"] = map[string]any{"schema": map[string]any{}}
@@ -371,6 +404,9 @@ func paramSchema(p apiParam) map[string]any {
 			s["items"] = map[string]any{"type": "string"}
 		}
 	case "integer":
+		if p.NonNeg {
+			s["minimum"] = 0
+		}
 		if p.Min != 0 {
 			s["minimum"] = p.Min
 		}

@@ -76,7 +76,7 @@ func TestOpenAPIMatchesRegisteredRoutes(t *testing.T) {
 	mux := &recordingMux{ServeMux: http.NewServeMux()}
 	o.routes(mux)
 	registered := slices.Sorted(slices.Values(mux.patterns))
-	if len(registered) < 30 || !slices.Contains(registered, "GET /registry") || !slices.Contains(registered, "GET /agents/{id}/runs") {
+	if len(registered) < 30 || !slices.Contains(registered, "GET /registry") || !slices.Contains(registered, "GET /agents/{agent_id}/runs") {
 		t.Fatalf("recorded patterns %v: routes are missing", registered)
 	}
 	doc, _ := fetchOpenAPI(t, o.Handler())
@@ -212,7 +212,7 @@ func TestDocsPage(t *testing.T) {
 		t.Fatalf("GET /docs = %d %s", rec.Code, rec.Header().Get("Content-Type"))
 	}
 	page := rec.Body.String()
-	for _, want := range []string{"<h1>Docs OS</h1>", "Test &lt;server&gt;", `href="/openapi.json"`, "<code>/registry</code>", "<code>/agents/{id}/runs</code>", "resource_type", "<code>/workflows/ws</code>"} {
+	for _, want := range []string{"<h1>Docs OS</h1>", "Test &lt;server&gt;", `href="/openapi.json"`, "<code>/registry</code>", "<code>/agents/{agent_id}/runs</code>", "resource_type", "<code>/workflows/ws</code>"} {
 		if !strings.Contains(page, want) {
 			t.Errorf("/docs lacks %q", want)
 		}

@@ -115,7 +115,11 @@ func (o *OS) readForm(w http.ResponseWriter, r *http.Request, f *form, raw bool)
 			}
 		}
 	default:
-		return nil, errStatus(http.StatusUnsupportedMediaType, "Unsupported content type %q: send multipart/form-data or application/x-www-form-urlencoded", ct)
+		// FastAPI reads a form from any other body (JSON included) as an
+		// empty form, so a required field is answered as missing (422).
+		if _, err := io.Copy(io.Discard, r.Body); err != nil {
+			return nil, lim.bodyError(err)
+		}
 	}
 	if user := scopedUser(r.Context()); user != "" {
 		f.values["user_id"] = user // an isolated caller acts as itself only

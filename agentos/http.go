@@ -349,13 +349,45 @@ func writeError(w http.ResponseWriter, status int, detail string) {
 	writeJSON(w, status, map[string]string{"detail": detail})
 }
 
-// fieldError is FastAPI's 422 validation body for one field.
-func fieldError(w http.ResponseWriter, loc []string, msg, typ string) {
+// validationItem is one item of FastAPI's 422 body (a pydantic error):
+// input echoes the bad value (null for a missing parameter), ctx the
+// constraint it broke (omitted when there is none, as pydantic does).
+type validationItem struct {
+	Type  string         `json:"type"`
+	Loc   []any          `json:"loc"`
+	Msg   string         `json:"msg"`
+	Input any            `json:"input"`
+	Ctx   map[string]any `json:"ctx,omitempty"`
+}
+
+// validationBody is FastAPI's 422 body.
+type validationBody struct {
+	Detail []validationItem `json:"detail"`
+}
+
+// writeValidation answers FastAPI's 422 with the given errors.
+func writeValidation(w http.ResponseWriter, items ...validationItem) {
+	writeJSON(w, http.StatusUnprocessableEntity, validationBody{Detail: items})
+}
+
+func locOf(loc []string) []any {
 	l := make([]any, len(loc))
 	for i, s := range loc {
 		l[i] = s
 	}
-	writeJSON(w, http.StatusUnprocessableEntity, map[string]any{"detail": []map[string]any{{"type": typ, "loc": l, "msg": msg, "input": nil}}})
+	return l
+}
+
+// fieldError is FastAPI's 422 validation body for one field with no
+// input to echo (a missing parameter).
+func fieldError(w http.ResponseWriter, loc []string, msg, typ string) {
+	writeValidation(w, validationItem{Type: typ, Loc: locOf(loc), Msg: msg})
+}
+
+// fieldErrorInput is fieldError echoing the bad input and the broken
+// constraint.
+func fieldErrorInput(w http.ResponseWriter, loc []string, msg, typ string, input any, ctx map[string]any) {
+	writeValidation(w, validationItem{Type: typ, Loc: locOf(loc), Msg: msg, Input: input, Ctx: ctx})
 }
 
 // httpError carries a status for handler errors.

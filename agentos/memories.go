@@ -31,17 +31,34 @@ const memoryFeature = "Memory"
 // maxMemoryChars is UserMemoryCreateSchema's max_length.
 const maxMemoryChars = 5000
 
-// memorySchema is agno's UserMemorySchema; every field is present (the
-// memory routes keep None).
-func memorySchema(m *storage.Memory) map[string]any {
+// UserMemorySchema is agno's UserMemorySchema; every field is present
+// (the memory routes keep None).
+type UserMemorySchema struct {
+	MemoryID  string   `json:"memory_id"`
+	Memory    string   `json:"memory"`
+	Topics    []string `json:"topics"`
+	AgentID   *string  `json:"agent_id"`
+	TeamID    *string  `json:"team_id"`
+	UserID    *string  `json:"user_id"`
+	UpdatedAt any      `json:"updated_at"`
+}
+
+// UserStatsSchema is agno's UserStatsSchema (GET /user_memory_stats).
+type UserStatsSchema struct {
+	UserID              string `json:"user_id"`
+	TotalMemories       int    `json:"total_memories"`
+	LastMemoryUpdatedAt any    `json:"last_memory_updated_at"`
+}
+
+func memorySchema(m *storage.Memory) UserMemorySchema {
 	topics := m.Topics
 	if topics == nil {
 		topics = []string{}
 	}
-	return map[string]any{
-		"memory_id": m.MemoryID, "memory": m.Memory, "topics": topics,
-		"agent_id": noneIfEmpty(m.AgentID), "team_id": noneIfEmpty(m.TeamID), "user_id": noneIfEmpty(m.UserID),
-		"updated_at": isoSeconds(m.UpdatedAt),
+	return UserMemorySchema{
+		MemoryID: m.MemoryID, Memory: m.Memory, Topics: topics,
+		AgentID: nullString(m.AgentID), TeamID: nullString(m.TeamID), UserID: nullString(m.UserID),
+		UpdatedAt: isoSeconds(m.UpdatedAt),
 	}
 }
 
@@ -69,10 +86,10 @@ func readMemoryPayload(w http.ResponseWriter, r *http.Request) (*memoryPayload, 
 	}
 	switch n := utf8.RuneCountInString(p.memory); {
 	case n < 1:
-		b.reject([]string{"memory"}, "String should have at least 1 character", "string_too_short")
+		b.rejectCtx([]string{"memory"}, "String should have at least 1 character", "string_too_short", map[string]any{"min_length": 1})
 		return nil, false
 	case n > maxMemoryChars:
-		b.reject([]string{"memory"}, fmt.Sprintf("String should have at most %d characters", maxMemoryChars), "string_too_long")
+		b.rejectCtx([]string{"memory"}, fmt.Sprintf("String should have at most %d characters", maxMemoryChars), "string_too_long", map[string]any{"max_length": maxMemoryChars})
 		return nil, false
 	}
 	if p.userID == "" {
@@ -206,7 +223,7 @@ func (o *OS) handleDeleteMemories(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if len(ids) == 0 {
-		b.reject([]string{"memory_ids"}, "List should have at least 1 item after validation, not 0", "too_short")
+		b.rejectCtx([]string{"memory_ids"}, "List should have at least 1 item after validation, not 0", "too_short", map[string]any{"field_type": "List", "min_length": 1, "actual_length": 0})
 		return
 	}
 	st, err := o.dataStore(r, memoryFeature, memoryTable)
@@ -238,7 +255,7 @@ func (o *OS) handleListMemories(w http.ResponseWriter, r *http.Request) {
 		Topics:        splitTopics(p.str("topics")),
 		ContentSearch: p.str("search_content"),
 		Limit:         p.integer("limit", 20, 1, maxPageLimit),
-		Page:          p.integer("page", 1, 1, 0),
+		Page:          p.integer("page", 1, 0, 0),
 		SortBy:        p.enum("sort_by", "updated_at", memorySorts...),
 		SortOrder:     p.sortOrder(),
 	}
@@ -252,7 +269,7 @@ func (o *OS) handleListMemories(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	took := time.Since(start)
-	data := make([]map[string]any, 0, len(mems))
+	data := make([]UserMemorySchema, 0, len(mems))
 	for _, m := range mems {
 		if m.Memory != "" {
 			data = append(data, memorySchema(m))
@@ -298,7 +315,7 @@ func (o *OS) handleUserMemoryStats(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	p := newQueryParams(w, r)
-	limit, page := p.integer("limit", 20, 1, maxPageLimit), p.integer("page", 1, 1, 0)
+	limit, page := p.integer("limit", 20, 1, maxPageLimit), p.integer("page", 1, 0, 0)
 	userID := p.str("user_id")
 	if p.bad {
 		return
@@ -310,11 +327,9 @@ func (o *OS) handleUserMemoryStats(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	took := time.Since(start)
-	data := make([]map[string]any, 0, len(stats))
+	data := make([]UserStatsSchema, 0, len(stats))
 	for _, s := range stats {
-		data = append(data, map[string]any{
-			"user_id": s.UserID, "total_memories": s.TotalMemories, "last_memory_updated_at": isoSeconds(s.LastMemoryUpdatedAt),
-		})
+		data = append(data, UserStatsSchema{UserID: s.UserID, TotalMemories: s.TotalMemories, LastMemoryUpdatedAt: isoSeconds(s.LastMemoryUpdatedAt)})
 	}
 	writeJSON(w, http.StatusOK, paginatedResponse(data, page, limit, total, took))
 }

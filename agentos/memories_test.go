@@ -42,7 +42,7 @@ func TestMemoryValidation(t *testing.T) {
 		}
 		wantFieldError(t, mustCall(t, srv, 422, "DELETE", "/memories", map[string]any{"memory_ids": []string{}}), "body", "memory_ids")
 		wantFieldError(t, mustCall(t, srv, 422, "DELETE", "/memories", map[string]any{"user_id": "u"}), "body", "memory_ids")
-		for q, param := range map[string]string{"limit=0": "limit", "page=0": "page", "page=x": "page", "sort_by=memory": "sort_by", "sort_order=sideways": "sort_order"} {
+		for q, param := range map[string]string{"limit=0": "limit", "page=-1": "page", "page=x": "page", "sort_by=memory": "sort_by", "sort_order=sideways": "sort_order"} {
 			wantFieldError(t, mustCall(t, srv, 422, "GET", "/memories?"+q, nil), "query", param)
 		}
 		wantFieldError(t, mustCall(t, srv, 422, "GET", "/user_memory_stats?limit=-2", nil), "query", "limit")

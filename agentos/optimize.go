@@ -86,7 +86,7 @@ func (o *OS) handleOptimizeMemories(w http.ResponseWriter, r *http.Request) {
 		reduction = max(0, float64(before-after)/float64(before)*100)
 	}
 	writeJSON(w, http.StatusOK, map[string]any{
-		"memories": []map[string]any{memorySchema(merged)}, "memories_before": len(mems), "memories_after": 1,
+		"memories": []UserMemorySchema{memorySchema(merged)}, "memories_before": len(mems), "memories_after": 1,
 		"tokens_before": before, "tokens_after": after, "tokens_saved": saved, "reduction_percentage": reduction,
 	})
 }

@@ -112,10 +112,10 @@ func coreOS(t *testing.T) http.Handler {
 
 func TestCoreRoutes(t *testing.T) {
 	h := coreOS(t)
-	if rec := do(t, h, "GET", "/", nil); rec.Body.String() != `{"id":"my-os","name":"AgentOS API","version":"2.6.13"}` {
+	if rec := do(t, h, "GET", "/", nil); rec.Body.String() != `{"name":"AgentOS API","id":"my-os","version":"2.6.13"}` {
 		t.Errorf("GET /: %d %s", rec.Code, rec.Body)
 	}
-	if rec := do(t, h, "GET", "/info", nil); rec.Body.String() != `{"agent_count":1,"agno_version":"2.6.13","team_count":1,"workflow_count":1}` {
+	if rec := do(t, h, "GET", "/info", nil); rec.Body.String() != `{"agno_version":"2.6.13","agent_count":1,"team_count":1,"workflow_count":1}` {
 		t.Errorf("GET /info: %s", rec.Body)
 	}
 	if rec := do(t, h, "GET", "/models", nil); rec.Body.String() != `[{"id":"fake-model","provider":"Fake"}]` {

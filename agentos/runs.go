@@ -39,7 +39,7 @@ var (
 )
 
 func (o *OS) executor(w http.ResponseWriter, r *http.Request, k kind) (run.Executor, bool) {
-	ex := k.lookup(o.catalog(), r.PathValue("id"))
+	ex := k.lookup(o.catalog(), r.PathValue(k.name+"_id"))
 	if ex == nil {
 		writeError(w, http.StatusNotFound, k.title+" not found")
 		return nil, false
@@ -166,7 +166,14 @@ func runError(w http.ResponseWriter, runID string, err error) {
 	fail(w, err)
 }
 
-// handleRun is POST /{agents|teams}/{id}/runs.
+// runAccepted is agno's 202 answer to a background run.
+type runAccepted struct {
+	RunID     string     `json:"run_id"`
+	SessionID string     `json:"session_id"`
+	Status    run.Status `json:"status"`
+}
+
+// handleRun is POST /{agents|teams}/{agent_id|team_id}/runs.
 func (o *OS) handleRun(k kind) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		ex, ok := o.executor(w, r, k)
@@ -249,7 +256,7 @@ func (o *OS) launch(w http.ResponseWriter, r *http.Request, rf *runForm, row sto
 		return
 	}
 	if !rf.stream {
-		writeJSON(w, http.StatusAccepted, map[string]any{"run_id": row.RunID, "session_id": row.SessionID, "status": run.StatusPending})
+		writeJSON(w, http.StatusAccepted, runAccepted{RunID: row.RunID, SessionID: row.SessionID, Status: run.StatusPending})
 		return
 	}
 	f, err := o.eng.Follow(r.Context(), row.RunID, "", -1)
@@ -310,7 +317,7 @@ func (o *OS) cancel(w http.ResponseWriter, r *http.Request, componentID string) 
 		fail(w, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{})
+	writeJSON(w, http.StatusOK, struct{}{}) // agno answers {}
 }
 
 // handleCancel is POST .../runs/{run_id}/cancel: {} for a known run (the
@@ -345,7 +352,7 @@ func (o *OS) handleContinue(k kind) http.HandlerFunc {
 			writeError(w, http.StatusBadRequest, "session_id is required to continue a run")
 			return
 		}
-		if !o.ownRun(w, r, creq.RunID, creq.SessionID) {
+		if !o.ownRun(w, r, creq.RunID, creq.SessionID) || !o.approvalGate(w, r, creq.RunID) {
 			return
 		}
 		if creq.Tools, err = parseJSONList[*run.ToolExecution](f, "tools"); err != nil {
@@ -515,14 +522,15 @@ func (o *OS) handleGetRun(k kind) http.HandlerFunc {
 func (o *OS) handleListRuns(k kind) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		if ex, ok := o.executor(w, r, k); ok {
-			o.listRuns(w, r, ex.ID(), func(rec *storage.Run) map[string]any { return runSchema(rec, k.name) })
+			o.listRuns(w, r, ex.ID(), k.name)
 		}
 	}
 }
 
 // listRuns answers a run listing of one component in one session,
-// optionally filtered by status.
-func (o *OS) listRuns(w http.ResponseWriter, r *http.Request, componentID string, schema func(*storage.Run) map[string]any) {
+// optionally filtered by status: agno's RunSchema, TeamRunSchema or
+// WorkflowRunSchema (kind), the same items GET /sessions/{id}/runs lists.
+func (o *OS) listRuns(w http.ResponseWriter, r *http.Request, componentID, kind string) {
 	sid := r.URL.Query().Get("session_id")
 	if !r.URL.Query().Has("session_id") { // a required query parameter in agno
 		fieldError(w, []string{"query", "session_id"}, "Field required", "missing")
@@ -547,7 +555,12 @@ func (o *OS) listRuns(w http.ResponseWriter, r *http.Request, componentID string
 	}
 	out := make([]map[string]any, 0, len(recs))
 	for _, rec := range recs {
-		out = append(out, schema(rec))
+		doc, events, err := runDoc(r.Context(), o.cfg.Store, storedDoc{rec: rec, doc: decodeDoc(rec)})
+		if err != nil {
+			fail(w, err)
+			return
+		}
+		out = append(out, withoutNone(sessionRunSchema(rec, doc, events, kind)))
 	}
 	writeJSON(w, http.StatusOK, out)
 }

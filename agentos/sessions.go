@@ -72,10 +72,12 @@ func newQueryParams(w http.ResponseWriter, r *http.Request) *queryParams {
 	return &queryParams{w: w, q: r.URL.Query()}
 }
 
-func (p *queryParams) reject(name, msg, typ string) {
+// reject answers a bad value of name, echoing it (input) and the broken
+// constraint (ctx) as FastAPI does.
+func (p *queryParams) reject(name, msg, typ string, input any, ctx map[string]any) {
 	if !p.bad {
 		p.bad = true
-		fieldError(p.w, []string{"query", name}, msg, typ)
+		fieldErrorInput(p.w, []string{"query", name}, msg, typ, input, ctx)
 	}
 }
 
@@ -90,15 +92,15 @@ func (p *queryParams) integer(name string, def, minimum, maximum int) int {
 	}
 	n, err := strconv.Atoi(strings.TrimSpace(s))
 	if err != nil {
-		p.reject(name, "Input should be a valid integer, unable to parse string as an integer", "int_parsing")
+		p.reject(name, "Input should be a valid integer, unable to parse string as an integer", "int_parsing", s, nil)
 		return def
 	}
 	if n < minimum {
-		p.reject(name, fmt.Sprintf("Input should be greater than or equal to %d", minimum), "greater_than_equal")
+		p.reject(name, fmt.Sprintf("Input should be greater than or equal to %d", minimum), "greater_than_equal", s, map[string]any{"ge": minimum})
 		return def
 	}
 	if maximum > 0 && n > maximum {
-		p.reject(name, fmt.Sprintf("Input should be less than or equal to %d", maximum), "less_than_equal")
+		p.reject(name, fmt.Sprintf("Input should be less than or equal to %d", maximum), "less_than_equal", s, map[string]any{"le": maximum})
 		return def
 	}
 	return n
@@ -128,7 +130,7 @@ func (p *queryParams) optionalInt(name string) int64 {
 	}
 	n, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64)
 	if err != nil {
-		p.reject(name, "Input should be a valid integer, unable to parse string as an integer", "int_parsing")
+		p.reject(name, "Input should be a valid integer, unable to parse string as an integer", "int_parsing", s, nil)
 		return 0
 	}
 	return n
@@ -145,7 +147,7 @@ func (p *queryParams) enum(name, def string, allowed ...string) string {
 			return s
 		}
 	}
-	p.reject(name, "Input should be "+quoteChoices(allowed), "enum")
+	p.reject(name, "Input should be "+quoteChoices(allowed), "enum", s, map[string]any{"expected": quoteChoices(allowed)})
 	return def
 }
 
@@ -177,6 +179,7 @@ func (p *queryParams) sortOrder() storage.SortOrder {
 type jsonBody struct {
 	w      http.ResponseWriter
 	fields map[string]json.RawMessage
+	obj    map[string]any // the decoded body, echoed in 422 inputs
 	bad    bool
 }
 
@@ -188,7 +191,7 @@ func readBody(w http.ResponseWriter, r *http.Request, required bool) (*jsonBody,
 		writeError(w, http.StatusBadRequest, "could not read the request body: "+err.Error())
 		return nil, false
 	}
-	b := &jsonBody{w: w, fields: map[string]json.RawMessage{}}
+	b := &jsonBody{w: w, fields: map[string]json.RawMessage{}, obj: map[string]any{}}
 	if len(strings.TrimSpace(string(raw))) == 0 {
 		if required {
 			fieldError(w, []string{"body"}, "Field required", "missing")
@@ -201,15 +204,17 @@ func readBody(w http.ResponseWriter, r *http.Request, required bool) (*jsonBody,
 	}
 	var probe any
 	if err := json.Unmarshal(raw, &probe); err != nil {
-		fieldError(w, []string{"body"}, "JSON decode error: "+err.Error(), "json_invalid")
+		jsonInvalid(w, err)
 		return nil, false
 	}
-	if _, ok := probe.(map[string]any); !ok {
-		fieldError(w, []string{"body"}, "Input should be a valid dictionary or object to extract fields from", "model_attributes_type")
+	obj, ok := probe.(map[string]any)
+	if !ok {
+		fieldErrorInput(w, []string{"body"}, "Input should be a valid dictionary or object to extract fields from", "model_attributes_type", probe, nil)
 		return nil, false
 	}
+	b.obj = obj
 	if err := json.Unmarshal(raw, &b.fields); err != nil {
-		fieldError(w, []string{"body"}, "JSON decode error: "+err.Error(), "json_invalid")
+		jsonInvalid(w, err)
 		return nil, false
 	}
 	if user := scopedUser(r.Context()); user != "" {
@@ -225,11 +230,54 @@ func readDataBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
 	return io.ReadAll(http.MaxBytesReader(w, r.Body, maxDataBody))
 }
 
-func (b *jsonBody) reject(loc []string, msg, typ string) {
-	if !b.bad {
-		b.bad = true
-		fieldError(b.w, append([]string{"body"}, loc...), msg, typ)
+// jsonInvalid is FastAPI's answer to a body that is not JSON: loc names
+// the byte offset, ctx the parser's error.
+func jsonInvalid(w http.ResponseWriter, err error) {
+	loc := []any{"body"}
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		loc = append(loc, max(int(se.Offset)-1, 0)) // Python's 0-based index of the bad character
 	}
+	writeValidation(w, validationItem{Type: "json_invalid", Loc: loc, Msg: "JSON decode error", Input: map[string]any{}, Ctx: map[string]any{"error": err.Error()}})
+}
+
+func (b *jsonBody) reject(loc []string, msg, typ string) { b.rejectCtx(loc, msg, typ, nil) }
+
+// rejectCtx answers the first bad field as pydantic reports it: input is
+// the value at loc, or, for a missing field, the object that lacks it.
+func (b *jsonBody) rejectCtx(loc []string, msg, typ string, ctx map[string]any) {
+	if b.bad {
+		return
+	}
+	b.bad = true
+	l := []any{"body"}
+	var input any = b.obj
+	for n, k := range loc {
+		switch parent := input.(type) {
+		case map[string]any:
+			v, ok := parent[k]
+			if !ok {
+				l = append(l, locOf(loc[n:])...)
+				writeValidation(b.w, validationItem{Type: typ, Loc: l, Msg: msg, Input: input, Ctx: ctx})
+				return
+			}
+			l = append(l, k)
+			input = v
+		case []any:
+			i, err := strconv.Atoi(k)
+			if err != nil || i < 0 || i >= len(parent) {
+				l = append(l, k)
+				input = nil
+				continue
+			}
+			l = append(l, i)
+			input = parent[i]
+		default:
+			l = append(l, k)
+			input = nil
+		}
+	}
+	writeValidation(b.w, validationItem{Type: typ, Loc: l, Msg: msg, Input: input, Ctx: ctx})
 }
 
 // get decodes field name into dst (a pointer); absent or null leaves dst
@@ -305,12 +353,27 @@ func withoutNone(m map[string]any) map[string]any {
 	return m
 }
 
+// PaginationInfo is agno's PaginationInfo.
+type PaginationInfo struct {
+	Page         int     `json:"page"`
+	Limit        int     `json:"limit"`
+	TotalPages   int     `json:"total_pages"`
+	TotalCount   int     `json:"total_count"`
+	SearchTimeMS float64 `json:"search_time_ms"`
+}
+
+// PaginatedResponse is agno's PaginatedResponse[T]; Data is a slice of
+// the route's item model.
+type PaginatedResponse struct {
+	Data any            `json:"data"`
+	Meta PaginationInfo `json:"meta"`
+}
+
 // paginatedResponse is agno's PaginatedResponse.
-func paginatedResponse(data any, page, limit, total int, took time.Duration) map[string]any {
-	pages := totalPages(total, limit)
-	ms := math.Round(float64(took.Microseconds())/10) / 100
-	return map[string]any{"data": data, "meta": map[string]any{
-		"page": page, "limit": limit, "total_pages": pages, "total_count": total, "search_time_ms": ms,
+func paginatedResponse(data any, page, limit, total int, took time.Duration) PaginatedResponse {
+	return PaginatedResponse{Data: data, Meta: PaginationInfo{
+		Page: page, Limit: limit, TotalPages: totalPages(total, limit), TotalCount: total,
+		SearchTimeMS: math.Round(float64(took.Microseconds())/10) / 100,
 	}}
 }
 
@@ -640,28 +703,93 @@ func noneIfNil(m map[string]any) any {
 	return m
 }
 
-// sessionSchema is agno's SessionSchema (the list item).
-func sessionSchema(s *storage.Session, name string) map[string]any {
-	metrics, tokens := any(nil), any(nil)
-	if s.Metrics != nil {
-		metrics, tokens = toJSONMap(s.Metrics), s.Metrics.TotalTokens
-	}
-	updated := s.UpdatedAt
-	if updated == 0 {
-		updated = s.CreatedAt
-	}
-	return withoutNone(map[string]any{
-		"session_id": s.SessionID, "session_name": name, "session_state": noneIfNil(s.SessionState),
-		"created_at": isoSeconds(s.CreatedAt), "updated_at": isoSeconds(updated), "session_type": string(s.SessionType),
-		"user_id": noneIfEmpty(s.UserID), "agent_id": noneIfEmpty(s.AgentID), "team_id": noneIfEmpty(s.TeamID),
-		"workflow_id": noneIfEmpty(s.WorkflowID), "session_summary": summaryOf(s), "metrics": metrics,
-		"total_tokens": tokens, "metadata": noneIfNil(s.Metadata),
-	})
+// SessionSchema is agno's SessionSchema, the GET /sessions item
+// (exclude_none: unset fields are absent).
+type SessionSchema struct {
+	SessionID      string         `json:"session_id"`
+	SessionName    string         `json:"session_name"`
+	SessionState   map[string]any `json:"session_state,omitzero"`
+	CreatedAt      any            `json:"created_at,omitempty"`
+	UpdatedAt      any            `json:"updated_at,omitempty"`
+	SessionType    string         `json:"session_type,omitempty"`
+	UserID         string         `json:"user_id,omitempty"`
+	AgentID        string         `json:"agent_id,omitempty"`
+	TeamID         string         `json:"team_id,omitempty"`
+	WorkflowID     string         `json:"workflow_id,omitempty"`
+	SessionSummary any            `json:"session_summary,omitempty"`
+	Metrics        map[string]any `json:"metrics,omitzero"`
+	TotalTokens    *int           `json:"total_tokens,omitempty"`
+	Metadata       map[string]any `json:"metadata,omitzero"`
 }
 
-// sessionDetail is agno's Agent/Team/WorkflowSessionDetailSchema with every
-// field (None included); routes that exclude None pass it to withoutNone.
-func sessionDetail(s *storage.Session, name string, history []any) map[string]any {
+// sessionSchema is agno's SessionSchema (the list item).
+func sessionSchema(s *storage.Session, name string) SessionSchema {
+	out := SessionSchema{
+		SessionID: s.SessionID, SessionName: name, SessionState: s.SessionState,
+		CreatedAt: isoSeconds(s.CreatedAt), UpdatedAt: isoSeconds(cmp.Or(s.UpdatedAt, s.CreatedAt)),
+		SessionType: string(s.SessionType), UserID: s.UserID, AgentID: s.AgentID, TeamID: s.TeamID,
+		WorkflowID: s.WorkflowID, SessionSummary: summaryOf(s), Metadata: s.Metadata,
+	}
+	if s.Metrics != nil {
+		tokens := s.Metrics.TotalTokens
+		out.Metrics, out.TotalTokens = toJSONMap(s.Metrics), &tokens
+	}
+	return out
+}
+
+// AgentSessionDetailSchema is agno's AgentSessionDetailSchema with every
+// field (None as null); routes with exclude_none pass it to excludeNone.
+type AgentSessionDetailSchema struct {
+	UserID         *string        `json:"user_id"`
+	AgentSessionID string         `json:"agent_session_id"`
+	SessionID      string         `json:"session_id"`
+	SessionName    string         `json:"session_name"`
+	SessionSummary any            `json:"session_summary"`
+	SessionState   map[string]any `json:"session_state"`
+	AgentID        *string        `json:"agent_id"`
+	TotalTokens    any            `json:"total_tokens"`
+	AgentData      map[string]any `json:"agent_data"`
+	Metrics        any            `json:"metrics"`
+	Metadata       map[string]any `json:"metadata"`
+	ChatHistory    []any          `json:"chat_history"`
+	CreatedAt      any            `json:"created_at"`
+	UpdatedAt      any            `json:"updated_at"`
+}
+
+// TeamSessionDetailSchema is agno's TeamSessionDetailSchema.
+type TeamSessionDetailSchema struct {
+	SessionID      string         `json:"session_id"`
+	SessionName    string         `json:"session_name"`
+	UserID         *string        `json:"user_id"`
+	TeamID         *string        `json:"team_id"`
+	SessionSummary any            `json:"session_summary"`
+	SessionState   map[string]any `json:"session_state"`
+	Metrics        any            `json:"metrics"`
+	TeamData       map[string]any `json:"team_data"`
+	Metadata       map[string]any `json:"metadata"`
+	ChatHistory    []any          `json:"chat_history"`
+	CreatedAt      any            `json:"created_at"`
+	UpdatedAt      any            `json:"updated_at"`
+	TotalTokens    any            `json:"total_tokens"`
+}
+
+// WorkflowSessionDetailSchema is agno's WorkflowSessionDetailSchema.
+type WorkflowSessionDetailSchema struct {
+	UserID       *string        `json:"user_id"`
+	WorkflowID   *string        `json:"workflow_id"`
+	WorkflowName *string        `json:"workflow_name"`
+	SessionID    string         `json:"session_id"`
+	SessionName  string         `json:"session_name"`
+	SessionData  map[string]any `json:"session_data"`
+	SessionState map[string]any `json:"session_state"`
+	WorkflowData map[string]any `json:"workflow_data"`
+	Metadata     map[string]any `json:"metadata"`
+	CreatedAt    any            `json:"created_at"`
+	UpdatedAt    any            `json:"updated_at"`
+}
+
+// sessionDetail is the detail schema of s's type.
+func sessionDetail(s *storage.Session, name string, history []any) any {
 	created := isoSeconds(s.CreatedAt)
 	updated := isoSeconds(s.UpdatedAt)
 	if updated == nil {
@@ -670,31 +798,38 @@ func sessionDetail(s *storage.Session, name string, history []any) map[string]an
 	metrics, tokens := metricsOf(s)
 	switch s.SessionType {
 	case storage.SessionWorkflow:
-		return map[string]any{
-			"user_id": noneIfEmpty(s.UserID), "workflow_id": noneIfEmpty(s.WorkflowID), "workflow_name": noneIfEmpty(workflowName(s)),
-			"session_id": s.SessionID, "session_name": name, "session_data": noneIfNil(sessionData(s)),
-			"session_state": noneIfNil(s.SessionState), "workflow_data": noneIfNil(s.Data), "metadata": noneIfNil(s.Metadata),
-			"created_at": created, "updated_at": updated,
+		return WorkflowSessionDetailSchema{
+			UserID: nullString(s.UserID), WorkflowID: nullString(s.WorkflowID), WorkflowName: nullString(workflowName(s)),
+			SessionID: s.SessionID, SessionName: name, SessionData: sessionData(s), SessionState: s.SessionState,
+			WorkflowData: s.Data, Metadata: s.Metadata, CreatedAt: created, UpdatedAt: updated,
 		}
 	case storage.SessionTeam:
-		return map[string]any{
-			"session_id": s.SessionID, "session_name": name, "user_id": noneIfEmpty(s.UserID), "team_id": noneIfEmpty(s.TeamID),
-			"session_summary": summaryOf(s), "session_state": noneIfNil(s.SessionState), "metrics": metrics,
-			"team_data": noneIfNil(s.Data), "metadata": noneIfNil(s.Metadata), "chat_history": history,
-			"created_at": created, "updated_at": updated, "total_tokens": tokens,
+		return TeamSessionDetailSchema{
+			SessionID: s.SessionID, SessionName: name, UserID: nullString(s.UserID), TeamID: nullString(s.TeamID),
+			SessionSummary: summaryOf(s), SessionState: s.SessionState, Metrics: metrics, TeamData: s.Data,
+			Metadata: s.Metadata, ChatHistory: history, CreatedAt: created, UpdatedAt: updated, TotalTokens: tokens,
 		}
 	}
-	return map[string]any{
-		"user_id": noneIfEmpty(s.UserID), "agent_session_id": s.SessionID, "session_id": s.SessionID, "session_name": name,
-		"session_summary": summaryOf(s), "session_state": noneIfNil(s.SessionState), "agent_id": noneIfEmpty(s.AgentID),
-		"total_tokens": tokens, "agent_data": noneIfNil(s.Data), "metrics": metrics, "metadata": noneIfNil(s.Metadata),
-		"chat_history": history, "created_at": created, "updated_at": updated,
+	return AgentSessionDetailSchema{
+		UserID: nullString(s.UserID), AgentSessionID: s.SessionID, SessionID: s.SessionID, SessionName: name,
+		SessionSummary: summaryOf(s), SessionState: s.SessionState, AgentID: nullString(s.AgentID), TotalTokens: tokens,
+		AgentData: s.Data, Metrics: metrics, Metadata: s.Metadata, ChatHistory: history, CreatedAt: created, UpdatedAt: updated,
 	}
+}
+
+// excludeNone is v without its null fields (FastAPI's
+// response_model_exclude_none on a typed response).
+func excludeNone(v any) any {
+	m := toJSONMap(v)
+	if m == nil {
+		return v
+	}
+	return withoutNone(m)
 }
 
 // detailOf builds a session's detail schema, reading its runs for the name
 // and the chat history.
-func detailOf(ctx context.Context, st storage.Store, s *storage.Session) (map[string]any, error) {
+func detailOf(ctx context.Context, st storage.Store, s *storage.Session) (any, error) {
 	if s.SessionType == storage.SessionWorkflow {
 		name, err := sessionName(ctx, st, s)
 		if err != nil {
@@ -747,7 +882,7 @@ func (o *OS) handleListSessions(w http.ResponseWriter, r *http.Request) {
 		UserID:       p.str("user_id"),
 		NameContains: p.str("session_name"),
 		Limit:        p.integer("limit", 20, 1, maxPageLimit),
-		Page:         p.integer("page", 1, 1, 0),
+		Page:         p.integer("page", 1, 0, 0),
 		SortBy:       p.enum("sort_by", "created_at", sessionSorts...),
 		SortOrder:    p.sortOrder(),
 	}
@@ -761,7 +896,7 @@ func (o *OS) handleListSessions(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	took := time.Since(start)
-	data := make([]map[string]any, 0, len(sessions))
+	data := make([]SessionSchema, 0, len(sessions))
 	for _, s := range sessions {
 		name, err := sessionName(r.Context(), st, s)
 		if err != nil {
@@ -825,7 +960,7 @@ func (o *OS) handleCreateSession(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusConflict, fmt.Sprintf("Session with id '%s' already exists; omit session_id to get a new one, or PATCH /sessions/%s to change it", id, id))
 		return
 	}
-	writeJSON(w, http.StatusCreated, withoutNone(sessionDetail(stored, name, []any{})))
+	writeJSON(w, http.StatusCreated, excludeNone(sessionDetail(stored, name, []any{})))
 }
 
 // handleGetSession is GET /sessions/{session_id}.
@@ -853,7 +988,7 @@ func (o *OS) handleGetSession(w http.ResponseWriter, r *http.Request) {
 		fail(w, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, withoutNone(d))
+	writeJSON(w, http.StatusOK, excludeNone(d))
 }
 
 func titleCase(s string) string {
@@ -1176,13 +1311,13 @@ func (o *OS) handleDeleteSessions(w http.ResponseWriter, r *http.Request) {
 		list []string
 	}{{"session_ids", ids}, {"session_types", types}} {
 		if len(f.list) == 0 {
-			b.reject([]string{f.name}, "List should have at least 1 item after validation, not 0", "too_short")
+			b.rejectCtx([]string{f.name}, "List should have at least 1 item after validation, not 0", "too_short", map[string]any{"field_type": "List", "min_length": 1, "actual_length": 0})
 			return
 		}
 	}
 	for i, t := range types {
 		if !storage.SessionType(t).Valid() {
-			b.reject([]string{"session_types", strconv.Itoa(i)}, "Input should be "+quoteChoices(sessionTypeNames), "enum")
+			b.rejectCtx([]string{"session_types", strconv.Itoa(i)}, "Input should be "+quoteChoices(sessionTypeNames), "enum", map[string]any{"expected": quoteChoices(sessionTypeNames)})
 			return
 		}
 	}

@@ -6,26 +6,28 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/agno-go/agno/agent"
 	"github.com/agno-go/agno/run"
 	"github.com/agno-go/agno/runs"
 	"github.com/agno-go/agno/storage"
+	"github.com/agno-go/agno/team"
 	"github.com/agno-go/agno/workflow"
 )
 
 func (o *OS) workflowRoutes(mux routeMux) {
 	mux.HandleFunc("GET /workflows", o.handleWorkflows)
-	mux.HandleFunc("GET /workflows/{id}", o.handleWorkflow)
-	mux.HandleFunc("POST /workflows/{id}/runs", o.handleWorkflowRun)
-	mux.HandleFunc("POST /workflows/{id}/runs/{run_id}/continue", o.handleWorkflowContinue)
-	mux.HandleFunc("POST /workflows/{id}/runs/{run_id}/cancel", o.handleWorkflowCancel)
-	mux.HandleFunc("POST /workflows/{id}/runs/{run_id}/resume", o.handleWorkflowResume)
-	mux.HandleFunc("GET /workflows/{id}/runs/{run_id}", o.handleWorkflowGetRun)
-	mux.HandleFunc("GET /workflows/{id}/runs", o.handleWorkflowListRuns)
+	mux.HandleFunc("GET /workflows/{workflow_id}", o.handleWorkflow)
+	mux.HandleFunc("POST /workflows/{workflow_id}/runs", o.handleWorkflowRun)
+	mux.HandleFunc("POST /workflows/{workflow_id}/runs/{run_id}/continue", o.handleWorkflowContinue)
+	mux.HandleFunc("POST /workflows/{workflow_id}/runs/{run_id}/cancel", o.handleWorkflowCancel)
+	mux.HandleFunc("POST /workflows/{workflow_id}/runs/{run_id}/resume", o.handleWorkflowResume)
+	mux.HandleFunc("GET /workflows/{workflow_id}/runs/{run_id}", o.handleWorkflowGetRun)
+	mux.HandleFunc("GET /workflows/{workflow_id}/runs", o.handleWorkflowListRuns)
 	mux.HandleFunc("GET /workflows/ws", o.handleWorkflowWS)
 }
 
 func (o *OS) workflow(w http.ResponseWriter, r *http.Request) (*workflow.Workflow, bool) {
-	wf, ok := o.catalog().workflows[r.PathValue("id")]
+	wf, ok := o.catalog().workflows[r.PathValue("workflow_id")]
 	if !ok {
 		writeError(w, http.StatusNotFound, "Workflow not found")
 		return nil, false
@@ -38,7 +40,7 @@ func (o *OS) handleWorkflows(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	out := []map[string]any{}
+	out := []WorkflowSummaryResponse{}
 	for _, wf := range o.catalog().Workflows {
 		if keep(wf.ID()) {
 			out = append(out, o.workflowSummary(wf))
@@ -47,75 +49,95 @@ func (o *OS) handleWorkflows(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, out)
 }
 
+// WorkflowResponse is agno's WorkflowResponse (exclude_none;
+// workflow_agent, is_factory and is_component always present).
+type WorkflowResponse struct {
+	ID                 string         `json:"id,omitempty"`
+	Name               string         `json:"name,omitempty"`
+	DBID               string         `json:"db_id,omitempty"`
+	Description        string         `json:"description,omitempty"`
+	InputSchema        map[string]any `json:"input_schema,omitempty"`
+	Steps              []workflowStep `json:"steps,omitempty"`
+	Agent              *AgentResponse `json:"agent,omitempty"`
+	Team               *TeamResponse  `json:"team,omitempty"`
+	Metadata           map[string]any `json:"metadata,omitempty"`
+	WorkflowAgent      bool           `json:"workflow_agent"`
+	IsFactory          bool           `json:"is_factory"`
+	FactoryInputSchema map[string]any `json:"factory_input_schema,omitempty"`
+	IsComponent        bool           `json:"is_component"`
+	CurrentVersion     *int           `json:"current_version,omitempty"`
+	Stage              string         `json:"stage,omitempty"`
+}
+
+// workflowStep is one step of agno's Workflow.to_dict() step list: name,
+// description, type, the step's agent or team (as AgentResponse /
+// TeamResponse) and nested steps; None values pruned.
+type workflowStep struct {
+	Name        string         `json:"name,omitempty"`
+	Description string         `json:"description,omitempty"`
+	Type        string         `json:"type"`
+	Agent       *AgentResponse `json:"agent,omitempty"`
+	Team        *TeamResponse  `json:"team,omitempty"`
+	Steps       []workflowStep `json:"steps,omitempty"`
+}
+
 // handleWorkflow is agno's WorkflowResponse with the step tree.
 func (o *OS) handleWorkflow(w http.ResponseWriter, r *http.Request) {
 	wf, ok := o.workflow(w, r)
 	if !ok {
 		return
 	}
-	out := o.workflowSummary(wf)
-	out["steps"] = stepTree(wf, wf.Config().Steps)
-	if s := wf.Config().InputSchema; len(s) > 0 {
+	cfg := wf.Config()
+	out := WorkflowResponse{ID: wf.ID(), Name: wf.Name(), DBID: o.cfg.DBID, Description: wf.Description(),
+		Steps: o.stepTree(cfg.Steps), WorkflowAgent: cfg.Agent != nil, IsComponent: o.isComponent(wf)}
+	if s := cfg.InputSchema; len(s) > 0 {
 		var m map[string]any
 		if run.DecodeJSON(s, &m) == nil {
-			out["input_schema"] = m
+			out.InputSchema = m
 		}
 	}
-	if md := wf.Config().Metadata; len(md) > 0 {
-		out["metadata"] = md
+	if len(cfg.Metadata) > 0 {
+		out.Metadata = cfg.Metadata
 	}
 	writeJSON(w, http.StatusOK, out)
 }
 
-func stepTree(wf *workflow.Workflow, nodes []workflow.Node) []map[string]any {
-	out := []map[string]any{}
+func (o *OS) stepTree(nodes []workflow.Node) []workflowStep {
+	var out []workflowStep
 	for _, n := range nodes {
-		d := map[string]any{"step_id": wf.StepID(n)}
+		var d workflowStep
 		switch x := n.(type) {
 		case *workflow.Step:
-			d["name"], d["type"] = x.Name, "Step"
-			switch {
-			case x.Agent != nil:
-				d["executor_id"], d["executor_name"] = x.Agent.ID(), x.Agent.Name()
-				if _, team := x.Agent.(interface{ Mode() any }); team {
-					d["executor_type"] = "team"
-				} else {
-					d["executor_type"] = "agent"
-				}
-			case x.Func != nil:
-				d["executor_type"] = "function"
-			case x.Workflow != nil:
-				d["executor_type"], d["executor_id"] = "workflow", x.Workflow.ID()
-			}
-			if x.Description != "" {
-				d["description"] = x.Description
-			}
-			if x.RequiresConfirmation {
-				d["requires_confirmation"] = true
-			}
-			if x.RequiresUserInput {
-				d["requires_user_input"] = true
+			d = workflowStep{Name: x.Name, Description: x.Description, Type: "Step"}
+			switch a := x.Agent.(type) {
+			case *agent.Agent:
+				r := o.agentResponse(a)
+				d.Agent = &r
+			case *team.Team:
+				r := o.teamResponse(a)
+				d.Team = &r
 			}
 		case *workflow.Steps:
-			d["name"], d["type"], d["steps"] = x.Name, "Steps", stepTree(wf, x.Steps)
+			d = workflowStep{Name: x.Name, Type: "Steps", Steps: o.stepTree(x.Steps)}
 		case *workflow.Loop:
-			d["name"], d["type"], d["steps"], d["max_iterations"] = x.Name, "Loop", stepTree(wf, x.Steps), x.MaxIterations
+			d = workflowStep{Name: x.Name, Type: "Loop", Steps: o.stepTree(x.Steps)}
 		case *workflow.Parallel:
-			d["name"], d["type"], d["steps"] = x.Name, "Parallel", stepTree(wf, x.Steps)
+			d = workflowStep{Name: x.Name, Type: "Parallel", Steps: o.stepTree(x.Steps)}
 		case *workflow.Condition:
-			d["name"], d["type"], d["steps"] = x.Name, "Condition", stepTree(wf, x.Steps)
-			if len(x.ElseSteps) > 0 {
-				d["else_steps"] = stepTree(wf, x.ElseSteps)
-			}
+			d = workflowStep{Name: x.Name, Type: "Condition", Steps: o.stepTree(x.Steps)}
 		case *workflow.Router:
-			d["name"], d["type"], d["steps"] = x.Name, "Router", stepTree(wf, x.Choices)
+			// agno's Router keeps its steps in choices, which to_dict
+			// does not list.
+			d = workflowStep{Name: x.Name, Type: "Router"}
+		default:
+			continue
 		}
 		out = append(out, d)
 	}
 	return out
 }
 
-// handleWorkflowRun is POST /workflows/{id}/runs.
+// handleWorkflowRun is POST /workflows/{workflow_id}/runs.
 func (o *OS) handleWorkflowRun(w http.ResponseWriter, r *http.Request) {
 	wf, ok := o.workflow(w, r)
 	if !ok {
@@ -205,7 +227,7 @@ func streamWorkflow(w http.ResponseWriter, exec func(run.Emitter) (*workflow.Run
 	}
 }
 
-// handleWorkflowContinue is POST /workflows/{id}/runs/{run_id}/continue.
+// handleWorkflowContinue is POST /workflows/{workflow_id}/runs/{run_id}/continue.
 func (o *OS) handleWorkflowContinue(w http.ResponseWriter, r *http.Request) {
 	wf, ok := o.workflow(w, r)
 	if !ok {
@@ -229,7 +251,7 @@ func (o *OS) handleWorkflowContinue(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	runID := r.PathValue("run_id")
-	if !o.ownRun(w, r, runID, f.str("session_id")) {
+	if !o.ownRun(w, r, runID, f.str("session_id")) || !o.approvalGate(w, r, runID) {
 		return
 	}
 	creq := &workflow.ContinueRequest{RunID: runID, SessionID: f.str("session_id"), UserID: f.str("user_id"), StepRequirements: reqs, Stream: stream, StreamEvents: stream, StoreEvents: true}
@@ -297,7 +319,7 @@ func (o *OS) handleWorkflowGetRun(w http.ResponseWriter, r *http.Request) {
 
 func (o *OS) handleWorkflowListRuns(w http.ResponseWriter, r *http.Request) {
 	if wf, ok := o.workflow(w, r); ok {
-		o.listRuns(w, r, wf.ID(), workflowRunSchema)
+		o.listRuns(w, r, wf.ID(), "workflow")
 	}
 }
 

@@ -43,12 +43,34 @@ type Message struct {
 	ToolName          string          `json:"tool_name,omitempty"`
 	ToolArgs          json.RawMessage `json:"tool_args,omitempty"`
 	ToolCallError     bool            `json:"tool_call_error,omitempty"`
-	StopAfterToolCall bool            `json:"stop_after_tool_call,omitempty"`
+	StopAfterToolCall bool            `json:"stop_after_tool_call"`
 
 	// FromHistory marks messages replayed from earlier runs.
-	FromHistory bool   `json:"from_history,omitempty"`
+	FromHistory bool   `json:"from_history"`
 	Metrics     *Usage `json:"metrics,omitempty"`
 	CreatedAt   int64  `json:"created_at,omitempty"`
+}
+
+// MarshalJSON is agno's Message.to_dict(): None and empty values are
+// left out, but the booleans from_history and stop_after_tool_call are
+// always sent, and a tool message always says whether its call failed.
+func (m Message) MarshalJSON() ([]byte, error) {
+	type plain Message
+	out := struct {
+		plain
+		ToolCallError *bool `json:"tool_call_error,omitempty"`
+	}{plain: plain(m)}
+	if m.ToolCallError || m.Role == RoleTool {
+		b := m.ToolCallError
+		out.ToolCallError = &b
+	}
+	var buf strings.Builder
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(out); err != nil {
+		return nil, err
+	}
+	return []byte(strings.TrimSuffix(buf.String(), "\n")), nil
 }
 
 // Image is an image given to or produced for a model: a URL or inline

@@ -110,13 +110,24 @@ type RunCompleted struct {
 	Images           []any          `json:"images,omitempty"`
 	Metadata         map[string]any `json:"metadata,omitempty"`
 	Metrics          *Metrics       `json:"metrics,omitempty"`
-	SessionState     map[string]any `json:"session_state,omitempty"`
+	SessionState     map[string]any `json:"session_state"`
 	// References are agno's MessageReferences the run retrieved from its
 	// knowledge base.
 	References json.RawMessage `json:"references,omitempty"`
 	// MemberResponses is filled on team completions when member responses
 	// are stored.
 	MemberResponses []*Output `json:"member_responses,omitempty"`
+}
+
+// MarshalJSON sends session_state {} for a run without state, as agno's
+// RunCompletedEvent carries the run context's (always a dict) state.
+func (e RunCompleted) MarshalJSON() ([]byte, error) {
+	type plain RunCompleted
+	p := plain(e)
+	if p.SessionState == nil {
+		p.SessionState = map[string]any{}
+	}
+	return EncodeJSON(p)
 }
 
 // RunError reports a failed run.

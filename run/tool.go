@@ -29,6 +29,68 @@ type ToolExecution struct {
 	ApprovalID   string `json:"approval_id,omitempty"`
 }
 
+// MarshalJSON writes every field agno's ToolExecution.to_dict() sends
+// (dataclasses.asdict: unset Optional fields are null, not absent):
+// optional flags that are off are null, tool_args is at least {}, and
+// tool_call_error is a boolean once the call has a result.
+func (t ToolExecution) MarshalJSON() ([]byte, error) {
+	flag := func(b bool) *bool {
+		if !b {
+			return nil
+		}
+		return &b
+	}
+	str := func(s string) *string {
+		if s == "" {
+			return nil
+		}
+		return &s
+	}
+	args := t.ToolArgs
+	if args == nil {
+		args = map[string]any{}
+	}
+	callErr := flag(t.ToolCallError)
+	if t.Result != nil && callErr == nil {
+		f := false
+		callErr = &f
+	}
+	var inputSchema, feedbackSchema any
+	if t.UserInputSchema != nil {
+		inputSchema = t.UserInputSchema
+	}
+	if t.UserFeedbackSchema != nil {
+		feedbackSchema = t.UserFeedbackSchema
+	}
+	return EncodeJSON(struct {
+		ToolCallID                *string        `json:"tool_call_id"`
+		ToolName                  *string        `json:"tool_name"`
+		ToolArgs                  map[string]any `json:"tool_args"`
+		ToolCallError             *bool          `json:"tool_call_error"`
+		Result                    *string        `json:"result"`
+		Metrics                   *ToolMetrics   `json:"metrics"`
+		ChildRunID                *string        `json:"child_run_id"`
+		StopAfterToolCall         bool           `json:"stop_after_tool_call"`
+		CreatedAt                 int64          `json:"created_at"`
+		RequiresConfirmation      *bool          `json:"requires_confirmation"`
+		Confirmed                 *bool          `json:"confirmed"`
+		ConfirmationNote          *string        `json:"confirmation_note"`
+		RequiresUserInput         *bool          `json:"requires_user_input"`
+		UserInputSchema           any            `json:"user_input_schema"`
+		UserFeedbackSchema        any            `json:"user_feedback_schema"`
+		Answered                  *bool          `json:"answered"`
+		ExternalExecutionRequired *bool          `json:"external_execution_required"`
+		ExternalExecutionSilent   *bool          `json:"external_execution_silent"`
+		ApprovalType              *string        `json:"approval_type"`
+		ApprovalID                *string        `json:"approval_id"`
+	}{
+		str(t.ToolCallID), str(t.ToolName), args, callErr, t.Result, t.Metrics, str(t.ChildRunID),
+		t.StopAfterToolCall, t.CreatedAt, flag(t.RequiresConfirmation), t.Confirmed, t.ConfirmationNote,
+		flag(t.RequiresUserInput), inputSchema, feedbackSchema, t.Answered,
+		flag(t.ExternalExecutionRequired), flag(t.ExternalExecutionSilent), str(t.ApprovalType), str(t.ApprovalID),
+	})
+}
+
 // Paused reports whether the call waits for a human or an outside result.
 func (t *ToolExecution) Paused() bool {
 	return t.RequiresConfirmation || t.RequiresUserInput || t.ExternalExecutionRequired

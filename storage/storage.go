@@ -194,16 +194,22 @@ type SessionQuery struct {
 	UserID      string
 	// NameContains matches session_name case-insensitively.
 	NameContains string
-	SortBy       string // created_at (default), updated_at, session_name
-	SortOrder    SortOrder
-	Limit        int
-	Page         int
+	// CreatedAfter and CreatedBefore keep sessions created in that window
+	// (epoch s, both inclusive; 0 leaves that side open).
+	CreatedAfter  int64
+	CreatedBefore int64
+	SortBy        string // created_at (default), updated_at, session_name
+	SortOrder     SortOrder
+	Limit         int
+	Page          int
 }
 
 // RunQuery filters ListRuns; results are in creation order (oldest first)
 // unless Newest is set.
 type RunQuery struct {
-	SessionID   string
+	SessionID string
+	// SessionIDs keeps runs of any of these sessions (empty: no filter).
+	SessionIDs  []string
 	ComponentID string
 	Status      []run.Status
 	// TopLevel keeps only runs without a parent run.

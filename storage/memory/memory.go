@@ -160,6 +160,9 @@ func (s *Store) ListSessions(_ context.Context, q storage.SessionQuery) ([]*stor
 		if q.NameContains != "" && !strings.Contains(strings.ToLower(x.SessionName), strings.ToLower(q.NameContains)) {
 			continue
 		}
+		if (q.CreatedAfter != 0 && x.CreatedAt < q.CreatedAfter) || (q.CreatedBefore != 0 && x.CreatedAt > q.CreatedBefore) {
+			continue
+		}
 		out = append(out, x.Clone())
 	}
 	slices.SortFunc(out, func(a, b *storage.Session) int {
@@ -589,6 +592,8 @@ func (s *Store) ListRuns(_ context.Context, q storage.RunQuery) ([]*storage.Run,
 func MatchRun(r *storage.Run, q storage.RunQuery) bool {
 	switch {
 	case q.SessionID != "" && r.SessionID != q.SessionID:
+		return false
+	case len(q.SessionIDs) > 0 && !slices.Contains(q.SessionIDs, r.SessionID):
 		return false
 	case q.ComponentID != "" && r.ComponentID != q.ComponentID:
 		return false

@@ -234,6 +234,11 @@ func testListSessions(t *testing.T, open Opener) {
 		{"session_name asc", storage.SessionQuery{SortBy: "session_name", SortOrder: storage.Asc}, []string{"a1", "a3", "t2", "t1", "a2", "w1"}, 6},
 		{"session_name desc", storage.SessionQuery{SortBy: "session_name", SortOrder: storage.Desc}, []string{"w1", "a2", "t1", "t2", "a3", "a1"}, 6},
 		{"unknown sort_by falls back to created_at", storage.SessionQuery{SortBy: "drop table", SortOrder: storage.Asc}, []string{"a1", "a2", "a3", "t1", "t2", "w1"}, 6},
+		{"created window inclusive", storage.SessionQuery{CreatedAfter: 2000, CreatedBefore: 4000, SortOrder: storage.Asc}, []string{"a2", "a3", "t1"}, 3},
+		{"created after", storage.SessionQuery{CreatedAfter: 4001}, []string{"w1", "t2"}, 2},
+		{"created before, with type", storage.SessionQuery{SessionType: storage.SessionAgent, CreatedBefore: 2999}, []string{"a2", "a1"}, 2},
+		{"created window, paged", storage.SessionQuery{CreatedAfter: 1000, CreatedBefore: 5000, SortOrder: storage.Asc, Limit: 2, Page: 2}, []string{"a3", "t1"}, 5},
+		{"created window empty", storage.SessionQuery{CreatedAfter: 6001}, nil, 0},
 	}
 	for _, c := range cases {
 		got, total, err := st.ListSessions(ctx, c.q)

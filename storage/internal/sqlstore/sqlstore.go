@@ -221,6 +221,12 @@ func (d *Dialect) ListSessions(q storage.SessionQuery) (count, list string, args
 	if q.NameContains != "" {
 		b.Where(d.Contains("session_name", b.Arg(q.NameContains)))
 	}
+	if q.CreatedAfter != 0 {
+		b.Where("created_at >= " + b.Arg(q.CreatedAfter))
+	}
+	if q.CreatedBefore != 0 {
+		b.Where("created_at <= " + b.Arg(q.CreatedBefore))
+	}
 	col := "created_at"
 	switch q.SortBy {
 	case "updated_at":
@@ -412,6 +418,13 @@ func (d *Dialect) ListRuns(q storage.RunQuery, seqColumn string) (string, []any)
 	if q.SessionID != "" {
 		b.Where("session_id = " + b.Arg(q.SessionID))
 	}
+	if len(q.SessionIDs) > 0 {
+		ph := make([]string, len(q.SessionIDs))
+		for i, id := range q.SessionIDs {
+			ph[i] = b.Arg(id)
+		}
+		b.Where("session_id IN (" + strings.Join(ph, ", ") + ")")
+	}
 	if q.ComponentID != "" {
 		b.Where("component_id = " + b.Arg(q.ComponentID))
 	}
@@ -451,7 +464,7 @@ func (d *Dialect) ListRuns(q storage.RunQuery, seqColumn string) (string, []any)
 		dir = "DESC"
 	}
 	from := d.Runs
-	if d.IndexedBy != nil && q.SessionID == "" && q.ComponentID == "" && q.ParentRunID == "" {
+	if d.IndexedBy != nil && q.SessionID == "" && len(q.SessionIDs) == 0 && q.ComponentID == "" && q.ParentRunID == "" {
 		switch {
 		case len(q.Status) > 0 && !slices.Contains(q.Status, run.StatusCompleted):
 			from += d.IndexedBy("status_owner_idx")
