@@ -326,7 +326,7 @@ func (a *Agent) request(input string, opts []run.Option) *run.Request {
 func (a *Agent) Run(ctx context.Context, input string, opts ...run.Option) (*run.Output, error) {
 	req := a.request(input, opts)
 	req.Stream, req.StreamEvents = false, false
-	return a.spec.Execute(ctx, req, nil)
+	return a.execute(ctx, req, nil)
 }
 
 // RunStream runs the agent and yields its events as they happen. Breaking
@@ -335,7 +335,7 @@ func (a *Agent) RunStream(ctx context.Context, input string, opts ...run.Option)
 	return func(yield func(run.Event, error) bool) {
 		req := a.request(input, opts)
 		req.Stream = true
-		_, err := a.spec.Execute(ctx, req, func(e run.Event) bool { return yield(e, nil) })
+		_, err := a.execute(ctx, req, func(e run.Event) bool { return yield(e, nil) })
 		if err != nil {
 			yield(nil, err)
 		}
@@ -345,7 +345,7 @@ func (a *Agent) RunStream(ctx context.Context, input string, opts ...run.Option)
 // Execute runs a prepared request, emitting events to emit (which may be
 // nil). Teams, workflows and AgentOS use it to nest and stream runs.
 func (a *Agent) Execute(ctx context.Context, req *run.Request, emit run.Emitter) (*run.Output, error) {
-	return a.spec.Execute(ctx, req, emit)
+	return a.execute(ctx, req, emit)
 }
 
 // Continue resumes a paused run (see run.ContinueRequest): it returns
@@ -353,14 +353,14 @@ func (a *Agent) Execute(ctx context.Context, req *run.Request, emit run.Emitter)
 // run.ErrUnresolved while requirements are unanswered.
 func (a *Agent) Continue(ctx context.Context, req run.ContinueRequest) (*run.Output, error) {
 	req.Stream, req.StreamEvents = false, false
-	return a.spec.Continue(ctx, &req, nil)
+	return a.resume(ctx, &req, nil)
 }
 
 // ContinueStream is Continue with events.
 func (a *Agent) ContinueStream(ctx context.Context, req run.ContinueRequest) iter.Seq2[run.Event, error] {
 	return func(yield func(run.Event, error) bool) {
 		req.Stream = true
-		_, err := a.spec.Continue(ctx, &req, func(e run.Event) bool { return yield(e, nil) })
+		_, err := a.resume(ctx, &req, func(e run.Event) bool { return yield(e, nil) })
 		if err != nil {
 			yield(nil, err)
 		}
@@ -369,7 +369,7 @@ func (a *Agent) ContinueStream(ctx context.Context, req run.ContinueRequest) ite
 
 // ExecuteContinue continues with an explicit emitter.
 func (a *Agent) ExecuteContinue(ctx context.Context, req *run.ContinueRequest, emit run.Emitter) (*run.Output, error) {
-	return a.spec.Continue(ctx, req, emit)
+	return a.resume(ctx, req, emit)
 }
 
 // Cancel cancels a running run by id (or records the intent for a run about

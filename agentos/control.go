@@ -1,6 +1,17 @@
 package agentos
 
-import "strings"
+import (
+	"errors"
+	"strings"
+
+	"github.com/agno-go/agno/agentos/tracestore"
+	"github.com/agno-go/agno/approval"
+	"github.com/agno-go/agno/component"
+	"github.com/agno-go/agno/dailymetrics"
+	"github.com/agno-go/agno/eval"
+	"github.com/agno-go/agno/schedule"
+	"github.com/agno-go/agno/storage/sqldb"
+)
 
 // The control plane: approvals, schedules, traces, metrics, evals,
 // components and databases, each kept in Config.DB. Each feature's file
@@ -66,6 +77,14 @@ func controlAPIRoutes() []apiRoute {
 // started.
 func (o *OS) startControl() error {
 	if o.cfg.DB == nil {
+		// Switched on but with nowhere to keep anything: say so rather
+		// than serve a scheduler or tracing that silently does nothing.
+		switch {
+		case o.cfg.Tracing.Enabled:
+			return errors.New("agentos: Tracing.Enabled needs Config.DB, where the spans are kept: open one with sqldb.OpenSQLite or sqldb.OpenPostgres")
+		case o.cfg.Scheduler.Enabled:
+			return errors.New("agentos: Scheduler.Enabled needs Config.DB, where the schedules are kept: open one with sqldb.OpenSQLite or sqldb.OpenPostgres")
+		}
 		return nil
 	}
 	fs := controlFeatures()
@@ -89,4 +108,17 @@ func (o *OS) stopControl() {
 	for i := len(fs) - 1; i >= 0; i-- {
 		fs[i].stop(o)
 	}
+}
+
+// controlMigrations are the schema versions of every control-plane
+// table, which /databases/{db_id}/migrate applies.
+func controlMigrations(db *sqldb.DB) []sqldb.Migration {
+	var ms []sqldb.Migration
+	for _, m := range [][]sqldb.Migration{
+		approval.Migrations(db), schedule.Migrations(db), tracestore.Migrations(db),
+		dailymetrics.Migrations(db), eval.Migrations(db), component.Migrations(db),
+	} {
+		ms = append(ms, m...)
+	}
+	return ms
 }

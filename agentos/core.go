@@ -283,7 +283,8 @@ func (o *OS) teamResponse(t *team.Team) TeamResponse {
 	out := TeamResponse{ID: t.ID(), Name: cfg.Name, DBID: o.cfg.DBID, Description: cfg.Description, Mode: string(t.Mode()), Model: modelResponse(cfg.Model),
 		IsComponent: o.isComponent(t)}
 	tools := section{}
-	fns := staticFunctions(cfg.Tools)
+	// agno lists the tools its leader model gets, delegation included.
+	fns := staticFunctions(t.LeaderTools())
 	tools.set("tools", toolDicts(fns), len(fns) > 0)
 	tools.set("tool_call_limit", cfg.ToolCallLimit, cfg.ToolCallLimit > 0)
 	out.Tools = tools.orNil()

@@ -79,6 +79,10 @@ type Config struct {
 	Scheduler SchedulerConfig
 	// Tracing records spans of runs into DB (agno's tracing=True).
 	Tracing TracingConfig
+	// Metrics sets how often the daily metrics are recomputed.
+	Metrics MetricsConfig
+	// Components builds the components stored in DB into live entries.
+	Components ComponentsConfig
 
 	// SecurityKey enables bearer auth (OS_SECURITY_KEY). Without it,
 	// ProtectedMode (default true) answers loopback clients only.
@@ -246,6 +250,7 @@ func New(cfg Config) (*OS, error) {
 	if cfg.Authorization != nil {
 		v, err := auth.NewVerifier(*cfg.Authorization)
 		if err != nil {
+			o.removeSpool()
 			return nil, fmt.Errorf("agentos: authorization: %w", err)
 		}
 		o.verifier = v
@@ -260,6 +265,7 @@ func New(cfg Config) (*OS, error) {
 		if o.slackCards != nil {
 			o.slackCards.stop()
 		}
+		o.removeSpool()
 		return nil, err
 	}
 	return o, nil
@@ -293,6 +299,7 @@ func (o *OS) Reload(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	c = o.keepComponents(c) // sources do not hold the stored components
 	if err := o.Replace(c); err != nil {
 		return err
 	}
@@ -328,6 +335,8 @@ func (o *OS) Serve(ctx context.Context, ln net.Listener) error {
 	sctx, cancel := context.WithTimeout(context.Background(), o.cfg.ShutdownTimeout)
 	defer cancel()
 	o.draining.Store(true)
+	// No schedule fires into a server that is draining.
+	o.stopSchedules()
 	_ = srv.Shutdown(sctx)
 	if ids := o.eng.Drain(sctx, errShutdown); len(ids) > 0 {
 		sort.Strings(ids)
@@ -363,6 +372,14 @@ func (o *OS) Close() error {
 		errs = append(errs, os.RemoveAll(o.ownSpool))
 	}
 	return errors.Join(errs...)
+}
+
+// removeSpool removes the spool directory New made, when New fails
+// after making it.
+func (o *OS) removeSpool() {
+	if o.ownSpool != "" {
+		_ = os.RemoveAll(o.ownSpool)
+	}
 }
 
 // DefaultMaxUploadBytes is the default bound of a run request's body.

@@ -1,15 +1,1063 @@
 package agentos
 
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/agno-go/agno/run"
+	"github.com/agno-go/agno/schedule"
+)
+
+// SchedulerConfig configures the cron poller (agno's scheduler=True).
+// The schedule routes work with a DB either way; the poller fires due
+// schedules and serves POST /schedules/{id}/trigger.
+type SchedulerConfig struct {
+	Enabled bool
+	// PollInterval is how often due schedules are claimed (default 15s,
+	// agno's scheduler_poll_interval).
+	PollInterval time.Duration
+}
+
 // schedulePlane is the schedules part of the control plane.
-type schedulePlane struct{}
+type schedulePlane struct {
+	store  *schedule.Store
+	poller *schedule.Poller // nil when the scheduler is off
 
-func (o *OS) scheduleRoutes(mux routeMux) {}
+	// internal serves the requests schedules fire, in process.
+	internalOnce sync.Once
+	internal     http.Handler
+}
 
-func scheduleAPIRoutes() []apiRoute { return nil }
+func (o *OS) startSchedules() error {
+	if o.cfg.Scheduler.PollInterval < 0 {
+		return fmt.Errorf("agentos: Scheduler.PollInterval (poll_interval_seconds under [scheduler]) is %s: give a positive interval, or 0 for agno's 15s", o.cfg.Scheduler.PollInterval)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	st, err := schedule.NewStore(ctx, o.cfg.DB)
+	if err != nil {
+		return fmt.Errorf("agentos: schedules: %w", err)
+	}
+	p := &schedulePlane{store: st}
+	if o.cfg.Scheduler.Enabled {
+		p.poller, err = schedule.NewPoller(schedule.PollerConfig{
+			Store: st, Executor: scheduleExecutor{o}, Instance: o.eng.Instance(),
+			Interval: o.cfg.Scheduler.PollInterval, Logger: o.log,
+		})
+		if err != nil {
+			return fmt.Errorf("agentos: scheduler: %w", err)
+		}
+	}
+	o.schedules = p
+	if p.poller != nil {
+		p.poller.Start()
+	}
+	return nil
+}
 
-func (o *OS) startSchedules() error { return nil }
+func (o *OS) stopSchedules() {
+	if p := o.schedules; p != nil && p.poller != nil {
+		p.poller.Stop()
+	}
+}
 
-func (o *OS) stopSchedules() {}
+// ---- the executor (agno's ScheduleExecutor, in process) ----
 
-// SchedulerConfig configures the cron poller.
-type SchedulerConfig struct{ Enabled bool }
+// scheduleExecutor fires a schedule as a request to this AgentOS, served
+// by internalHandler: no network, no base URL, no token. For a run
+// endpoint it starts a background run (payload as the form, stream=false,
+// background=true) and follows it until it ends; any other endpoint gets
+// the payload as JSON.
+type scheduleExecutor struct{ o *OS }
+
+// schedulerUserID is the identity schedules fire under in JWT mode
+// (agno's INTERNAL_SCHEDULER_USER_ID).
+const schedulerUserID = "__scheduler__"
+
+// internalHandler is Handler without its network-facing layers (CORS,
+// protected mode, bearer or JWT authentication): the requests it serves
+// are made by this process. In JWT mode they carry an admin caller, a Go
+// value in the request's context: no header or token reaches it, so no
+// client can forge it (agno's internal service token is a bearer secret
+// instead). Built at first use, when every plane has started.
+func (o *OS) internalHandler() http.Handler {
+	p := o.schedules
+	p.internalOnce.Do(func() {
+		mux := http.NewServeMux()
+		o.routes(mux)
+		var h http.Handler = mux
+		if o.jwtMode() {
+			admin := &caller{UserID: schedulerUserID, Scopes: []string{o.verifier.Config().AdminScope}, Admin: true}
+			next := h
+			h = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				next.ServeHTTP(w, r.WithContext(withCaller(r.Context(), admin)))
+			})
+		}
+		p.internal = stripTrailingSlash(recoverPanics(o.unmatched(mux, h), o))
+	})
+	return p.internal
+}
+
+// serveInternal makes one in-process request.
+func (o *OS) serveInternal(ctx context.Context, method, target, contentType string, body io.Reader) (int, []byte, error) {
+	req, err := http.NewRequestWithContext(ctx, method, "http://agentos.internal"+target, body)
+	if err != nil {
+		return 0, nil, err
+	}
+	req.RemoteAddr = "127.0.0.1:0"
+	if contentType != "" {
+		req.Header.Set("Content-Type", contentType)
+	}
+	rec := httptest.NewRecorder()
+	o.internalHandler().ServeHTTP(rec, req)
+	return rec.Code, rec.Body.Bytes(), nil
+}
+
+// The run-form fields a schedule does not pass: it always runs in the
+// background, unstreamed, on the live version (agno drops them too).
+var scheduleDroppedFields = map[string]bool{"stream": true, "background": true, "version": true, scheduleVersionKey: true}
+
+// scheduleVersionKey is agno's run-metadata key pinning a draft version.
+const scheduleVersionKey = "agno_component_version"
+
+func (e scheduleExecutor) Execute(ctx context.Context, s *schedule.Schedule) schedule.Result {
+	method := strings.ToUpper(s.Method)
+	if method == "" {
+		method = http.MethodPost
+	}
+	if m := schedule.RunEndpoint.FindStringSubmatch(s.Endpoint); m != nil && method == http.MethodPost {
+		return e.backgroundRun(ctx, s, m[1], m[2])
+	}
+	var body io.Reader
+	ctype := ""
+	if len(s.Payload) > 0 {
+		b, err := marshal(s.Payload)
+		if err != nil {
+			return schedule.Result{Status: schedule.StatusFailed, Error: "payload: " + err.Error()}
+		}
+		body, ctype = strings.NewReader(string(b)), "application/json"
+	}
+	code, out, err := e.o.serveInternal(ctx, method, s.Endpoint, ctype, body)
+	if err != nil {
+		return schedule.Result{Status: schedule.StatusFailed, Error: err.Error()}
+	}
+	if code >= 200 && code < 300 {
+		return schedule.Result{Status: schedule.StatusSuccess, StatusCode: &code}
+	}
+	return schedule.Result{Status: schedule.StatusFailed, StatusCode: &code, Error: string(out)}
+}
+
+// scheduleFormValue renders a payload value as agno's executor does (Python's
+// str, JSON for objects and lists).
+func scheduleFormValue(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return "None"
+	case bool:
+		return strconv.FormatBool(x)
+	case string:
+		return x
+	case json.Number:
+		return x.String()
+	case float64:
+		return strconv.FormatFloat(x, 'f', -1, 64)
+	case map[string]any, []any:
+		b, _ := marshal(x)
+		return string(b)
+	}
+	return fmt.Sprint(v)
+}
+
+func (e scheduleExecutor) backgroundRun(ctx context.Context, s *schedule.Schedule, typ, id string) schedule.Result {
+	form := url.Values{}
+	for k, v := range s.Payload {
+		if scheduleDroppedFields[k] {
+			continue
+		}
+		if k == "metadata" {
+			v = scheduleUnpinned(v)
+		}
+		form.Set(k, scheduleFormValue(v))
+	}
+	form.Set("stream", "false")
+	form.Set("background", "true")
+	code, body, err := e.o.serveInternal(ctx, http.MethodPost, s.Endpoint, "application/x-www-form-urlencoded", strings.NewReader(form.Encode()))
+	if err != nil {
+		return schedule.Result{Status: schedule.StatusFailed, Error: err.Error()}
+	}
+	if code >= 400 {
+		return schedule.Result{Status: schedule.StatusFailed, StatusCode: &code, Error: string(body)}
+	}
+	var started struct {
+		RunID     string `json:"run_id"`
+		SessionID string `json:"session_id"`
+	}
+	if err := json.Unmarshal(body, &started); err != nil {
+		return schedule.Result{Status: schedule.StatusFailed, StatusCode: &code, Error: "Invalid JSON in background run response: " + scheduleTruncate(string(body), 500)}
+	}
+	if started.RunID == "" || started.SessionID == "" {
+		return schedule.Result{Status: schedule.StatusFailed, StatusCode: &code, RunID: started.RunID, SessionID: started.SessionID,
+			Error: "Missing run_id or session_id in background run response: " + string(body)}
+	}
+	return e.follow(ctx, s, typ, id, started.RunID, started.SessionID)
+}
+
+// scheduleUnpinned drops the draft-version pin from run metadata (a
+// schedule fires the live version).
+func scheduleUnpinned(v any) any {
+	if text, ok := v.(string); ok {
+		var m map[string]any
+		if run.DecodeJSON([]byte(text), &m) != nil || m == nil {
+			return v
+		}
+		v = m
+	}
+	m, ok := v.(map[string]any)
+	if !ok {
+		return v
+	}
+	out := make(map[string]any, len(m))
+	for k, x := range m {
+		if k != scheduleVersionKey {
+			out[k] = x
+		}
+	}
+	return out
+}
+
+func scheduleTruncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n]
+}
+
+// follow polls GET /{type}/{id}/runs/{run_id}?session_id= until the run
+// ends (COMPLETED, PAUSED, CANCELLED or ERROR) or ctx does (the
+// schedule's timeout). In process a poll is cheap, so it starts fast and
+// backs off.
+func (e scheduleExecutor) follow(ctx context.Context, s *schedule.Schedule, typ, id, runID, sessionID string) schedule.Result {
+	target := "/" + typ + "/" + url.PathEscape(id) + "/runs/" + url.PathEscape(runID) + "?session_id=" + url.QueryEscape(sessionID)
+	failed := func(code *int, msg string) schedule.Result {
+		return schedule.Result{Status: schedule.StatusFailed, StatusCode: code, Error: msg, RunID: runID, SessionID: sessionID}
+	}
+	wait := 20 * time.Millisecond
+	for {
+		code, body, err := e.o.serveInternal(ctx, http.MethodGet, target, "", nil)
+		if ctx.Err() != nil {
+			return failed(nil, fmt.Sprintf("Polling timed out after %ds for run %s", s.TimeoutSeconds, runID))
+		}
+		switch {
+		case err != nil:
+			return failed(nil, err.Error())
+		case code == http.StatusNotFound:
+		case code >= 400:
+			return failed(&code, string(body))
+		default:
+			var data map[string]any
+			if run.DecodeJSON(body, &data) == nil {
+				if res, done := scheduleRunOutcome(data, code); done {
+					res.RunID, res.SessionID = runID, sessionID
+					return res
+				}
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return failed(nil, fmt.Sprintf("Polling timed out after %ds for run %s", s.TimeoutSeconds, runID))
+		case <-time.After(wait):
+		}
+		wait = min(wait*2, 2*time.Second)
+	}
+}
+
+// scheduleRunOutcome maps a stored run to a schedule run's outcome, done when the
+// run has ended.
+func scheduleRunOutcome(data map[string]any, code int) (schedule.Result, bool) {
+	status, _ := data["status"].(string)
+	res := schedule.Result{StatusCode: &code}
+	errText := func(def string) string {
+		if e, ok := data["error"].(string); ok && e != "" {
+			return e
+		}
+		return def
+	}
+	switch run.Status(status) {
+	case run.StatusCompleted:
+		res.Status = schedule.StatusSuccess
+	case run.StatusPaused:
+		res.Status = schedule.StatusPaused
+		res.Requirements = scheduleRequirements(data)
+	case run.StatusCancelled:
+		res.Status, res.Error = schedule.StatusFailed, errText("Run was cancelled")
+	case run.StatusError:
+		res.Status, res.Error = schedule.StatusFailed, errText("Run failed with status ERROR")
+	default:
+		return res, false
+	}
+	if in, ok := data["input"].(map[string]any); ok {
+		res.Input = in
+	}
+	if content, ok := data["content"]; ok && content != nil {
+		res.Output = map[string]any{"content": content, "content_type": data["content_type"]}
+	}
+	return res, true
+}
+
+// scheduleRequirements is a paused run's HITL requirements (a workflow's step
+// requirements when it has no others).
+func scheduleRequirements(data map[string]any) []map[string]any {
+	raw, _ := data["requirements"].([]any)
+	if len(raw) == 0 {
+		raw, _ = data["step_requirements"].([]any)
+	}
+	var out []map[string]any
+	for _, r := range raw {
+		if m, ok := r.(map[string]any); ok {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// ---- responses (agno's os/routers/schedules/schema.py) ----
+
+// ScheduleResponse is agno's ScheduleResponse.
+type ScheduleResponse struct {
+	ID                string         `json:"id"`
+	Name              string         `json:"name"`
+	Description       *string        `json:"description"`
+	Method            string         `json:"method"`
+	Endpoint          string         `json:"endpoint"`
+	Payload           map[string]any `json:"payload"`
+	CronExpr          string         `json:"cron_expr"`
+	Timezone          string         `json:"timezone"`
+	TimeoutSeconds    int            `json:"timeout_seconds"`
+	MaxRetries        int            `json:"max_retries"`
+	RetryDelaySeconds int            `json:"retry_delay_seconds"`
+	Enabled           bool           `json:"enabled"`
+	NextRunAt         *int64         `json:"next_run_at"`
+	CreatedAt         *int64         `json:"created_at"`
+	UpdatedAt         *int64         `json:"updated_at"`
+}
+
+// ScheduleStateResponse is agno's answer to enable and disable.
+type ScheduleStateResponse struct {
+	ID        string `json:"id"`
+	Name      string `json:"name"`
+	Enabled   bool   `json:"enabled"`
+	NextRunAt *int64 `json:"next_run_at"`
+	UpdatedAt *int64 `json:"updated_at"`
+}
+
+// ScheduleRunResponse is agno's ScheduleRunResponse.
+type ScheduleRunResponse struct {
+	ID           string           `json:"id"`
+	ScheduleID   string           `json:"schedule_id"`
+	Attempt      int              `json:"attempt"`
+	TriggeredAt  *int64           `json:"triggered_at"`
+	CompletedAt  *int64           `json:"completed_at"`
+	Status       string           `json:"status"`
+	StatusCode   *int             `json:"status_code"`
+	RunID        *string          `json:"run_id"`
+	SessionID    *string          `json:"session_id"`
+	Error        *string          `json:"error"`
+	Input        map[string]any   `json:"input"`
+	Output       map[string]any   `json:"output"`
+	Requirements []map[string]any `json:"requirements"`
+	CreatedAt    *int64           `json:"created_at"`
+}
+
+// SchedulePage is agno's PaginatedResponse[T] of the schedule routes.
+type SchedulePage[T any] struct {
+	Data []T                `json:"data"`
+	Meta SchedulePagination `json:"meta"`
+}
+
+// SchedulePagination is agno's PaginationInfo (the schedule routes leave
+// search_time_ms at its default 0).
+type SchedulePagination struct {
+	Page         int     `json:"page"`
+	Limit        int     `json:"limit"`
+	TotalPages   int     `json:"total_pages"`
+	TotalCount   int     `json:"total_count"`
+	SearchTimeMS float64 `json:"search_time_ms"`
+}
+
+func scheduleResponse(s *schedule.Schedule) ScheduleResponse {
+	created := s.CreatedAt
+	return ScheduleResponse{ID: s.ID, Name: s.Name, Description: s.Description, Method: s.Method, Endpoint: s.Endpoint, Payload: s.Payload,
+		CronExpr: s.CronExpr, Timezone: s.Timezone, TimeoutSeconds: s.TimeoutSeconds, MaxRetries: s.MaxRetries,
+		RetryDelaySeconds: s.RetryDelaySeconds, Enabled: s.Enabled, NextRunAt: s.NextRunAt, CreatedAt: &created, UpdatedAt: s.UpdatedAt}
+}
+
+func scheduleRunResponse(r *schedule.Run) ScheduleRunResponse {
+	created := r.CreatedAt
+	return ScheduleRunResponse{ID: r.ID, ScheduleID: r.ScheduleID, Attempt: r.Attempt, TriggeredAt: r.TriggeredAt, CompletedAt: r.CompletedAt,
+		Status: r.Status, StatusCode: r.StatusCode, RunID: r.RunID, SessionID: r.SessionID, Error: r.Error, Input: r.Input,
+		Output: r.Output, Requirements: r.Requirements, CreatedAt: &created}
+}
+
+func schedulePagination(page, limit, total int) SchedulePagination {
+	return SchedulePagination{Page: page, Limit: limit, TotalPages: totalPages(total, limit), TotalCount: total}
+}
+
+// ---- request validation (agno's ScheduleCreate / ScheduleUpdate) ----
+
+// The name pattern: agno's, with spaces allowed inside (the spec's).
+var scheduleNamePattern = regexp.MustCompile(`^[a-zA-Z0-9][a-zA-Z0-9 ._-]*$`)
+
+// scheduleBody collects pydantic's errors for one body, in field order.
+type scheduleBody struct {
+	fields map[string]json.RawMessage
+	whole  any // the body, pydantic's input of a missing field
+	errs   []validationItem
+}
+
+func (b *scheduleBody) fail(field, typ, msg string, input any, ctx map[string]any) {
+	loc := []any{"body"}
+	if field != "" {
+		loc = append(loc, field)
+	}
+	b.errs = append(b.errs, validationItem{Type: typ, Loc: loc, Msg: msg, Input: input, Ctx: ctx})
+}
+
+func (b *scheduleBody) valueError(field, msg string, input any) {
+	b.fail(field, "value_error", "Value error, "+msg, input, map[string]any{"error": map[string]any{}})
+}
+
+// present reports whether the body sets field (null included), and
+// decodes it.
+func (b *scheduleBody) present(field string) (any, bool) {
+	raw, ok := b.fields[field]
+	if !ok {
+		return nil, false
+	}
+	var v any
+	_ = run.DecodeJSON(raw, &v)
+	return v, true
+}
+
+// str reads a string field; required fields must be present, optional
+// ones may be null (set reports a non-null value). check validates it.
+func (b *scheduleBody) str(field string, required bool, maxLen int, check func(string) (string, error)) (val string, set bool) {
+	v, ok := b.present(field)
+	if !ok {
+		if required {
+			b.fail(field, "missing", "Field required", b.whole, nil)
+		}
+		return "", false
+	}
+	if v == nil && !required {
+		return "", false
+	}
+	s, isStr := v.(string)
+	if !isStr {
+		b.fail(field, "string_type", "Input should be a valid string", v, nil)
+		return "", false
+	}
+	if utf8.RuneCountInString(s) > maxLen {
+		b.fail(field, "string_too_long", fmt.Sprintf("String should have at most %d characters", maxLen), s, map[string]any{"max_length": maxLen})
+		return "", false
+	}
+	if check != nil {
+		out, err := check(s)
+		if err != nil {
+			b.valueError(field, err.Error(), s)
+			return "", false
+		}
+		s = out
+	}
+	return s, true
+}
+
+// integer reads an int field within [lo, hi] (pydantic's lax int).
+func (b *scheduleBody) integer(field string, lo, hi int) (val int, set bool) {
+	v, ok := b.present(field)
+	if !ok || v == nil {
+		return 0, false
+	}
+	var n int64
+	switch x := v.(type) {
+	case json.Number:
+		i, err := x.Int64()
+		if err != nil {
+			f, ferr := x.Float64()
+			if ferr != nil || f != float64(int64(f)) {
+				b.fail(field, "int_from_float", "Input should be a valid integer, got a number with a fractional part", v, nil)
+				return 0, false
+			}
+			i = int64(f)
+		}
+		n = i
+	case string:
+		i, err := strconv.ParseInt(strings.TrimSpace(x), 10, 64)
+		if err != nil {
+			b.fail(field, "int_parsing", "Input should be a valid integer, unable to parse string as an integer", v, nil)
+			return 0, false
+		}
+		n = i
+	case bool:
+		if x {
+			n = 1
+		}
+	default:
+		b.fail(field, "int_type", "Input should be a valid integer", v, nil)
+		return 0, false
+	}
+	if n < int64(lo) {
+		b.fail(field, "greater_than_equal", fmt.Sprintf("Input should be greater than or equal to %d", lo), v, map[string]any{"ge": lo})
+		return 0, false
+	}
+	if n > int64(hi) {
+		b.fail(field, "less_than_equal", fmt.Sprintf("Input should be less than or equal to %d", hi), v, map[string]any{"le": hi})
+		return 0, false
+	}
+	return int(n), true
+}
+
+// payload reads the optional payload object (null clears it).
+func (b *scheduleBody) payload() (val map[string]any, set bool) {
+	v, ok := b.present("payload")
+	if !ok {
+		return nil, false
+	}
+	if v == nil {
+		return nil, true
+	}
+	m, isMap := v.(map[string]any)
+	if !isMap {
+		b.fail("payload", "dict_type", "Input should be a valid dictionary", v, nil)
+		return nil, false
+	}
+	return m, true
+}
+
+func checkScheduleName(s string) (string, error) {
+	if !scheduleNamePattern.MatchString(s) {
+		return "", errors.New("Name must start with alphanumeric and contain only alphanumeric, '.', '_', '-'")
+	}
+	return s, nil
+}
+
+func checkScheduleMethod(s string) (string, error) {
+	s = strings.ToUpper(s)
+	switch s {
+	case "GET", "POST", "PUT", "PATCH", "DELETE":
+		return s, nil
+	}
+	return "", errors.New("Method must be GET, POST, PUT, PATCH, or DELETE")
+}
+
+func checkScheduleEndpoint(s string) (string, error) {
+	if !strings.HasPrefix(s, "/") {
+		return "", errors.New("Endpoint must start with '/'")
+	}
+	if strings.Contains(s, "://") {
+		return "", errors.New("Endpoint must be a path, not a full URL")
+	}
+	return s, nil
+}
+
+func readScheduleBody(w http.ResponseWriter, r *http.Request) (*scheduleBody, bool) {
+	jb, ok := readBody(w, r, true)
+	if !ok {
+		return nil, false
+	}
+	b := &scheduleBody{fields: jb.fields}
+	delete(b.fields, "user_id") // readBody's isolation stamp; no schedule field
+	whole := map[string]any{}
+	for k := range b.fields {
+		v, _ := b.present(k)
+		whole[k] = v
+	}
+	b.whole = whole
+	return b, true
+}
+
+// ---- routes ----
+
+func (o *OS) scheduleRoutes(mux routeMux) {
+	mux.HandleFunc("GET /schedules", o.handleListSchedules)
+	mux.HandleFunc("POST /schedules", o.handleCreateSchedule)
+	mux.HandleFunc("GET /schedules/{schedule_id}", o.handleGetSchedule)
+	mux.HandleFunc("PATCH /schedules/{schedule_id}", o.handleUpdateSchedule)
+	mux.HandleFunc("DELETE /schedules/{schedule_id}", o.handleDeleteSchedule)
+	mux.HandleFunc("POST /schedules/{schedule_id}/enable", o.handleEnableSchedule(true))
+	mux.HandleFunc("POST /schedules/{schedule_id}/disable", o.handleEnableSchedule(false))
+	mux.HandleFunc("POST /schedules/{schedule_id}/trigger", o.handleTriggerSchedule)
+	mux.HandleFunc("GET /schedules/{schedule_id}/runs", o.handleListScheduleRuns)
+	mux.HandleFunc("GET /schedules/{schedule_id}/runs/{run_id}", o.handleGetScheduleRun)
+}
+
+const scheduleNotFound = "Schedule not found"
+
+func scheduleExists(name string) string {
+	return fmt.Sprintf("Schedule with name '%s' already exists", name)
+}
+
+// loadSchedule answers 404 for a missing schedule.
+func (o *OS) loadSchedule(w http.ResponseWriter, r *http.Request) (*schedule.Schedule, bool) {
+	s, err := o.schedules.store.Get(r.Context(), r.PathValue("schedule_id"))
+	if errors.Is(err, schedule.ErrNotFound) {
+		writeError(w, http.StatusNotFound, scheduleNotFound)
+		return nil, false
+	}
+	if err != nil {
+		fail(w, err)
+		return nil, false
+	}
+	return s, true
+}
+
+// mayScheduleEndpoint requires the caller's own permission for what a
+// schedule fires, since it fires as an admin: a POST run endpoint needs
+// <type>:run on that component, anything else the admin scope (JWT mode
+// only).
+func (o *OS) mayScheduleEndpoint(w http.ResponseWriter, r *http.Request, endpoint, method string) bool {
+	c := callerOf(r.Context())
+	if c == nil || o.verifier == nil || c.Admin {
+		return true
+	}
+	m := schedule.RunEndpoint.FindStringSubmatch(endpoint)
+	if m == nil || strings.ToUpper(method) != http.MethodPost {
+		writeError(w, http.StatusForbidden, "Only admins can schedule an endpoint that is not a run endpoint")
+		return false
+	}
+	scope := m[1] + ":run"
+	if !o.verifier.Allowed(c.Scopes, []string{scope}, m[1], m[2]) {
+		writeError(w, http.StatusForbidden, "Insufficient permissions. Required scope(s): "+scope)
+		return false
+	}
+	return true
+}
+
+// scheduleOwnPayload makes an isolated caller's schedule run as that caller: its
+// payload's user_id is the caller's (the executor is an admin).
+func scheduleOwnPayload(r *http.Request, payload map[string]any) map[string]any {
+	user := scopedUser(r.Context())
+	if user == "" {
+		return payload
+	}
+	out := make(map[string]any, len(payload)+1)
+	for k, v := range payload {
+		out[k] = v
+	}
+	out["user_id"] = user
+	return out
+}
+
+func (o *OS) handleListSchedules(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	var errs []map[string]any
+	var enabled *bool
+	if vs, ok := q["enabled"]; ok {
+		if b, ok := scheduleBool(vs[0]); ok {
+			enabled = &b
+		} else {
+			errs = append(errs, map[string]any{"type": "bool_parsing", "loc": []string{"query", "enabled"},
+				"msg": "Input should be a valid boolean, unable to interpret input", "input": vs[0]})
+		}
+	}
+	limit, e := intQuery(q, "limit", 100, 1, 1000)
+	errs = append(errs, e...)
+	page, e := intQuery(q, "page", 1, 1, 0)
+	errs = append(errs, e...)
+	if len(errs) > 0 {
+		writeJSON(w, http.StatusUnprocessableEntity, map[string]any{"detail": errs})
+		return
+	}
+	list, total, err := o.schedules.store.List(r.Context(), schedule.ListOptions{Enabled: enabled, Limit: limit, Page: page})
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	out := SchedulePage[ScheduleResponse]{Data: make([]ScheduleResponse, 0, len(list)), Meta: schedulePagination(page, limit, total)}
+	for _, s := range list {
+		out.Data = append(out.Data, scheduleResponse(s))
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+// scheduleBool reads a query boolean as pydantic does.
+func scheduleBool(s string) (bool, bool) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "1", "true", "t", "yes", "y", "on":
+		return true, true
+	case "0", "false", "f", "no", "n", "off":
+		return false, true
+	}
+	return false, false
+}
+
+func (o *OS) handleCreateSchedule(w http.ResponseWriter, r *http.Request) {
+	b, ok := readScheduleBody(w, r)
+	if !ok {
+		return
+	}
+	s := schedule.Schedule{Method: schedule.DefaultMethod, Timezone: schedule.DefaultTimezone, TimeoutSeconds: schedule.DefaultTimeoutSeconds,
+		MaxRetries: schedule.DefaultMaxRetries, RetryDelaySeconds: schedule.DefaultRetryDelaySeconds}
+	s.Name, _ = b.str("name", true, 255, checkScheduleName)
+	s.CronExpr, _ = b.str("cron_expr", true, 128, nil)
+	s.Endpoint, _ = b.str("endpoint", true, 512, checkScheduleEndpoint)
+	if m, set := b.str("method", true, 10, checkScheduleMethod); set {
+		s.Method = m
+	} else if _, present := b.fields["method"]; !present {
+		b.errs = scheduleDropMissing(b.errs, "method") // it has a default
+	}
+	if d, set := b.str("description", false, 1024, nil); set {
+		s.Description = &d
+	}
+	s.Payload, _ = b.payload()
+	if tz, set := b.str("timezone", true, 64, nil); set {
+		s.Timezone = tz
+	} else if _, present := b.fields["timezone"]; !present {
+		b.errs = scheduleDropMissing(b.errs, "timezone")
+	}
+	if n, set := b.integer("timeout_seconds", 1, 86400); set {
+		s.TimeoutSeconds = n
+	}
+	if n, set := b.integer("max_retries", 0, 10); set {
+		s.MaxRetries = n
+	}
+	if n, set := b.integer("retry_delay_seconds", 1, 3600); set {
+		s.RetryDelaySeconds = n
+	}
+	if len(b.errs) > 0 {
+		writeValidation(w, b.errs...)
+		return
+	}
+	if schedule.ValidateCron(s.CronExpr) != nil {
+		writeError(w, http.StatusUnprocessableEntity, "Invalid cron expression: "+s.CronExpr)
+		return
+	}
+	if _, err := schedule.LoadTimezone(s.Timezone); err != nil {
+		writeError(w, http.StatusUnprocessableEntity, "Invalid timezone: "+s.Timezone)
+		return
+	}
+	if !o.mayScheduleEndpoint(w, r, s.Endpoint, s.Method) {
+		return
+	}
+	s.Payload = scheduleOwnPayload(r, s.Payload)
+	st := o.schedules.store
+	if _, err := st.GetByName(r.Context(), s.Name); err == nil {
+		writeError(w, http.StatusConflict, scheduleExists(s.Name))
+		return
+	} else if !errors.Is(err, schedule.ErrNotFound) {
+		fail(w, err)
+		return
+	}
+	n, err := schedule.New(s, time.Now())
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	if err := st.Create(r.Context(), n); errors.Is(err, schedule.ErrNameTaken) {
+		// The name check races with concurrent creates; the unique index
+		// turns the loser into the same 409.
+		writeError(w, http.StatusConflict, scheduleExists(s.Name))
+		return
+	} else if err != nil {
+		fail(w, err)
+		return
+	}
+	writeJSON(w, http.StatusCreated, scheduleResponse(n))
+}
+
+// scheduleDropMissing removes the "missing" error of a field that has a default.
+func scheduleDropMissing(errs []validationItem, field string) []validationItem {
+	out := errs[:0]
+	for _, e := range errs {
+		if e.Type == "missing" && len(e.Loc) == 2 && e.Loc[1] == field {
+			continue
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+func (o *OS) handleGetSchedule(w http.ResponseWriter, r *http.Request) {
+	if s, ok := o.loadSchedule(w, r); ok {
+		writeJSON(w, http.StatusOK, scheduleResponse(s))
+	}
+}
+
+// The ScheduleUpdate fields that may be left out but not set to null, in
+// agno's order.
+var scheduleNonNullable = []string{"name", "cron_expr", "endpoint", "method", "timezone", "timeout_seconds", "max_retries", "retry_delay_seconds"}
+
+func (o *OS) handleUpdateSchedule(w http.ResponseWriter, r *http.Request) {
+	b, ok := readScheduleBody(w, r)
+	if !ok {
+		return
+	}
+	var p schedule.Patch
+	str := func(field string, maxLen int, check func(string) (string, error), dst **string) {
+		if v, set := b.str(field, false, maxLen, check); set {
+			*dst = &v
+		}
+	}
+	str("name", 255, checkScheduleName, &p.Name)
+	str("cron_expr", 128, nil, &p.CronExpr)
+	str("endpoint", 512, checkScheduleEndpoint, &p.Endpoint)
+	str("method", 10, checkScheduleMethod, &p.Method)
+	if v, ok := b.present("description"); ok {
+		d, set := b.str("description", false, 1024, nil)
+		switch {
+		case v == nil:
+			p.Description = new(*string)
+		case set:
+			p.Description = schedulePtr(&d)
+		}
+	}
+	if m, set := b.payload(); set {
+		p.Payload = &m
+	}
+	str("timezone", 64, nil, &p.Timezone)
+	num := func(field string, lo, hi int, dst **int) {
+		if n, set := b.integer(field, lo, hi); set {
+			*dst = &n
+		}
+	}
+	num("timeout_seconds", 1, 86400, &p.TimeoutSeconds)
+	num("max_retries", 0, 10, &p.MaxRetries)
+	num("retry_delay_seconds", 1, 3600, &p.RetryDelaySeconds)
+	if len(b.errs) == 0 {
+		for _, f := range scheduleNonNullable {
+			if v, ok := b.present(f); ok && v == nil {
+				b.valueError("", fmt.Sprintf("'%s' cannot be set to null", f), b.whole)
+				break
+			}
+		}
+	}
+	if len(b.errs) > 0 {
+		writeValidation(w, b.errs...)
+		return
+	}
+	existing, ok := o.loadSchedule(w, r)
+	if !ok {
+		return
+	}
+	if p == (schedule.Patch{}) {
+		writeJSON(w, http.StatusOK, scheduleResponse(existing))
+		return
+	}
+	if p.Endpoint != nil || p.Method != nil {
+		endpoint, method := existing.Endpoint, existing.Method
+		if p.Endpoint != nil {
+			endpoint = *p.Endpoint
+		}
+		if p.Method != nil {
+			method = *p.Method
+		}
+		if !o.mayScheduleEndpoint(w, r, endpoint, method) {
+			return
+		}
+	}
+	if p.CronExpr != nil || p.Timezone != nil {
+		cronExpr, tz := existing.CronExpr, existing.Timezone
+		if p.CronExpr != nil {
+			cronExpr = *p.CronExpr
+		}
+		if p.Timezone != nil {
+			tz = *p.Timezone
+		}
+		if schedule.ValidateCron(cronExpr) != nil {
+			writeError(w, http.StatusUnprocessableEntity, "Invalid cron expression: "+cronExpr)
+			return
+		}
+		if _, err := schedule.LoadTimezone(tz); err != nil {
+			writeError(w, http.StatusUnprocessableEntity, "Invalid timezone: "+tz)
+			return
+		}
+	}
+	if p.Payload != nil {
+		owned := scheduleOwnPayload(r, *p.Payload)
+		p.Payload = &owned
+	}
+	renaming := p.Name != nil && *p.Name != existing.Name
+	if renaming {
+		if _, err := o.schedules.store.GetByName(r.Context(), *p.Name); err == nil {
+			writeError(w, http.StatusConflict, scheduleExists(*p.Name))
+			return
+		}
+	}
+	s, err := o.schedules.store.Update(r.Context(), existing.ID, p, time.Now())
+	switch {
+	case errors.Is(err, schedule.ErrNotFound):
+		writeError(w, http.StatusNotFound, scheduleNotFound)
+	case errors.Is(err, schedule.ErrNameTaken):
+		writeError(w, http.StatusConflict, scheduleExists(*p.Name))
+	case err != nil:
+		fail(w, err)
+	default:
+		writeJSON(w, http.StatusOK, scheduleResponse(s))
+	}
+}
+
+func schedulePtr[T any](v T) *T { return &v }
+
+func (o *OS) handleDeleteSchedule(w http.ResponseWriter, r *http.Request) {
+	if _, ok := o.loadSchedule(w, r); !ok {
+		return
+	}
+	deleted, err := o.schedules.store.Delete(r.Context(), r.PathValue("schedule_id"))
+	switch {
+	case err != nil:
+		fail(w, err)
+	case !deleted:
+		writeError(w, http.StatusNotFound, scheduleNotFound)
+	default:
+		w.WriteHeader(http.StatusNoContent)
+	}
+}
+
+func (o *OS) handleEnableSchedule(enable bool) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		existing, ok := o.loadSchedule(w, r)
+		if !ok {
+			return
+		}
+		// Re-arming puts the endpoint back on the poller: the same
+		// permission as creating it.
+		if enable && !o.mayScheduleEndpoint(w, r, existing.Endpoint, existing.Method) {
+			return
+		}
+		s, err := o.schedules.store.SetEnabled(r.Context(), existing.ID, enable, time.Now())
+		if errors.Is(err, schedule.ErrNotFound) {
+			writeError(w, http.StatusNotFound, scheduleNotFound)
+			return
+		}
+		if err != nil {
+			fail(w, err)
+			return
+		}
+		writeJSON(w, http.StatusOK, ScheduleStateResponse{ID: s.ID, Name: s.Name, Enabled: s.Enabled, NextRunAt: s.NextRunAt, UpdatedAt: s.UpdatedAt})
+	}
+}
+
+func (o *OS) handleTriggerSchedule(w http.ResponseWriter, r *http.Request) {
+	s, ok := o.loadSchedule(w, r)
+	if !ok {
+		return
+	}
+	if !s.Enabled {
+		writeError(w, http.StatusConflict, "Schedule is disabled")
+		return
+	}
+	if !o.mayScheduleEndpoint(w, r, s.Endpoint, s.Method) {
+		return
+	}
+	p := o.schedules.poller
+	if p == nil {
+		writeError(w, http.StatusServiceUnavailable, "Scheduler is not running")
+		return
+	}
+	// The firing outlives a client that leaves: its attempts are stored.
+	last, err := p.Trigger(context.WithoutCancel(r.Context()), s)
+	if errors.Is(err, schedule.ErrStopped) {
+		writeError(w, http.StatusServiceUnavailable, "Scheduler is not running")
+		return
+	}
+	if err != nil && last == nil {
+		fail(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, scheduleRunResponse(last))
+}
+
+func (o *OS) handleListScheduleRuns(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	limit, errs := intQuery(q, "limit", 100, 1, 1000)
+	page, e := intQuery(q, "page", 1, 1, 0)
+	if errs = append(errs, e...); len(errs) > 0 {
+		writeJSON(w, http.StatusUnprocessableEntity, map[string]any{"detail": errs})
+		return
+	}
+	s, ok := o.loadSchedule(w, r)
+	if !ok {
+		return
+	}
+	list, total, err := o.schedules.store.ListRuns(r.Context(), s.ID, limit, page)
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	out := SchedulePage[ScheduleRunResponse]{Data: make([]ScheduleRunResponse, 0, len(list)), Meta: schedulePagination(page, limit, total)}
+	for _, run := range list {
+		out.Data = append(out.Data, scheduleRunResponse(run))
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+func (o *OS) handleGetScheduleRun(w http.ResponseWriter, r *http.Request) {
+	run, err := o.schedules.store.GetRun(r.Context(), r.PathValue("run_id"))
+	if errors.Is(err, schedule.ErrNotFound) || (err == nil && run.ScheduleID != r.PathValue("schedule_id")) {
+		writeError(w, http.StatusNotFound, "Schedule run not found")
+		return
+	}
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, scheduleRunResponse(run))
+}
+
+// ---- docs ----
+
+func scheduleAPIRoutes() []apiRoute {
+	const tag = "Schedules"
+	fields := func(required bool) []apiParam {
+		return []apiParam{
+			{Name: "name", Type: "string", Required: required, Desc: "Unique name: starts with a letter or digit, then letters, digits, spaces, '.', '_', '-' (at most 255)"},
+			{Name: "cron_expr", Type: "string", Required: required, Desc: "Five-field cron expression (minute hour day month weekday) or @hourly, @daily, @weekly, @monthly, @yearly"},
+			{Name: "endpoint", Type: "string", Required: required, Desc: "Path of this AgentOS to call, such as /agents/{agent_id}/runs"},
+			{Name: "method", Type: "string", Enum: []string{"GET", "POST", "PUT", "PATCH", "DELETE"}, Default: scheduleDefault(required, "POST")},
+			{Name: "description", Type: "string"},
+			{Name: "payload", Type: "object", Desc: "Body: the form fields of a run (message, session_id, user_id, …), JSON for other endpoints"},
+			{Name: "timezone", Type: "string", Desc: "IANA timezone the cron expression is read in", Default: scheduleDefault(required, "UTC")},
+			{Name: "timeout_seconds", Type: "integer", Min: 1, Max: 86400, Default: scheduleDefault(required, 3600)},
+			{Name: "max_retries", Type: "integer", Max: 10, Default: scheduleDefault(required, 0)},
+			{Name: "retry_delay_seconds", Type: "integer", Min: 1, Max: 3600, Default: scheduleDefault(required, 60)},
+		}
+	}
+	page := []apiParam{{Name: "limit", Type: "integer", Desc: "Items per page", Default: 100, Min: 1, Max: 1000}, pPageQ}
+	return []apiRoute{
+		{Pattern: "GET /schedules", Tag: tag, Summary: "List schedules",
+			Query:  append([]apiParam{{Name: "enabled", Type: "boolean", Desc: "Only enabled (true) or disabled (false) schedules"}}, page...),
+			Schema: "PaginatedResponse", Result: "PaginatedResponse[ScheduleResponse]"},
+		{Pattern: "POST /schedules", Tag: tag, Summary: "Create a schedule", JSON: fields(true), Status: http.StatusCreated,
+			Result: "ScheduleResponse; 409 for a taken name, 422 for a bad cron expression or timezone"},
+		{Pattern: "GET /schedules/{schedule_id}", Tag: tag, Summary: "Get a schedule", Result: "ScheduleResponse"},
+		{Pattern: "PATCH /schedules/{schedule_id}", Tag: tag, Summary: "Update a schedule", JSON: fields(false),
+			Desc: "Fields left out keep their value; a new cron expression or timezone moves next_run_at.", Result: "ScheduleResponse"},
+		{Pattern: "DELETE /schedules/{schedule_id}", Tag: tag, Summary: "Delete a schedule and its runs", Status: http.StatusNoContent, Result: "No content"},
+		{Pattern: "POST /schedules/{schedule_id}/enable", Tag: tag, Summary: "Enable a schedule", Result: "{id, name, enabled, next_run_at, updated_at}"},
+		{Pattern: "POST /schedules/{schedule_id}/disable", Tag: tag, Summary: "Disable a schedule", Result: "{id, name, enabled, next_run_at, updated_at}"},
+		{Pattern: "POST /schedules/{schedule_id}/trigger", Tag: tag, Summary: "Fire a schedule now",
+			Desc:   "Runs the schedule at once (with its retries) and answers its last attempt; needs [scheduler] enabled.",
+			Result: "ScheduleRunResponse; 409 when disabled, 503 when the scheduler is not running"},
+		{Pattern: "GET /schedules/{schedule_id}/runs", Tag: tag, Summary: "List a schedule's runs", Query: page,
+			Schema: "PaginatedResponse", Result: "PaginatedResponse[ScheduleRunResponse]"},
+		{Pattern: "GET /schedules/{schedule_id}/runs/{run_id}", Tag: tag, Summary: "Get a schedule run", Result: "ScheduleRunResponse"},
+	}
+}
+
+func scheduleDefault(ok bool, v any) any {
+	if ok {
+		return v
+	}
+	return nil
+}

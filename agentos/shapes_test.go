@@ -183,7 +183,16 @@ func TestShapeAgentAndTeamResponse(t *testing.T) {
 
 	tm := byName(t, getOK(t, srv, "/teams"), "Support Team")
 	wantShape(t, "TeamResponse", tm, agnoTeamResponse,
-		[]string{"id", "name", "db_id", "mode", "is_factory", "is_component", "model", "sessions", "streaming", "members"}, nil)
+		[]string{"id", "name", "db_id", "mode", "is_factory", "is_component", "model", "tools", "sessions", "streaming", "members"}, nil)
+	// agno's team tools are those its leader model gets: the delegation
+	// tool of its mode among them.
+	var teamTools []string
+	for _, f := range list(obj(tm["tools"])["tools"]) {
+		teamTools = append(teamTools, obj(f)["name"].(string))
+	}
+	if !slices.Contains(teamTools, "delegate_task_to_member") {
+		t.Errorf("TeamResponse.tools.tools = %v, want delegate_task_to_member among them", teamTools)
+	}
 	// agno's team sessions keep session_table; streaming keeps
 	// stream_member_events (default true, filtered against false).
 	if got := obj(tm["sessions"]); len(got) != 1 || got["session_table"] != "agno_sessions" {
@@ -375,13 +384,20 @@ func TestShapeToolExecutionsAndMessages(t *testing.T) {
 	if len(msgs) < 3 {
 		t.Fatalf("messages = %v", out["messages"])
 	}
+	seenIDs := map[string]bool{}
 	for i, raw := range msgs {
 		msg := obj(raw)
 		// Message.to_dict(): booleans are not None, so always sent.
-		for _, k := range []string{"role", "from_history", "stop_after_tool_call", "created_at"} {
+		for _, k := range []string{"id", "role", "from_history", "stop_after_tool_call", "created_at"} {
 			if _, ok := msg[k]; !ok {
 				t.Errorf("message %d (%v) lacks %q: %v", i, msg["role"], k, msg)
 			}
+		}
+		// agno's Message.id is a uuid4 of its own, one per message.
+		if id, _ := msg["id"].(string); len(id) != 36 || seenIDs[id] {
+			t.Errorf("message %d id = %v, want a new uuid", i, msg["id"])
+		} else {
+			seenIDs[id] = true
 		}
 		if len(nulls(msg)) > 0 {
 			t.Errorf("message %d has null keys %v (to_dict drops None)", i, nulls(msg))

@@ -1,5 +1,13 @@
 package config
 
+import (
+	"context"
+	"slices"
+	"strings"
+
+	"github.com/agno-go/agno/tool"
+)
+
 // The declarative resource files of the registry sources directories: one
 // TOML file per agent, team or workflow. Field names follow agno's and the
 // Go Configs (agent.Config, team.Config, workflow.Config), so a
@@ -43,6 +51,9 @@ type AgentFile struct {
 	// Go function registered by name, or "agent:<id>" / "team:<id>".
 	Tools         []string `toml:"tools"`
 	ToolCallLimit int      `toml:"tool_call_limit"`
+	// ToolOptions set per-tool options by function name:
+	// [tool_options.pay] approval = "required".
+	ToolOptions map[string]ToolOptionsFile `toml:"tool_options"`
 
 	// Knowledge is a [knowledge.<name>] of config.toml; the agent searches
 	// it with the search_knowledge_base tool (see the agent.Config fields
@@ -106,8 +117,9 @@ type TeamFile struct {
 	AddDatetime        bool       `toml:"add_datetime_to_context"`
 	UseInstructionTags bool       `toml:"use_instruction_tags"`
 
-	Tools         []string `toml:"tools"`
-	ToolCallLimit int      `toml:"tool_call_limit"`
+	Tools         []string                   `toml:"tools"`
+	ToolCallLimit int                        `toml:"tool_call_limit"`
+	ToolOptions   map[string]ToolOptionsFile `toml:"tool_options"`
 
 	// Knowledge is a [knowledge.<name>] of config.toml; the team leader searches
 	// it with the search_knowledge_base tool (see the team.Config fields
@@ -208,6 +220,9 @@ type StepFile struct {
 	OutputReviewMessage  string           `toml:"output_review_message"`
 	TimeoutSeconds       Seconds          `toml:"timeout_seconds"`
 	OnTimeout            string           `toml:"on_timeout"`
+	// Approval is "required" (an admin resolves the step's pause through
+	// /approvals) or "audit"; it needs a human pause on the step.
+	Approval string `toml:"approval"`
 }
 
 // InputFieldFile is one value a human supplies (workflow.InputField).
@@ -221,7 +236,7 @@ type InputFieldFile struct {
 
 // stepKeys lists the keys each step type takes.
 var stepKeys = func() map[string]map[string]bool {
-	common := []string{"name", "id", "description", "type", "requires_confirmation", "confirmation_message", "on_reject", "timeout_seconds", "on_timeout"}
+	common := []string{"name", "id", "description", "type", "requires_confirmation", "confirmation_message", "on_reject", "timeout_seconds", "on_timeout", "approval"}
 	add := func(extra ...string) map[string]bool {
 		m := map[string]bool{}
 		for _, k := range append(append([]string(nil), common...), extra...) {
@@ -240,3 +255,142 @@ var stepKeys = func() map[string]map[string]bool {
 		StepTypeRouter:    add("choices", "selector", "allow_multiple_selections", "requires_user_input", "user_input_message"),
 	}
 }()
+
+// ToolOptionsFile is [tool_options.<function>] of an agent or team file.
+type ToolOptionsFile struct {
+	// Approval is "required" (an admin resolves the paused call through
+	// /approvals; a tool with no other human flag then asks for
+	// confirmation) or "audit" (the human's answer is recorded; the tool
+	// needs requires_confirmation, user input or external execution).
+	Approval string `toml:"approval"`
+}
+
+var approvalTypes = []string{tool.ApprovalRequired, tool.ApprovalAudit}
+
+// checkToolOptions checks [tool_options]: known approval values, naming
+// a tool the file uses.
+func (l *loader) checkToolOptions(p *problems, opts map[string]ToolOptionsFile, tools []string) {
+	for _, name := range sortedKeys(opts) {
+		key := "tool_options." + name + ".approval"
+		v := opts[name].Approval
+		if v == "" {
+			continue
+		}
+		if !slices.Contains(approvalTypes, v) {
+			p.at(key, "%s = %q: use %s", key, v, oneOf(approvalTypes))
+			continue
+		}
+		fn, found, dynamic := l.toolFunction(tools, name)
+		switch {
+		case fn != nil && v == tool.ApprovalAudit && !fn.RequiresConfirmation && !fn.RequiresUserInput && len(fn.UserInputFields) == 0 && !fn.ExternalExecution:
+			p.at(key, "%s = \"audit\" records a human's answer, but tool %q asks none: register it with requires_confirmation, user input or external execution, or use \"required\"", key, name)
+		case !found && !dynamic:
+			p.at("tool_options."+name, "tool_options.%s names no tool of this file: its tools are %s", name, listOr(quoteAll(tools), "none"))
+		}
+	}
+}
+
+// toolFunction finds the function name among the file's tools: found
+// when a registered function or toolkit has it; dynamic when a tool
+// source (MCP, a connection-backed provider) lists its functions only
+// once connected.
+func (l *loader) toolFunction(tools []string, name string) (fn *tool.Function, found, dynamic bool) {
+	for _, t := range tools {
+		if strings.HasPrefix(t, "mcp:") || slices.Contains(builtinToolkits, t) {
+			dynamic = true
+			continue
+		}
+		pv := l.fn.Tools[t]
+		if pv == nil {
+			continue
+		}
+		if _, ok := pv.(tool.Connector); ok {
+			dynamic = true
+			continue
+		}
+		fns, err := pv.Functions(context.Background())
+		if err != nil {
+			dynamic = true
+			continue
+		}
+		for _, f := range fns {
+			if f.Name == name {
+				return f, true, dynamic
+			}
+		}
+	}
+	return nil, false, dynamic
+}
+
+// withToolOptions applies [tool_options] approvals to the file's tools.
+func withToolOptions(list []tool.Provider, opts map[string]ToolOptionsFile) []tool.Provider {
+	types := map[string]string{}
+	for name, o := range opts {
+		if o.Approval != "" {
+			types[name] = o.Approval
+		}
+	}
+	if len(types) == 0 {
+		return list
+	}
+	out := make([]tool.Provider, len(list))
+	for i, p := range list {
+		a := approvalProvider{inner: p, types: types}
+		if c, ok := p.(tool.Connector); ok {
+			out[i] = approvalConnector{approvalProvider: a, c: c}
+		} else {
+			out[i] = a
+		}
+	}
+	return out
+}
+
+// approvalProvider hands out copies of its functions with their approval
+// type set.
+type approvalProvider struct {
+	inner tool.Provider
+	types map[string]string
+}
+
+func (a approvalProvider) Functions(ctx context.Context) ([]*tool.Function, error) {
+	fns, err := a.inner.Functions(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*tool.Function, len(fns))
+	for i, f := range fns {
+		typ, ok := a.types[f.Name]
+		if !ok || f.ApprovalType == typ {
+			out[i] = f
+			continue
+		}
+		c := *f
+		c.ApprovalType = typ
+		out[i] = &c
+	}
+	return out, nil
+}
+
+type approvalConnector struct {
+	approvalProvider
+	c tool.Connector
+}
+
+func (a approvalConnector) Connect(ctx context.Context) error { return a.c.Connect(ctx) }
+func (a approvalConnector) Close() error                      { return a.c.Close() }
+
+// checkStepApproval checks a step's approval: a known value, on a step
+// that pauses for a human.
+func checkStepApproval(p *problems, s *StepFile, sk, label string) {
+	if s.Approval == "" {
+		return
+	}
+	key := sk + ".approval"
+	if !slices.Contains(approvalTypes, s.Approval) {
+		p.at(key, "%s: approval = %q: use %s", label, s.Approval, oneOf(approvalTypes))
+		return
+	}
+	if s.Approval == tool.ApprovalAudit && !s.RequiresConfirmation && !s.RequiresUserInput && !s.RequiresOutputReview {
+		p.at(key, "%s: approval = \"audit\" records a human's answer, but the step asks none: set requires_confirmation = true (or requires_user_input / requires_output_review), or use \"required\"", label)
+	}
+}

@@ -129,6 +129,7 @@ func (l *loader) checkAgent(p *problems, f *resFile) {
 		l.checkModel(p, fmt.Sprintf("fallback_models[%d]", i), m)
 	}
 	l.checkTools(p, f, a.Tools)
+	l.checkToolOptions(p, a.ToolOptions, a.Tools)
 	l.checkKnowledge(p, a.knowledge())
 	checkNonNegative(p, "tool_call_limit", a.ToolCallLimit, "use 0 for no limit or a positive number")
 	checkNonNegative(p, "num_history_runs", a.NumHistoryRuns, "use a positive number of runs")
@@ -175,6 +176,7 @@ func (l *loader) checkTeam(p *problems, f *resFile) {
 		f.refs = append(f.refs, &ref{key: key, source: m, kind: kind, id: id})
 	}
 	l.checkTools(p, f, t.Tools)
+	l.checkToolOptions(p, t.ToolOptions, t.Tools)
 	l.checkKnowledge(p, t.knowledge())
 	checkNonNegative(p, "max_iterations", t.MaxIterations, "use a positive number (default 10)")
 	checkNonNegative(p, "tool_call_limit", t.ToolCallLimit, "use 0 for no limit or a positive number")
@@ -246,7 +248,8 @@ func (l *loader) checkSteps(p *problems, f *resFile, steps []StepFile, key, para
 				p.at(sk+"."+k, "%s: %s is not for %s steps (it is for %s steps): remove it", label, k, typ, strings.Join(takers, "/"))
 			}
 		}
-		human := s.RequiresConfirmation || s.RequiresUserInput || s.RequiresOutputReview
+		checkStepApproval(p, s, sk, label)
+		human := s.RequiresConfirmation || s.RequiresUserInput || s.RequiresOutputReview || s.Approval != ""
 		if human && parallel != "" {
 			p.at(sk, "%s asks for a human inside the parallel step %s, which cannot pause: move it before or after the parallel step", label, parallel)
 		}
@@ -522,6 +525,7 @@ func (l *loader) constructAgent(f *resFile) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	tools = withToolOptions(tools, a.ToolOptions)
 	schema, err := outputSchema(a.OutputSchema, f.id)
 	if err != nil {
 		return nil, fileErr(f, "output_schema", err)
@@ -561,6 +565,7 @@ func (l *loader) constructTeam(f *resFile) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	tools = withToolOptions(tools, t.ToolOptions)
 	var members []run.Executor
 	for _, r := range f.refs {
 		if !strings.HasPrefix(r.key, "members[") {
@@ -645,6 +650,10 @@ func human(s *StepFile) workflow.HumanReview {
 		RequiresUserInput: s.RequiresUserInput, UserInputMessage: s.UserInputMessage,
 		RequiresOutputReview: s.RequiresOutputReview, OutputReviewMessage: s.OutputReviewMessage,
 		OnReject: workflow.OnReject(s.OnReject), Timeout: s.TimeoutSeconds.Duration(), OnTimeout: workflow.OnTimeout(s.OnTimeout),
+		Approval: s.Approval,
+	}
+	if s.Approval == tool.ApprovalRequired && !h.RequiresConfirmation && !h.RequiresUserInput && !h.RequiresOutputReview {
+		h.RequiresConfirmation = true // as a tool's: required implies a confirmation
 	}
 	for _, in := range s.UserInputSchema {
 		field := workflow.InputField{Name: in.Name, FieldType: in.FieldType, Description: in.Description, Required: in.Required}

@@ -126,9 +126,10 @@ type Config struct {
 
 // Team is a configured team; safe for concurrent use.
 type Team struct {
-	cfg  Config
-	mode Mode
-	spec *engine.Spec
+	cfg         Config
+	mode        Mode
+	spec        *engine.Spec
+	leaderTools []tool.Provider
 }
 
 // New validates cfg and returns the team.
@@ -172,6 +173,7 @@ func New(cfg Config) (*Team, error) {
 	t := &Team{cfg: cfg, mode: mode}
 	tools := append([]tool.Provider(nil), cfg.Tools...)
 	tools = append(tools, t.modeTools()...)
+	t.leaderTools = tools
 	spec := &engine.Spec{
 		Team:                     true,
 		ID:                       cfg.ID,
@@ -243,6 +245,10 @@ func (t *Team) Members() []run.Executor { return t.cfg.Members }
 // Config returns the configuration (id filled in).
 func (t *Team) Config() Config { return t.cfg }
 
+// LeaderTools are the tools the leader's model is given: the team's own
+// and those of its mode (delegate_task_to_member, …), as agno lists them.
+func (t *Team) LeaderTools() []tool.Provider { return t.leaderTools }
+
 // ToolNames lists the leader's tools.
 func (t *Team) ToolNames() []string { return t.spec.ToolNames() }
 
@@ -262,7 +268,7 @@ func (t *Team) request(input string, opts []run.Option) *run.Request {
 func (t *Team) Run(ctx context.Context, input string, opts ...run.Option) (*run.Output, error) {
 	req := t.request(input, opts)
 	req.Stream, req.StreamEvents = false, false
-	return t.spec.Execute(ctx, req, nil)
+	return t.execute(ctx, req, nil)
 }
 
 // RunStream runs the team and yields team and member events. Breaking out
@@ -271,7 +277,7 @@ func (t *Team) RunStream(ctx context.Context, input string, opts ...run.Option) 
 	return func(yield func(run.Event, error) bool) {
 		req := t.request(input, opts)
 		req.Stream = true
-		if _, err := t.spec.Execute(ctx, req, func(e run.Event) bool { return yield(e, nil) }); err != nil {
+		if _, err := t.execute(ctx, req, func(e run.Event) bool { return yield(e, nil) }); err != nil {
 			yield(nil, err)
 		}
 	}
@@ -279,21 +285,21 @@ func (t *Team) RunStream(ctx context.Context, input string, opts ...run.Option) 
 
 // Execute implements run.Executor.
 func (t *Team) Execute(ctx context.Context, req *run.Request, emit run.Emitter) (*run.Output, error) {
-	return t.spec.Execute(ctx, req, emit)
+	return t.execute(ctx, req, emit)
 }
 
 // Continue resumes a paused team run: member requirements go to the member
 // that paused, which continues where it stopped.
 func (t *Team) Continue(ctx context.Context, req run.ContinueRequest) (*run.Output, error) {
 	req.Stream, req.StreamEvents = false, false
-	return t.spec.Continue(ctx, &req, nil)
+	return t.resume(ctx, &req, nil)
 }
 
 // ContinueStream is Continue with events.
 func (t *Team) ContinueStream(ctx context.Context, req run.ContinueRequest) iter.Seq2[run.Event, error] {
 	return func(yield func(run.Event, error) bool) {
 		req.Stream = true
-		if _, err := t.spec.Continue(ctx, &req, func(e run.Event) bool { return yield(e, nil) }); err != nil {
+		if _, err := t.resume(ctx, &req, func(e run.Event) bool { return yield(e, nil) }); err != nil {
 			yield(nil, err)
 		}
 	}
@@ -301,7 +307,7 @@ func (t *Team) ContinueStream(ctx context.Context, req run.ContinueRequest) iter
 
 // ExecuteContinue implements run.Executor.
 func (t *Team) ExecuteContinue(ctx context.Context, req *run.ContinueRequest, emit run.Emitter) (*run.Output, error) {
-	return t.spec.Continue(ctx, req, emit)
+	return t.resume(ctx, req, emit)
 }
 
 // Cancel cancels a team run; its running members are cancelled with it.

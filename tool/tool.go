@@ -39,6 +39,12 @@ type Result struct {
 	Stop bool
 }
 
+// Approval types of Function.ApprovalType.
+const (
+	ApprovalRequired = "required"
+	ApprovalAudit    = "audit"
+)
+
 // Text is a Result with only content.
 func Text(s string) Result { return Result{Content: s} }
 
@@ -75,6 +81,12 @@ type Function struct {
 	ExternalExecutionSilent bool
 	StopAfterToolCall       bool
 	ShowResult              bool
+	// ApprovalType is agno's @approval: "required" records a pending
+	// approval when the call pauses, resolved by an admin before the run
+	// goes on (a tool without another human flag then needs
+	// confirmation); "audit" records the human's answer afterwards and
+	// needs one of the human flags. "" is none.
+	ApprovalType string
 
 	Handler Handler
 	Hooks   []Hook
@@ -145,6 +157,21 @@ func (f *Function) Validate() error {
 	// Functions are shared between agents that may be built concurrently.
 	validateMu.Lock()
 	defer validateMu.Unlock()
+	// Checked even on a prepared function: the approval may be set after
+	// New validated it.
+	switch f.ApprovalType {
+	case "":
+	case ApprovalRequired:
+		if !f.RequiresConfirmation && !f.RequiresUserInput && len(f.UserInputFields) == 0 && !f.ExternalExecution {
+			f.RequiresConfirmation = true
+		}
+	case ApprovalAudit:
+		if !f.RequiresConfirmation && !f.RequiresUserInput && len(f.UserInputFields) == 0 && !f.ExternalExecution {
+			return fmt.Errorf("tool %q: ApprovalType \"audit\" records a human's answer: set RequiresConfirmation, RequiresUserInput or ExternalExecution too", f.Name)
+		}
+	default:
+		return fmt.Errorf("tool %q: ApprovalType %q is not an approval type: use %q or %q", f.Name, f.ApprovalType, ApprovalRequired, ApprovalAudit)
+	}
 	if f.prepared {
 		return nil
 	}

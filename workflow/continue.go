@@ -11,8 +11,8 @@ import (
 	"github.com/agno-go/agno/storage"
 )
 
-// ExecuteContinue continues a paused run with an explicit emitter.
-func (w *Workflow) ExecuteContinue(ctx context.Context, req *ContinueRequest, emit run.Emitter) (*RunOutput, error) {
+// executeContinue continues a paused run with an explicit emitter.
+func (w *Workflow) executeContinue(ctx context.Context, req *ContinueRequest, emit run.Emitter) (*RunOutput, error) {
 	out, version, err := w.loadPaused(ctx, req)
 	if err != nil {
 		return nil, err

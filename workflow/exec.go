@@ -77,10 +77,10 @@ type cancelSignal struct{ reason string }
 
 func (c *cancelSignal) Error() string { return c.reason }
 
-// Execute runs a request, emitting events to emit (nil: none). With a
+// executeRun runs a request, emitting events to emit (nil: none). With a
 // workflow agent configured, the agent answers and runs the workflow when
 // it decides to.
-func (w *Workflow) Execute(ctx context.Context, req *run.Request, emit run.Emitter) (*RunOutput, error) {
+func (w *Workflow) executeRun(ctx context.Context, req *run.Request, emit run.Emitter) (*RunOutput, error) {
 	if req.RunID == "" {
 		req.RunID = run.NewID()
 	}

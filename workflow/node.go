@@ -66,6 +66,10 @@ type HumanReview struct {
 	// Timeout bounds how long a pause may wait; OnTimeout decides then.
 	Timeout   time.Duration
 	OnTimeout OnTimeout
+	// Approval marks the node's pause for agno's approvals: "required"
+	// (AgentOS records a pending approval an admin resolves) or "audit"
+	// (the answer is recorded). It needs one of the pauses above.
+	Approval string
 }
 
 func (h *HumanReview) onReject(def OnReject) OnReject {

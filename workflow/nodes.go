@@ -97,8 +97,8 @@ func (x *execution) takeAnswer(addr string) *StepRequirement {
 	return a
 }
 
-// runNode runs one node with its human review.
-func (x *execution) runNode(ctx context.Context, n Node, addr string, in *StepInput, index *int) (*StepOutput, error) {
+// runNodeUntraced runs one node with its human review.
+func (x *execution) runNodeUntraced(ctx context.Context, n Node, addr string, in *StepInput, index *int) (*StepOutput, error) {
 	if o := x.done(addr); o != nil {
 		return o, nil
 	}

@@ -266,6 +266,17 @@ func (w *Workflow) Config() Config { return w.cfg }
 // StepID returns the id given to a node of this workflow.
 func (w *Workflow) StepID(n Node) string { return w.ids[n] }
 
+// StepApproval returns the Approval of the node with step id id ("" for
+// none or no such node).
+func (w *Workflow) StepApproval(id string) string {
+	for n, nid := range w.ids {
+		if nid == id {
+			return n.human().Approval
+		}
+	}
+	return ""
+}
+
 // SetNotifier sets the pause notifier (AgentOS wires its HITL channels);
 // safe while runs are in flight.
 func (w *Workflow) SetNotifier(n Notifier) { w.notifier.Store(&notifierBox{n}) }

@@ -136,9 +136,9 @@ func startAgentOS(ctx context.Context, f startFlags, ready chan<- string) error 
 	os_, err := agentos.New(agentos.Config{
 		ID: osID, Name: cfg.AgentOS.Name, Description: cfg.AgentOS.Description,
 		Agents: res.Agents, Teams: res.Teams, Workflows: res.Workflows, Store: res.Store, Runs: eng, Knowledge: res.KnowledgeBases(),
-		DB:        res.DB,
-		Scheduler: agentos.SchedulerConfig{Enabled: cfg.Scheduler.Enabled},
-		Tracing:   agentos.TracingConfig{Enabled: cfg.Tracing.Enabled},
+		DB:          res.DB,
+		Scheduler:   agentos.SchedulerConfig{Enabled: cfg.Scheduler.Enabled, PollInterval: time.Duration(cfg.Scheduler.PollIntervalSeconds) * time.Second},
+		Tracing:     agentos.TracingConfig{Enabled: cfg.Tracing.Enabled, OTLPEndpoint: cfg.Tracing.OTLPEndpoint},
 		SecurityKey: key, Authorization: authz, ProtectedMode: &protected, CORSOrigins: cfg.AgentOS.CORSAllowedOrigins, AllowedHosts: cfg.AgentOS.AllowedHosts,
 		MaxUploadBytes: cfg.AgentOS.MaxUploadBytes, MaxFileBytes: cfg.AgentOS.MaxFileBytes,
 		Slack:   res.Slack,
@@ -146,6 +146,9 @@ func startAgentOS(ctx context.Context, f startFlags, ready chan<- string) error 
 		OnReload: func(ctx context.Context, current agentos.Catalog) (agentos.Catalog, error) {
 			return reloadSources(ctx, cfg, res, current, hitlServer, logger)
 		},
+		Components: agentos.ComponentsConfig{Build: func(ctx context.Context, kind, id string, c map[string]any, served agentos.Catalog) (any, error) {
+			return res.BuildComponent(ctx, config.Kind(kind), id, c, config.Existing{Agents: served.Agents, Teams: served.Teams, Workflows: served.Workflows})
+		}},
 	})
 	served.Store(os_)
 	if err != nil {

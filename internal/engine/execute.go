@@ -378,7 +378,7 @@ func (st *runState) iterate() error {
 			msg, evs := it.Before(st.rc, i)
 			st.sendAll(evs)
 			if msg != "" {
-				st.messages = append(st.messages, model.Message{Role: model.RoleUser, Content: msg, CreatedAt: run.Now()})
+				st.messages = append(st.messages, model.Message{ID: run.NewID(), Role: model.RoleUser, Content: msg, CreatedAt: run.Now()})
 			}
 		}
 		if err := st.loop(); err != nil {
@@ -590,7 +590,7 @@ func (st *runState) conclude(err error) *run.Output {
 		reason := "Run " + st.out.RunID + " was cancelled"
 		if st.out.ContentString() == "" || st.out.ContentString() == string(st.content) {
 			if len(st.content) > 0 {
-				st.messages = append(st.messages, model.Message{Role: model.RoleAssistant, Content: string(st.content), CreatedAt: run.Now()})
+				st.messages = append(st.messages, model.Message{ID: run.NewID(), Role: model.RoleAssistant, Content: string(st.content), CreatedAt: run.Now()})
 			}
 			st.out.Content = reason
 		}

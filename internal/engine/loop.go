@@ -10,6 +10,7 @@ import (
 	"github.com/agno-go/agno/model"
 	"github.com/agno-go/agno/run"
 	"github.com/agno-go/agno/tool"
+	"github.com/agno-go/agno/tracing"
 )
 
 // Tool-call texts agno gives the model.
@@ -31,6 +32,7 @@ func (st *runState) loop() error {
 			return err
 		}
 		msg := model.Message{
+			ID:               run.NewID(),
 			Role:             model.RoleAssistant,
 			Content:          resp.Content,
 			ReasoningContent: resp.ReasoningContent,
@@ -89,7 +91,7 @@ func (f Fallbacks) pick(err error) []model.Model {
 }
 
 // invoke sends one request to m and streams its content as events.
-func (st *runState) invoke(m model.Model) (*model.Response, error) {
+func (st *runState) invoke(m model.Model) (_ *model.Response, err error) {
 	info := m.Info()
 	structured := st.schema != nil && !st.spec.NoParse
 	msgs, err := st.media.Messages(st.ctx, st.messages)
@@ -111,7 +113,9 @@ func (st *runState) invoke(m model.Model) (*model.Response, error) {
 	}
 	resp := &model.Response{}
 	start := time.Now()
-	for chunk, err := range m.Generate(st.ctx, req) {
+	gctx, span := tracing.StartModel(st.ctx, info, req)
+	defer func() { span.EndModel(resp, err) }()
+	for chunk, err := range m.Generate(gctx, req) {
 		if err != nil {
 			if st.ctx.Err() != nil {
 				return nil, context.Cause(st.ctx)
@@ -172,6 +176,9 @@ type call struct {
 // results appended in call order. It reports whether the loop must stop.
 func (st *runState) runToolCalls(assistantIdx int, calls []model.ToolCall) (bool, error) {
 	batch := make([]*call, len(calls))
+	// The required approvals of one pause share an id (agno stamps one
+	// approval per pause); AgentOS records it.
+	approvalID := ""
 	for i, tc := range calls {
 		c := &call{tc: tc}
 		batch[i] = c
@@ -206,6 +213,13 @@ func (st *runState) runToolCalls(assistantIdx int, calls []model.ToolCall) (bool
 			c.exec.RequiresUserInput = c.fn.RequiresUserInput
 			c.exec.ExternalExecutionRequired = c.fn.ExternalExecution
 			c.exec.ExternalExecutionSilent = c.fn.ExternalExecutionSilent
+			c.exec.ApprovalType = c.fn.ApprovalType
+			if c.fn.ApprovalType == tool.ApprovalRequired {
+				if approvalID == "" {
+					approvalID = run.NewID()
+				}
+				c.exec.ApprovalID = approvalID
+			}
 			if c.fn.RequiresUserInput {
 				c.exec.UserInputSchema = c.fn.UserInputSchema(c.args)
 			}
@@ -306,6 +320,8 @@ func (st *runState) invokeConcurrently(calls []*call) {
 // nested-run events attached.
 func (st *runState) invokeTool(ctx context.Context, c *call, emit run.Emitter) {
 	ctx = run.WithEmitter(ctx, emit)
+	ctx, span := tracing.StartTool(ctx, c.fn.Name, c.fn.Description, c.raw.Normalized)
+	defer func() { span.EndTool(c.result.Content, c.err) }()
 	start := time.Now()
 	call := &tool.Call{Function: c.fn, ToolCallID: c.tc.ID}
 	if c.raw.Values != nil {
@@ -359,7 +375,7 @@ func (st *runState) appendToolResults(batch []*call) bool {
 		if c.skip {
 			continue
 		}
-		msg := model.Message{Role: model.RoleTool, ToolCallID: c.tc.ID, ToolName: c.tc.Function.Name, CreatedAt: run.Now()}
+		msg := model.Message{ID: run.NewID(), Role: model.RoleTool, ToolCallID: c.tc.ID, ToolName: c.tc.Function.Name, CreatedAt: run.Now()}
 		if c.exec != nil {
 			msg.Content = c.exec.ResultText()
 			msg.ToolCallError = c.exec.ToolCallError
@@ -389,7 +405,7 @@ func (st *runState) appendToolResults(batch []*call) bool {
 	}
 	if len(images) > 0 {
 		st.out.Images = append(st.out.Images, images...)
-		st.messages = append(st.messages, model.Message{Role: model.RoleUser, Content: takeNoteOfContent, Images: images, CreatedAt: run.Now()})
+		st.messages = append(st.messages, model.Message{ID: run.NewID(), Role: model.RoleUser, Content: takeNoteOfContent, Images: images, CreatedAt: run.Now()})
 	}
 	return stop
 }

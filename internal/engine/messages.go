@@ -23,7 +23,7 @@ func (st *runState) buildMessages(input string) error {
 		return err
 	}
 	if sys != "" {
-		st.messages = append(st.messages, model.Message{Role: st.spec.SystemMessageRole, Content: sys, CreatedAt: run.Now()})
+		st.messages = append(st.messages, model.Message{ID: run.NewID(), Role: st.spec.SystemMessageRole, Content: sys, CreatedAt: run.Now()})
 	}
 	if len(st.spec.AdditionalInput) > 0 {
 		st.messages = append(st.messages, st.spec.AdditionalInput...)
@@ -36,7 +36,7 @@ func (st *runState) buildMessages(input string) error {
 		st.messages = append(st.messages, st.req.Messages...)
 		return nil
 	}
-	st.messages = append(st.messages, model.Message{Role: model.RoleUser, Content: st.withReferences(input), Images: st.req.Images, Files: st.req.Files, CreatedAt: run.Now()})
+	st.messages = append(st.messages, model.Message{ID: run.NewID(), Role: model.RoleUser, Content: st.withReferences(input), Images: st.req.Images, Files: st.req.Files, CreatedAt: run.Now()})
 	return nil
 }
 
