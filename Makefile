@@ -9,10 +9,13 @@ GO ?= go
 test: test-deps
 	$(GO) test -race -count=1 ./...
 
-## test-deps: what the tests need beyond Go modules (the MCP reference server from npm).
+## test-deps: what the tests need beyond Go modules: the npm packages pinned
+## in each testdata package.json (the MCP reference server, the MCP, A2A and
+## AG-UI client SDKs).
+NPM_DIRS := $(sort $(dir $(wildcard */testdata/package.json */*/testdata/package.json */*/*/testdata/package.json)))
 test-deps:
-	@if [ -f tool/mcp/testdata/package.json ]; then \
-		cd tool/mcp/testdata && npm ci --no-audit --no-fund --loglevel=error; fi
+	@for d in $(NPM_DIRS); do \
+		(cd $$d && npm ci --no-audit --no-fund --loglevel=error) || exit 1; done
 
 vet:
 	$(GO) vet ./...

@@ -17,7 +17,7 @@ import (
 // is its own: every handler that reads user_id reads the token's sub.
 func (o *OS) authorize(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method == http.MethodOptions || openPath(r.URL.Path) || o.slackOpenPath(r.URL.Path) {
+		if r.Method == http.MethodOptions || openPath(r.URL.Path) || o.keylessPath(r.URL.Path) {
 			next.ServeHTTP(w, r)
 			return
 		}

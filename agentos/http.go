@@ -95,7 +95,7 @@ func (o *OS) authenticate(next http.Handler) http.Handler {
 	}
 	key := []byte(o.cfg.SecurityKey)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if len(key) == 0 || r.Method == http.MethodOptions || openPath(r.URL.Path) || o.slackOpenPath(r.URL.Path) {
+		if len(key) == 0 || r.Method == http.MethodOptions || openPath(r.URL.Path) || o.keylessPath(r.URL.Path) {
 			next.ServeHTTP(w, r)
 			return
 		}

@@ -49,6 +49,16 @@ func (o *OS) interfaceRoutes(mux routeMux) {
 		in := &slack.Interactions{Config: s, Handle: o.slackInteract(s)}
 		mux.HandleFunc(s.InteractionsRoute(), in.ServeHTTP)
 	}
+	o.mcpServerRoutes(mux)
+	o.a2aRoutes(mux)
+	o.aguiRoutes(mux)
+}
+
+// keylessPath reports paths served without AgentOS's key or token: those
+// carrying their own auth (Slack's signature) and public documents (an
+// A2A agent card). Protected mode still applies to all but Slack's.
+func (o *OS) keylessPath(p string) bool {
+	return o.slackOpenPath(p) || o.a2aOpenPath(p)
 }
 
 // slackOpenPath reports the Slack events and interactions paths: Slack
@@ -65,6 +75,9 @@ func (o *OS) interfaces() []any {
 	if s := o.cfg.Slack; s != nil {
 		out = append(out, s.Listing())
 	}
+	out = append(out, o.mcpServerListing()...)
+	out = append(out, o.a2aListing()...)
+	out = append(out, o.aguiListing()...)
 	return out
 }
 
@@ -83,5 +96,8 @@ func (o *OS) interfaceAPIRoutes() []apiRoute {
 				Desc:   "Slack interactivity endpoint for the approval cards of paused runs, signed like events; no AgentOS key. Approve / Deny redraw the card (approving the last pending row answers at once), Submit applies the answers (ephemeral message when one is invalid) and continues the run in the thread, exactly once.",
 				Result: "{\"status\":\"ok\"}"})
 	}
+	out = append(out, o.mcpServerAPIRoutes()...)
+	out = append(out, o.a2aAPIRoutes()...)
+	out = append(out, o.aguiAPIRoutes()...)
 	return out
 }

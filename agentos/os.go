@@ -101,6 +101,10 @@ type Config struct {
 	// Slack is agno's Slack interface (interfaces=[Slack(...)]): listed
 	// in /config, its manifest served under its prefix.
 	Slack *slack.Config
+	// MCPServer, A2A and AGUI are agno's other interfaces; nil: off.
+	MCPServer *MCPServerConfig
+	A2A       *A2AConfig
+	AGUI      *AGUIConfig
 
 	// MaxUploadBytes bounds one run request's body, uploads included
 	// (default 32 MiB); MaxFileBytes one uploaded file (default

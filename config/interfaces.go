@@ -16,6 +16,27 @@ import (
 type InterfacesConfig struct {
 	// Slack is [interfaces.slack]; nil when absent.
 	Slack *SlackConfig `toml:"slack"`
+	// MCP is [interfaces.mcp]: AgentOS as an MCP server at /mcp.
+	MCP *MCPInterfaceConfig `toml:"mcp"`
+	// A2A is [interfaces.a2a]: the Agent-to-Agent protocol.
+	A2A *A2AInterfaceConfig `toml:"a2a"`
+	// AGUI is [interfaces.agui]: the AG-UI protocol for one agent or team.
+	AGUI *AGUIInterfaceConfig `toml:"agui"`
+}
+
+// MCPInterfaceConfig is [interfaces.mcp].
+type MCPInterfaceConfig struct {
+	Enabled bool `toml:"enabled"`
+}
+
+// A2AInterfaceConfig is [interfaces.a2a].
+type A2AInterfaceConfig struct {
+	Enabled bool `toml:"enabled"`
+}
+
+// AGUIInterfaceConfig is [interfaces.agui].
+type AGUIInterfaceConfig struct {
+	Enabled bool `toml:"enabled"`
 }
 
 // SlackConfig is [interfaces.slack], agno's Slack(...): the manifest, the
