@@ -493,17 +493,7 @@ type ApprovalResponse struct {
 // ApprovalListResponse is agno's PaginatedResponse[ApprovalResponse].
 type ApprovalListResponse struct {
 	Data []ApprovalResponse `json:"data"`
-	Meta ApprovalPageInfo   `json:"meta"`
-}
-
-// ApprovalPageInfo is agno's PaginationInfo (the approvals router sets no
-// search time: 0).
-type ApprovalPageInfo struct {
-	Page         int     `json:"page"`
-	Limit        int     `json:"limit"`
-	TotalPages   int     `json:"total_pages"`
-	TotalCount   int     `json:"total_count"`
-	SearchTimeMS float64 `json:"search_time_ms"`
+	Meta PaginationInfo     `json:"meta"`
 }
 
 // ApprovalCountResponse is agno's ApprovalCountResponse.
@@ -591,7 +581,7 @@ func (o *OS) handleListApprovals(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	resp := ApprovalListResponse{Data: make([]ApprovalResponse, 0, len(list)),
-		Meta: ApprovalPageInfo{Page: page, Limit: limit, TotalPages: totalPages(total, limit), TotalCount: total}}
+		Meta: PaginationInfo{Page: page, Limit: limit, TotalPages: totalPages(total, limit), TotalCount: total}}
 	for _, a := range list {
 		resp.Data = append(resp.Data, approvalResponse(a))
 	}

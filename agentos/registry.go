@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
-	"math"
 	"net/http"
 	"net/url"
 	"reflect"
@@ -929,13 +928,7 @@ func (o *OS) handleRegistry(w http.ResponseWriter, r *http.Request) {
 	if data == nil {
 		data = []RegistryEntry{}
 	}
-	writeJSON(w, http.StatusOK, map[string]any{
-		"data": data,
-		"meta": map[string]any{
-			"page": page, "limit": limit, "total_pages": totalPages(total, limit), "total_count": total,
-			"search_time_ms": math.Round(float64(time.Since(start).Microseconds())/10) / 100,
-		},
-	})
+	writeJSON(w, http.StatusOK, paginatedResponse(data, page, limit, total, time.Since(start)))
 }
 
 // intQuery reads an integer query parameter with FastAPI's bounds checks

@@ -382,18 +382,8 @@ type ScheduleRunResponse struct {
 
 // SchedulePage is agno's PaginatedResponse[T] of the schedule routes.
 type SchedulePage[T any] struct {
-	Data []T                `json:"data"`
-	Meta SchedulePagination `json:"meta"`
-}
-
-// SchedulePagination is agno's PaginationInfo (the schedule routes leave
-// search_time_ms at its default 0).
-type SchedulePagination struct {
-	Page         int     `json:"page"`
-	Limit        int     `json:"limit"`
-	TotalPages   int     `json:"total_pages"`
-	TotalCount   int     `json:"total_count"`
-	SearchTimeMS float64 `json:"search_time_ms"`
+	Data []T            `json:"data"`
+	Meta PaginationInfo `json:"meta"`
 }
 
 func scheduleResponse(s *schedule.Schedule) ScheduleResponse {
@@ -410,8 +400,8 @@ func scheduleRunResponse(r *schedule.Run) ScheduleRunResponse {
 		Output: r.Output, Requirements: r.Requirements, CreatedAt: &created}
 }
 
-func schedulePagination(page, limit, total int) SchedulePagination {
-	return SchedulePagination{Page: page, Limit: limit, TotalPages: totalPages(total, limit), TotalCount: total}
+func schedulePagination(page, limit, total int) PaginationInfo {
+	return PaginationInfo{Page: page, Limit: limit, TotalPages: totalPages(total, limit), TotalCount: total}
 }
 
 // ---- request validation (agno's ScheduleCreate / ScheduleUpdate) ----

@@ -617,13 +617,8 @@ func traceSummaries(ctx context.Context, store *tracestore.Store, traces []*trac
 	return out, nil
 }
 
-func searchTime(start time.Time) float64 {
-	return math.Round(float64(time.Since(start).Microseconds())/10) / 100
-}
-
-func tracePageOut(data any, page, limit, total int, start time.Time) map[string]any {
-	return map[string]any{"data": data, "meta": map[string]any{"page": page, "limit": limit,
-		"total_pages": totalPages(total, limit), "total_count": total, "search_time_ms": searchTime(start)}}
+func tracePageOut(data any, page, limit, total int, start time.Time) PaginatedResponse {
+	return paginatedResponse(data, page, limit, total, time.Since(start))
 }
 
 // handleTraces is GET /traces.

@@ -157,7 +157,7 @@ func (s *Store) Create(ctx context.Context, a *Approval) (created bool, err erro
 	return n > 0, err
 }
 
-type scanner interface{ Scan(dest ...any) error }
+type scanner = sqldb.Row
 
 func scan(row scanner) (*Approval, error) {
 	var (
@@ -269,16 +269,11 @@ func (s *Store) List(ctx context.Context, f Filter) ([]*Approval, int, error) {
 	if err != nil {
 		return nil, 0, fmt.Errorf("approval: list: %w", err)
 	}
-	defer rows.Close()
-	out := []*Approval{}
-	for rows.Next() {
-		a, err := scan(rows)
-		if err != nil {
-			return nil, 0, err
-		}
-		out = append(out, a)
+	out, err := sqldb.Collect(rows, scan)
+	if err != nil {
+		return nil, 0, err
 	}
-	return out, total, rows.Err()
+	return out, total, nil
 }
 
 // CountPending counts pending approvals, of one user when userID is set.

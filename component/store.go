@@ -196,7 +196,7 @@ func insertLinks(ctx context.Context, tx *sqldb.Tx, id string, version int, link
 
 const componentCols = `component_id, component_type, name, description, current_version, metadata, created_at, updated_at, deleted_at`
 
-func scanComponent(sc interface{ Scan(...any) error }) (*Component, error) {
+func scanComponent(sc sqldb.Row) (*Component, error) {
 	var (
 		c                Component
 		typ              string
@@ -266,16 +266,11 @@ func (s *Store) List(ctx context.Context, q ListQuery) ([]*Component, int, error
 	if err != nil {
 		return nil, 0, err
 	}
-	defer rows.Close()
-	out := []*Component{}
-	for rows.Next() {
-		c, err := scanComponent(rows)
-		if err != nil {
-			return nil, 0, err
-		}
-		out = append(out, c)
+	out, err := sqldb.Collect(rows, scanComponent)
+	if err != nil {
+		return nil, 0, err
 	}
-	return out, total, rows.Err()
+	return out, total, nil
 }
 
 // Update is a partial update of a component: nil fields are kept.
@@ -538,7 +533,7 @@ func (s *Store) UpdateConfig(ctx context.Context, id string, version int, u Conf
 
 const configCols = `component_id, version, label, stage, config, notes, created_at, updated_at`
 
-func scanConfig(sc interface{ Scan(...any) error }, withConfig bool) (*Config, error) {
+func scanConfig(sc sqldb.Row, withConfig bool) (*Config, error) {
 	var (
 		c            Config
 		label, notes sql.NullString
@@ -643,16 +638,11 @@ func (s *Store) ListConfigs(ctx context.Context, id string, includeConfig bool) 
 	if err != nil {
 		return nil, err
 	}
-	defer rows.Close()
-	out := []*Config{}
-	for rows.Next() {
-		c, err := scanConfig(rows, includeConfig)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, c)
+	out, err := sqldb.Collect(rows, func(r sqldb.Row) (*Config, error) { return scanConfig(r, includeConfig) })
+	if err != nil {
+		return nil, err
 	}
-	return out, rows.Err()
+	return out, nil
 }
 
 // DeleteConfig deletes a version that is not current; false when there

@@ -117,7 +117,7 @@ func (s *Store) Create(ctx context.Context, r *Record) error {
 	return err
 }
 
-type scanner interface{ Scan(dest ...any) error }
+type scanner = sqldb.Row
 
 func scanRecord(sc scanner) (*Record, error) {
 	var r Record
@@ -248,16 +248,11 @@ func (s *Store) List(ctx context.Context, q Query) ([]*Record, int, error) {
 	if err != nil {
 		return nil, 0, err
 	}
-	defer rows.Close()
-	var out []*Record
-	for rows.Next() {
-		r, err := scanRecord(rows)
-		if err != nil {
-			return nil, 0, err
-		}
-		out = append(out, r)
+	out, err := sqldb.Collect(rows, scanRecord)
+	if err != nil {
+		return nil, 0, err
 	}
-	return out, total, rows.Err()
+	return out, total, nil
 }
 
 // Rename sets an eval run's name (and updated_at) and returns the run,

@@ -85,7 +85,7 @@ func NewStore(ctx context.Context, db *sqldb.DB) (*Store, error) {
 const scheduleColumns = `id, name, description, method, endpoint, payload, cron_expr, timezone, timeout_seconds, max_retries,
 	retry_delay_seconds, enabled, next_run_at, locked_by, locked_at, created_at, updated_at`
 
-type scanner interface{ Scan(dest ...any) error }
+type scanner = sqldb.Row
 
 func scanSchedule(row scanner) (*Schedule, error) {
 	var s Schedule
@@ -255,16 +255,11 @@ func (st *Store) List(ctx context.Context, o ListOptions) ([]*Schedule, int, err
 	if err != nil {
 		return nil, 0, err
 	}
-	defer rows.Close()
-	out := []*Schedule{}
-	for rows.Next() {
-		s, err := scanSchedule(rows)
-		if err != nil {
-			return nil, 0, err
-		}
-		out = append(out, s)
+	out, err := sqldb.Collect(rows, scanSchedule)
+	if err != nil {
+		return nil, 0, err
 	}
-	return out, total, rows.Err()
+	return out, total, nil
 }
 
 // Patch is a change to a schedule: the fields set change. Description and
@@ -568,14 +563,9 @@ func (st *Store) ListRuns(ctx context.Context, scheduleID string, limit, page in
 	if err != nil {
 		return nil, 0, err
 	}
-	defer rows.Close()
-	out := []*Run{}
-	for rows.Next() {
-		r, err := scanRun(rows)
-		if err != nil {
-			return nil, 0, err
-		}
-		out = append(out, r)
+	out, err := sqldb.Collect(rows, scanRun)
+	if err != nil {
+		return nil, 0, err
 	}
-	return out, total, rows.Err()
+	return out, total, nil
 }

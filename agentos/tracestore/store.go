@@ -367,7 +367,7 @@ const traceColumns = `t.trace_id, t.name, t.status, t.start_time, t.end_time, t.
 	(SELECT COUNT(*) FROM {t:agno_spans} s WHERE s.trace_id = t.trace_id),
 	(SELECT COUNT(*) FROM {t:agno_spans} s WHERE s.trace_id = t.trace_id AND s.status_code = 'ERROR')`
 
-func scanTrace(sc interface{ Scan(...any) error }) (*Trace, error) {
+func scanTrace(sc sqldb.Row) (*Trace, error) {
 	var t Trace
 	var start, end, created string
 	var ctx [6]sql.NullString
@@ -398,16 +398,11 @@ func (s *Store) Traces(ctx context.Context, q Query) ([]*Trace, int, error) {
 	if err != nil {
 		return nil, 0, fmt.Errorf("tracestore: list traces: %w", err)
 	}
-	defer rows.Close()
-	var out []*Trace
-	for rows.Next() {
-		t, err := scanTrace(rows)
-		if err != nil {
-			return nil, 0, fmt.Errorf("tracestore: read trace: %w", err)
-		}
-		out = append(out, t)
+	out, err := sqldb.Collect(rows, scanTrace)
+	if err != nil {
+		return nil, 0, fmt.Errorf("tracestore: read trace: %w", err)
 	}
-	return out, total, rows.Err()
+	return out, total, nil
 }
 
 // Trace returns the trace with traceID, or with runID the latest trace of
@@ -431,7 +426,7 @@ func (s *Store) Trace(ctx context.Context, traceID, runID string) (*Trace, error
 const spanColumns = `span_id, trace_id, parent_span_id, name, span_kind, status_code, status_message,
 	start_time, end_time, duration_ms, attributes, created_at`
 
-func scanSpan(sc interface{ Scan(...any) error }) (*Span, error) {
+func scanSpan(sc sqldb.Row) (*Span, error) {
 	var sp Span
 	var parent, msg sql.NullString
 	var start, end, created string
@@ -461,16 +456,11 @@ func (s *Store) Spans(ctx context.Context, traceID string) ([]*Span, error) {
 	if err != nil {
 		return nil, fmt.Errorf("tracestore: list spans: %w", err)
 	}
-	defer rows.Close()
-	var out []*Span
-	for rows.Next() {
-		sp, err := scanSpan(rows)
-		if err != nil {
-			return nil, fmt.Errorf("tracestore: read span: %w", err)
-		}
-		out = append(out, sp)
+	out, err := sqldb.Collect(rows, scanSpan)
+	if err != nil {
+		return nil, fmt.Errorf("tracestore: read span: %w", err)
 	}
-	return out, rows.Err()
+	return out, nil
 }
 
 // Span returns one span; nil when there is none.

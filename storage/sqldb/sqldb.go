@@ -308,3 +308,21 @@ func (d *DB) Versions(ctx context.Context) (map[string]int64, error) {
 	}
 	return out, rows.Err()
 }
+
+// Row is one result row: *sql.Row and *sql.Rows both fit.
+type Row interface{ Scan(dest ...any) error }
+
+// Collect reads every row of rows with scan, then closes rows; no rows
+// is an empty, non-nil slice.
+func Collect[T any](rows *sql.Rows, scan func(Row) (T, error)) ([]T, error) {
+	defer rows.Close()
+	out := []T{}
+	for rows.Next() {
+		v, err := scan(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, rows.Err()
+}
