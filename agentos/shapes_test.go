@@ -309,18 +309,22 @@ func TestShapeMemoriesAndSessions(t *testing.T) {
 		"updated_at", "session_type", "user_id", "agent_id", "metrics", "total_tokens"}, nil)
 
 	// GET /sessions/{session_id} excludes None; the rename answer (no
-	// exclude_none) sends every field, None as null. (agno's agent also
-	// writes agent_data {name, agent_id, model}; ours leaves it None.)
+	// exclude_none) sends every field, None as null.
 	detail := obj(getOK(t, srv, "/sessions/s1?type=agent"))
 	set := []string{}
 	for _, k := range agnoAgentSessionDetail {
-		if k != "session_summary" && k != "metadata" && k != "agent_data" {
+		if k != "session_summary" && k != "metadata" {
 			set = append(set, k)
 		}
 	}
 	wantShape(t, "AgentSessionDetailSchema (exclude_none)", detail, agnoAgentSessionDetail, set, nil)
+	// agno's agent writes agent_data {name, agent_id, model.to_dict()}.
+	ad := obj(detail["agent_data"])
+	if ad["name"] != "Chat Agent" || ad["agent_id"] != chat["id"] || obj(ad["model"])["id"] == nil || obj(ad["model"])["provider"] == nil {
+		t.Errorf("agent_data = %v, want {name, agent_id, model{name, id, provider}}", ad)
+	}
 	renamed := obj(mustCall(t, srv, http.StatusOK, http.MethodPost, "/sessions/s1/rename?type=agent", map[string]any{"session_name": "Tea"}))
-	wantShape(t, "AgentSessionDetailSchema", renamed, agnoAgentSessionDetail, agnoAgentSessionDetail, []string{"session_summary", "metadata", "agent_data"})
+	wantShape(t, "AgentSessionDetailSchema", renamed, agnoAgentSessionDetail, agnoAgentSessionDetail, []string{"session_summary", "metadata"})
 }
 
 // without drops names from fields.

@@ -253,12 +253,37 @@ func (st *runState) sessionTemplate() *storage.Session {
 	switch sess.SessionType {
 	case storage.SessionTeam:
 		sess.TeamID = s.ID
+		sess.Data = s.sessionData("team_id")
 	case storage.SessionAgent:
 		sess.AgentID = s.ID
+		sess.Data = s.sessionData("agent_id")
 	case storage.SessionWorkflow:
 		sess.WorkflowID = st.req.Workflow.WorkflowID
 	}
 	return sess
+}
+
+// sessionData is agno's agent_data / team_data of a new session: name,
+// id (under idKey) and the model's to_dict(), each when set.
+func (s *Spec) sessionData(idKey string) map[string]any {
+	d := map[string]any{}
+	if s.Name != "" {
+		d["name"] = s.Name
+	}
+	if s.ID != "" {
+		d[idKey] = s.ID
+	}
+	if s.Model != nil {
+		info := s.Model.Info()
+		m := map[string]any{}
+		for k, v := range map[string]string{"name": info.Name, "id": info.ID, "provider": info.Provider} {
+			if v != "" {
+				m[k] = v
+			}
+		}
+		d["model"] = m
+	}
+	return d
 }
 
 // keepMedia stores the run's images and files as blobs of the session,

@@ -102,8 +102,9 @@ func TestWALStartsOverUnderReaders(t *testing.T) {
 	if st.Stats().Restarts == 0 {
 		t.Fatal("the WAL never started over while readers read")
 	}
-	// A few restart periods of WAL at most, far below what was written.
-	if written := int64(n * 8 << 10); largest > written/2 {
+	// Below what was written (without restarts the WAL is several times
+	// that); a loaded machine may delay a restart or two, so no tighter.
+	if written := int64(n * 8 << 10); largest > written {
 		t.Fatalf("WAL reached %d bytes after %d bytes written under readers: it does not start over", largest, written)
 	}
 }
