@@ -93,7 +93,6 @@ func TestReadProcSelf(t *testing.T) {
 	if s.PeakKB <= 0 {
 		t.Fatalf("%+v", s)
 	}
-	// CPU time and the peak only grow.
 	buf := make([]byte, 1<<16)
 	for i := range 100 {
 		for j := range buf {
@@ -104,7 +103,10 @@ func TestReadProcSelf(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s2.CPU < s.CPU || s2.PeakKB < s.PeakKB {
+	// CPU time only grows. VmHWM is the kernel's max of a recorded peak
+	// and the current RSS, whose per-thread counters are folded in
+	// lazily: it may dip by a few pages between two reads.
+	if s2.CPU < s.CPU || s2.PeakKB < s.PeakKB-s.PeakKB/100 {
 		t.Fatalf("went backwards: %+v then %+v", s, s2)
 	}
 }
