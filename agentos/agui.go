@@ -1,10 +1,354 @@
 package agentos
 
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"slices"
+	"strings"
+
+	"github.com/agno-go/agno/agent"
+	"github.com/agno-go/agno/agentos/agui"
+	"github.com/agno-go/agno/run"
+	"github.com/agno-go/agno/storage"
+	"github.com/agno-go/agno/team"
+	"github.com/agno-go/agno/tool"
+)
+
 // AGUIConfig configures the AG-UI interface (agno's AGUI); nil: off.
-type AGUIConfig struct{}
+type AGUIConfig = agui.Config
 
-func (o *OS) aguiRoutes(mux routeMux) {}
+// aguiBodyLimit bounds a RunAgentInput (the client resends the whole
+// conversation each turn).
+const aguiBodyLimit = 32 << 20
 
-func (o *OS) aguiListing() []any { return nil }
+func (o *OS) aguiRoutes(mux routeMux) {
+	c := o.cfg.AGUI
+	if c == nil {
+		return
+	}
+	if _, err := checkAGUI(c, o.catalog()); err != nil {
+		// Runs then answer RUN_ERROR naming what is not served.
+		o.log.Error("AG-UI interface misconfigured", "err", err)
+	}
+	mux.HandleFunc("POST "+c.Prefix+"/agui", o.handleAGUI)
+	mux.HandleFunc("GET "+c.Prefix+"/status", func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, http.StatusOK, map[string]string{"status": "available"})
+	})
+}
 
-func (o *OS) aguiAPIRoutes() []apiRoute { return nil }
+func (o *OS) aguiListing() []any {
+	c := o.cfg.AGUI
+	if c == nil {
+		return nil
+	}
+	return []any{map[string]any{"type": agui.Type, "version": agui.Version, "route": c.Prefix}}
+}
+
+var aguiParams = []apiParam{
+	{Name: "threadId", Type: "string", Desc: "the conversation: the session id", Required: true},
+	{Name: "runId", Type: "string", Desc: "the run id", Required: true},
+	{Name: "state", Type: "object", Desc: "the client's state, the run's session_state (sent back in STATE_SNAPSHOT)", Required: true},
+	{Name: "messages", Type: "array", Desc: "the conversation; the last user message is the input, trailing tool messages continue a run paused on frontend tools", Required: true},
+	{Name: "tools", Type: "array", Desc: "frontend tools {name, description, parameters}: offered to the model, run by the client", Required: true},
+	{Name: "context", Type: "array", Desc: "context items {description, value}", Required: true},
+	{Name: "forwardedProps", Type: "object", Desc: "open runtime context; user_id names the user", Required: true},
+}
+
+func (o *OS) aguiAPIRoutes() []apiRoute {
+	c := o.cfg.AGUI
+	if c == nil {
+		return nil
+	}
+	return []apiRoute{
+		{Pattern: "POST " + c.Prefix + "/agui", Tag: "AGUI", Summary: "Run Agent", JSON: aguiParams,
+			Desc:   "AG-UI protocol endpoint: RunAgentInput in, a text/event-stream of AG-UI events out (RUN_STARTED, TEXT_MESSAGE_*, TOOL_CALL_*, STATE_SNAPSHOT, RUN_FINISHED or RUN_ERROR). threadId is the session; a call of a frontend tool ends the stream with the call, and the next request carrying its tool message continues the run.",
+			Result: "text/event-stream of AG-UI events"},
+		{Pattern: "GET " + c.Prefix + "/status", Tag: "AGUI", Summary: "Get Status", Result: "{\"status\":\"available\"}"},
+	}
+}
+
+// checkAGUI validates the AG-UI interface against the catalog.
+func checkAGUI(c *AGUIConfig, cat *catalog) (*AGUIConfig, error) {
+	if c == nil {
+		return nil, nil
+	}
+	if err := c.Check(); err != nil {
+		return nil, fmt.Errorf("agentos: AGUI: %w", err)
+	}
+	kind, id := c.Entity()
+	_, okA := cat.agents[id]
+	_, okT := cat.teams[id]
+	if kind == "agent" && !okA || kind == "team" && !okT {
+		return nil, fmt.Errorf("agentos: AGUI %s %q is not served: give the id of one of the OS's %ss", kind, id, kind)
+	}
+	return c, nil
+}
+
+// aguiStream writes AG-UI events as ag_ui's EventEncoder does.
+type aguiStream struct {
+	w  http.ResponseWriter
+	rc *http.ResponseController
+	ok bool
+}
+
+func (s *aguiStream) send(evs ...agui.Event) bool {
+	for _, e := range evs {
+		if !s.ok {
+			return false
+		}
+		b, err := agui.Encode(e)
+		if err != nil {
+			continue
+		}
+		if _, err := s.w.Write(b); err != nil {
+			s.ok = false
+			return false
+		}
+		s.ok = s.rc.Flush() == nil
+	}
+	return s.ok
+}
+
+// handleAGUI is POST {prefix}/agui (agno's run_agent_agui).
+func (o *OS) handleAGUI(w http.ResponseWriter, r *http.Request) {
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, aguiBodyLimit))
+	if err != nil {
+		writeError(w, http.StatusRequestEntityTooLarge, "The RunAgentInput is over 32 MiB")
+		return
+	}
+	in, err := agui.Decode(body)
+	if err != nil {
+		var fe *agui.FieldError
+		if errors.As(err, &fe) {
+			fieldError(w, fe.Loc, fe.Msg, fe.Type)
+			return
+		}
+		fail(w, err)
+		return
+	}
+	userID := in.UserID()
+	if u := scopedUser(r.Context()); u != "" {
+		// Under user isolation the token's user runs, in its own sessions.
+		userID = u
+		if !o.sessionOpenTo(r.Context(), in.ThreadID, u) {
+			writeError(w, http.StatusNotFound, "Session not found")
+			return
+		}
+	}
+	if o.draining.Load() {
+		writeError(w, http.StatusServiceUnavailable, shuttingDown)
+		return
+	}
+	h := w.Header()
+	h.Set("Content-Type", "text/event-stream; charset=utf-8")
+	h.Set("Cache-Control", "no-cache")
+	h.Set("Connection", "keep-alive")
+	h.Set("Access-Control-Allow-Origin", "*")
+	h.Set("Access-Control-Allow-Methods", "POST, GET, OPTIONS")
+	h.Set("Access-Control-Allow-Headers", "*")
+	w.WriteHeader(http.StatusOK)
+	s := &aguiStream{w: w, rc: http.NewResponseController(w), ok: true}
+	o.runAGUI(r.Context(), s, in, userID)
+}
+
+// runAGUI is agno's run_agent / run_team: RUN_STARTED, the state, the
+// run (new, or continued with the client's tool results) mapped to
+// AG-UI events, RUN_FINISHED; RUN_ERROR when it fails.
+func (o *OS) runAGUI(ctx context.Context, s *aguiStream, in *agui.RunAgentInput, userID string) {
+	runID := in.RunID
+	if runID == "" {
+		runID = run.NewID()
+	}
+	s.send(agui.Started(in.ThreadID, runID))
+	state := in.SessionState()
+	if state != nil {
+		s.send(agui.Snapshot(state))
+	}
+	ex, err := o.aguiExecutor(in.Tools)
+	if err != nil {
+		s.send(agui.ErrorEvent(err.Error()))
+		return
+	}
+	m := &agui.Mapper{ThreadID: in.ThreadID, RunID: runID, State: state}
+	emit := func(e run.Event) bool {
+		return s.send(m.Map(e)...)
+	}
+	var meta map[string]any
+	if fp := in.Forwarded(); len(fp) > 0 {
+		meta = map[string]any{"forwarded_props": fp}
+	}
+	deps := aguiContext(in.Context)
+	var out *run.Output
+	if results := agui.ToolResults(in.Messages); len(results) > 0 {
+		var creq *run.ContinueRequest
+		if creq, err = o.aguiResume(ctx, in.ThreadID, userID, results); err != nil {
+			s.send(agui.ErrorEvent(err.Error()))
+			return
+		}
+		creq.SessionState, creq.Metadata, creq.Dependencies = state, meta, deps
+		m.ClientCalls = map[string]bool{}
+		for _, res := range results {
+			m.ClientCalls[res.ToolCallID] = true
+		}
+		out, err = ex.ExecuteContinue(ctx, creq, emit)
+	} else {
+		req := &run.Request{Input: agui.UserInput(in.Messages), RunID: runID, SessionID: in.ThreadID, UserID: userID,
+			SessionState: state, Metadata: meta, Dependencies: deps, Stream: true, StreamEvents: true, StoreEvents: true}
+		out, err = ex.Execute(ctx, req, emit)
+	}
+	if err != nil {
+		s.send(agui.ErrorEvent(err.Error()))
+		return
+	}
+	if msg, failed := m.Failed(); failed || out != nil && out.Status == run.StatusError {
+		if msg == "" {
+			msg = run.ContentText(out.Content)
+		}
+		s.send(agui.ErrorEvent(msg))
+		return
+	}
+	s.send(m.Finish()...)
+}
+
+// aguiContext is agno's extract_context: the client's context items as
+// dependencies keyed by description, JSON values parsed.
+func aguiContext(items []agui.Context) map[string]any {
+	if len(items) == 0 {
+		return nil
+	}
+	deps := map[string]any{}
+	for i, c := range items {
+		key := c.Description
+		if key == "" {
+			key = fmt.Sprintf("context_%d", i+1)
+		}
+		var v any = c.Value
+		var parsed any
+		if json.Unmarshal([]byte(c.Value), &parsed) == nil {
+			v = parsed
+		}
+		deps[key] = v
+	}
+	return deps
+}
+
+// aguiExecutor is the served agent or team, with the client's frontend
+// tools added for this run as external-execution tools (agno's
+// agui_tools_to_external_functions): the model may call them, the run
+// then pauses and the client runs them. A tool named like one of the
+// agent's is skipped, as agno does.
+func (o *OS) aguiExecutor(fe []agui.Tool) (run.Executor, error) {
+	kind, id := o.cfg.AGUI.Entity()
+	cat := o.catalog()
+	switch kind {
+	case "team":
+		t, ok := cat.teams[id]
+		if !ok {
+			return nil, fmt.Errorf("team %q is no longer served", id)
+		}
+		if len(fe) == 0 {
+			return t, nil
+		}
+		cfg := t.Config()
+		cfg.Tools = append(slices.Clone(cfg.Tools), frontendTools(fe, nil, o)...)
+		return team.New(cfg)
+	default:
+		a, ok := cat.agents[id]
+		if !ok {
+			return nil, fmt.Errorf("agent %q is no longer served", id)
+		}
+		if len(fe) == 0 {
+			return a, nil
+		}
+		cfg := a.Config()
+		cfg.Tools = append(slices.Clone(cfg.Tools), frontendTools(fe, a.ToolNames(), o)...)
+		return agent.New(cfg)
+	}
+}
+
+func frontendTools(fe []agui.Tool, taken []string, o *OS) []tool.Provider {
+	var out []tool.Provider
+	seen := map[string]bool{}
+	for _, n := range taken {
+		seen[n] = true
+	}
+	for _, t := range fe {
+		if seen[t.Name] {
+			o.log.Warn("AG-UI: a frontend tool collides with an agent tool and is skipped", "tool", t.Name)
+			continue
+		}
+		seen[t.Name] = true
+		params := t.Parameters
+		if len(params) == 0 || string(params) == "null" {
+			params = json.RawMessage(`{"type":"object","properties":{}}`)
+		}
+		out = append(out, &tool.Function{Name: t.Name, Description: t.Description, Parameters: params,
+			ExternalExecution: true, ExternalExecutionSilent: true})
+	}
+	return out
+}
+
+// aguiResume is agno's resume_paused_run: the paused run of the thread
+// whose requirements the tool results answer, with each external
+// execution set to its result. Every paused tool must be answered.
+func (o *OS) aguiResume(ctx context.Context, threadID, userID string, results []agui.ToolResult) (*run.ContinueRequest, error) {
+	if o.cfg.Store == nil {
+		return nil, errors.New("Frontend tool resume requires a database. Configure [storage] for AgentOS.")
+	}
+	_, id := o.cfg.AGUI.Entity()
+	recs, err := o.cfg.Store.ListRuns(ctx, storage.RunQuery{SessionID: threadID, ComponentID: id, Status: []run.Status{run.StatusPaused}, TopLevel: true})
+	if err != nil {
+		return nil, err
+	}
+	byID := map[string]agui.ToolResult{}
+	for _, res := range results {
+		byID[res.ToolCallID] = res
+	}
+	for _, rec := range recs {
+		out := &run.Output{}
+		if json.Unmarshal(rec.Data, out) != nil {
+			continue
+		}
+		matched := false
+		for _, req := range out.Requirements {
+			if req.ToolExecution != nil {
+				_, ok := byID[req.ToolExecution.ToolCallID]
+				matched = matched || ok
+			}
+		}
+		if !matched {
+			continue
+		}
+		var unanswered []string
+		for _, req := range out.Requirements {
+			te := req.ToolExecution
+			if te == nil {
+				continue
+			}
+			res, ok := byID[te.ToolCallID]
+			if !ok || !req.NeedsExternalExecution() {
+				if !req.Resolved() {
+					unanswered = append(unanswered, te.ToolName)
+				}
+				continue
+			}
+			v := res.Content
+			if res.Error != "" {
+				v, te.ToolCallError = res.Error, true
+			}
+			if err := req.SetExternalResult(v); err != nil {
+				return nil, err
+			}
+		}
+		if len(unanswered) > 0 {
+			return nil, fmt.Errorf("Partial resume: %d of %d paused tool(s) unanswered (%s). The frontend must answer all paused tools before resuming.", len(unanswered), len(out.Requirements), strings.Join(unanswered, ", "))
+		}
+		return &run.ContinueRequest{RunID: rec.RunID, SessionID: threadID, UserID: userID, Requirements: out.Requirements,
+			Stream: true, StreamEvents: true, StoreEvents: true}, nil
+	}
+	return nil, fmt.Errorf("No paused run matching the provided tool results found in session %s", threadID)
+}

@@ -236,6 +236,9 @@ func New(cfg Config) (*OS, error) {
 	if cfg.Slack, err = checkSlack(cfg.Slack, cat); err != nil {
 		return nil, err
 	}
+	if cfg.AGUI, err = checkAGUI(cfg.AGUI, cat); err != nil {
+		return nil, err
+	}
 	o := &OS{cfg: cfg, log: cfg.Logger, instantiated: time.Now().UTC(), eng: cfg.Runs}
 	if o.eng == nil {
 		o.eng = runs.For(cfg.Store)

@@ -219,7 +219,10 @@ func TestSchedulePollerFiresDueSchedule(t *testing.T) {
 		scheduleLeaks(t)
 		env := scheduleOS(t, db, func(c *agentos.Config) { c.Scheduler.PollInterval = 20 * time.Millisecond })
 		created := obj(mustCall(t, env.srv, 201, "POST", "/schedules", map[string]any{
-			"name": "tick", "cron_expr": "* * * * *", "endpoint": "/agents/reporter/runs", "payload": map[string]any{"message": "tick"},
+			// Yearly: the next due time after the forced one is far away,
+			// so a second firing here is a double claim, not a minute
+			// boundary crossed during the test.
+			"name": "tick", "cron_expr": "0 0 1 1 *", "endpoint": "/agents/reporter/runs", "payload": map[string]any{"message": "tick"},
 		}))
 		id := created["id"].(string)
 		// Make it due now (the API only sets times in the future).

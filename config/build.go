@@ -13,6 +13,9 @@ import (
 	"sync"
 
 	"github.com/agno-go/agno/agent"
+	"github.com/agno-go/agno/agentos/a2a"
+	"github.com/agno-go/agno/agentos/agui"
+	"github.com/agno-go/agno/agentos/mcpserver"
 	"github.com/agno-go/agno/agentos/slack"
 	"github.com/agno-go/agno/knowledge"
 	"github.com/agno-go/agno/model"
@@ -90,6 +93,12 @@ type Resources struct {
 
 	// Slack is [interfaces.slack] resolved (nil when absent).
 	Slack *slack.Config
+	// MCPServer is [interfaces.mcp] resolved (nil when off).
+	MCPServer *mcpserver.Config
+	// A2A is [interfaces.a2a] resolved (nil when off).
+	A2A *a2a.Config
+	// AGUI is [interfaces.agui] resolved (nil when absent or off).
+	AGUI *agui.Config
 
 	// Report says what was scanned, loaded and what failed, for the
 	// start-up log.
@@ -201,7 +210,16 @@ func (c *Config) Build(ctx context.Context, fn Functions, existing Existing) (*R
 		report.Sources = slices.Clone(c.AgentOS.Registry.Sources)
 	}
 	r.Report = report
+	r.MCPServer = c.buildMCPServer()
+	if r.A2A, err = c.buildA2A(r); err != nil {
+		r.Close()
+		return nil, err
+	}
 	if r.Slack, err = c.buildSlack(r); err != nil {
+		r.Close()
+		return nil, err
+	}
+	if r.AGUI, err = c.buildAGUI(r); err != nil {
 		r.Close()
 		return nil, err
 	}

@@ -24,19 +24,36 @@ type InterfacesConfig struct {
 	AGUI *AGUIInterfaceConfig `toml:"agui"`
 }
 
-// MCPInterfaceConfig is [interfaces.mcp].
+// MCPInterfaceConfig is [interfaces.mcp]: agno's enable_mcp_server.
 type MCPInterfaceConfig struct {
+	// Enabled serves agno's MCP tools at /mcp (streamable HTTP), behind
+	// the same key or JWT as the HTTP API; off by default.
 	Enabled bool `toml:"enabled"`
 }
 
-// A2AInterfaceConfig is [interfaces.a2a].
+// A2AInterfaceConfig is [interfaces.a2a], agno's A2A(agents, teams,
+// workflows, prefix="/a2a"): per agent, team and workflow an agent card
+// and A2A JSON-RPC endpoints; off unless enabled.
 type A2AInterfaceConfig struct {
 	Enabled bool `toml:"enabled"`
+	// Prefix mounts the routes (agno's default "/a2a").
+	Prefix string `toml:"prefix"`
+	// Agents, Teams and Workflows list the ids served; all absent serve
+	// every agent, team and workflow (agno's a2a_interface=True).
+	Agents    []string `toml:"agents"`
+	Teams     []string `toml:"teams"`
+	Workflows []string `toml:"workflows"`
 }
 
-// AGUIInterfaceConfig is [interfaces.agui].
+// AGUIInterfaceConfig is [interfaces.agui], agno's AGUI(agent=|team=,
+// prefix=""): POST {prefix}/agui and GET {prefix}/status.
 type AGUIInterfaceConfig struct {
 	Enabled bool `toml:"enabled"`
+	// Agent or Team: exactly one id, of what answers.
+	Agent string `toml:"agent"`
+	Team  string `toml:"team"`
+	// Prefix mounts the routes (agno's default "": the root).
+	Prefix string `toml:"prefix"`
 }
 
 // SlackConfig is [interfaces.slack], agno's Slack(...): the manifest, the

@@ -141,8 +141,11 @@ func startAgentOS(ctx context.Context, f startFlags, ready chan<- string) error 
 		Tracing:     agentos.TracingConfig{Enabled: cfg.Tracing.Enabled, OTLPEndpoint: cfg.Tracing.OTLPEndpoint},
 		SecurityKey: key, Authorization: authz, ProtectedMode: &protected, CORSOrigins: cfg.AgentOS.CORSAllowedOrigins, AllowedHosts: cfg.AgentOS.AllowedHosts,
 		MaxUploadBytes: cfg.AgentOS.MaxUploadBytes, MaxFileBytes: cfg.AgentOS.MaxFileBytes,
-		Slack:   res.Slack,
-		Closers: closers, Logger: logger,
+		Slack:     res.Slack,
+		MCPServer: res.MCPServer,
+		A2A:       res.A2A,
+		AGUI:      res.AGUI,
+		Closers:   closers, Logger: logger,
 		OnReload: func(ctx context.Context, current agentos.Catalog) (agentos.Catalog, error) {
 			return reloadSources(ctx, cfg, res, current, hitlServer, logger)
 		},
