@@ -616,45 +616,77 @@ func (o *OS) a2aContinue(w http.ResponseWriter, r *http.Request, e *a2aEntity, r
 		}
 		writeJSON(w, http.StatusOK, a2a.Result(req.ID, t))
 	}
-	if rec.Status != run.StatusPaused || e.ex == nil {
-		// Only a task waiting for input takes another message (a workflow's
-		// step pause is continued over the HTTP API).
+	if rec.Status != run.StatusPaused {
+		// Only a task waiting for input takes another message.
 		answer(current)
 		return
 	}
-	out := &run.Output{}
-	if err := json.Unmarshal(rec.Data, out); err != nil {
-		writeJSON(w, http.StatusOK, a2a.Fail(req.ID, a2a.CodeInternal, err.Error()))
-		return
-	}
-	raw := a2a.Requirements(m)
-	if len(raw) == 0 {
-		answer(current) // nothing resolved: the task keeps waiting
-		return
-	}
-	reqs, ok := a2a.DecodeRequirements(raw, a2a.WaitingOn(out.ActiveRequirements()))
-	if !ok {
+	refuse := func() {
 		t := *current
 		msg := *current.Status.Message
 		msg.Parts = append([]a2a.Part{a2a.TextPart("Error: the requirements sent are not the ones this task waits on")}, msg.Parts[1:]...)
 		t.Status.Message = &msg
 		answer(&t)
-		return
-	}
-	if !o.approvalGate(w, r, rec.RunID) {
-		return
 	}
 	if user == "" {
 		user = rec.UserID
 	}
-	creq := &run.ContinueRequest{RunID: rec.RunID, SessionID: rec.SessionID, UserID: user, Requirements: reqs, StoreEvents: true, Stream: stream, StreamEvents: stream}
-	ex := e.ex
+	var cont func(ctx context.Context, emit run.Emitter) a2a.Outcome
+	if e.wf != nil {
+		// A workflow's step pause: the answers are step requirements.
+		raw := a2a.StepRequirements(m)
+		if len(raw) == 0 {
+			answer(current) // nothing resolved: the task keeps waiting
+			return
+		}
+		b, err := json.Marshal(raw)
+		if err != nil {
+			refuse()
+			return
+		}
+		steps, err := workflow.ParseStepRequirements(b)
+		if err != nil {
+			refuse()
+			return
+		}
+		if !o.approvalGate(w, r, rec.RunID) {
+			return
+		}
+		wreq := &workflow.ContinueRequest{RunID: rec.RunID, SessionID: rec.SessionID, UserID: user, StepRequirements: steps, StoreEvents: true, Stream: stream, StreamEvents: stream}
+		cont = func(ctx context.Context, emit run.Emitter) a2a.Outcome {
+			return wfOutcome(e.wf.ExecuteContinue(ctx, wreq, emit))
+		}
+	} else {
+		out := &run.Output{}
+		if err := json.Unmarshal(rec.Data, out); err != nil {
+			writeJSON(w, http.StatusOK, a2a.Fail(req.ID, a2a.CodeInternal, err.Error()))
+			return
+		}
+		raw := a2a.Requirements(m)
+		if len(raw) == 0 {
+			answer(current) // nothing resolved: the task keeps waiting
+			return
+		}
+		reqs, ok := a2a.DecodeRequirements(raw, a2a.WaitingOn(out.ActiveRequirements()))
+		if !ok {
+			refuse()
+			return
+		}
+		if !o.approvalGate(w, r, rec.RunID) {
+			return
+		}
+		creq := &run.ContinueRequest{RunID: rec.RunID, SessionID: rec.SessionID, UserID: user, Requirements: reqs, StoreEvents: true, Stream: stream, StreamEvents: stream}
+		ex := e.ex
+		cont = func(ctx context.Context, emit run.Emitter) a2a.Outcome {
+			return outOutcome(ex.ExecuteContinue(ctx, creq, emit))
+		}
+	}
 	// The continuation runs in the engine (drained at shutdown,
 	// cancellable by tasks/cancel), the request waits for it.
 	execute := func(emit run.Emitter) a2a.Outcome {
 		done := make(chan a2a.Outcome, 1)
 		err := o.eng.Detach(ctx, rec.RunID, e.kind, func(ctx context.Context) {
-			done <- outOutcome(ex.ExecuteContinue(ctx, creq, emit))
+			done <- cont(ctx, emit)
 		})
 		if err != nil {
 			return a2a.Outcome{Err: err}

@@ -704,3 +704,51 @@ func TestA2AUserIsolation(t *testing.T) {
 		t.Fatalf("other user's cancel %v", res)
 	}
 }
+
+// A workflow's step pause is an input-required task carrying
+// step_requirements; sending them back confirmed continues the run, once.
+func TestA2AWorkflowHITL(t *testing.T) {
+	var shipped atomic.Int64
+	e := newA2AEnv(t, nil, func(c *Config) {
+		c.Workflows = append(c.Workflows, newWorkflow(t, workflow.Config{ID: "ship-flow", Name: "Ship", Store: c.Store, Steps: []workflow.Node{
+			&workflow.Step{Name: "ship", HumanReview: workflow.HumanReview{RequiresConfirmation: true, ConfirmationMessage: "Ship it?"},
+				Func: func(context.Context, *workflow.StepInput) (*workflow.StepOutput, error) {
+					shipped.Add(1)
+					return &workflow.StepOutput{Content: "shipped"}, nil
+				}}}}))
+	})
+	task := e.call(t, "/a2a/workflows/ship-flow/v1/message:send", a2a.MethodSend, a2aSend("ship the order", ""))
+	st := task["status"].(map[string]any)
+	if st["state"] != "input-required" {
+		t.Fatalf("task %v", task)
+	}
+	var steps []any
+	for _, p := range st["message"].(map[string]any)["parts"].([]any) {
+		if d, ok := p.(map[string]any)["data"].(map[string]any); ok {
+			steps, _ = d["step_requirements"].([]any)
+		}
+	}
+	if len(steps) != 1 || shipped.Load() != 0 {
+		t.Fatalf("step requirements %v (shipped %d)", steps, shipped.Load())
+	}
+	answer := func(steps []any) map[string]any {
+		m := a2aSend("", "")
+		msg := m["message"].(map[string]any)
+		msg["taskId"], msg["contextId"] = task["id"], task["contextId"]
+		msg["parts"] = []any{map[string]any{"kind": "data", "data": map[string]any{"step_requirements": steps}}}
+		return e.call(t, "/a2a/workflows/ship-flow/v1/message:send", a2a.MethodSend, m)
+	}
+	// A message without answers keeps the task waiting.
+	if still := answer(nil); still["status"].(map[string]any)["state"] != "input-required" || shipped.Load() != 0 {
+		t.Fatalf("no answer: %v", still)
+	}
+	step := steps[0].(map[string]any)
+	step["confirmed"] = true
+	done := answer([]any{step})
+	if done["id"] != task["id"] || done["status"].(map[string]any)["state"] != "completed" || shipped.Load() != 1 {
+		t.Fatalf("continued %v (shipped %d)", done, shipped.Load())
+	}
+	if again := answer([]any{step}); again["status"].(map[string]any)["state"] != "completed" || shipped.Load() != 1 {
+		t.Fatalf("second answer %v, shipped %d", again, shipped.Load())
+	}
+}

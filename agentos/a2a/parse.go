@@ -144,13 +144,21 @@ func MapInput(m *Message) (Input, error) {
 
 // Requirements returns the "requirements" of the message's data parts:
 // how a client answers a paused (input-required) task.
-func Requirements(m *Message) []any {
+func Requirements(m *Message) []any { return dataList(m, "requirements") }
+
+// StepRequirements are the answered step requirements of a workflow's
+// paused task: a data part {"step_requirements": [...]}, as its status
+// message carried them.
+func StepRequirements(m *Message) []any { return dataList(m, "step_requirements") }
+
+// dataList is the last non-empty list under key in m's data parts.
+func dataList(m *Message, key string) []any {
 	var out []any
 	for _, p := range m.Parts {
 		if p.Kind != "data" {
 			continue
 		}
-		if r, ok := p.Data["requirements"].([]any); ok && len(r) > 0 {
+		if r, ok := p.Data[key].([]any); ok && len(r) > 0 {
 			out = r
 		}
 	}
