@@ -531,7 +531,7 @@ func approvalResponse(a *approval.Approval) ApprovalResponse {
 
 // literalQuery reads an optional query parameter limited to choices, with
 // FastAPI's 422 item for another value.
-func literalQuery(q map[string][]string, name string, choices ...string) (string, map[string]any) {
+func literalQuery(q map[string][]string, name string, choices ...string) (string, *validationItem) {
 	vs, ok := q[name]
 	if !ok {
 		return "", nil
@@ -546,27 +546,27 @@ func literalQuery(q map[string][]string, name string, choices ...string) (string
 		quoted[i] = "'" + c + "'"
 	}
 	expected := strings.Join(quoted[:len(quoted)-1], ", ") + " or " + quoted[len(quoted)-1]
-	return "", map[string]any{"type": "literal_error", "loc": []string{"query", name}, "msg": "Input should be " + expected,
-		"input": vs[0], "ctx": map[string]any{"expected": expected}}
+	return "", &validationItem{Type: "literal_error", Loc: []any{"query", name}, Msg: "Input should be " + expected,
+		Input: vs[0], Ctx: map[string]any{"expected": expected}}
 }
 
 func (o *OS) handleListApprovals(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
-	var errs []map[string]any
+	var errs []validationItem
 	status, e := literalQuery(q, "status", "pending", "approved", "rejected", "expired", "cancelled")
 	if e != nil {
-		errs = append(errs, e)
+		errs = append(errs, *e)
 	}
 	typ, e := literalQuery(q, "approval_type", "required", "audit")
 	if e != nil {
-		errs = append(errs, e)
+		errs = append(errs, *e)
 	}
 	limit, le := intQuery(q, "limit", 100, 1, 1000)
 	errs = append(errs, le...)
 	page, pe := intQuery(q, "page", 1, 1, 0)
 	errs = append(errs, pe...)
 	if len(errs) > 0 {
-		writeJSON(w, http.StatusUnprocessableEntity, map[string]any{"detail": errs})
+		writeValidation(w, errs...)
 		return
 	}
 	f := approval.Filter{Status: approval.Status(status), SourceType: q.Get("source_type"), ApprovalType: approval.Type(typ),

@@ -896,14 +896,14 @@ func (o *OS) registryRoutes(mux routeMux) {
 func (o *OS) handleRegistry(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	q := r.URL.Query()
-	var errs []map[string]any
+	var errs []validationItem
 	var kind ResourceType
 	if vs, ok := q["resource_type"]; ok {
 		kind = ResourceType(vs[0])
 		if !slices.Contains(ResourceTypes, kind) {
 			choices := resourceTypeChoices()
-			errs = append(errs, map[string]any{"type": "enum", "loc": []string{"query", "resource_type"},
-				"msg": "Input should be " + choices, "input": vs[0], "ctx": map[string]any{"expected": choices}})
+			errs = append(errs, validationItem{Type: "enum", Loc: []any{"query", "resource_type"},
+				Msg: "Input should be " + choices, Input: vs[0], Ctx: map[string]any{"expected": choices}})
 		}
 	}
 	page, e := intQuery(q, "page", 1, 1, 0)
@@ -911,7 +911,7 @@ func (o *OS) handleRegistry(w http.ResponseWriter, r *http.Request) {
 	limit, e := intQuery(q, "limit", 20, 1, 100)
 	errs = append(errs, e...)
 	if len(errs) > 0 {
-		writeJSON(w, http.StatusUnprocessableEntity, map[string]any{"detail": errs})
+		writeValidation(w, errs...)
 		return
 	}
 	entries := o.registry().Entries(r.Context(), kind)
@@ -933,20 +933,20 @@ func (o *OS) handleRegistry(w http.ResponseWriter, r *http.Request) {
 
 // intQuery reads an integer query parameter with FastAPI's bounds checks
 // (max 0: unbounded); errors are FastAPI's 422 items.
-func intQuery(q url.Values, name string, def, lo, hi int) (int, []map[string]any) {
+func intQuery(q url.Values, name string, def, lo, hi int) (int, []validationItem) {
 	vs, ok := q[name]
 	if !ok {
 		return def, nil
 	}
-	loc := []string{"query", name}
+	loc := []any{"query", name}
 	n, err := strconv.Atoi(strings.TrimSpace(vs[0]))
 	switch {
 	case err != nil:
-		return def, []map[string]any{{"type": "int_parsing", "loc": loc, "msg": "Input should be a valid integer, unable to parse string as an integer", "input": vs[0]}}
+		return def, []validationItem{{Type: "int_parsing", Loc: loc, Msg: "Input should be a valid integer, unable to parse string as an integer", Input: vs[0]}}
 	case n < lo:
-		return def, []map[string]any{{"type": "greater_than_equal", "loc": loc, "msg": fmt.Sprintf("Input should be greater than or equal to %d", lo), "input": vs[0], "ctx": map[string]any{"ge": lo}}}
+		return def, []validationItem{{Type: "greater_than_equal", Loc: loc, Msg: fmt.Sprintf("Input should be greater than or equal to %d", lo), Input: vs[0], Ctx: map[string]any{"ge": lo}}}
 	case hi > 0 && n > hi:
-		return def, []map[string]any{{"type": "less_than_equal", "loc": loc, "msg": fmt.Sprintf("Input should be less than or equal to %d", hi), "input": vs[0], "ctx": map[string]any{"le": hi}}}
+		return def, []validationItem{{Type: "less_than_equal", Loc: loc, Msg: fmt.Sprintf("Input should be less than or equal to %d", hi), Input: vs[0], Ctx: map[string]any{"le": hi}}}
 	}
 	return n, nil
 }

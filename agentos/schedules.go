@@ -651,14 +651,14 @@ func scheduleOwnPayload(r *http.Request, payload map[string]any) map[string]any 
 
 func (o *OS) handleListSchedules(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
-	var errs []map[string]any
+	var errs []validationItem
 	var enabled *bool
 	if vs, ok := q["enabled"]; ok {
 		if b, ok := scheduleBool(vs[0]); ok {
 			enabled = &b
 		} else {
-			errs = append(errs, map[string]any{"type": "bool_parsing", "loc": []string{"query", "enabled"},
-				"msg": "Input should be a valid boolean, unable to interpret input", "input": vs[0]})
+			errs = append(errs, validationItem{Type: "bool_parsing", Loc: []any{"query", "enabled"},
+				Msg: "Input should be a valid boolean, unable to interpret input", Input: vs[0]})
 		}
 	}
 	limit, e := intQuery(q, "limit", 100, 1, 1000)
@@ -666,7 +666,7 @@ func (o *OS) handleListSchedules(w http.ResponseWriter, r *http.Request) {
 	page, e := intQuery(q, "page", 1, 1, 0)
 	errs = append(errs, e...)
 	if len(errs) > 0 {
-		writeJSON(w, http.StatusUnprocessableEntity, map[string]any{"detail": errs})
+		writeValidation(w, errs...)
 		return
 	}
 	list, total, err := o.schedules.store.List(r.Context(), schedule.ListOptions{Enabled: enabled, Limit: limit, Page: page})
@@ -973,7 +973,7 @@ func (o *OS) handleListScheduleRuns(w http.ResponseWriter, r *http.Request) {
 	limit, errs := intQuery(q, "limit", 100, 1, 1000)
 	page, e := intQuery(q, "page", 1, 1, 0)
 	if errs = append(errs, e...); len(errs) > 0 {
-		writeJSON(w, http.StatusUnprocessableEntity, map[string]any{"detail": errs})
+		writeValidation(w, errs...)
 		return
 	}
 	s, ok := o.loadSchedule(w, r)

@@ -588,7 +588,7 @@ func tracePage(w http.ResponseWriter, r *http.Request, minPage int) (page, limit
 	page, e1 := intQuery(q, "page", 1, minPage, 0)
 	limit, e2 := intQuery(q, "limit", 20, 1, 0)
 	if errs := append(e1, e2...); len(errs) > 0 {
-		writeJSON(w, http.StatusUnprocessableEntity, map[string]any{"detail": errs})
+		writeValidation(w, errs...)
 		return 0, 0, false
 	}
 	return page, limit, true
