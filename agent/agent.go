@@ -19,6 +19,7 @@ import (
 	"reflect"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/agno-go/agno/internal/engine"
 	"github.com/agno-go/agno/knowledge/filter"
@@ -156,8 +157,31 @@ type (
 
 // Agent is a configured agent; safe for concurrent use.
 type Agent struct {
-	cfg  Config
 	spec engine.Spec // one allocation with the agent
+	// cfg keeps what the spec does not hold as given; Config rebuilds the
+	// rest from the spec rather than keep a second copy of every field.
+	cfg given
+}
+
+// given is the part of Config the spec holds derived, defaulted or not at
+// all.
+type given struct {
+	ID, Name string // also the spec's; trace.go reads them here
+	// Fallbacks is set only with Config.Fallbacks (rare): otherwise
+	// FallbackModels is the spec's OnError list.
+	Fallbacks *givenFallbacks
+	BuildContext, ResolveInContext, StoreToolMessages, ParseResponse,
+	AddMemoriesToContext, AddSessionSummaryToContext,
+	SearchKnowledge, AddSearchKnowledgeInstructions *bool
+	NumHistoryRuns, NumHistoryMessages                      int
+	AddSessionSummary, EnableSessionSummaries, StreamEvents bool
+	// The spec's role and logger are defaults New filled in.
+	defaultRole, defaultLogger bool
+}
+
+type givenFallbacks struct {
+	Fallbacks      *Fallbacks
+	FallbackModels []model.Model
 }
 
 // New validates cfg and returns the agent. Static tools are resolved and
@@ -175,7 +199,15 @@ func New(cfg Config) (*Agent, error) {
 	if cfg.ID == "" {
 		cfg.ID = DefaultID(cfg.Name)
 	}
-	a := &Agent{cfg: cfg}
+	a := &Agent{cfg: given{
+		ID: cfg.ID, Name: cfg.Name, defaultRole: cfg.SystemMessageRole == "", defaultLogger: cfg.Logger == nil,
+		BuildContext: cfg.BuildContext, ResolveInContext: cfg.ResolveInContext, StoreToolMessages: cfg.StoreToolMessages,
+		ParseResponse: cfg.ParseResponse, AddMemoriesToContext: cfg.AddMemoriesToContext,
+		AddSessionSummaryToContext: cfg.AddSessionSummaryToContext, SearchKnowledge: cfg.SearchKnowledge,
+		AddSearchKnowledgeInstructions: cfg.AddSearchKnowledgeInstructions,
+		NumHistoryRuns:                 cfg.NumHistoryRuns, NumHistoryMessages: cfg.NumHistoryMessages,
+		AddSessionSummary: cfg.AddSessionSummary, EnableSessionSummaries: cfg.EnableSessionSummaries, StreamEvents: cfg.StreamEvents,
+	}}
 	a.spec = engine.Spec{
 		ID:                       cfg.ID,
 		Name:                     cfg.Name,
@@ -231,10 +263,11 @@ func New(cfg Config) (*Agent, error) {
 	spec := &a.spec
 	if cfg.Fallbacks != nil {
 		spec.Fallbacks = *cfg.Fallbacks
+		a.cfg.Fallbacks = &givenFallbacks{cfg.Fallbacks, cfg.FallbackModels}
 	} else {
 		spec.Fallbacks.OnError = cfg.FallbackModels
 	}
-	if err := setupMemory(&a.cfg, spec); err != nil {
+	if err := setupMemory(&cfg, spec); err != nil {
 		return nil, fmt.Errorf("agent %q: %w", cfg.ID, err)
 	}
 	if cfg.NumHistoryRuns > 0 && cfg.NumHistoryMessages > 0 {
@@ -290,8 +323,35 @@ func DefaultID(name string) string {
 	if name == "" {
 		return run.NewID()
 	}
-	return strings.NewReplacer(" ", "-", "_", "-").Replace(strings.ToLower(name))
+	same := true
+	for i := 0; i < len(name); i++ {
+		switch c := name[i]; {
+		case c >= utf8.RuneSelf:
+			return idReplacer.Replace(strings.ToLower(name))
+		case c == ' ' || c == '_' || 'A' <= c && c <= 'Z':
+			same = false
+		}
+	}
+	if same {
+		return name
+	}
+	// ASCII: one allocation instead of a replacer per call.
+	var b strings.Builder
+	b.Grow(len(name))
+	for i := 0; i < len(name); i++ {
+		switch c := name[i]; {
+		case c == ' ' || c == '_':
+			b.WriteByte('-')
+		case 'A' <= c && c <= 'Z':
+			b.WriteByte(c + 'a' - 'A')
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
 }
+
+var idReplacer = strings.NewReplacer(" ", "-", "_", "-")
 
 // ID returns the agent id.
 func (a *Agent) ID() string { return a.cfg.ID }
@@ -300,18 +360,56 @@ func (a *Agent) ID() string { return a.cfg.ID }
 func (a *Agent) Name() string { return a.cfg.Name }
 
 // Role returns the agent's role in a team.
-func (a *Agent) Role() string { return a.cfg.Role }
+func (a *Agent) Role() string { return a.spec.Role }
 
 // Description returns the agent's description.
-func (a *Agent) Description() string { return a.cfg.Description }
+func (a *Agent) Description() string { return a.spec.Description }
 
 // ToolNames lists the names of the agent's static tools (connection-backed
 // toolkits are listed when connected at run time).
 func (a *Agent) ToolNames() []string { return a.spec.ToolNames() }
 
 // Config returns the configuration the agent was built with (with the id
-// filled in).
-func (a *Agent) Config() Config { return a.cfg }
+// filled in, and the memory managers New made).
+func (a *Agent) Config() Config {
+	s, g := &a.spec, &a.cfg
+	cfg := Config{
+		ID: g.ID, Name: g.Name, Description: s.Description, Role: s.Role,
+		Model: s.Model, FallbackModels: s.Fallbacks.OnError,
+		Instructions: s.Instructions, InstructionsFunc: s.InstructionsFunc,
+		SystemMessage: s.SystemMessage, SystemMessageFunc: s.SystemMessageFunc, SystemMessageRole: s.SystemMessageRole,
+		BuildContext: g.BuildContext, ResolveInContext: g.ResolveInContext,
+		UseInstructionTags: s.UseInstructionTags, Markdown: s.Markdown, AddNameToContext: s.AddNameToContext,
+		AddDatetime: s.AddDatetime, Timezone: s.Timezone, ExpectedOutput: s.ExpectedOutput,
+		AdditionalContext: s.AdditionalContext, AdditionalInput: s.AdditionalInput,
+		Tools: s.Tools, ToolHooks: s.ToolHooks, ToolCallLimit: s.ToolCallLimit, ToolChoice: s.ToolChoice,
+		Store: s.Store, SessionState: s.SessionState, OverwriteDBSessionState: s.OverwriteSessionState,
+		AddSessionStateToContext: s.AddSessionStateToContext, Dependencies: s.Dependencies, Metadata: s.Metadata,
+		AddHistoryToContext: s.AddHistory, NumHistoryRuns: g.NumHistoryRuns, NumHistoryMessages: g.NumHistoryMessages,
+		StoreEvents: s.StoreEvents, EventsToSkip: s.EventsToSkip, StoreHistoryMessages: s.StoreHistoryMessages,
+		StoreToolMessages: g.StoreToolMessages, AddSessionSummary: g.AddSessionSummary,
+		MemoryManager: s.Memory, EnableUserMemories: s.AutomaticMemory, EnableAgenticMemory: s.AgenticMemory,
+		AddMemoriesToContext: g.AddMemoriesToContext, EnableSessionSummaries: g.EnableSessionSummaries,
+		SessionSummaryManager: s.Summaries, AddSessionSummaryToContext: g.AddSessionSummaryToContext,
+		Knowledge: s.Knowledge.Base, KnowledgeFilters: s.Knowledge.Filters, SearchKnowledge: g.SearchKnowledge,
+		AddSearchKnowledgeInstructions: g.AddSearchKnowledgeInstructions,
+		EnableAgenticKnowledgeFilters:  s.Knowledge.AgenticFilters, AddKnowledgeToContext: s.Knowledge.AddToContext,
+		OutputSchema: s.OutputSchema, UseJSONMode: s.UseJSONMode, ParseResponse: g.ParseResponse,
+		PreHooks: s.PreHooks, PostHooks: s.PostHooks,
+		Retries: s.Retries, DelayBetweenRetries: s.RetryDelay, ExponentialBackoff: s.ExponentialBackoff,
+		StreamEvents: g.StreamEvents, Canceller: s.Canceller, Logger: s.Logger,
+	}
+	if g.Fallbacks != nil {
+		cfg.Fallbacks, cfg.FallbackModels = g.Fallbacks.Fallbacks, g.Fallbacks.FallbackModels
+	}
+	if g.defaultRole {
+		cfg.SystemMessageRole = ""
+	}
+	if g.defaultLogger {
+		cfg.Logger = nil
+	}
+	return cfg
+}
 
 func (a *Agent) request(input string, opts []run.Option) *run.Request {
 	req := &run.Request{Input: input, StreamEvents: a.cfg.StreamEvents}
@@ -381,7 +479,7 @@ func (a *Agent) Cancel(ctx context.Context, runID string) (bool, error) {
 // Close releases connection-backed tools (MCP servers) the agent holds.
 func (a *Agent) Close() error {
 	var errs []error
-	for _, p := range a.cfg.Tools {
+	for _, p := range a.spec.Tools {
 		if c, ok := p.(tool.Connector); ok {
 			errs = append(errs, c.Close())
 		}

@@ -22,10 +22,17 @@ var getWeather = tool.Must(tool.New("get_weather", "Get the weather of a city.",
 	return "It's always sunny in sf.", nil
 }))
 
+// quiet makes a fake keep no copy of requests: the benchmarks measure the
+// framework, not the fake's recording.
+func quiet(f *modeltest.Fake) *modeltest.Fake {
+	f.NoRecord = true
+	return f
+}
+
 // BenchmarkAgentNew is agno's instantiation measure: an agent with a model
 // and one tool (get_weather(city: Literal["nyc","sf"])).
 func BenchmarkAgentNew(b *testing.B) {
-	m := modeltest.New(text("ok"))
+	m := quiet(modeltest.New(text("ok")))
 	tools := []tool.Provider{getWeather}
 	b.ReportAllocs()
 	for b.Loop() {
@@ -35,9 +42,28 @@ func BenchmarkAgentNew(b *testing.B) {
 	}
 }
 
-// BenchmarkRun is one run with the in-process fake model.
+// BenchmarkFreshRun is a new agent with one tool plus one run: the cost a
+// server pays when it builds an agent per request.
+func BenchmarkFreshRun(b *testing.B) {
+	m := quiet(modeltest.New(text("Hello there")))
+	tools := []tool.Provider{getWeather}
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		a, err := agent.New(agent.Config{Model: m, Tools: tools})
+		if err != nil {
+			b.Fatal(err)
+		}
+		out, _ := a.Run(ctx, "hi")
+		if out.Status != run.StatusCompleted {
+			b.Fatal(out.Content)
+		}
+	}
+}
+
+// BenchmarkRun is one run of a reused agent with the in-process fake model.
 func BenchmarkRun(b *testing.B) {
-	a, _ := agent.New(agent.Config{Model: modeltest.New(text("Hello there"))})
+	a, _ := agent.New(agent.Config{Model: quiet(modeltest.New(text("Hello there")))})
 	ctx := context.Background()
 	b.ReportAllocs()
 	for b.Loop() {
@@ -50,12 +76,12 @@ func BenchmarkRun(b *testing.B) {
 
 // BenchmarkToolRound is one run with one tool round: model → tool → model.
 func BenchmarkToolRound(b *testing.B) {
-	fake := modeltest.NewFunc(func(req *model.Request) modeltest.Response {
+	fake := quiet(modeltest.NewFunc(func(req *model.Request) modeltest.Response {
 		if req.Messages[len(req.Messages)-1].Role == model.RoleTool {
 			return text("It's sunny.")
 		}
 		return calls(modeltest.ToolCall("c1", "get_weather", `{"city":"sf"}`))
-	})
+	}))
 	a, _ := agent.New(agent.Config{Model: fake, Tools: []tool.Provider{getWeather}})
 	ctx := context.Background()
 	b.ReportAllocs()
@@ -74,7 +100,7 @@ func BenchmarkStreamToken(b *testing.B) {
 	for i := range toks {
 		toks[i] = "tok "
 	}
-	a, _ := agent.New(agent.Config{Model: modeltest.New(modeltest.Response{Tokens: toks})})
+	a, _ := agent.New(agent.Config{Model: quiet(modeltest.New(modeltest.Response{Tokens: toks}))})
 	ctx := context.Background()
 	b.ReportAllocs()
 	n := 0

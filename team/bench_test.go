@@ -17,7 +17,10 @@ import (
 func BenchmarkTeamRun(b *testing.B) {
 	var members []run.Executor
 	for _, name := range []string{"Alpha", "Beta", "Gamma"} {
-		a, _ := agent.New(agent.Config{Name: name, Role: "helper", Model: modeltest.New(modeltest.Response{Content: name + " result"})})
+		// NoRecord: a benchmark's fake keeps no copy of each request.
+		m := modeltest.New(modeltest.Response{Content: name + " result"})
+		m.NoRecord = true
+		a, _ := agent.New(agent.Config{Name: name, Role: "helper", Model: m})
 		members = append(members, a)
 	}
 	leader := modeltest.NewFunc(func(req *model.Request) modeltest.Response {
@@ -26,6 +29,7 @@ func BenchmarkTeamRun(b *testing.B) {
 		}
 		return modeltest.Response{ToolCalls: []model.ToolCall{modeltest.ToolCall("d1", "delegate_task_to_member", `{"member_id":"beta","task":"do it"}`)}}
 	})
+	leader.NoRecord = true
 	tm, err := team.New(team.Config{Name: "Bench", Model: leader, Members: members})
 	if err != nil {
 		b.Fatal(err)

@@ -104,6 +104,16 @@ type Function struct {
 	stringParams     map[string]bool
 	sourceParameters json.RawMessage
 	prepared         bool
+
+	// shared is f as a one-function set and its definition, built once
+	// and handed to every agent holding f (see Prepared).
+	shared *sharedSet
+}
+
+// sharedSet holds one-element slices (len == cap, so an append copies).
+type sharedSet struct {
+	fns  []*Function
+	defs []model.ToolDefinition
 }
 
 // Entrypoint identifies the Go function behind the tool: the function
@@ -145,6 +155,32 @@ func (f *Function) Definition() model.ToolDefinition {
 	return model.ToolDefinition{Name: f.Name, Description: f.Description, Parameters: f.Parameters, Strict: f.Strict}
 }
 
+// Prepared validates f (see Validate) and returns it as a one-function
+// tool set with its model definition. Both are built once and shared by
+// every agent that holds f: callers must not modify them.
+func (f *Function) Prepared() ([]*Function, []model.ToolDefinition, error) {
+	validateMu.Lock()
+	defer validateMu.Unlock()
+	if err := f.validate(); err != nil {
+		return nil, nil, err
+	}
+	if sh := f.shared; sh != nil && sh.fns[0] == f && sameDefinition(sh.defs[0], f) {
+		return sh.fns, sh.defs, nil
+	}
+	// First use, a copy of another function (same shared set), or fields
+	// changed since: build afresh.
+	sh := &sharedSet{fns: []*Function{f}, defs: []model.ToolDefinition{f.Definition()}}
+	f.shared = sh
+	return sh.fns, sh.defs, nil
+}
+
+// sameDefinition reports whether d still describes f (Parameters by
+// identity: a changed schema is a new slice).
+func sameDefinition(d model.ToolDefinition, f *Function) bool {
+	return d.Name == f.Name && d.Description == f.Description && d.Strict == f.Strict &&
+		len(d.Parameters) == len(f.Parameters) && (len(d.Parameters) == 0 || &d.Parameters[0] == &f.Parameters[0])
+}
+
 // defaultParameters is agno's schema of a function without parameters.
 const defaultParameters = `{"type":"object","properties":{},"required":[]}`
 
@@ -157,6 +193,11 @@ func (f *Function) Validate() error {
 	// Functions are shared between agents that may be built concurrently.
 	validateMu.Lock()
 	defer validateMu.Unlock()
+	return f.validate()
+}
+
+// validate is Validate under validateMu.
+func (f *Function) validate() error {
 	// Checked even on a prepared function: the approval may be set after
 	// New validated it.
 	switch f.ApprovalType {

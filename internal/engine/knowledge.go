@@ -367,7 +367,7 @@ func (st *runState) flushReferences() {
 // prepareKnowledge validates the knowledge settings and adds the search
 // tool after the given tools (a given tool of the same name wins, as the
 // first of two same-named tools does).
-func (s *Spec) prepareKnowledge() error {
+func (s *Spec) prepareKnowledge(tools *[]tool.Provider) error {
 	k := s.Knowledge
 	if k.Base == nil {
 		if k.AddToContext || k.AgenticFilters || !k.Filters.IsZero() {
@@ -382,6 +382,6 @@ func (s *Spec) prepareKnowledge() error {
 	if err != nil {
 		return err
 	}
-	s.Tools = append(append([]tool.Provider(nil), s.Tools...), f)
+	*tools = append(append([]tool.Provider(nil), *tools...), f)
 	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"time"
+	"unsafe"
 
 	"github.com/agno-go/agno/internal/safe"
 	"github.com/agno-go/agno/model"
@@ -115,6 +116,7 @@ func (st *runState) invoke(m model.Model) (_ *model.Response, err error) {
 	start := time.Now()
 	gctx, span := tracing.StartModel(st.ctx, info, req)
 	defer func() { span.EndModel(resp, err) }()
+	var ds deltas
 	for chunk, err := range m.Generate(gctx, req) {
 		if err != nil {
 			if st.ctx.Err() != nil {
@@ -124,7 +126,7 @@ func (st *runState) invoke(m model.Model) (_ *model.Response, err error) {
 		}
 		resp.Append(chunk)
 		if req.Stream && (chunk.Content != "" || chunk.ReasoningContent != "") {
-			st.send(&run.RunContent{EventBase: st.base(), Content: chunk.Content, ContentType: "str", ReasoningContent: chunk.ReasoningContent})
+			st.send(ds.next(st, start, chunk))
 			if st.consumerGone {
 				return nil, context.Cause(st.ctx)
 			}
@@ -152,6 +154,49 @@ func (st *runState) invoke(m model.Model) (_ *model.Response, err error) {
 		st.sendOptional(ev)
 	}
 	return resp, nil
+}
+
+// deltas makes the RunContent events of one streamed response, the most
+// frequent event: the run's identity fields are built once and copied, the
+// clock is read through the monotonic reading of the request's start, and
+// events come from blocks (one allocation per block, not per token). A
+// block is never reused, so a consumer may keep any event; one kept event
+// keeps its block (at most 16 KiB) alive.
+type deltas struct {
+	base  run.EventBase
+	wall  int64 // start, Unix nanoseconds
+	block []run.RunContent
+	grown int
+}
+
+// deltaBlocks are block lengths that fill the allocator's 2, 4, 8 and 16
+// KiB size classes (a block of pointerful objects carries an 8-byte
+// header), growing so a short answer does not pay for a long one.
+var deltaBlocks = func() (n [4]int) {
+	size := int(unsafe.Sizeof(run.RunContent{}))
+	for i := range n {
+		n[i] = max(1, (2048<<i-8)/size)
+	}
+	return n
+}()
+
+func (d *deltas) next(st *runState, start time.Time, c *model.Chunk) *run.RunContent {
+	if d.wall == 0 {
+		d.base = st.base()
+		d.base.Event = (&run.RunContent{EventBase: d.base}).Kind()
+		d.wall = start.UnixNano()
+	}
+	if len(d.block) == 0 {
+		d.block = make([]run.RunContent, deltaBlocks[d.grown])
+		d.grown = min(d.grown+1, len(deltaBlocks)-1)
+	}
+	e := &d.block[0]
+	d.block = d.block[1:]
+	e.EventBase = d.base
+	// The second run.Now would give, without a wall-clock read per token.
+	e.CreatedAt = (d.wall + int64(time.Since(start))) / int64(time.Second)
+	e.Content, e.ContentType, e.ReasoningContent = c.Content, "str", c.ReasoningContent
+	return e
 }
 
 // call is one tool call of an assistant turn.

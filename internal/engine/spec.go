@@ -22,44 +22,33 @@ import (
 	"github.com/agno-go/agno/tool"
 )
 
-// Spec is the immutable description of an agent or a team leader.
+// Spec is the immutable description of an agent or a team leader. Its
+// flags sit together at the end: the struct is one allocation per agent,
+// and scattered bools would pad it.
 type Spec struct {
-	// Team switches events to their Team* names and runs to team runs.
-	Team bool
 	ID   string
 	Name string
 
 	Model     model.Model
 	Fallbacks Fallbacks
 
-	// System message.
-	SystemMessage      string
-	SystemMessageFunc  func(ctx context.Context, rc *run.Context) (string, error)
-	SystemMessageRole  model.Role
-	NoContext          bool // agno's build_context=False
-	Description        string
-	Role               string
-	Instructions       []string
-	InstructionsFunc   func(ctx context.Context, rc *run.Context) ([]string, error)
-	UseInstructionTags bool
-	Markdown           bool
-	AddNameToContext   bool
-	AddDatetime        bool
-	Timezone           *time.Location
-	ExpectedOutput     string
-	AdditionalContext  string
+	// System message (flags: NoContext … AddSessionSummary below).
+	SystemMessage     string
+	SystemMessageFunc func(ctx context.Context, rc *run.Context) (string, error)
+	SystemMessageRole model.Role
+	Description       string
+	Role              string
+	Instructions      []string
+	InstructionsFunc  func(ctx context.Context, rc *run.Context) ([]string, error)
+	Timezone          *time.Location
+	ExpectedOutput    string
+	AdditionalContext string
 	// TeamContext opens a team leader's system message (roster and
 	// how-to-respond); team prompts follow agno's team order.
 	TeamContext func(rc *run.Context) string
 	// Iterations wraps the model loop in an outer loop (tasks mode).
-	Iterations *Iterations
-	// NoResolveInContext turns off {var} substitution.
-	NoResolveInContext       bool
-	AddSessionStateToContext bool
-	// AddSessionSummary puts the stored session summary in the system
-	// message.
-	AddSessionSummary bool
-	AdditionalInput   []model.Message
+	Iterations      *Iterations
+	AdditionalInput []model.Message
 
 	// Tools.
 	Tools         []tool.Provider
@@ -68,57 +57,79 @@ type Spec struct {
 	ToolChoice    *model.ToolChoice
 
 	// Sessions and state.
-	Store                 storage.Store
-	Canceller             run.Canceller
-	SessionState          map[string]any
-	OverwriteSessionState bool
-	Dependencies          map[string]any
-	Metadata              map[string]any
-	AddHistory            bool
-	NumHistoryRuns        int
-	NumHistoryMessages    int
-	StoreEvents           bool
-	EventsToSkip          []string
-	StoreHistoryMessages  bool
-	NoStoreToolMessages   bool
+	Store              storage.Store
+	Canceller          run.Canceller
+	SessionState       map[string]any
+	Dependencies       map[string]any
+	Metadata           map[string]any
+	NumHistoryRuns     int
+	NumHistoryMessages int
+	EventsToSkip       []string
 
 	// Structured output.
 	OutputSchema *OutputSchema
-	UseJSONMode  bool
-	NoParse      bool
 
 	PreHooks  []PreHook
 	PostHooks []PostHook
 
 	// Memory: user memories (automatic extraction or the agentic tool) and
 	// session summaries.
-	Memory               *memory.Manager
-	AutomaticMemory      bool // agno's update_memory_on_run
-	AgenticMemory        bool
-	AddMemoriesToContext bool
-	Summaries            *memory.SummaryManager
+	Memory    *memory.Manager
+	Summaries *memory.SummaryManager
 
 	// Knowledge is the knowledge base and how the run uses it.
 	Knowledge KnowledgeSettings
 
-	Retries            int
-	RetryDelay         time.Duration
-	ExponentialBackoff bool
+	Retries    int
+	RetryDelay time.Duration
 
 	// ContinueMember resolves requirements that belong to team members:
 	// it continues each member's run where it paused.
 	ContinueMember func(ctx context.Context, mc *MemberContinuation) (*MemberResult, error)
-	// StoreMemberResponses keeps member outputs in the stored team run.
-	StoreMemberResponses bool
 
 	Logger *slog.Logger
+
+	// Team switches events to their Team* names and runs to team runs.
+	Team bool
+
+	// System message flags.
+	NoContext          bool // agno's build_context=False
+	UseInstructionTags bool
+	Markdown           bool
+	AddNameToContext   bool
+	AddDatetime        bool
+	// NoResolveInContext turns off {var} substitution.
+	NoResolveInContext       bool
+	AddSessionStateToContext bool
+	// AddSessionSummary puts the stored session summary in the system
+	// message.
+	AddSessionSummary bool
+
+	// Session flags.
+	OverwriteSessionState bool
+	AddHistory            bool
+	StoreEvents           bool
+	StoreHistoryMessages  bool
+	NoStoreToolMessages   bool
+
+	// Structured output flags.
+	UseJSONMode bool
+	NoParse     bool
+
+	// Memory flags.
+	AutomaticMemory      bool // agno's update_memory_on_run
+	AgenticMemory        bool
+	AddMemoriesToContext bool
+
+	ExponentialBackoff bool
+	// StoreMemberResponses keeps member outputs in the stored team run.
+	StoreMemberResponses bool
 
 	// Resolved at Prepare.
 	static     []*tool.Function
 	staticDefs []model.ToolDefinition
 	dynamic    []tool.Provider
 	toolInstr  []string
-	skip       []string
 }
 
 // canceller is where runs register their cancel: the spec's own, else
@@ -242,19 +253,36 @@ func (s *Spec) Prepare() error {
 	if s.NumHistoryRuns == 0 && s.NumHistoryMessages == 0 {
 		s.NumHistoryRuns = 3
 	}
-	s.skip = s.EventsToSkip
-	if s.skip == nil {
-		s.skip = defaultSkip
-	}
+	// Tools stays as given; the memory and knowledge tools go after it.
+	tools := s.Tools
 	if s.AgenticMemory && s.Memory != nil {
-		s.Tools = append(append([]tool.Provider(nil), s.Tools...), s.Memory.Tool())
+		tools = append(append([]tool.Provider(nil), tools...), s.Memory.Tool())
 	}
-	if err := s.prepareKnowledge(); err != nil {
+	if err := s.prepareKnowledge(&tools); err != nil {
 		return err
 	}
-	for _, p := range s.Tools {
+	// A lone *tool.Function (the common case) lends the agent its shared,
+	// precomputed set and definition instead of a copy per agent.
+	var lent []model.ToolDefinition
+	for _, p := range tools {
 		if _, ok := p.(tool.Connector); ok {
 			s.dynamic = append(s.dynamic, p)
+			continue
+		}
+		if f, ok := p.(*tool.Function); ok {
+			fns, defs, err := f.Prepared()
+			if err != nil {
+				return err
+			}
+			switch {
+			case s.static == nil:
+				s.static, lent = fns, defs // len == cap: a later append copies
+			case s.hasStatic(f.Name):
+				continue // first wins, as in agno
+			default:
+				s.static = append(s.static, f)
+			}
+			s.addInstructions(f)
 			continue
 		}
 		fns, err := p.Functions(context.Background())
@@ -269,9 +297,7 @@ func (s *Spec) Prepare() error {
 				continue // first wins, as in agno
 			}
 			s.static = append(s.static, f)
-			if f.AddInstructions && f.Instructions != "" {
-				s.toolInstr = append(s.toolInstr, f.Instructions)
-			}
+			s.addInstructions(f)
 		}
 		if tk, ok := p.(interface{ Instructions() string }); ok {
 			if in := tk.Instructions(); in != "" {
@@ -279,7 +305,11 @@ func (s *Spec) Prepare() error {
 			}
 		}
 	}
-	s.staticDefs = definitions(s.static)
+	if len(s.static) == 1 && lent != nil {
+		s.staticDefs = lent
+	} else {
+		s.staticDefs = definitions(s.static)
+	}
 	return nil
 }
 
@@ -289,12 +319,22 @@ var defaultSkip = []string{"RunContent"}
 
 // skips reports whether an event kind is kept out of storage.
 func (s *Spec) skips(kind string) bool {
-	for _, k := range s.skip {
+	skip := s.EventsToSkip
+	if skip == nil {
+		skip = defaultSkip
+	}
+	for _, k := range skip {
 		if k == kind || (len(kind) > 4 && kind[:4] == "Team" && k == kind[4:]) {
 			return true
 		}
 	}
 	return false
+}
+
+func (s *Spec) addInstructions(f *tool.Function) {
+	if f.AddInstructions && f.Instructions != "" {
+		s.toolInstr = append(s.toolInstr, f.Instructions)
+	}
 }
 
 func (s *Spec) hasStatic(name string) bool {

@@ -51,10 +51,15 @@ type Fake struct {
 	ModelID      string
 	ProviderName string
 	Structured   bool
+	// NoRecord keeps no copy of the requests (Requests returns nil; Calls
+	// still counts), so a benchmark measures the framework, not the fake.
+	// Set it before the first request.
+	NoRecord bool
 
 	mu        sync.Mutex
 	script    []Response
 	next      int
+	calls     int
 	responder Responder
 	requests  []*model.Request
 }
@@ -86,14 +91,17 @@ func (f *Fake) Requests() []*model.Request {
 func (f *Fake) Calls() int {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return len(f.requests)
+	return f.calls
 }
 
 func (f *Fake) pick(req *model.Request) Response {
 	f.mu.Lock()
-	cp := *req
-	cp.Messages = append([]model.Message(nil), req.Messages...)
-	f.requests = append(f.requests, &cp)
+	f.calls++
+	if !f.NoRecord {
+		cp := *req
+		cp.Messages = append([]model.Message(nil), req.Messages...)
+		f.requests = append(f.requests, &cp)
+	}
 	if f.responder != nil {
 		fn := f.responder
 		f.mu.Unlock()
