@@ -3,7 +3,8 @@ package agentos
 import (
 	"cmp"
 	"fmt"
-	"html/template"
+	"html"
+	"io"
 	"net/http"
 	"regexp"
 	"slices"
@@ -212,13 +213,13 @@ func (o *OS) docsRoutes(mux routeMux) {
 	})
 	mux.HandleFunc("GET /docs", func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		if err := docsPage.Execute(w, o.docsPageData(registered())); err != nil {
+		if _, err := io.WriteString(w, o.docsPage(registered())); err != nil {
 			o.log.Warn("could not render /docs", "error", err)
 		}
 	})
 	mux.HandleFunc("GET /redoc", func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		if err := redocPage.Execute(w, o.cfg.Name); err != nil {
+		if _, err := io.WriteString(w, strings.Replace(redocPage, "{{title}}", html.EscapeString(o.cfg.Name), 1)); err != nil {
 			o.log.Warn("could not render /redoc", "error", err)
 		}
 	})
@@ -227,10 +228,10 @@ func (o *OS) docsRoutes(mux routeMux) {
 // redocPage is FastAPI's get_redoc_html: the page is served locally and
 // the browser loads ReDoc's script; without it, the noscript text points
 // to /docs, which needs no script.
-var redocPage = template.Must(template.New("redoc").Parse(`<!DOCTYPE html>
+var redocPage = `<!DOCTYPE html>
 <html>
 <head>
-<title>{{.}} - ReDoc</title>
+<title>{{title}} - ReDoc</title>
 <meta charset="utf-8"/>
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <link href="https://fonts.googleapis.com/css?family=Montserrat:300,400,700|Roboto:300,400,700" rel="stylesheet">
@@ -245,7 +246,7 @@ body { margin: 0; padding: 0; }
 <script src="https://cdn.jsdelivr.net/npm/redoc@2/bundles/redoc.standalone.js"> </script>
 </body>
 </html>
-`))
+`
 
 // registeredRoutes keeps the documented routes mux serves under exactly
 // their pattern.
@@ -503,8 +504,12 @@ var openAPIComponents = map[string]any{
 	},
 }
 
-// docsPageData groups routes by tag for the /docs page.
-func (o *OS) docsPageData(routes []apiRoute) map[string]any {
+// docsPage renders the /docs page. It is written by hand, not with
+// html/template: text/template's executor calls reflect's MethodByName,
+// which makes the linker keep every exported method of every type in
+// the binary (the SDKs' generated types above all): about 30 MB of binary
+// and 8 MB of resident pages.
+func (o *OS) docsPage(routes []apiRoute) string {
 	type group struct {
 		Tag    string
 		Routes []apiRoute
@@ -521,26 +526,121 @@ func (o *OS) docsPageData(routes []apiRoute) map[string]any {
 		g.Routes = append(g.Routes, rt)
 	}
 	sort.Slice(groups, func(i, j int) bool { return groups[i].Tag < groups[j].Tag })
-	return map[string]any{"Title": o.cfg.Name, "Version": o.cfg.Version, "Description": o.cfg.Description, "Groups": groups}
+
+	var b strings.Builder
+	esc := func(parts ...string) {
+		for _, p := range parts {
+			b.WriteString(html.EscapeString(p))
+		}
+	}
+	raw := func(parts ...string) {
+		for _, p := range parts {
+			b.WriteString(p)
+		}
+	}
+	raw(docsHead[0])
+	esc(o.cfg.Name)
+	raw(docsHead[1])
+	esc(o.cfg.Name)
+	raw(docsHead[2])
+	esc(o.cfg.Version)
+	raw(docsHead[3])
+	if o.cfg.Description != "" {
+		raw("<p>")
+		esc(o.cfg.Description)
+		raw("</p>")
+	}
+	raw("\n")
+	for _, g := range groups {
+		raw("<h2>")
+		esc(g.Tag)
+		raw("</h2>\n")
+		for _, rt := range g.Routes {
+			method, path := rt.method(), openAPIPath(rt.path())
+			raw(`<details id="`)
+			esc(strings.ToLower(method), "-", path)
+			raw("\">\n<summary><span class=\"m ")
+			esc(strings.ToLower(method))
+			raw(`">`)
+			esc(method)
+			raw("</span><code>")
+			esc(path)
+			raw("</code> — ")
+			esc(rt.Summary)
+			if rt.open() {
+				raw(` <em class="muted">open</em>`)
+			}
+			raw("</summary>\n")
+			if rt.Desc != "" {
+				raw("<p>")
+				esc(rt.Desc)
+				raw("</p>")
+			}
+			raw("\n")
+			for _, ps := range []struct {
+				title  string
+				params []apiParam
+			}{{"Query parameters", rt.Query}, {"Form fields (multipart/form-data or x-www-form-urlencoded)", rt.Form}, {"JSON body", rt.JSON}} {
+				if len(ps.params) > 0 {
+					raw("<p>", ps.title, "</p>")
+					writeDocsParams(&b, ps.params)
+				}
+				raw("\n")
+			}
+			raw("<p>Answers: ")
+			esc(rt.Result)
+			if rt.Stream {
+				raw(" (Server-Sent Events when streaming)")
+			}
+			raw("</p>\n</details>\n")
+		}
+	}
+	raw("\n</body>\n</html>\n")
+	return b.String()
 }
 
-var docsPage = template.Must(template.New("docs").Funcs(template.FuncMap{
-	"path":   func(rt apiRoute) string { return openAPIPath(rt.path()) },
-	"method": func(rt apiRoute) string { return rt.method() },
-	"lower":  strings.ToLower,
-	"open":   func(rt apiRoute) bool { return rt.open() },
-	"dflt": func(v any) string {
-		if v == nil {
-			return ""
+func writeDocsParams(b *strings.Builder, params []apiParam) {
+	esc := func(s string) { b.WriteString(html.EscapeString(s)) }
+	b.WriteString("<table><tr><th>name</th><th>type</th><th>description</th></tr>\n")
+	for _, p := range params {
+		b.WriteString("<tr><td><code>")
+		esc(p.Name)
+		b.WriteString("</code>")
+		if p.Required {
+			b.WriteString(" *")
 		}
-		return fmt.Sprintf(" = %v", v)
-	},
-}).Parse(`<!doctype html>
+		b.WriteString("</td><td>")
+		esc(p.Type)
+		if p.Default != nil {
+			esc(fmt.Sprintf(" = %v", p.Default))
+		}
+		b.WriteString("</td><td>")
+		esc(p.Desc)
+		if len(p.Enum) > 0 {
+			b.WriteString(" (")
+			for i, e := range p.Enum {
+				if i > 0 {
+					b.WriteString(", ")
+				}
+				b.WriteString("<code>")
+				esc(e)
+				b.WriteString("</code>")
+			}
+			b.WriteString(")")
+		}
+		b.WriteString("</td></tr>\n")
+	}
+	b.WriteString("</table>")
+}
+
+// docsHead is the page up to the routes, split where the title, the
+// title again and the version go.
+var docsHead = [4]string{`<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>{{.Title}} — API</title>
+<title>`, ` — API</title>
 <style>
 body{font:15px/1.5 system-ui,sans-serif;margin:0 auto;max-width:960px;padding:1.5rem;color:#1c1c1c}
 h1{margin-bottom:.2rem}h2{border-bottom:1px solid #ddd;margin-top:2rem}
@@ -553,22 +653,7 @@ table{border-collapse:collapse;margin:.4rem 0}td,th{border:1px solid #e3e3e3;pad
 </style>
 </head>
 <body>
-<h1>{{.Title}}</h1>
-<p class="muted">Version {{.Version}}. Machine-readable: <a href="/openapi.json"><code>/openapi.json</code></a> (OpenAPI 3.1).
+<h1>`, `</h1>
+<p class="muted">Version `, `. Machine-readable: <a href="/openapi.json"><code>/openapi.json</code></a> (OpenAPI 3.1).
 Routes marked <em>open</em> need no bearer token; the others need <code>Authorization: Bearer &lt;OS_SECURITY_KEY&gt;</code> when a key is set.</p>
-{{with .Description}}<p>{{.}}</p>{{end}}
-{{range .Groups}}<h2>{{.Tag}}</h2>
-{{range .Routes}}<details id="{{lower (method .)}}-{{path .}}">
-<summary><span class="m {{lower (method .)}}">{{method .}}</span><code>{{path .}}</code> — {{.Summary}}{{if open .}} <em class="muted">open</em>{{end}}</summary>
-{{with .Desc}}<p>{{.}}</p>{{end}}
-{{with .Query}}<p>Query parameters</p>{{template "params" .}}{{end}}
-{{with .Form}}<p>Form fields (multipart/form-data or x-www-form-urlencoded)</p>{{template "params" .}}{{end}}
-{{with .JSON}}<p>JSON body</p>{{template "params" .}}{{end}}
-<p>Answers: {{.Result}}{{if .Stream}} (Server-Sent Events when streaming){{end}}</p>
-</details>
-{{end}}{{end}}
-</body>
-</html>
-{{define "params"}}<table><tr><th>name</th><th>type</th><th>description</th></tr>
-{{range .}}<tr><td><code>{{.Name}}</code>{{if .Required}} *{{end}}</td><td>{{.Type}}{{dflt .Default}}</td><td>{{.Desc}}{{with .Enum}} ({{range $i, $e := .}}{{if $i}}, {{end}}<code>{{$e}}</code>{{end}}){{end}}</td></tr>
-{{end}}</table>{{end}}`))
+`}
