@@ -12,8 +12,6 @@ import (
 	"github.com/agno-go/agno/agent"
 	"github.com/agno-go/agno/eval"
 	"github.com/agno-go/agno/model"
-	"github.com/agno-go/agno/model/anthropic"
-	"github.com/agno-go/agno/model/openai"
 	"github.com/agno-go/agno/team"
 )
 
@@ -431,19 +429,8 @@ func (o *OS) evalTargetFor(in *evalRunInput) (*evalTarget, error) {
 // the provider's API key variable.
 func (o *OS) evalModel(provider, id string) (model.Model, error) {
 	provider, id = strings.ToLower(strings.TrimSpace(provider)), strings.ToLower(strings.TrimSpace(id))
-	for _, m := range o.models() {
-		if info := m.Info(); strings.EqualFold(info.Provider, provider) && strings.EqualFold(info.ID, id) {
-			return m, nil
-		}
-	}
-	var m model.Model
-	var err error
-	switch provider {
-	case "openai":
-		m, err = openai.New(openai.Config{ID: id})
-	case "anthropic":
-		m, err = anthropic.New(anthropic.Config{ID: id})
-	default:
+	m, err := o.namedModel(provider, id)
+	if errors.Is(err, errUnknownProvider) {
 		return nil, errStatus(http.StatusBadRequest, "Model provider '%s' is not supported here: set model_provider and model_id to a model this AgentOS serves (GET /models), or to an openai or anthropic model", provider)
 	}
 	if err != nil {

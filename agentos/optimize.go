@@ -2,6 +2,7 @@ package agentos
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"slices"
@@ -111,19 +112,8 @@ func (o *OS) optimizeModel(spec string) (model.Model, error) {
 	if !ok || provider == "" || id == "" {
 		return nil, errStatus(http.StatusBadRequest, "Invalid model string format: '%s'. Model strings should be in format '<provider>:<model_id>' e.g. 'openai:gpt-4o'", spec)
 	}
-	for _, m := range o.registry().Models() {
-		if info := m.Info(); strings.EqualFold(info.Provider, provider) && info.ID == id {
-			return m, nil
-		}
-	}
-	var m model.Model
-	var err error
-	switch provider {
-	case "openai":
-		m, err = openai.New(openai.Config{ID: id})
-	case "anthropic":
-		m, err = anthropic.New(anthropic.Config{ID: id})
-	default:
+	m, err := o.namedModel(provider, id)
+	if errors.Is(err, errUnknownProvider) {
 		return nil, errStatus(http.StatusBadRequest, "Model provider '%s' is not supported here: use openai or anthropic, or a model this AgentOS serves", provider)
 	}
 	if err != nil {
@@ -136,6 +126,27 @@ func (o *OS) optimizeModel(spec string) (model.Model, error) {
 		return nil, errStatus(status, "Failed to optimize memories: model '%s' cannot be used: %v; %s", spec, err, fix)
 	}
 	return m, nil
+}
+
+// errUnknownProvider is a provider namedModel cannot build a model of.
+var errUnknownProvider = errors.New("unknown model provider")
+
+// namedModel is agno's get_model("provider:id"): a model this AgentOS
+// serves (its endpoint and key are the configured ones), else an OpenAI
+// or Anthropic model built from the provider's API key variable.
+func (o *OS) namedModel(provider, id string) (model.Model, error) {
+	for _, m := range o.registry().Models() {
+		if info := m.Info(); strings.EqualFold(info.Provider, provider) && strings.EqualFold(info.ID, id) {
+			return m, nil
+		}
+	}
+	switch strings.ToLower(provider) {
+	case "openai":
+		return openai.New(openai.Config{ID: id})
+	case "anthropic":
+		return anthropic.New(anthropic.Config{ID: id})
+	}
+	return nil, errUnknownProvider
 }
 
 // summarizeMemories is agno's SummarizeStrategy.optimize: every memory's

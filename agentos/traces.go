@@ -566,6 +566,28 @@ func traceTime(q url.Values, name string) (time.Time, error) {
 
 // traceQuery reads the filters shared by GET /traces and GET
 // /trace_session_stats; an isolated caller sees its own traces only.
+// traceListing reads what GET /traces and /trace_session_stats share:
+// the store, the page (from minPage) and the filters; ok false once it
+// answered an error.
+func (o *OS) traceListing(w http.ResponseWriter, r *http.Request, minPage int, withRun bool) (*tracestore.Store, tracestore.Query, bool) {
+	store, err := o.traceStore(r)
+	if err != nil {
+		fail(w, err)
+		return nil, tracestore.Query{}, false
+	}
+	page, limit, ok := tracePage(w, r, minPage)
+	if !ok {
+		return nil, tracestore.Query{}, false
+	}
+	q, err := traceQuery(r, withRun)
+	if err != nil {
+		fail(w, err)
+		return nil, tracestore.Query{}, false
+	}
+	q.Page, q.Limit = page, limit
+	return store, q, true
+}
+
 func traceQuery(r *http.Request, withRun bool) (tracestore.Query, error) {
 	q := r.URL.Query()
 	tq := tracestore.Query{UserID: q.Get("user_id"), AgentID: q.Get("agent_id"), TeamID: q.Get("team_id"), WorkflowID: q.Get("workflow_id")}
@@ -617,28 +639,13 @@ func traceSummaries(ctx context.Context, store *tracestore.Store, traces []*trac
 	return out, nil
 }
 
-func tracePageOut(data any, page, limit, total int, start time.Time) PaginatedResponse {
-	return paginatedResponse(data, page, limit, total, time.Since(start))
-}
-
 // handleTraces is GET /traces.
 func (o *OS) handleTraces(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
-	store, err := o.traceStore(r)
-	if err != nil {
-		fail(w, err)
-		return
-	}
-	page, limit, ok := tracePage(w, r, 0)
+	store, q, ok := o.traceListing(w, r, 0, true)
 	if !ok {
 		return
 	}
-	q, err := traceQuery(r, true)
-	if err != nil {
-		fail(w, err)
-		return
-	}
-	q.Page, q.Limit = page, limit
 	traces, total, err := store.Traces(r.Context(), q)
 	if err != nil {
 		writeError(w, http.StatusInternalServerError, "Error retrieving traces: "+err.Error())
@@ -649,7 +656,7 @@ func (o *OS) handleTraces(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusInternalServerError, "Error retrieving traces: "+err.Error())
 		return
 	}
-	writeJSON(w, http.StatusOK, tracePageOut(data, page, limit, total, start))
+	writeJSON(w, http.StatusOK, paginatedResponse(data, q.Page, q.Limit, total, time.Since(start)))
 }
 
 // handleTraceFilterSchema is GET /traces/filter-schema.
@@ -706,21 +713,10 @@ func (o *OS) handleTrace(w http.ResponseWriter, r *http.Request) {
 // handleTraceSessionStats is GET /trace_session_stats.
 func (o *OS) handleTraceSessionStats(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
-	store, err := o.traceStore(r)
-	if err != nil {
-		fail(w, err)
-		return
-	}
-	page, limit, ok := tracePage(w, r, 1)
+	store, q, ok := o.traceListing(w, r, 1, false)
 	if !ok {
 		return
 	}
-	q, err := traceQuery(r, false)
-	if err != nil {
-		fail(w, err)
-		return
-	}
-	q.Page, q.Limit = page, limit
 	stats, total, err := store.SessionStats(r.Context(), q)
 	if err != nil {
 		writeError(w, http.StatusInternalServerError, "Error retrieving statistics: "+err.Error())
@@ -730,7 +726,7 @@ func (o *OS) handleTraceSessionStats(w http.ResponseWriter, r *http.Request) {
 	for _, st := range stats {
 		data = append(data, statsOut(st))
 	}
-	writeJSON(w, http.StatusOK, tracePageOut(data, page, limit, total, start))
+	writeJSON(w, http.StatusOK, paginatedResponse(data, q.Page, q.Limit, total, time.Since(start)))
 }
 
 // bodyInt reads an integer field of a JSON body as pydantic's lax mode
@@ -825,7 +821,7 @@ func (o *OS) handleTraceSearch(w http.ResponseWriter, r *http.Request) {
 		for _, st := range stats {
 			data = append(data, statsOut(st))
 		}
-		writeJSON(w, http.StatusOK, tracePageOut(data, page, limit, total, start))
+		writeJSON(w, http.StatusOK, paginatedResponse(data, q.Page, q.Limit, total, time.Since(start)))
 		return
 	}
 	traces, total, err := store.Traces(ctx, q)
@@ -842,7 +838,7 @@ func (o *OS) handleTraceSearch(w http.ResponseWriter, r *http.Request) {
 		}
 		data = append(data, traceDetail(t, spans))
 	}
-	writeJSON(w, http.StatusOK, tracePageOut(data, page, limit, total, start))
+	writeJSON(w, http.StatusOK, paginatedResponse(data, q.Page, q.Limit, total, time.Since(start)))
 }
 
 func searchFailed(w http.ResponseWriter, err error) {
