@@ -15,126 +15,20 @@ import (
 	"errors"
 	"fmt"
 	"iter"
-	"log/slog"
 	"reflect"
 	"strings"
-	"time"
 	"unicode/utf8"
 
 	"github.com/agno-go/agno/internal/engine"
-	"github.com/agno-go/agno/knowledge/filter"
-	"github.com/agno-go/agno/memory"
-	"github.com/agno-go/agno/model"
 	"github.com/agno-go/agno/run"
-	"github.com/agno-go/agno/storage"
 	"github.com/agno-go/agno/tool"
 )
 
 // Config configures an Agent. Field names follow agno's Agent; defaults are
-// agno's unless noted.
-type Config struct {
-	ID          string // default: Name lower-cased, spaces/underscores → "-"; else a UUID
-	Name        string
-	Description string
-	// Role is used when the agent is a team member.
-	Role string
-
-	Model model.Model
-	// FallbackModels are tried, in order, when Model fails with a
-	// non-client error; Fallbacks gives per-failure lists instead.
-	FallbackModels []model.Model
-	Fallbacks      *Fallbacks
-
-	Instructions       []string
-	InstructionsFunc   func(ctx context.Context, rc *run.Context) ([]string, error)
-	SystemMessage      string
-	SystemMessageFunc  func(ctx context.Context, rc *run.Context) (string, error)
-	SystemMessageRole  model.Role
-	BuildContext       *bool // default true
-	ResolveInContext   *bool // default true: {var} from session state, dependencies, metadata
-	UseInstructionTags bool
-	Markdown           bool
-	AddNameToContext   bool
-	AddDatetime        bool
-	Timezone           *time.Location
-	ExpectedOutput     string
-	AdditionalContext  string
-	AdditionalInput    []model.Message
-
-	Tools         []tool.Provider
-	ToolHooks     []tool.Hook
-	ToolCallLimit int
-	ToolChoice    *model.ToolChoice
-
-	// Store keeps sessions, runs and events (agno's db). Without it runs
-	// are not persisted and a paused run can only be continued from its
-	// returned output.
-	Store                    storage.Store
-	SessionState             map[string]any
-	OverwriteDBSessionState  bool
-	AddSessionStateToContext bool
-	Dependencies             map[string]any
-	Metadata                 map[string]any
-	AddHistoryToContext      bool
-	NumHistoryRuns           int // default 3 when neither limit is set
-	NumHistoryMessages       int
-	StoreEvents              bool
-	EventsToSkip             []string // default ["RunContent"]
-	StoreHistoryMessages     bool
-	StoreToolMessages        *bool // default true
-	AddSessionSummary        bool
-
-	// User memories (agno's memory_manager, enable_user_memories /
-	// update_memory_on_run, enable_agentic_memory) and session summaries.
-	// Without a MemoryManager one is made from Model and Store.
-	MemoryManager              *memory.Manager
-	EnableUserMemories         bool
-	EnableAgenticMemory        bool
-	AddMemoriesToContext       *bool // default: on when a memory feature is on
-	EnableSessionSummaries     bool
-	SessionSummaryManager      *memory.SummaryManager
-	AddSessionSummaryToContext *bool // default: on with session summaries
-
-	// Knowledge is the agent's knowledge base (agno's knowledge); a
-	// *knowledge.Knowledge, or any Knowledge such as a custom retriever.
-	// By default the agent searches it with the search_knowledge_base tool
-	// (agentic RAG) and the system message says so.
-	Knowledge Knowledge
-	// KnowledgeFilters apply to every search; a run's knowledge_filters
-	// are merged over them.
-	KnowledgeFilters filter.Filters
-	// SearchKnowledge adds the search_knowledge_base tool (default true
-	// with Knowledge).
-	SearchKnowledge *bool
-	// AddSearchKnowledgeInstructions puts the knowledge base snippet in
-	// the system message (default true).
-	AddSearchKnowledgeInstructions *bool
-	// EnableAgenticKnowledgeFilters lets the model choose metadata filters
-	// (the tool takes a filters argument; the system message lists the
-	// valid keys).
-	EnableAgenticKnowledgeFilters bool
-	// AddKnowledgeToContext retrieves references for each user message and
-	// appends them to it (classic RAG).
-	AddKnowledgeToContext bool
-
-	OutputSchema  *OutputSchema
-	UseJSONMode   bool
-	ParseResponse *bool // default true
-
-	PreHooks  []PreHook
-	PostHooks []PostHook
-
-	Retries             int
-	DelayBetweenRetries time.Duration // default 1s
-	ExponentialBackoff  bool
-
-	// StreamEvents is the default for RunStream (run.WithStreamEvents
-	// overrides it).
-	StreamEvents bool
-
-	Canceller run.Canceller
-	Logger    *slog.Logger
-}
+// agno's unless noted. The toml tags are the keys of an agent file
+// (agents/<id>.toml): a file decodes onto this same struct, and the
+// engine runs it as validated, without a copy per field.
+type Config = engine.AgentConfig
 
 // Knowledge is what an agent searches (agno's KnowledgeProtocol):
 // *knowledge.Knowledge implements it.
@@ -157,31 +51,7 @@ type (
 
 // Agent is a configured agent; safe for concurrent use.
 type Agent struct {
-	spec engine.Spec // one allocation with the agent
-	// cfg keeps what the spec does not hold as given; Config rebuilds the
-	// rest from the spec rather than keep a second copy of every field.
-	cfg given
-}
-
-// given is the part of Config the spec holds derived, defaulted or not at
-// all.
-type given struct {
-	ID, Name string // also the spec's; trace.go reads them here
-	// Fallbacks is set only with Config.Fallbacks (rare): otherwise
-	// FallbackModels is the spec's OnError list.
-	Fallbacks *givenFallbacks
-	BuildContext, ResolveInContext, StoreToolMessages, ParseResponse,
-	AddMemoriesToContext, AddSessionSummaryToContext,
-	SearchKnowledge, AddSearchKnowledgeInstructions *bool
-	NumHistoryRuns, NumHistoryMessages                      int
-	AddSessionSummary, EnableSessionSummaries, StreamEvents bool
-	// The spec's role and logger are defaults New filled in.
-	defaultRole, defaultLogger bool
-}
-
-type givenFallbacks struct {
-	Fallbacks      *Fallbacks
-	FallbackModels []model.Model
+	spec engine.Spec // the validated Config and what the engine derives from it: one allocation
 }
 
 // New validates cfg and returns the agent. Static tools are resolved and
@@ -199,122 +69,11 @@ func New(cfg Config) (*Agent, error) {
 	if cfg.ID == "" {
 		cfg.ID = DefaultID(cfg.Name)
 	}
-	a := &Agent{cfg: given{
-		ID: cfg.ID, Name: cfg.Name, defaultRole: cfg.SystemMessageRole == "", defaultLogger: cfg.Logger == nil,
-		BuildContext: cfg.BuildContext, ResolveInContext: cfg.ResolveInContext, StoreToolMessages: cfg.StoreToolMessages,
-		ParseResponse: cfg.ParseResponse, AddMemoriesToContext: cfg.AddMemoriesToContext,
-		AddSessionSummaryToContext: cfg.AddSessionSummaryToContext, SearchKnowledge: cfg.SearchKnowledge,
-		AddSearchKnowledgeInstructions: cfg.AddSearchKnowledgeInstructions,
-		NumHistoryRuns:                 cfg.NumHistoryRuns, NumHistoryMessages: cfg.NumHistoryMessages,
-		AddSessionSummary: cfg.AddSessionSummary, EnableSessionSummaries: cfg.EnableSessionSummaries, StreamEvents: cfg.StreamEvents,
-	}}
-	a.spec = engine.Spec{
-		ID:                       cfg.ID,
-		Name:                     cfg.Name,
-		Model:                    cfg.Model,
-		SystemMessage:            cfg.SystemMessage,
-		SystemMessageFunc:        cfg.SystemMessageFunc,
-		SystemMessageRole:        cfg.SystemMessageRole,
-		NoContext:                isFalse(cfg.BuildContext),
-		Description:              cfg.Description,
-		Role:                     cfg.Role,
-		Instructions:             cfg.Instructions,
-		InstructionsFunc:         cfg.InstructionsFunc,
-		UseInstructionTags:       cfg.UseInstructionTags,
-		Markdown:                 cfg.Markdown,
-		AddNameToContext:         cfg.AddNameToContext,
-		AddDatetime:              cfg.AddDatetime,
-		Timezone:                 cfg.Timezone,
-		ExpectedOutput:           cfg.ExpectedOutput,
-		AdditionalContext:        cfg.AdditionalContext,
-		NoResolveInContext:       isFalse(cfg.ResolveInContext),
-		AddSessionStateToContext: cfg.AddSessionStateToContext,
-		AddSessionSummary:        cfg.AddSessionSummary || (cfg.EnableSessionSummaries && !isFalse(cfg.AddSessionSummaryToContext)),
-		AdditionalInput:          cfg.AdditionalInput,
-		Tools:                    cfg.Tools,
-		ToolHooks:                cfg.ToolHooks,
-		ToolCallLimit:            cfg.ToolCallLimit,
-		ToolChoice:               cfg.ToolChoice,
-		Store:                    cfg.Store,
-		Canceller:                cfg.Canceller,
-		SessionState:             cfg.SessionState,
-		OverwriteSessionState:    cfg.OverwriteDBSessionState,
-		Dependencies:             cfg.Dependencies,
-		Metadata:                 cfg.Metadata,
-		AddHistory:               cfg.AddHistoryToContext,
-		NumHistoryRuns:           cfg.NumHistoryRuns,
-		NumHistoryMessages:       cfg.NumHistoryMessages,
-		StoreEvents:              cfg.StoreEvents,
-		EventsToSkip:             cfg.EventsToSkip,
-		StoreHistoryMessages:     cfg.StoreHistoryMessages,
-		NoStoreToolMessages:      isFalse(cfg.StoreToolMessages),
-		Knowledge: engine.NewKnowledgeSettings(cfg.Knowledge, cfg.KnowledgeFilters, cfg.SearchKnowledge,
-			cfg.AddSearchKnowledgeInstructions, cfg.EnableAgenticKnowledgeFilters, cfg.AddKnowledgeToContext),
-		OutputSchema:       cfg.OutputSchema,
-		UseJSONMode:        cfg.UseJSONMode,
-		NoParse:            isFalse(cfg.ParseResponse),
-		PreHooks:           cfg.PreHooks,
-		PostHooks:          cfg.PostHooks,
-		Retries:            cfg.Retries,
-		RetryDelay:         cfg.DelayBetweenRetries,
-		ExponentialBackoff: cfg.ExponentialBackoff,
-		Logger:             cfg.Logger,
-	}
-	spec := &a.spec
-	if cfg.Fallbacks != nil {
-		spec.Fallbacks = *cfg.Fallbacks
-		a.cfg.Fallbacks = &givenFallbacks{cfg.Fallbacks, cfg.FallbackModels}
-	} else {
-		spec.Fallbacks.OnError = cfg.FallbackModels
-	}
-	if err := setupMemory(&cfg, spec); err != nil {
-		return nil, fmt.Errorf("agent %q: %w", cfg.ID, err)
-	}
-	if cfg.NumHistoryRuns > 0 && cfg.NumHistoryMessages > 0 {
-		spec.NumHistoryMessages = 0 // agno: the two are exclusive and runs wins
-	}
-	if err := spec.Prepare(); err != nil {
+	a := &Agent{spec: engine.Spec{AgentConfig: cfg}}
+	if err := a.spec.Prepare(); err != nil {
 		return nil, fmt.Errorf("agent %q: %w", cfg.ID, err)
 	}
 	return a, nil
-}
-
-func isFalse(b *bool) bool { return b != nil && !*b }
-
-// setupMemory fills the spec's memory fields, making managers from the
-// agent's model and store when none are given.
-func setupMemory(cfg *Config, spec *engine.Spec) error {
-	usesMemory := cfg.EnableUserMemories || cfg.EnableAgenticMemory || cfg.MemoryManager != nil
-	if usesMemory {
-		if cfg.MemoryManager == nil {
-			if cfg.Store == nil {
-				return errors.New("user memories need a Store (set Config.Store) to keep memories in")
-			}
-			m, err := memory.NewManager(memory.ManagerConfig{Model: cfg.Model, Store: cfg.Store, Logger: cfg.Logger})
-			if err != nil {
-				return err
-			}
-			cfg.MemoryManager = m
-		}
-		spec.Memory = cfg.MemoryManager
-		spec.AutomaticMemory = cfg.EnableUserMemories
-		spec.AgenticMemory = cfg.EnableAgenticMemory
-		spec.AddMemoriesToContext = !isFalse(cfg.AddMemoriesToContext)
-	}
-	if cfg.EnableSessionSummaries || cfg.SessionSummaryManager != nil {
-		if cfg.Store == nil {
-			return errors.New("session summaries need a Store (set Config.Store) to keep the summary on the session")
-		}
-		if cfg.SessionSummaryManager == nil {
-			sm, err := memory.NewSummaryManager(memory.SummaryConfig{Model: cfg.Model, Logger: cfg.Logger})
-			if err != nil {
-				return err
-			}
-			cfg.SessionSummaryManager = sm
-		}
-		spec.Summaries = cfg.SessionSummaryManager
-	}
-	return nil
 }
 
 // DefaultID derives agno's id from a name: lower-case, spaces and
@@ -354,10 +113,10 @@ func DefaultID(name string) string {
 var idReplacer = strings.NewReplacer(" ", "-", "_", "-")
 
 // ID returns the agent id.
-func (a *Agent) ID() string { return a.cfg.ID }
+func (a *Agent) ID() string { return a.spec.ID }
 
 // Name returns the agent name.
-func (a *Agent) Name() string { return a.cfg.Name }
+func (a *Agent) Name() string { return a.spec.Name }
 
 // Role returns the agent's role in a team.
 func (a *Agent) Role() string { return a.spec.Role }
@@ -371,48 +130,10 @@ func (a *Agent) ToolNames() []string { return a.spec.ToolNames() }
 
 // Config returns the configuration the agent was built with (with the id
 // filled in, and the memory managers New made).
-func (a *Agent) Config() Config {
-	s, g := &a.spec, &a.cfg
-	cfg := Config{
-		ID: g.ID, Name: g.Name, Description: s.Description, Role: s.Role,
-		Model: s.Model, FallbackModels: s.Fallbacks.OnError,
-		Instructions: s.Instructions, InstructionsFunc: s.InstructionsFunc,
-		SystemMessage: s.SystemMessage, SystemMessageFunc: s.SystemMessageFunc, SystemMessageRole: s.SystemMessageRole,
-		BuildContext: g.BuildContext, ResolveInContext: g.ResolveInContext,
-		UseInstructionTags: s.UseInstructionTags, Markdown: s.Markdown, AddNameToContext: s.AddNameToContext,
-		AddDatetime: s.AddDatetime, Timezone: s.Timezone, ExpectedOutput: s.ExpectedOutput,
-		AdditionalContext: s.AdditionalContext, AdditionalInput: s.AdditionalInput,
-		Tools: s.Tools, ToolHooks: s.ToolHooks, ToolCallLimit: s.ToolCallLimit, ToolChoice: s.ToolChoice,
-		Store: s.Store, SessionState: s.SessionState, OverwriteDBSessionState: s.OverwriteSessionState,
-		AddSessionStateToContext: s.AddSessionStateToContext, Dependencies: s.Dependencies, Metadata: s.Metadata,
-		AddHistoryToContext: s.AddHistory, NumHistoryRuns: g.NumHistoryRuns, NumHistoryMessages: g.NumHistoryMessages,
-		StoreEvents: s.StoreEvents, EventsToSkip: s.EventsToSkip, StoreHistoryMessages: s.StoreHistoryMessages,
-		StoreToolMessages: g.StoreToolMessages, AddSessionSummary: g.AddSessionSummary,
-		MemoryManager: s.Memory, EnableUserMemories: s.AutomaticMemory, EnableAgenticMemory: s.AgenticMemory,
-		AddMemoriesToContext: g.AddMemoriesToContext, EnableSessionSummaries: g.EnableSessionSummaries,
-		SessionSummaryManager: s.Summaries, AddSessionSummaryToContext: g.AddSessionSummaryToContext,
-		Knowledge: s.Knowledge.Base, KnowledgeFilters: s.Knowledge.Filters, SearchKnowledge: g.SearchKnowledge,
-		AddSearchKnowledgeInstructions: g.AddSearchKnowledgeInstructions,
-		EnableAgenticKnowledgeFilters:  s.Knowledge.AgenticFilters, AddKnowledgeToContext: s.Knowledge.AddToContext,
-		OutputSchema: s.OutputSchema, UseJSONMode: s.UseJSONMode, ParseResponse: g.ParseResponse,
-		PreHooks: s.PreHooks, PostHooks: s.PostHooks,
-		Retries: s.Retries, DelayBetweenRetries: s.RetryDelay, ExponentialBackoff: s.ExponentialBackoff,
-		StreamEvents: g.StreamEvents, Canceller: s.Canceller, Logger: s.Logger,
-	}
-	if g.Fallbacks != nil {
-		cfg.Fallbacks, cfg.FallbackModels = g.Fallbacks.Fallbacks, g.Fallbacks.FallbackModels
-	}
-	if g.defaultRole {
-		cfg.SystemMessageRole = ""
-	}
-	if g.defaultLogger {
-		cfg.Logger = nil
-	}
-	return cfg
-}
+func (a *Agent) Config() Config { return a.spec.AgentConfig }
 
 func (a *Agent) request(input string, opts []run.Option) *run.Request {
-	req := &run.Request{Input: input, StreamEvents: a.cfg.StreamEvents}
+	req := &run.Request{Input: input, StreamEvents: a.spec.StreamEvents}
 	for _, o := range opts {
 		o(req)
 	}

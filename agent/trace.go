@@ -31,6 +31,6 @@ func (a *Agent) resume(ctx context.Context, req *run.ContinueRequest, emit run.E
 }
 
 func (a *Agent) traceRun(runID, sessionID, userID, input string) tracing.Run {
-	return tracing.Run{ID: a.cfg.ID, Name: a.cfg.Name, RunID: runID, SessionID: sessionID, UserID: userID,
+	return tracing.Run{ID: a.spec.ID, Name: a.spec.Name, RunID: runID, SessionID: sessionID, UserID: userID,
 		Input: input}
 }

@@ -170,9 +170,8 @@ func firstUnknown(t reflect.Type, key []string) (unknown []string, allowed []str
 var unmarshalerType = reflect.TypeFor[toml.Unmarshaler]()
 
 func fieldByTOMLName(t reflect.Type, name string) (reflect.StructField, bool) {
-	for i := range t.NumField() {
-		f := t.Field(i)
-		if tag := tomlTag(f); tag != "" && strings.EqualFold(tag, name) {
+	for _, f := range tomlFields(t) {
+		if strings.EqualFold(tomlTag(f), name) {
 			return f, true
 		}
 	}
@@ -187,12 +186,35 @@ func tomlTag(f reflect.StructField) string {
 	return tag
 }
 
+// tomlFields lists a struct's keyed fields in order, those of an embedded
+// struct (an AgentFile's agent.Config) included unless a field of the
+// outer struct has the same key, as the TOML decoder resolves them.
+func tomlFields(t reflect.Type) []reflect.StructField {
+	var outer, inner []reflect.StructField
+	seen := map[string]bool{}
+	for i := range t.NumField() {
+		f := t.Field(i)
+		if f.Anonymous && f.Type.Kind() == reflect.Struct && f.Tag.Get("toml") == "" {
+			inner = append(inner, tomlFields(f.Type)...)
+			continue
+		}
+		if tag := tomlTag(f); tag != "" {
+			outer = append(outer, f)
+			seen[tag] = true
+		}
+	}
+	for _, f := range inner {
+		if !seen[tomlTag(f)] {
+			outer = append(outer, f)
+		}
+	}
+	return outer
+}
+
 func tomlNames(t reflect.Type) []string {
 	var names []string
-	for i := range t.NumField() {
-		if tag := tomlTag(t.Field(i)); tag != "" {
-			names = append(names, tag)
-		}
+	for _, f := range tomlFields(t) {
+		names = append(names, tomlTag(f))
 	}
 	return names
 }

@@ -5,7 +5,10 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/agno-go/agno/agent"
+	"github.com/agno-go/agno/team"
 	"github.com/agno-go/agno/tool"
+	"github.com/agno-go/agno/workflow"
 )
 
 // The declarative resource files of the registry sources directories: one
@@ -26,147 +29,95 @@ const (
 // dirKinds maps a source directory's name to the kind of its files.
 var dirKinds = map[string]Kind{"agents": KindAgent, "teams": KindTeam, "workflows": KindWorkflow}
 
-// AgentFile is an agent file (agents/<id>.toml).
+// AgentFile is an agent file (agents/<id>.toml). Its keys are the toml
+// tags of agent.Config: an option with a plain form decodes straight onto
+// the embedded Config, so the file and Go share names and defaults. The
+// fields below shadow the options whose file form names something else
+// (a [models] key, tools, a knowledge base) or is written differently
+// (seconds, a string or a list); they are resolved when the agent is built.
 type AgentFile struct {
-	Kind        string `toml:"kind"`
-	ID          string `toml:"id"`
-	Name        string `toml:"name"`
-	Description string `toml:"description"`
-	Role        string `toml:"role"`
+	agent.Config
+	Kind string `toml:"kind"`
 
 	// Model is a key of [models] in config.toml (default "default").
 	Model          string   `toml:"model"`
 	FallbackModels []string `toml:"fallback_models"`
 
-	Instructions       StringList `toml:"instructions"`
-	SystemMessage      string     `toml:"system_message"`
-	AdditionalContext  string     `toml:"additional_context"`
-	ExpectedOutput     string     `toml:"expected_output"`
-	Markdown           bool       `toml:"markdown"`
-	AddNameToContext   bool       `toml:"add_name_to_context"`
-	AddDatetime        bool       `toml:"add_datetime_to_context"`
-	UseInstructionTags bool       `toml:"use_instruction_tags"`
+	Instructions StringList `toml:"instructions"`
+	// Timezone is an IANA name ("Europe/Paris").
+	Timezone string `toml:"timezone_identifier"`
 
 	// Tools: "mcp:<server>", a built-in toolkit (shell, file, daytona), a
 	// Go function registered by name, or "agent:<id>" / "team:<id>".
-	Tools         []string `toml:"tools"`
-	ToolCallLimit int      `toml:"tool_call_limit"`
+	Tools []string `toml:"tools"`
+	// ToolChoice is "none", "auto", "required" or a function name.
+	ToolChoice string `toml:"tool_choice"`
 	// ToolOptions set per-tool options by function name:
 	// [tool_options.pay] approval = "required".
 	ToolOptions map[string]ToolOptionsFile `toml:"tool_options"`
 
 	// Knowledge is a [knowledge.<name>] of config.toml; the agent searches
-	// it with the search_knowledge_base tool (see the agent.Config fields
-	// of the same names).
-	Knowledge                      string `toml:"knowledge"`
-	KnowledgeFilters               Value  `toml:"knowledge_filters"`
-	SearchKnowledge                *bool  `toml:"search_knowledge"`
-	AddSearchKnowledgeInstructions *bool  `toml:"add_search_knowledge_instructions"`
-	EnableAgenticKnowledgeFilters  bool   `toml:"enable_agentic_knowledge_filters"`
-	AddKnowledgeToContext          bool   `toml:"add_knowledge_to_context"`
+	// it with the search_knowledge_base tool.
+	Knowledge        string `toml:"knowledge"`
+	KnowledgeFilters Value  `toml:"knowledge_filters"`
 
-	AddHistoryToContext      bool  `toml:"add_history_to_context"`
-	NumHistoryRuns           int   `toml:"num_history_runs"`
-	NumHistoryMessages       int   `toml:"num_history_messages"`
-	SessionState             Table `toml:"session_state"`
-	AddSessionStateToContext bool  `toml:"add_session_state_to_context"`
-	Dependencies             Table `toml:"dependencies"`
-	Metadata                 Table `toml:"metadata"`
-
+	SessionState Table `toml:"session_state"`
+	Dependencies Table `toml:"dependencies"`
+	Metadata     Table `toml:"metadata"`
 	// OutputSchema is a JSON schema; its "title" names it.
-	OutputSchema Table `toml:"output_schema"`
-	UseJSONMode  bool  `toml:"use_json_mode"`
-
-	Retries             int     `toml:"retries"`
+	OutputSchema        Table   `toml:"output_schema"`
 	DelayBetweenRetries Seconds `toml:"delay_between_retries"`
-	ExponentialBackoff  bool    `toml:"exponential_backoff"`
-	StoreEvents         bool    `toml:"store_events"`
-	StreamEvents        bool    `toml:"stream_events"`
 }
 
-// TeamFile is a team file (teams/<id>.toml).
+// TeamFile is a team file (teams/<id>.toml): team.Config's toml tags, as
+// AgentFile is agent.Config's.
 type TeamFile struct {
-	Kind        string `toml:"kind"`
-	ID          string `toml:"id"`
-	Name        string `toml:"name"`
-	Description string `toml:"description"`
-	Role        string `toml:"role"`
+	team.Config
+	Kind string `toml:"kind"`
 
 	Model string `toml:"model"`
 	// Members are agent or team ids; "agent:<id>" / "team:<id>" when an
 	// agent and a team share an id.
-	Members                  []string `toml:"members"`
-	Mode                     string   `toml:"mode"`
-	RespondDirectly          bool     `toml:"respond_directly"`
-	DelegateToAllMembers     bool     `toml:"delegate_to_all_members"`
-	DetermineInputForMembers *bool    `toml:"determine_input_for_members"`
-	MaxIterations            int      `toml:"max_iterations"`
-	AddTeamHistoryToMembers  bool     `toml:"add_team_history_to_members"`
-	NumTeamHistoryRuns       int      `toml:"num_team_history_runs"`
-	ShareMemberInteractions  bool     `toml:"share_member_interactions"`
-	GetMemberInformationTool bool     `toml:"get_member_information_tool"`
-	AddMemberToolsToContext  bool     `toml:"add_member_tools_to_context"`
-	StreamMemberEvents       *bool    `toml:"stream_member_events"`
-	StoreMemberResponses     bool     `toml:"store_member_responses"`
+	Members []string `toml:"members"`
 
-	Instructions       StringList `toml:"instructions"`
-	ExpectedOutput     string     `toml:"expected_output"`
-	AdditionalContext  string     `toml:"additional_context"`
-	Markdown           bool       `toml:"markdown"`
-	AddNameToContext   bool       `toml:"add_name_to_context"`
-	AddDatetime        bool       `toml:"add_datetime_to_context"`
-	UseInstructionTags bool       `toml:"use_instruction_tags"`
+	Instructions StringList                 `toml:"instructions"`
+	Tools        []string                   `toml:"tools"`
+	ToolOptions  map[string]ToolOptionsFile `toml:"tool_options"`
 
-	Tools         []string                   `toml:"tools"`
-	ToolCallLimit int                        `toml:"tool_call_limit"`
-	ToolOptions   map[string]ToolOptionsFile `toml:"tool_options"`
+	// Knowledge is a [knowledge.<name>] of config.toml; the team leader
+	// searches it.
+	Knowledge        string `toml:"knowledge"`
+	KnowledgeFilters Value  `toml:"knowledge_filters"`
 
-	// Knowledge is a [knowledge.<name>] of config.toml; the team leader searches
-	// it with the search_knowledge_base tool (see the team.Config fields
-	// of the same names).
-	Knowledge                      string `toml:"knowledge"`
-	KnowledgeFilters               Value  `toml:"knowledge_filters"`
-	SearchKnowledge                *bool  `toml:"search_knowledge"`
-	AddSearchKnowledgeInstructions *bool  `toml:"add_search_knowledge_instructions"`
-	EnableAgenticKnowledgeFilters  bool   `toml:"enable_agentic_knowledge_filters"`
-	AddKnowledgeToContext          bool   `toml:"add_knowledge_to_context"`
-
-	SessionState             Table `toml:"session_state"`
-	AddSessionStateToContext bool  `toml:"add_session_state_to_context"`
-	Dependencies             Table `toml:"dependencies"`
-	Metadata                 Table `toml:"metadata"`
-	AddHistoryToContext      bool  `toml:"add_history_to_context"`
-	NumHistoryRuns           int   `toml:"num_history_runs"`
-
-	OutputSchema Table `toml:"output_schema"`
-
-	Retries             int     `toml:"retries"`
+	SessionState        Table   `toml:"session_state"`
+	Dependencies        Table   `toml:"dependencies"`
+	Metadata            Table   `toml:"metadata"`
+	OutputSchema        Table   `toml:"output_schema"`
 	DelayBetweenRetries Seconds `toml:"delay_between_retries"`
-	StoreEvents         bool    `toml:"store_events"`
-	StreamEvents        bool    `toml:"stream_events"`
 }
 
-// WorkflowFile is a workflow file (workflows/<id>.toml).
+// WorkflowFile is a workflow file (workflows/<id>.toml): workflow.Config's
+// toml tags, as AgentFile is agent.Config's.
 type WorkflowFile struct {
-	Kind        string `toml:"kind"`
-	ID          string `toml:"id"`
-	Name        string `toml:"name"`
-	Description string `toml:"description"`
+	workflow.Config
+	Kind string `toml:"kind"`
 
 	Steps []StepFile `toml:"steps"`
+	// Agent makes the workflow conversational ([agent] with a model key).
+	Agent *WorkflowAgentFile `toml:"agent"`
 
 	// InputSchema is a JSON schema the input (a JSON object) must match.
 	InputSchema  Table `toml:"input_schema"`
 	SessionState Table `toml:"session_state"`
 	Metadata     Table `toml:"metadata"`
 	Dependencies Table `toml:"dependencies"`
+}
 
-	StreamEvents              bool  `toml:"stream_events"`
-	StreamExecutorEvents      *bool `toml:"stream_executor_events"`
-	StoreEvents               bool  `toml:"store_events"`
-	StoreExecutorOutputs      *bool `toml:"store_executor_outputs"`
-	AddWorkflowHistoryToSteps bool  `toml:"add_workflow_history_to_steps"`
-	NumHistoryRuns            int   `toml:"num_history_runs"`
+// WorkflowAgentFile is a workflow's [agent]: workflow.WorkflowAgent with
+// its model named by a [models] key.
+type WorkflowAgentFile struct {
+	workflow.WorkflowAgent
+	Model string `toml:"model"`
 }
 
 // Step types.

@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"time"
 
 	"cel.dev/cel-go/cel"
 
@@ -142,6 +143,38 @@ func (l *loader) checkAgent(p *problems, f *resFile) {
 		p.at("delay_between_retries", "delay_between_retries = %v: use a positive number of seconds", float64(a.DelayBetweenRetries))
 	}
 	checkSchema(p, "output_schema", a.OutputSchema)
+	if a.Timezone != "" {
+		if _, err := time.LoadLocation(a.Timezone); err != nil {
+			p.at("timezone_identifier", "timezone_identifier = %q is not a time zone: use an IANA name such as \"Europe/Paris\" or \"UTC\"", a.Timezone)
+		}
+	}
+	if c := a.ToolChoice; c != "" && !slices.Contains(toolChoiceModes, c) {
+		if _, found, dynamic := l.toolFunction(a.Tools, c); !found && !dynamic {
+			p.at("tool_choice", "tool_choice = %q: use %s, or the name of one of the agent's tools", c, oneOf(toolChoiceModes))
+		}
+	}
+}
+
+var toolChoiceModes = []string{"none", "auto", "required"}
+
+// timezoneAndChoice resolves an agent file's timezone_identifier and
+// tool_choice (checked by checkAgent).
+func timezoneAndChoice(f *resFile, a *AgentFile) (*time.Location, *model.ToolChoice, error) {
+	var tz *time.Location
+	if a.Timezone != "" {
+		var err error
+		if tz, err = time.LoadLocation(a.Timezone); err != nil {
+			return nil, nil, fileErr(f, "timezone_identifier", err)
+		}
+	}
+	switch c := a.ToolChoice; {
+	case c == "":
+		return tz, nil, nil
+	case slices.Contains(toolChoiceModes, c):
+		return tz, &model.ToolChoice{Mode: c}, nil
+	default:
+		return tz, &model.ToolChoice{Function: c}, nil
+	}
 }
 
 func (l *loader) checkTeam(p *problems, f *resFile) {
@@ -193,6 +226,10 @@ func (l *loader) checkWorkflow(p *problems, f *resFile) {
 	}
 	checkNonNegative(p, "num_history_runs", w.NumHistoryRuns, "use a positive number of runs")
 	checkSchema(p, "input_schema", w.InputSchema)
+	if w.Agent != nil {
+		w.Agent.Model = l.checkModel(p, "agent.model", w.Agent.Model)
+		checkNonNegative(p, "agent.num_history_runs", w.Agent.NumHistoryRuns, "use a positive number of runs")
+	}
 	l.checkSteps(p, f, w.Steps, "steps", "", false)
 }
 
@@ -535,24 +572,18 @@ func (l *loader) constructAgent(f *resFile) (any, error) {
 		fallbacks = append(fallbacks, l.res.Models[m])
 	}
 	kb, kf := l.knowledgeSettings(a.knowledge())
-	out, err := agent.New(agent.Config{
-		ID: f.id, Name: a.Name, Description: a.Description, Role: a.Role,
-		Model: l.res.Models[a.Model], FallbackModels: fallbacks,
-		Instructions: []string(a.Instructions), SystemMessage: a.SystemMessage, AdditionalContext: a.AdditionalContext,
-		ExpectedOutput: a.ExpectedOutput, Markdown: a.Markdown, AddNameToContext: a.AddNameToContext, AddDatetime: a.AddDatetime,
-		UseInstructionTags: a.UseInstructionTags,
-		Tools:              tools, ToolCallLimit: a.ToolCallLimit,
-		Store:               l.res.Store,
-		AddHistoryToContext: a.AddHistoryToContext, NumHistoryRuns: a.NumHistoryRuns, NumHistoryMessages: a.NumHistoryMessages,
-		SessionState: a.SessionState, AddSessionStateToContext: a.AddSessionStateToContext,
-		Dependencies: a.Dependencies, Metadata: a.Metadata,
-		OutputSchema: schema, UseJSONMode: a.UseJSONMode,
-		Knowledge: kb, KnowledgeFilters: kf, SearchKnowledge: a.SearchKnowledge, AddSearchKnowledgeInstructions: a.AddSearchKnowledgeInstructions,
-		EnableAgenticKnowledgeFilters: a.EnableAgenticKnowledgeFilters, AddKnowledgeToContext: a.AddKnowledgeToContext,
-		Retries: a.Retries, DelayBetweenRetries: a.DelayBetweenRetries.Duration(), ExponentialBackoff: a.ExponentialBackoff,
-		StoreEvents: a.StoreEvents, StreamEvents: a.StreamEvents,
-		Logger: l.cfg.Logger,
-	})
+	tz, choice, err := timezoneAndChoice(f, a)
+	if err != nil {
+		return nil, err
+	}
+	cfg := a.Config // every option with a plain form, as decoded
+	cfg.ID, cfg.Model, cfg.FallbackModels = f.id, l.res.Models[a.Model], fallbacks
+	cfg.Instructions, cfg.Timezone, cfg.Tools, cfg.ToolChoice = a.Instructions, tz, tools, choice
+	cfg.Knowledge, cfg.KnowledgeFilters = kb, kf
+	cfg.SessionState, cfg.Dependencies, cfg.Metadata = a.SessionState, a.Dependencies, a.Metadata
+	cfg.OutputSchema, cfg.DelayBetweenRetries = schema, a.DelayBetweenRetries.Duration()
+	cfg.Store, cfg.Logger = l.res.Store, l.cfg.Logger
+	out, err := agent.New(cfg)
 	if err != nil {
 		return nil, fileErr(f, "", err)
 	}
@@ -582,26 +613,14 @@ func (l *loader) constructTeam(f *resFile) (any, error) {
 		return nil, fileErr(f, "output_schema", err)
 	}
 	kb, kf := l.knowledgeSettings(t.knowledge())
-	out, err := team.New(team.Config{
-		ID: f.id, Name: t.Name, Description: t.Description, Role: t.Role,
-		Model: l.res.Models[t.Model], Members: members, Mode: team.Mode(t.Mode),
-		RespondDirectly: t.RespondDirectly, DelegateToAllMembers: t.DelegateToAllMembers,
-		DetermineInputForMembers: t.DetermineInputForMembers, MaxIterations: t.MaxIterations,
-		AddTeamHistoryToMembers: t.AddTeamHistoryToMembers, NumTeamHistoryRuns: t.NumTeamHistoryRuns,
-		ShareMemberInteractions: t.ShareMemberInteractions, GetMemberInformationTool: t.GetMemberInformationTool,
-		AddMemberToolsToContext: t.AddMemberToolsToContext, StreamMemberEvents: t.StreamMemberEvents,
-		StoreMemberResponses: t.StoreMemberResponses,
-		Instructions:         []string(t.Instructions), ExpectedOutput: t.ExpectedOutput, AdditionalContext: t.AdditionalContext,
-		Markdown: t.Markdown, AddNameToContext: t.AddNameToContext, AddDatetime: t.AddDatetime, UseInstructionTags: t.UseInstructionTags,
-		Tools: tools, ToolCallLimit: t.ToolCallLimit,
-		Store: l.res.Store, SessionState: t.SessionState, AddSessionStateToContext: t.AddSessionStateToContext,
-		Dependencies: t.Dependencies, Metadata: t.Metadata, AddHistoryToContext: t.AddHistoryToContext, NumHistoryRuns: t.NumHistoryRuns,
-		StoreEvents: t.StoreEvents, OutputSchema: schema,
-		Knowledge: kb, KnowledgeFilters: kf, SearchKnowledge: t.SearchKnowledge, AddSearchKnowledgeInstructions: t.AddSearchKnowledgeInstructions,
-		EnableAgenticKnowledgeFilters: t.EnableAgenticKnowledgeFilters, AddKnowledgeToContext: t.AddKnowledgeToContext,
-		Retries: t.Retries, DelayBetweenRetries: t.DelayBetweenRetries.Duration(), StreamEvents: t.StreamEvents,
-		Logger: l.cfg.Logger,
-	})
+	cfg := t.Config // every option with a plain form, as decoded
+	cfg.ID, cfg.Model, cfg.Members = f.id, l.res.Models[t.Model], members
+	cfg.Instructions, cfg.Tools = t.Instructions, tools
+	cfg.Knowledge, cfg.KnowledgeFilters = kb, kf
+	cfg.SessionState, cfg.Dependencies, cfg.Metadata = t.SessionState, t.Dependencies, t.Metadata
+	cfg.OutputSchema, cfg.DelayBetweenRetries = schema, t.DelayBetweenRetries.Duration()
+	cfg.Store, cfg.Logger = l.res.Store, l.cfg.Logger
+	out, err := team.New(cfg)
 	if err != nil {
 		return nil, fileErr(f, "", err)
 	}
@@ -618,14 +637,16 @@ func (l *loader) constructWorkflow(f *resFile) (any, error) {
 	if err != nil {
 		return nil, fileErr(f, "input_schema", err)
 	}
-	out, err := workflow.New(workflow.Config{
-		ID: f.id, Name: w.Name, Description: w.Description, Steps: steps,
-		Store: l.res.Store, SessionState: w.SessionState, Metadata: w.Metadata, Dependencies: w.Dependencies,
-		InputSchema: schema, StreamEvents: w.StreamEvents, StreamExecutorEvents: w.StreamExecutorEvents,
-		StoreEvents: w.StoreEvents, StoreExecutorOutputs: w.StoreExecutorOutputs,
-		AddWorkflowHistoryToSteps: w.AddWorkflowHistoryToSteps, NumHistoryRuns: w.NumHistoryRuns,
-		Logger: l.cfg.Logger,
-	})
+	cfg := w.Config // every option with a plain form, as decoded
+	cfg.ID, cfg.Steps, cfg.InputSchema = f.id, steps, schema
+	cfg.SessionState, cfg.Metadata, cfg.Dependencies = w.SessionState, w.Metadata, w.Dependencies
+	if w.Agent != nil {
+		wa := w.Agent.WorkflowAgent
+		wa.Model = l.res.Models[w.Agent.Model]
+		cfg.Agent = &wa
+	}
+	cfg.Store, cfg.Logger = l.res.Store, l.cfg.Logger
+	out, err := workflow.New(cfg)
 	if err != nil {
 		return nil, fileErr(f, "", err)
 	}

@@ -52,76 +52,76 @@ func (m Mode) Valid() bool {
 
 // Config configures a Team. Fields shared with agents mean the same.
 type Config struct {
-	ID          string
-	Name        string
-	Description string
-	Role        string
+	ID          string `toml:"id"`
+	Name        string `toml:"name"`
+	Description string `toml:"description"`
+	Role        string `toml:"role"`
 
-	Model   model.Model
-	Members []run.Executor
-	Mode    Mode // default coordinate
+	Model   model.Model    `toml:"model"`
+	Members []run.Executor `toml:"members"`
+	Mode    Mode           `toml:"mode"` // default coordinate
 	// RespondDirectly and DelegateToAllMembers are agno's legacy switches
 	// for route and broadcast; an explicit Mode wins.
-	RespondDirectly      bool
-	DelegateToAllMembers bool
+	RespondDirectly      bool `toml:"respond_directly"`
+	DelegateToAllMembers bool `toml:"delegate_to_all_members"`
 	// DetermineInputForMembers lets the leader write each member's task
 	// (default true); false sends the user's input unchanged.
-	DetermineInputForMembers *bool
-	MaxIterations            int // tasks mode, default 10
-	AddTeamHistoryToMembers  bool
-	NumTeamHistoryRuns       int // default 3
-	ShareMemberInteractions  bool
-	GetMemberInformationTool bool
+	DetermineInputForMembers *bool `toml:"determine_input_for_members"`
+	MaxIterations            int   `toml:"max_iterations"` // tasks mode, default 10
+	AddTeamHistoryToMembers  bool  `toml:"add_team_history_to_members"`
+	NumTeamHistoryRuns       int   `toml:"num_team_history_runs"` // default 3
+	ShareMemberInteractions  bool  `toml:"share_member_interactions"`
+	GetMemberInformationTool bool  `toml:"get_member_information_tool"`
 	// AddMemberToolsToContext lists member tools in the roster.
-	AddMemberToolsToContext bool
+	AddMemberToolsToContext bool `toml:"add_member_tools_to_context"`
 	// StreamMemberEvents forwards members' events into the team stream
 	// (default true).
-	StreamMemberEvents   *bool
-	StoreMemberResponses bool
+	StreamMemberEvents   *bool `toml:"stream_member_events"`
+	StoreMemberResponses bool  `toml:"store_member_responses"`
 
-	Instructions       []string
-	InstructionsFunc   func(ctx context.Context, rc *run.Context) ([]string, error)
-	ExpectedOutput     string
-	AdditionalContext  string
-	Markdown           bool
-	AddNameToContext   bool
-	AddDatetime        bool
-	UseInstructionTags bool
+	Instructions       []string                                                     `toml:"instructions"`
+	InstructionsFunc   func(ctx context.Context, rc *run.Context) ([]string, error) `toml:"-"`
+	ExpectedOutput     string                                                       `toml:"expected_output"`
+	AdditionalContext  string                                                       `toml:"additional_context"`
+	Markdown           bool                                                         `toml:"markdown"`
+	AddNameToContext   bool                                                         `toml:"add_name_to_context"`
+	AddDatetime        bool                                                         `toml:"add_datetime_to_context"`
+	UseInstructionTags bool                                                         `toml:"use_instruction_tags"`
 
-	Tools         []tool.Provider
-	ToolHooks     []tool.Hook
-	ToolCallLimit int
+	Tools         []tool.Provider `toml:"tools"`
+	ToolHooks     []tool.Hook     `toml:"-"`
+	ToolCallLimit int             `toml:"tool_call_limit"`
 
-	Store                    storage.Store
-	SessionState             map[string]any
-	AddSessionStateToContext bool
-	Dependencies             map[string]any
-	Metadata                 map[string]any
-	AddHistoryToContext      bool
-	NumHistoryRuns           int
-	StoreEvents              bool
-	EventsToSkip             []string
+	Store                    storage.Store  `toml:"-"`
+	SessionState             map[string]any `toml:"session_state"`
+	AddSessionStateToContext bool           `toml:"add_session_state_to_context"`
+	Dependencies             map[string]any `toml:"dependencies"`
+	Metadata                 map[string]any `toml:"metadata"`
+	AddHistoryToContext      bool           `toml:"add_history_to_context"`
+	NumHistoryRuns           int            `toml:"num_history_runs"`
+	StoreEvents              bool           `toml:"store_events"`
+	EventsToSkip             []string       `toml:"events_to_skip"`
 
 	// Knowledge is the team leader's knowledge base, used as an agent's
 	// (agno's team knowledge): the search_knowledge_base tool by default,
 	// or references in the user message with AddKnowledgeToContext.
-	Knowledge                      agent.Knowledge
-	KnowledgeFilters               filter.Filters
-	SearchKnowledge                *bool // default true with Knowledge
-	AddSearchKnowledgeInstructions *bool // default true
-	EnableAgenticKnowledgeFilters  bool
-	AddKnowledgeToContext          bool
+	Knowledge                      agent.Knowledge `toml:"knowledge"`
+	KnowledgeFilters               filter.Filters  `toml:"knowledge_filters"`
+	SearchKnowledge                *bool           `toml:"search_knowledge"`                  // default true with Knowledge
+	AddSearchKnowledgeInstructions *bool           `toml:"add_search_knowledge_instructions"` // default true
+	EnableAgenticKnowledgeFilters  bool            `toml:"enable_agentic_knowledge_filters"`
+	AddKnowledgeToContext          bool            `toml:"add_knowledge_to_context"`
 
-	OutputSchema *agent.OutputSchema
-	PreHooks     []agent.PreHook
-	PostHooks    []agent.PostHook
+	OutputSchema *agent.OutputSchema `toml:"output_schema"`
+	PreHooks     []agent.PreHook     `toml:"-"`
+	PostHooks    []agent.PostHook    `toml:"-"`
 
-	Retries             int
-	DelayBetweenRetries time.Duration
-	StreamEvents        bool
+	Retries             int           `toml:"retries"`
+	DelayBetweenRetries time.Duration `toml:"delay_between_retries"`
+	StreamEvents        bool          `toml:"stream_events"`
 
-	Canceller run.Canceller
-	Logger    *slog.Logger
+	Canceller run.Canceller `toml:"-"`
+	Logger    *slog.Logger  `toml:"-"`
 }
 
 // Team is a configured team; safe for concurrent use.
@@ -174,46 +174,11 @@ func New(cfg Config) (*Team, error) {
 	tools := append([]tool.Provider(nil), cfg.Tools...)
 	tools = append(tools, t.modeTools()...)
 	t.leaderTools = tools
-	spec := &engine.Spec{
-		Team:                     true,
-		ID:                       cfg.ID,
-		Name:                     cfg.Name,
-		Model:                    cfg.Model,
-		Description:              cfg.Description,
-		Role:                     cfg.Role,
-		Instructions:             cfg.Instructions,
-		InstructionsFunc:         cfg.InstructionsFunc,
-		UseInstructionTags:       cfg.UseInstructionTags,
-		Markdown:                 cfg.Markdown,
-		AddNameToContext:         cfg.AddNameToContext,
-		AddDatetime:              cfg.AddDatetime,
-		ExpectedOutput:           cfg.ExpectedOutput,
-		AdditionalContext:        cfg.AdditionalContext,
-		AddSessionStateToContext: cfg.AddSessionStateToContext,
-		TeamContext:              t.teamContext,
-		Tools:                    tools,
-		ToolHooks:                cfg.ToolHooks,
-		ToolCallLimit:            cfg.ToolCallLimit,
-		Store:                    cfg.Store,
-		Canceller:                cfg.Canceller,
-		SessionState:             cfg.SessionState,
-		Dependencies:             cfg.Dependencies,
-		Metadata:                 cfg.Metadata,
-		AddHistory:               cfg.AddHistoryToContext,
-		NumHistoryRuns:           cfg.NumHistoryRuns,
-		StoreEvents:              cfg.StoreEvents,
-		EventsToSkip:             cfg.EventsToSkip,
-		StoreMemberResponses:     cfg.StoreMemberResponses,
-		Knowledge: engine.NewKnowledgeSettings(cfg.Knowledge, cfg.KnowledgeFilters, cfg.SearchKnowledge,
-			cfg.AddSearchKnowledgeInstructions, cfg.EnableAgenticKnowledgeFilters, cfg.AddKnowledgeToContext),
-		OutputSchema:   cfg.OutputSchema,
-		PreHooks:       cfg.PreHooks,
-		PostHooks:      cfg.PostHooks,
-		Retries:        cfg.Retries,
-		RetryDelay:     cfg.DelayBetweenRetries,
-		ContinueMember: t.continueMembers,
-		Logger:         cfg.Logger,
-	}
+	// The leader is an agent with the team's options (those of the same
+	// name and type) and the mode's tools.
+	spec := &engine.Spec{AgentConfig: engine.OptionsOf(cfg), Team: true, StoreMemberResponses: cfg.StoreMemberResponses,
+		TeamContext: t.teamContext, ContinueMember: t.continueMembers}
+	spec.Tools = tools
 	if mode == ModeTasks {
 		spec.Iterations = t.iterations()
 	}

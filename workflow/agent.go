@@ -18,15 +18,15 @@ import (
 // agent with one tool, run_workflow, that answers from the session's
 // earlier workflow runs when it can and runs the workflow when it must.
 type WorkflowAgent struct {
-	Model model.Model
+	Model model.Model `toml:"model"`
 	// Instructions replace agno's orchestration instructions; the workflow
 	// context (description and history) is appended unless they place it
 	// with {workflow_context}.
-	Instructions string
+	Instructions string `toml:"instructions"`
 	// AddWorkflowHistory shows the agent earlier runs of the session
 	// (default true); NumHistoryRuns bounds them (default 5).
-	AddWorkflowHistory *bool
-	NumHistoryRuns     int
+	AddWorkflowHistory *bool `toml:"add_workflow_history"`
+	NumHistoryRuns     int   `toml:"num_history_runs"`
 }
 
 // defaultAgentInstructions are agno's WorkflowAgent instructions.

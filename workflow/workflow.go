@@ -24,40 +24,40 @@ import (
 
 // Config configures a Workflow.
 type Config struct {
-	ID          string // default: Name lower-cased with "-"
-	Name        string
-	Description string
-	Steps       []Node
+	ID          string `toml:"id"` // default: Name lower-cased with "-"
+	Name        string `toml:"name"`
+	Description string `toml:"description"`
+	Steps       []Node `toml:"steps"`
 
-	Store        storage.Store
-	SessionState map[string]any
-	Metadata     map[string]any
-	Dependencies map[string]any
+	Store        storage.Store  `toml:"-"`
+	SessionState map[string]any `toml:"session_state"`
+	Metadata     map[string]any `toml:"metadata"`
+	Dependencies map[string]any `toml:"dependencies"`
 	// InputSchema is a JSON schema the workflow input (a JSON object text)
 	// must satisfy.
-	InputSchema json.RawMessage
+	InputSchema json.RawMessage `toml:"input_schema"`
 
-	StreamEvents bool
+	StreamEvents bool `toml:"stream_events"`
 	// StreamExecutorEvents forwards agents' and teams' own events (default
 	// true); their terminal events are always forwarded.
-	StreamExecutorEvents *bool
-	StoreEvents          bool
-	EventsToSkip         []string
+	StreamExecutorEvents *bool    `toml:"stream_executor_events"`
+	StoreEvents          bool     `toml:"store_events"`
+	EventsToSkip         []string `toml:"events_to_skip"`
 	// StoreExecutorOutputs keeps executors' run outputs in the run
 	// (default true; paused executors are always kept).
-	StoreExecutorOutputs      *bool
-	AddWorkflowHistoryToSteps bool
-	NumHistoryRuns            int // default 3
+	StoreExecutorOutputs      *bool `toml:"store_executor_outputs"`
+	AddWorkflowHistoryToSteps bool  `toml:"add_workflow_history_to_steps"`
+	NumHistoryRuns            int   `toml:"num_history_runs"` // default 3
 
 	// Agent makes the workflow conversational: an agent answers each input
 	// from the session's earlier runs or runs the workflow (agno's agent).
-	Agent *WorkflowAgent
+	Agent *WorkflowAgent `toml:"agent"`
 
 	// Notifier hears about pauses and resumptions (the HITL socket).
-	Notifier Notifier
+	Notifier Notifier `toml:"-"`
 
-	Canceller run.Canceller
-	Logger    *slog.Logger
+	Canceller run.Canceller `toml:"-"`
+	Logger    *slog.Logger  `toml:"-"`
 }
 
 // Notifier is told when runs of a workflow pause and when they continue,

@@ -85,7 +85,7 @@ func (s *Spec) Continue(ctx context.Context, req *run.ContinueRequest, emit run.
 		return st.fail(err), nil
 	}
 	st.sendOptional(&run.RunContinued{EventBase: st.base()})
-	err = safe.Call(s.Logger, st.where(), st.resume)
+	err = safe.Call(s.logger, st.where(), st.resume)
 	return st.conclude(err), nil
 }
 
@@ -393,7 +393,7 @@ func (st *runState) restoreHistory() error {
 	own := st.messages
 	st.messages = nil
 	var head []model.Message
-	if len(own) > 0 && own[0].Role == st.spec.SystemMessageRole {
+	if len(own) > 0 && own[0].Role == st.spec.systemRole {
 		head, own = own[:1], own[1:]
 	}
 	st.messages = append(st.messages, head...)

@@ -59,11 +59,11 @@ func (s *Spec) Execute(ctx context.Context, req *run.Request, emit run.Emitter) 
 				continue
 			}
 		}
-		err = safe.Call(s.Logger, st.where(), st.attempt)
+		err = safe.Call(s.logger, st.where(), st.attempt)
 		if err == nil || !retryable(err) || st.ctx.Err() != nil {
 			break
 		}
-		s.Logger.Warn("run attempt failed", "run_id", st.out.RunID, "attempt", attempt+1, "error", err)
+		s.logger.Warn("run attempt failed", "run_id", st.out.RunID, "attempt", attempt+1, "error", err)
 	}
 	return st.conclude(err), nil
 }
@@ -85,7 +85,7 @@ func inputContent(req *run.Request) any {
 }
 
 func (s *Spec) retryDelay(n int) time.Duration {
-	d := s.RetryDelay
+	d := s.DelayBetweenRetries
 	if d == 0 {
 		d = time.Second
 	}
@@ -321,7 +321,7 @@ func (st *runState) loadSession(stored *storage.Session) error {
 	state := map[string]any{}
 	if stored != nil {
 		st.session = stored
-		if !s.OverwriteSessionState && stored.SessionState != nil {
+		if !s.OverwriteDBSessionState && stored.SessionState != nil {
 			state = run.CloneMap(stored.SessionState)
 		}
 	} else if s.SessionState != nil && !st.req.Nested {
@@ -418,7 +418,7 @@ func (st *runState) iterate() error {
 			return nil
 		}
 	}
-	st.spec.Logger.Warn(fmt.Sprintf("Reached max_iterations (%d) without completing all tasks.", it.Max), "run_id", st.out.RunID)
+	st.spec.logger.Warn(fmt.Sprintf("Reached max_iterations (%d) without completing all tasks.", it.Max), "run_id", st.out.RunID)
 	return nil
 }
 
@@ -509,7 +509,7 @@ func (st *runState) runPreHooks(input *string) error {
 		}
 		// As agno, a failed hook is logged and gets no Completed event.
 		if err != nil {
-			st.spec.Logger.Warn("pre-hook failed", "hook", name, "error", err)
+			st.spec.logger.Warn("pre-hook failed", "hook", name, "error", err)
 			continue
 		}
 		*input = in.Input
@@ -528,7 +528,7 @@ func (st *runState) runPostHooks() error {
 			return err
 		}
 		if err != nil {
-			st.spec.Logger.Warn("post-hook failed", "hook", name, "error", err)
+			st.spec.logger.Warn("post-hook failed", "hook", name, "error", err)
 			continue
 		}
 		st.sendOptional(&run.PostHookCompleted{EventBase: st.base(), PostHookName: name})
@@ -552,12 +552,12 @@ func (st *runState) resolveTools() error {
 	for _, p := range s.dynamic {
 		c := p.(tool.Connector)
 		if err := c.Connect(st.ctx); err != nil {
-			s.Logger.Warn("tool provider failed to connect; its tools are skipped this run", "error", err)
+			s.logger.Warn("tool provider failed to connect; its tools are skipped this run", "error", err)
 			continue
 		}
 		more, err := p.Functions(st.ctx)
 		if err != nil {
-			s.Logger.Warn("tool provider failed to list tools; skipped this run", "error", err)
+			s.logger.Warn("tool provider failed to list tools; skipped this run", "error", err)
 			continue
 		}
 		for _, f := range more {
@@ -565,7 +565,7 @@ func (st *runState) resolveTools() error {
 				continue
 			}
 			if err := f.Validate(); err != nil {
-				s.Logger.Warn("invalid tool skipped", "tool", f.Name, "error", err)
+				s.logger.Warn("invalid tool skipped", "tool", f.Name, "error", err)
 				continue
 			}
 			seen[f.Name] = true
@@ -676,7 +676,7 @@ func (st *runState) fail(err error) *run.Output {
 }
 
 func (st *runState) finalizeMetrics() {
-	st.out.Metrics.SetDuration(time.Since(st.started))
+	st.out.Metrics.Duration = time.Since(st.started).Seconds()
 }
 
 // finish stores the run and the session, delivers the terminal events,
@@ -743,7 +743,7 @@ func (st *runState) sleep(d time.Duration) error {
 // storedMessages are the run's own messages, without history unless
 // store_history_messages.
 func (st *runState) storedMessages() []model.Message {
-	if st.spec.StoreHistoryMessages && !st.spec.NoStoreToolMessages {
+	if st.spec.StoreHistoryMessages && !off(st.spec.StoreToolMessages) {
 		return st.messages
 	}
 	out := make([]model.Message, 0, len(st.messages))
@@ -751,7 +751,7 @@ func (st *runState) storedMessages() []model.Message {
 		if m.FromHistory && !st.spec.StoreHistoryMessages {
 			continue
 		}
-		if st.spec.NoStoreToolMessages && m.Role == model.RoleTool {
+		if off(st.spec.StoreToolMessages) && m.Role == model.RoleTool {
 			continue
 		}
 		out = append(out, m)
@@ -791,7 +791,7 @@ func (st *runState) persist() error {
 			if sess.Metrics == nil {
 				sess.Metrics = &run.Metrics{}
 			}
-			sess.Metrics.Merge(metrics)
+			mergeMetrics(sess.Metrics, metrics)
 			if sess.UserID == "" {
 				sess.UserID = userID
 			}
@@ -835,7 +835,7 @@ func (st *runState) addChildRun(o *run.Output) {
 	}
 	data, err := json.Marshal(o)
 	if err != nil {
-		st.spec.Logger.Error("encode member run", "run_id", o.RunID, "error", err)
+		st.spec.logger.Error("encode member run", "run_id", o.RunID, "error", err)
 		return
 	}
 	component := o.AgentID

@@ -87,7 +87,7 @@ const (
 // knowledgeTool builds the search_knowledge_base function of the spec.
 func (s *Spec) knowledgeTool() (*tool.Function, error) {
 	schema := searchKnowledgeSchema
-	if s.Knowledge.AgenticFilters {
+	if s.knowledge().AgenticFilters {
 		schema = searchKnowledgeAgenticSchema
 	}
 	return tool.NewRaw(SearchKnowledgeName, searchKnowledgeDescription, json.RawMessage(schema), s.searchKnowledge)
@@ -106,14 +106,14 @@ func (s *Spec) searchKnowledge(ctx context.Context, args map[string]any) (tool.R
 	filters := s.effectiveFilters(rc)
 	start := time.Now()
 	validate := false
-	if s.Knowledge.AgenticFilters {
+	if s.knowledge().AgenticFilters {
 		agentic, err := agenticFilters(args["filters"])
 		if err != nil {
 			return tool.Result{}, err
 		}
 		if len(agentic) > 0 {
 			if filters, err = knowledge.MergeAgenticFilters(agentic, filters); err != nil {
-				s.Logger.Warn("knowledge search failed", "error", err)
+				s.logger.Warn("knowledge search failed", "error", err)
 				return tool.Text(searchFailedPrefix + "ValueError"), nil
 			}
 		}
@@ -121,7 +121,7 @@ func (s *Spec) searchKnowledge(ctx context.Context, args map[string]any) (tool.R
 	}
 	docs, err := s.retrieve(ctx, query, filters, validate)
 	if err != nil {
-		s.Logger.Warn("knowledge search failed", "query", query, "error", err)
+		s.logger.Warn("knowledge search failed", "query", query, "error", err)
 		return tool.Text(searchFailedPrefix + exceptionName(err)), nil
 	}
 	if len(docs) == 0 {
@@ -142,26 +142,26 @@ func (s *Spec) searchKnowledge(ctx context.Context, args map[string]any) (tool.R
 // the search.
 func (s *Spec) retrieve(ctx context.Context, query string, filters filter.Filters, validate bool) ([]*document.Document, error) {
 	if validate && !filters.IsZero() {
-		valid, invalid, err := s.Knowledge.Base.ValidateFilters(ctx, filters)
+		valid, invalid, err := s.knowledge().Base.ValidateFilters(ctx, filters)
 		if err != nil {
 			return nil, err
 		}
 		if len(invalid) > 0 {
-			s.Logger.Warn(fmt.Sprintf("Invalid filter keys provided: %v. These filters will be ignored.", invalid))
+			s.logger.Warn(fmt.Sprintf("Invalid filter keys provided: %v. These filters will be ignored.", invalid))
 			if valid.IsZero() {
-				s.Logger.Warn("No valid filters remain after validation. Search will proceed without filters.")
+				s.logger.Warn("No valid filters remain after validation. Search will proceed without filters.")
 			}
 		}
 		filters = valid
 	}
-	return s.Knowledge.Base.Retrieve(ctx, query, 0, filters)
+	return s.knowledge().Base.Retrieve(ctx, query, 0, filters)
 }
 
 // effectiveFilters is agno's get_effective_filters: the agent's filters
 // with the run's knowledge_filters over them (a dict merges into a dict
 // and replaces a list).
 func (s *Spec) effectiveFilters(rc *run.Context) filter.Filters {
-	base := s.Knowledge.Filters
+	base := s.knowledge().Filters
 	var runFilters map[string]any
 	if rc != nil {
 		runFilters = rc.KnowledgeFilters
@@ -239,13 +239,13 @@ func pyTypeName(v any) string {
 // knowledgeContext is the system-message snippet (agno §3.3.13 / team
 // §2.3), with the "\n" agno appends; "" when off or unavailable.
 func (st *runState) knowledgeContext() string {
-	k := st.spec.Knowledge
+	k := st.spec.knowledge()
 	if k.Base == nil || !k.Search || !k.Instructions {
 		return ""
 	}
 	snippet, err := k.Base.BuildContext(st.ctx, k.AgenticFilters)
 	if err != nil {
-		st.spec.Logger.Warn("knowledge: could not build the system message snippet; it is left out of this run", "error", err)
+		st.spec.logger.Warn("knowledge: could not build the system message snippet; it is left out of this run", "error", err)
 		return ""
 	}
 	if snippet == "" {
@@ -258,14 +258,14 @@ func (st *runState) knowledgeContext() string {
 // retrieved for the input are recorded on the run and appended to the
 // user message. A failed retrieval is logged and the message goes as is.
 func (st *runState) withReferences(input string) string {
-	k := st.spec.Knowledge
+	k := st.spec.knowledge()
 	if k.Base == nil || !k.AddToContext || input == "" {
 		return input
 	}
 	start := time.Now()
 	docs, err := k.Base.Retrieve(st.ctx, input, 0, st.spec.effectiveFilters(st.rc))
 	if err != nil {
-		st.spec.Logger.Warn(fmt.Sprintf("Failed to get references: %v", err), "run_id", st.out.RunID)
+		st.spec.logger.Warn(fmt.Sprintf("Failed to get references: %v", err), "run_id", st.out.RunID)
 		return input
 	}
 	if len(docs) == 0 {
@@ -274,7 +274,7 @@ func (st *runState) withReferences(input string) string {
 	st.refs.add(input, docs, time.Since(start))
 	text, err := knowledge.DocumentsJSON(docs, true)
 	if err != nil {
-		st.spec.Logger.Warn("Failed to render references", "error", err)
+		st.spec.logger.Warn("Failed to render references", "error", err)
 		return input
 	}
 	return input + referencesIntro + text + "\n</references>"
@@ -318,7 +318,7 @@ func referencesOf(rc *run.Context) *referenceLog {
 // references the run already has (a continued run keeps those it paused
 // with).
 func (st *runState) startReferences() {
-	if st.spec.Knowledge.Base == nil {
+	if st.spec.knowledge().Base == nil {
 		return
 	}
 	l := &referenceLog{}
@@ -368,7 +368,7 @@ func (st *runState) flushReferences() {
 // tool after the given tools (a given tool of the same name wins, as the
 // first of two same-named tools does).
 func (s *Spec) prepareKnowledge(tools *[]tool.Provider) error {
-	k := s.Knowledge
+	k := s.knowledge()
 	if k.Base == nil {
 		if k.AddToContext || k.AgenticFilters || !k.Filters.IsZero() {
 			return errors.New("knowledge settings without a knowledge base: set Knowledge, or drop AddKnowledgeToContext, EnableAgenticKnowledgeFilters and KnowledgeFilters")

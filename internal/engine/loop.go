@@ -61,8 +61,8 @@ func (st *runState) callModel() (*model.Response, error) {
 	if err == nil || st.ctx.Err() != nil {
 		return resp, err
 	}
-	for _, m := range st.spec.Fallbacks.pick(err) {
-		st.spec.Logger.Warn("model failed, trying fallback", "error", err, "fallback", m.Info().ID)
+	for _, m := range st.spec.fallbacks().pick(err) {
+		st.spec.logger.Warn("model failed, trying fallback", "error", err, "fallback", m.Info().ID)
 		if resp, ferr := st.invoke(m); ferr == nil {
 			return resp, nil
 		} else if st.ctx.Err() != nil {
@@ -94,7 +94,7 @@ func (f Fallbacks) pick(err error) []model.Model {
 // invoke sends one request to m and streams its content as events.
 func (st *runState) invoke(m model.Model) (_ *model.Response, err error) {
 	info := m.Info()
-	structured := st.schema != nil && !st.spec.NoParse
+	structured := st.schema != nil && !off(st.spec.ParseResponse)
 	msgs, err := st.media.Messages(st.ctx, st.messages)
 	if err != nil {
 		return nil, err
@@ -140,7 +140,7 @@ func (st *runState) invoke(m model.Model) (_ *model.Response, err error) {
 	if !req.Stream && !structured && resp.Content != "" && st.stream {
 		st.send(&run.RunContent{EventBase: st.base(), Content: resp.Content, ContentType: "str", ReasoningContent: resp.ReasoningContent})
 	}
-	st.out.Metrics.AddUsage("model", info, &resp.Usage)
+	addUsage(st.out.Metrics, "model", info, &resp.Usage)
 	if st.wantsEvent() {
 		ev := &run.ModelRequestCompleted{
 			EventBase: st.base(), Model: info.ID, ModelProvider: info.Provider,
@@ -335,7 +335,7 @@ func (st *runState) invokeConcurrently(calls []*call) {
 	ctx := st.ctx
 	for _, c := range calls {
 		go func() {
-			defer safe.Recover(st.spec.Logger, "tool call "+c.tc.Function.Name, func(pe *safe.PanicError) {
+			defer safe.Recover(st.spec.logger, "tool call "+c.tc.Function.Name, func(pe *safe.PanicError) {
 				c.err = pe
 				items <- toolItem{done: c}
 			})

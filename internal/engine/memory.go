@@ -15,7 +15,7 @@ import (
 // (agno §1.4 step 6); the returned wait joins it before the run ends.
 func (st *runState) startMemory(input string) (wait func()) {
 	s := st.spec
-	if s.Memory == nil || !s.AutomaticMemory || s.AgenticMemory || input == "" {
+	if s.MemoryManager == nil || !s.EnableUserMemories || s.EnableAgenticMemory || input == "" {
 		return func() {}
 	}
 	msgs := []model.Message{{Role: model.RoleUser, Content: input}}
@@ -30,15 +30,15 @@ func (st *runState) startMemory(input string) (wait func()) {
 		err  error
 	}
 	done := make(chan result, 1)
-	safe.Go(s.Logger, "memory update of run "+st.out.RunID, func() {
-		mems, err := s.Memory.CreateUserMemories(ctx, userID, msgs, agentID, teamID)
+	safe.Go(s.logger, "memory update of run "+st.out.RunID, func() {
+		mems, err := s.MemoryManager.CreateUserMemories(ctx, userID, msgs, agentID, teamID)
 		done <- result{mems, err}
 	}, func(pe *safe.PanicError) { done <- result{nil, pe} })
 	return func() {
 		st.sendOptional(&run.MemoryUpdateStarted{EventBase: st.base()})
 		r := <-done
 		if r.err != nil {
-			s.Logger.Warn("memory update failed", "run_id", st.out.RunID, "error", r.err)
+			s.logger.Warn("memory update failed", "run_id", st.out.RunID, "error", r.err)
 		}
 		st.sendOptional(&run.MemoryUpdateCompleted{EventBase: st.base(), Memories: r.mems})
 	}
@@ -48,13 +48,13 @@ func (st *runState) startMemory(input string) (wait func()) {
 // step 14). Errors are logged, not fatal.
 func (st *runState) summarize() {
 	s := st.spec
-	if s.Summaries == nil || s.Store == nil || st.session == nil {
+	if s.SessionSummaryManager == nil || s.Store == nil || st.session == nil {
 		return
 	}
 	st.sendOptional(&run.SessionSummaryStarted{EventBase: st.base()})
 	recs, err := s.Store.ListRuns(st.ctx, storage.RunQuery{SessionID: st.out.SessionID, ComponentID: s.ID, TopLevel: true, Status: []run.Status{run.StatusCompleted}})
 	if err != nil {
-		s.Logger.Warn("session summary: could not read runs", "error", err)
+		s.logger.Warn("session summary: could not read runs", "error", err)
 		return
 	}
 	var runs [][]model.Message
@@ -70,9 +70,9 @@ func (st *runState) summarize() {
 		}
 	}
 	runs = append(runs, st.storedMessages())
-	sum, err := s.Summaries.Summarize(st.ctx, s.Summaries.Conversation(runs))
+	sum, err := s.SessionSummaryManager.Summarize(st.ctx, s.SessionSummaryManager.Conversation(runs))
 	if err != nil {
-		s.Logger.Warn("session summary failed", "session_id", st.out.SessionID, "error", err)
+		s.logger.Warn("session summary failed", "session_id", st.out.SessionID, "error", err)
 		return
 	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(st.ctx), 30*time.Second)
@@ -81,7 +81,7 @@ func (st *runState) summarize() {
 		sess.Summary = sum
 		return nil
 	}); err != nil {
-		s.Logger.Warn("session summary: could not store", "error", err)
+		s.logger.Warn("session summary: could not store", "error", err)
 	}
 	st.sendOptional(&run.SessionSummaryCompleted{EventBase: st.base(), SessionSummary: sum})
 }

@@ -23,7 +23,7 @@ func (st *runState) buildMessages(input string) error {
 		return err
 	}
 	if sys != "" {
-		st.messages = append(st.messages, model.Message{ID: run.NewID(), Role: st.spec.SystemMessageRole, Content: sys, CreatedAt: run.Now()})
+		st.messages = append(st.messages, model.Message{ID: run.NewID(), Role: st.spec.systemRole, Content: sys, CreatedAt: run.Now()})
 	}
 	if len(st.spec.AdditionalInput) > 0 {
 		st.messages = append(st.messages, st.spec.AdditionalInput...)
@@ -52,12 +52,12 @@ func (st *runState) systemMessage() (string, error) {
 			}
 			msg = m
 		}
-		if !s.NoResolveInContext {
+		if !off(s.ResolveInContext) {
 			msg = st.substitute(msg)
 		}
 		return msg, nil
 	}
-	if s.NoContext {
+	if off(s.BuildContext) {
 		return "", nil
 	}
 	if s.Team {
@@ -81,7 +81,7 @@ func (st *runState) systemMessage() (string, error) {
 		b.WriteString(ti + "\n")
 	}
 	content := b.String()
-	if !s.NoResolveInContext {
+	if !off(s.ResolveInContext) {
 		content = st.substitute(content)
 	}
 	b.Reset()
@@ -170,19 +170,19 @@ func writeInfo(b *strings.Builder, info []string) {
 // writeMemories adds the user's memories (agno's memories block).
 func (st *runState) writeMemories(b *strings.Builder) {
 	s := st.spec
-	if !s.AddMemoriesToContext || s.Memory == nil {
+	if !s.memoriesInContext || s.MemoryManager == nil {
 		return
 	}
-	mems, err := s.Memory.UserMemories(st.ctx, st.rc.UserID)
+	mems, err := s.MemoryManager.UserMemories(st.ctx, st.rc.UserID)
 	if err != nil {
-		s.Logger.Warn("could not read user memories", "user_id", st.rc.UserID, "error", err)
+		s.logger.Warn("could not read user memories", "user_id", st.rc.UserID, "error", err)
 		return
 	}
-	b.WriteString(memory.RenderMemories(mems, s.AgenticMemory))
+	b.WriteString(memory.RenderMemories(mems, s.EnableAgenticMemory))
 }
 
 func (st *runState) writeSummary(b *strings.Builder) {
-	if st.session == nil || st.session.Summary == nil || st.session.Summary.Summary == "" || !st.spec.AddSessionSummary {
+	if st.session == nil || st.session.Summary == nil || st.session.Summary.Summary == "" || !st.spec.summaryInContext {
 		return
 	}
 	b.WriteString("Here is a brief summary of your previous interactions:\n\n<summary_of_previous_interactions>\n")
@@ -231,7 +231,7 @@ func (st *runState) teamSystemMessage() (string, error) {
 		b.WriteString(jsonOutputPrompt(st.schema))
 	}
 	content := b.String()
-	if !s.NoResolveInContext {
+	if !off(s.ResolveInContext) {
 		content = st.substitute(content)
 	}
 	return strings.TrimSpace(content), nil
@@ -335,7 +335,7 @@ func (st *runState) substitute(msg string) string {
 // addHistory prepends earlier runs' messages of this session (§9).
 func (st *runState) addHistory() error {
 	s := st.spec
-	on := s.AddHistory
+	on := s.AddHistoryToContext
 	if st.req.AddHistory != nil {
 		on = *st.req.AddHistory
 	}
@@ -349,8 +349,8 @@ func (st *runState) addHistory() error {
 		Status:      []run.Status{run.StatusCompleted},
 		Newest:      true,
 	}
-	if s.NumHistoryRuns > 0 {
-		q.Limit = s.NumHistoryRuns
+	if s.historyRuns > 0 {
+		q.Limit = s.historyRuns
 	}
 	recs, err := s.Store.ListRuns(st.ctx, q)
 	if err != nil {
@@ -358,7 +358,7 @@ func (st *runState) addHistory() error {
 	}
 	// agno drops the system message role from history only when it is not
 	// a conversation role: with "user" that would drop every user turn.
-	skipRole := s.SystemMessageRole
+	skipRole := s.systemRole
 	if skipRole == model.RoleUser || skipRole == model.RoleAssistant || skipRole == model.RoleTool {
 		skipRole = ""
 	}
@@ -371,7 +371,7 @@ func (st *runState) addHistory() error {
 			Messages []model.Message `json:"messages"`
 		}
 		if err := json.Unmarshal(recs[i].Data, &past); err != nil {
-			s.Logger.Warn("skipping unreadable run in history", "run_id", recs[i].RunID, "error", err)
+			s.logger.Warn("skipping unreadable run in history", "run_id", recs[i].RunID, "error", err)
 			continue
 		}
 		for _, m := range past.Messages {
@@ -382,8 +382,8 @@ func (st *runState) addHistory() error {
 			hist = append(hist, m)
 		}
 	}
-	if s.NumHistoryMessages > 0 && len(hist) > s.NumHistoryMessages {
-		hist = hist[len(hist)-s.NumHistoryMessages:]
+	if s.historyMessages > 0 && len(hist) > s.historyMessages {
+		hist = hist[len(hist)-s.historyMessages:]
 		for len(hist) > 0 && hist[0].Role == model.RoleTool {
 			hist = hist[1:]
 		}

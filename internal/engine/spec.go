@@ -8,122 +8,47 @@ package engine
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"log/slog"
 	"reflect"
 	"runtime"
 	"strings"
-	"time"
 
 	"github.com/agno-go/agno/memory"
 	"github.com/agno-go/agno/model"
 	"github.com/agno-go/agno/run"
 	"github.com/agno-go/agno/runs"
-	"github.com/agno-go/agno/storage"
 	"github.com/agno-go/agno/tool"
 )
 
-// Spec is the immutable description of an agent or a team leader. Its
-// flags sit together at the end: the struct is one allocation per agent,
-// and scattered bools would pad it.
+// Spec is the immutable description of an agent or a team leader: the
+// validated options themselves (agent.New hands over its Config; team.New
+// projects a team's options onto it by name), the team leader's hooks,
+// and what Prepare derives from them. Runs never write to it.
 type Spec struct {
-	ID   string
-	Name string
+	AgentConfig
 
-	Model     model.Model
-	Fallbacks Fallbacks
-
-	// System message (flags: NoContext … AddSessionSummary below).
-	SystemMessage     string
-	SystemMessageFunc func(ctx context.Context, rc *run.Context) (string, error)
-	SystemMessageRole model.Role
-	Description       string
-	Role              string
-	Instructions      []string
-	InstructionsFunc  func(ctx context.Context, rc *run.Context) ([]string, error)
-	Timezone          *time.Location
-	ExpectedOutput    string
-	AdditionalContext string
+	// Team switches events to their Team* names and runs to team runs.
+	Team bool
+	// StoreMemberResponses keeps member outputs in the stored team run.
+	StoreMemberResponses bool
 	// TeamContext opens a team leader's system message (roster and
 	// how-to-respond); team prompts follow agno's team order.
 	TeamContext func(rc *run.Context) string
 	// Iterations wraps the model loop in an outer loop (tasks mode).
-	Iterations      *Iterations
-	AdditionalInput []model.Message
-
-	// Tools.
-	Tools         []tool.Provider
-	ToolHooks     []tool.Hook
-	ToolCallLimit int
-	ToolChoice    *model.ToolChoice
-
-	// Sessions and state.
-	Store              storage.Store
-	Canceller          run.Canceller
-	SessionState       map[string]any
-	Dependencies       map[string]any
-	Metadata           map[string]any
-	NumHistoryRuns     int
-	NumHistoryMessages int
-	EventsToSkip       []string
-
-	// Structured output.
-	OutputSchema *OutputSchema
-
-	PreHooks  []PreHook
-	PostHooks []PostHook
-
-	// Memory: user memories (automatic extraction or the agentic tool) and
-	// session summaries.
-	Memory    *memory.Manager
-	Summaries *memory.SummaryManager
-
-	// Knowledge is the knowledge base and how the run uses it.
-	Knowledge KnowledgeSettings
-
-	Retries    int
-	RetryDelay time.Duration
-
+	Iterations *Iterations
 	// ContinueMember resolves requirements that belong to team members:
 	// it continues each member's run where it paused.
 	ContinueMember func(ctx context.Context, mc *MemberContinuation) (*MemberResult, error)
 
-	Logger *slog.Logger
-
-	// Team switches events to their Team* names and runs to team runs.
-	Team bool
-
-	// System message flags.
-	NoContext          bool // agno's build_context=False
-	UseInstructionTags bool
-	Markdown           bool
-	AddNameToContext   bool
-	AddDatetime        bool
-	// NoResolveInContext turns off {var} substitution.
-	NoResolveInContext       bool
-	AddSessionStateToContext bool
-	// AddSessionSummary puts the stored session summary in the system
-	// message.
-	AddSessionSummary bool
-
-	// Session flags.
-	OverwriteSessionState bool
-	AddHistory            bool
-	StoreEvents           bool
-	StoreHistoryMessages  bool
-	NoStoreToolMessages   bool
-
-	// Structured output flags.
-	UseJSONMode bool
-	NoParse     bool
-
-	// Memory flags.
-	AutomaticMemory      bool // agno's update_memory_on_run
-	AgenticMemory        bool
-	AddMemoriesToContext bool
-
-	ExponentialBackoff bool
-	// StoreMemberResponses keeps member outputs in the stored team run.
-	StoreMemberResponses bool
+	// Derived at Prepare, with agno's defaults; the options stay as given.
+	logger          *slog.Logger
+	systemRole      model.Role
+	historyRuns     int
+	historyMessages int
+	// summaryInContext puts the stored session summary in the system
+	// message; memoriesInContext the user's memories.
+	summaryInContext, memoriesInContext bool
 
 	// Resolved at Prepare.
 	static     []*tool.Function
@@ -131,6 +56,25 @@ type Spec struct {
 	dynamic    []tool.Provider
 	toolInstr  []string
 }
+
+// fallbacks are the per-failure lists, or FallbackModels for every
+// failure.
+func (s *Spec) fallbacks() Fallbacks {
+	if s.Fallbacks != nil {
+		return *s.Fallbacks
+	}
+	return Fallbacks{OnError: s.FallbackModels}
+}
+
+// knowledge is how runs use the knowledge base, from its options.
+func (s *Spec) knowledge() KnowledgeSettings {
+	return NewKnowledgeSettings(s.Knowledge, s.KnowledgeFilters, s.SearchKnowledge,
+		s.AddSearchKnowledgeInstructions, s.EnableAgenticKnowledgeFilters, s.AddKnowledgeToContext)
+}
+
+// off reports an option explicitly set to false (a *bool defaulting to
+// true).
+func off(b *bool) bool { return b != nil && !*b }
 
 // canceller is where runs register their cancel: the spec's own, else
 // the run engine of its store (resolved per run: AgentOS attaches its
@@ -244,19 +188,28 @@ type OutputSchema struct {
 // Prepare validates the spec and resolves static tools, so runs only do
 // per-run work. It must be called once before Execute.
 func (s *Spec) Prepare() error {
-	if s.SystemMessageRole == "" {
-		s.SystemMessageRole = model.RoleSystem
+	s.systemRole = s.SystemMessageRole
+	if s.systemRole == "" {
+		s.systemRole = model.RoleSystem
 	}
-	if s.Logger == nil {
-		s.Logger = slog.Default()
+	s.logger = s.Logger
+	if s.logger == nil {
+		s.logger = slog.Default()
 	}
-	if s.NumHistoryRuns == 0 && s.NumHistoryMessages == 0 {
-		s.NumHistoryRuns = 3
+	s.historyRuns, s.historyMessages = s.NumHistoryRuns, s.NumHistoryMessages
+	switch {
+	case s.historyRuns == 0 && s.historyMessages == 0:
+		s.historyRuns = 3
+	case s.historyRuns > 0 && s.historyMessages > 0:
+		s.historyMessages = 0 // agno: the two are exclusive and runs wins
+	}
+	if err := s.setupMemory(); err != nil {
+		return err
 	}
 	// Tools stays as given; the memory and knowledge tools go after it.
 	tools := s.Tools
-	if s.AgenticMemory && s.Memory != nil {
-		tools = append(append([]tool.Provider(nil), tools...), s.Memory.Tool())
+	if s.EnableAgenticMemory && s.MemoryManager != nil {
+		tools = append(append([]tool.Provider(nil), tools...), s.MemoryManager.Tool())
 	}
 	if err := s.prepareKnowledge(&tools); err != nil {
 		return err
@@ -310,6 +263,39 @@ func (s *Spec) Prepare() error {
 	} else {
 		s.staticDefs = definitions(s.static)
 	}
+	return nil
+}
+
+// setupMemory makes the memory and summary managers from the model and
+// store when the options turn memories or summaries on without one; they
+// are kept in the options, as agno's agent keeps them.
+func (s *Spec) setupMemory() error {
+	if s.EnableUserMemories || s.EnableAgenticMemory || s.MemoryManager != nil {
+		if s.MemoryManager == nil {
+			if s.Store == nil {
+				return errors.New("user memories need a Store (set Config.Store) to keep memories in")
+			}
+			m, err := memory.NewManager(memory.ManagerConfig{Model: s.Model, Store: s.Store, Logger: s.Logger})
+			if err != nil {
+				return err
+			}
+			s.MemoryManager = m
+		}
+		s.memoriesInContext = !off(s.AddMemoriesToContext)
+	}
+	if s.EnableSessionSummaries || s.SessionSummaryManager != nil {
+		if s.Store == nil {
+			return errors.New("session summaries need a Store (set Config.Store) to keep the summary on the session")
+		}
+		if s.SessionSummaryManager == nil {
+			sm, err := memory.NewSummaryManager(memory.SummaryConfig{Model: s.Model, Logger: s.Logger})
+			if err != nil {
+				return err
+			}
+			s.SessionSummaryManager = sm
+		}
+	}
+	s.summaryInContext = s.AddSessionSummary || (s.EnableSessionSummaries && !off(s.AddSessionSummaryToContext))
 	return nil
 }
 

@@ -81,7 +81,7 @@ func (s *runState) base() run.EventBase {
 	} else {
 		b.AgentID, b.AgentName = s.spec.ID, s.spec.Name
 	}
-	s.req.Workflow.Apply(&b)
+	applyTags(s.req.Workflow, &b)
 	return b
 }
 
@@ -116,7 +116,7 @@ func (s *runState) forward(e run.Event) bool {
 	if s.req.Workflow != nil {
 		b := e.Base()
 		if b.WorkflowRunID == "" {
-			s.req.Workflow.Apply(b)
+			applyTags(s.req.Workflow, b)
 		}
 	}
 	s.record(e)

@@ -13,7 +13,7 @@ import (
 // failure only logs; content stays text (agno §1.9).
 func (st *runState) parseStructured() {
 	os := st.schema
-	if os == nil || st.spec.NoParse {
+	if os == nil || off(st.spec.ParseResponse) {
 		return
 	}
 	text := extractJSON(st.out.ContentString())
@@ -21,7 +21,7 @@ func (st *runState) parseStructured() {
 	if os.Type != nil {
 		ptr := reflect.New(os.Type)
 		if err := json.Unmarshal([]byte(text), ptr.Interface()); err != nil {
-			st.spec.Logger.Warn("structured output did not parse", "schema", os.Name, "error", err)
+			st.spec.logger.Warn("structured output did not parse", "schema", os.Name, "error", err)
 			return
 		}
 		value = ptr.Elem().Interface()
@@ -29,7 +29,7 @@ func (st *runState) parseStructured() {
 	} else {
 		var m map[string]any
 		if err := run.DecodeJSON([]byte(text), &m); err != nil {
-			st.spec.Logger.Warn("structured output did not parse", "schema", os.Name, "error", err)
+			st.spec.logger.Warn("structured output did not parse", "schema", os.Name, "error", err)
 			return
 		}
 		value = m

@@ -1,0 +1,82 @@
+package engine
+
+import (
+	"github.com/agno-go/agno/model"
+	"github.com/agno-go/agno/run"
+)
+
+// Bookkeeping on run values that only the engine does. It lives here, not
+// as methods in package run, so run exports the vocabulary users touch.
+
+// addUsage folds one model response's usage into m, in total and per
+// model under its role ("model", "output_model", ...).
+func addUsage(m *run.Metrics, role string, info model.Info, u *model.Usage) {
+	if u == nil {
+		return
+	}
+	m.InputTokens += u.InputTokens
+	m.OutputTokens += u.OutputTokens
+	m.TotalTokens += u.TotalTokens
+	m.ReasoningTokens += u.ReasoningTokens
+	m.CacheReadTokens += u.CacheReadTokens
+	m.CacheWriteTokens += u.CacheWriteTokens
+	if m.TimeToFirstToken == 0 && u.TimeToFirstToken > 0 {
+		m.TimeToFirstToken = u.TimeToFirstToken.Seconds()
+	}
+	if m.Details == nil {
+		m.Details = map[string][]run.ModelMetrics{}
+	}
+	list := m.Details[role]
+	for i := range list {
+		if list[i].ID == info.ID && list[i].Provider == info.Provider {
+			addModelUsage(&list[i], u)
+			return
+		}
+	}
+	mm := run.ModelMetrics{ID: info.ID, Provider: info.Provider}
+	addModelUsage(&mm, u)
+	m.Details[role] = append(list, mm)
+}
+
+func addModelUsage(mm *run.ModelMetrics, u *model.Usage) {
+	mm.InputTokens += u.InputTokens
+	mm.OutputTokens += u.OutputTokens
+	mm.TotalTokens += u.TotalTokens
+	mm.ReasoningTokens += u.ReasoningTokens
+	mm.CacheReadTokens += u.CacheReadTokens
+	mm.CacheWriteTokens += u.CacheWriteTokens
+	if mm.TimeToFirstToken == 0 && u.TimeToFirstToken > 0 {
+		mm.TimeToFirstToken = u.TimeToFirstToken.Seconds()
+	}
+}
+
+// mergeMetrics adds the token counts and cost of o (a run) into m (its
+// session's totals).
+func mergeMetrics(m, o *run.Metrics) {
+	if o == nil {
+		return
+	}
+	m.InputTokens += o.InputTokens
+	m.OutputTokens += o.OutputTokens
+	m.TotalTokens += o.TotalTokens
+	m.ReasoningTokens += o.ReasoningTokens
+	m.CacheReadTokens += o.CacheReadTokens
+	m.CacheWriteTokens += o.CacheWriteTokens
+	m.Cost += o.Cost
+}
+
+// applyTags stamps a workflow step's tags on an event of its executor;
+// WorkflowName is not copied.
+func applyTags(w *run.WorkflowTags, b *run.EventBase) {
+	if w == nil {
+		return
+	}
+	b.WorkflowID = w.WorkflowID
+	b.WorkflowRunID = w.WorkflowRunID
+	b.StepID = w.StepID
+	b.StepName = w.StepName
+	b.StepIndex = w.StepIndex
+	if w.ParentStepID != "" {
+		b.ParentStepID = w.ParentStepID
+	}
+}
