@@ -31,6 +31,8 @@ type Context struct {
 	Stream       bool
 	StreamEvents bool
 
+	// Dependencies, Metadata and KnowledgeFilters are the run's, as its
+	// Request and agent set them.
 	Dependencies     map[string]any
 	Metadata         map[string]any
 	KnowledgeFilters map[string]any

@@ -79,14 +79,17 @@ type RunContent struct {
 	ContentType      string `json:"content_type,omitempty"`
 	ReasoningContent string `json:"reasoning_content,omitempty"`
 	*ContentExtras
+	// WorkflowAgent marks content of a workflow agent's answer.
 	WorkflowAgent bool `json:"workflow_agent"`
 }
 
 // ContentExtras are the less common RunContent fields.
 type ContentExtras struct {
-	Citations     json.RawMessage `json:"citations,omitempty"`
-	Image         any             `json:"image,omitempty"`
-	References    json.RawMessage `json:"references,omitempty"`
+	Citations  json.RawMessage `json:"citations,omitempty"`
+	Image      any             `json:"image,omitempty"`
+	References json.RawMessage `json:"references,omitempty"`
+	// ModelProvider is the provider's own data on the delta
+	// (model_provider_data).
 	ModelProvider json.RawMessage `json:"model_provider_data,omitempty"`
 }
 
@@ -256,8 +259,9 @@ type OutputModelResponseCompleted struct{ EventBase }
 // CustomEvent carries user fields emitted by a tool.
 type CustomEvent struct {
 	EventBase
-	ToolCallID string         `json:"tool_call_id,omitempty"`
-	Data       map[string]any `json:"-"`
+	ToolCallID string `json:"tool_call_id,omitempty"`
+	// Data are the user's fields, flattened into the event's JSON.
+	Data map[string]any `json:"-"`
 }
 
 // MarshalJSON flattens Data next to the base fields, as agno's custom
@@ -302,72 +306,136 @@ func (e *CustomEvent) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-func (e *RunStarted) Kind() string                   { return e.kind("RunStarted") }
-func (e *RunContent) Kind() string                   { return e.kind("RunContent") }
-func (e *RunIntermediateContent) Kind() string       { return e.kind("RunIntermediateContent") }
-func (e *RunContentCompleted) Kind() string          { return e.kind("RunContentCompleted") }
-func (e *RunCompleted) Kind() string                 { return e.kind("RunCompleted") }
-func (e *RunError) Kind() string                     { return e.kind("RunError") }
-func (e *RunCancelled) Kind() string                 { return e.kind("RunCancelled") }
-func (e *RunPaused) Kind() string                    { return e.kind("RunPaused") }
-func (e *RunContinued) Kind() string                 { return e.kind("RunContinued") }
-func (e *PreHookStarted) Kind() string               { return e.kind("PreHookStarted") }
-func (e *PreHookCompleted) Kind() string             { return e.kind("PreHookCompleted") }
-func (e *PostHookStarted) Kind() string              { return e.kind("PostHookStarted") }
-func (e *PostHookCompleted) Kind() string            { return e.kind("PostHookCompleted") }
-func (e *ToolCallStarted) Kind() string              { return e.kind("ToolCallStarted") }
-func (e *ToolCallCompleted) Kind() string            { return e.kind("ToolCallCompleted") }
-func (e *ToolCallError) Kind() string                { return e.kind("ToolCallError") }
-func (e *ModelRequestStarted) Kind() string          { return e.kind("ModelRequestStarted") }
-func (e *ModelRequestCompleted) Kind() string        { return e.kind("ModelRequestCompleted") }
-func (e *MemoryUpdateStarted) Kind() string          { return e.kind("MemoryUpdateStarted") }
-func (e *MemoryUpdateCompleted) Kind() string        { return e.kind("MemoryUpdateCompleted") }
-func (e *SessionSummaryStarted) Kind() string        { return e.kind("SessionSummaryStarted") }
-func (e *SessionSummaryCompleted) Kind() string      { return e.kind("SessionSummaryCompleted") }
-func (e *ParserModelResponseStarted) Kind() string   { return e.kind("ParserModelResponseStarted") }
+// Kind is "RunStarted", or "TeamRunStarted" in a team run.
+func (e *RunStarted) Kind() string { return e.kind("RunStarted") }
+
+// Kind is "RunContent", or "TeamRunContent" in a team run.
+func (e *RunContent) Kind() string { return e.kind("RunContent") }
+
+// Kind is "RunIntermediateContent", or "TeamRunIntermediateContent" in a team run.
+func (e *RunIntermediateContent) Kind() string { return e.kind("RunIntermediateContent") }
+
+// Kind is "RunContentCompleted", or "TeamRunContentCompleted" in a team run.
+func (e *RunContentCompleted) Kind() string { return e.kind("RunContentCompleted") }
+
+// Kind is "RunCompleted", or "TeamRunCompleted" in a team run.
+func (e *RunCompleted) Kind() string { return e.kind("RunCompleted") }
+
+// Kind is "RunError", or "TeamRunError" in a team run.
+func (e *RunError) Kind() string { return e.kind("RunError") }
+
+// Kind is "RunCancelled", or "TeamRunCancelled" in a team run.
+func (e *RunCancelled) Kind() string { return e.kind("RunCancelled") }
+
+// Kind is "RunPaused", or "TeamRunPaused" in a team run.
+func (e *RunPaused) Kind() string { return e.kind("RunPaused") }
+
+// Kind is "RunContinued", or "TeamRunContinued" in a team run.
+func (e *RunContinued) Kind() string { return e.kind("RunContinued") }
+
+// Kind is "PreHookStarted", or "TeamPreHookStarted" in a team run.
+func (e *PreHookStarted) Kind() string { return e.kind("PreHookStarted") }
+
+// Kind is "PreHookCompleted", or "TeamPreHookCompleted" in a team run.
+func (e *PreHookCompleted) Kind() string { return e.kind("PreHookCompleted") }
+
+// Kind is "PostHookStarted", or "TeamPostHookStarted" in a team run.
+func (e *PostHookStarted) Kind() string { return e.kind("PostHookStarted") }
+
+// Kind is "PostHookCompleted", or "TeamPostHookCompleted" in a team run.
+func (e *PostHookCompleted) Kind() string { return e.kind("PostHookCompleted") }
+
+// Kind is "ToolCallStarted", or "TeamToolCallStarted" in a team run.
+func (e *ToolCallStarted) Kind() string { return e.kind("ToolCallStarted") }
+
+// Kind is "ToolCallCompleted", or "TeamToolCallCompleted" in a team run.
+func (e *ToolCallCompleted) Kind() string { return e.kind("ToolCallCompleted") }
+
+// Kind is "ToolCallError", or "TeamToolCallError" in a team run.
+func (e *ToolCallError) Kind() string { return e.kind("ToolCallError") }
+
+// Kind is "ModelRequestStarted", or "TeamModelRequestStarted" in a team run.
+func (e *ModelRequestStarted) Kind() string { return e.kind("ModelRequestStarted") }
+
+// Kind is "ModelRequestCompleted", or "TeamModelRequestCompleted" in a team run.
+func (e *ModelRequestCompleted) Kind() string { return e.kind("ModelRequestCompleted") }
+
+// Kind is "MemoryUpdateStarted", or "TeamMemoryUpdateStarted" in a team run.
+func (e *MemoryUpdateStarted) Kind() string { return e.kind("MemoryUpdateStarted") }
+
+// Kind is "MemoryUpdateCompleted", or "TeamMemoryUpdateCompleted" in a team run.
+func (e *MemoryUpdateCompleted) Kind() string { return e.kind("MemoryUpdateCompleted") }
+
+// Kind is "SessionSummaryStarted", or "TeamSessionSummaryStarted" in a team run.
+func (e *SessionSummaryStarted) Kind() string { return e.kind("SessionSummaryStarted") }
+
+// Kind is "SessionSummaryCompleted", or "TeamSessionSummaryCompleted" in a team run.
+func (e *SessionSummaryCompleted) Kind() string { return e.kind("SessionSummaryCompleted") }
+
+// Kind is "ParserModelResponseStarted", or "TeamParserModelResponseStarted" in a team run.
+func (e *ParserModelResponseStarted) Kind() string { return e.kind("ParserModelResponseStarted") }
+
+// Kind is "ParserModelResponseCompleted", or "TeamParserModelResponseCompleted" in a team run.
 func (e *ParserModelResponseCompleted) Kind() string { return e.kind("ParserModelResponseCompleted") }
-func (e *OutputModelResponseStarted) Kind() string   { return e.kind("OutputModelResponseStarted") }
+
+// Kind is "OutputModelResponseStarted", or "TeamOutputModelResponseStarted" in a team run.
+func (e *OutputModelResponseStarted) Kind() string { return e.kind("OutputModelResponseStarted") }
+
+// Kind is "OutputModelResponseCompleted", or "TeamOutputModelResponseCompleted" in a team run.
 func (e *OutputModelResponseCompleted) Kind() string { return e.kind("OutputModelResponseCompleted") }
-func (e *CustomEvent) Kind() string                  { return "CustomEvent" }
+
+// Kind is "CustomEvent".
+func (e *CustomEvent) Kind() string { return "CustomEvent" }
 
 // eventTypes maps an agent event name to a constructor; the team name is
 // the same constructor with "Team" in front.
-var eventTypes = map[string]func() Event{
-	"RunStarted":                   func() Event { return new(RunStarted) },
-	"RunContent":                   func() Event { return new(RunContent) },
-	"RunIntermediateContent":       func() Event { return new(RunIntermediateContent) },
-	"RunContentCompleted":          func() Event { return new(RunContentCompleted) },
-	"RunCompleted":                 func() Event { return new(RunCompleted) },
-	"RunError":                     func() Event { return new(RunError) },
-	"RunCancelled":                 func() Event { return new(RunCancelled) },
-	"RunPaused":                    func() Event { return new(RunPaused) },
-	"RunContinued":                 func() Event { return new(RunContinued) },
-	"PreHookStarted":               func() Event { return new(PreHookStarted) },
-	"PreHookCompleted":             func() Event { return new(PreHookCompleted) },
-	"PostHookStarted":              func() Event { return new(PostHookStarted) },
-	"PostHookCompleted":            func() Event { return new(PostHookCompleted) },
-	"ToolCallStarted":              func() Event { return new(ToolCallStarted) },
-	"ToolCallCompleted":            func() Event { return new(ToolCallCompleted) },
-	"ToolCallError":                func() Event { return new(ToolCallError) },
-	"ModelRequestStarted":          func() Event { return new(ModelRequestStarted) },
-	"ModelRequestCompleted":        func() Event { return new(ModelRequestCompleted) },
-	"MemoryUpdateStarted":          func() Event { return new(MemoryUpdateStarted) },
-	"MemoryUpdateCompleted":        func() Event { return new(MemoryUpdateCompleted) },
-	"SessionSummaryStarted":        func() Event { return new(SessionSummaryStarted) },
-	"SessionSummaryCompleted":      func() Event { return new(SessionSummaryCompleted) },
-	"ParserModelResponseStarted":   func() Event { return new(ParserModelResponseStarted) },
-	"ParserModelResponseCompleted": func() Event { return new(ParserModelResponseCompleted) },
-	"OutputModelResponseStarted":   func() Event { return new(OutputModelResponseStarted) },
-	"OutputModelResponseCompleted": func() Event { return new(OutputModelResponseCompleted) },
+var eventTypes = byKind(
+	newEvent[RunStarted], newEvent[RunContent], newEvent[RunIntermediateContent],
+	newEvent[RunContentCompleted], newEvent[RunCompleted], newEvent[RunError],
+	newEvent[RunCancelled], newEvent[RunPaused], newEvent[RunContinued],
+	newEvent[PreHookStarted], newEvent[PreHookCompleted], newEvent[PostHookStarted],
+	newEvent[PostHookCompleted], newEvent[ToolCallStarted], newEvent[ToolCallCompleted],
+	newEvent[ToolCallError], newEvent[ModelRequestStarted], newEvent[ModelRequestCompleted],
+	newEvent[MemoryUpdateStarted], newEvent[MemoryUpdateCompleted], newEvent[SessionSummaryStarted],
+	newEvent[SessionSummaryCompleted], newEvent[ParserModelResponseStarted], newEvent[ParserModelResponseCompleted],
+	newEvent[OutputModelResponseStarted], newEvent[OutputModelResponseCompleted],
+)
+
+// otherEventTypes holds the names that take no "Team" prefix: custom
+// events, team task events and workflow events.
+var otherEventTypes = byKind(
+	newEvent[CustomEvent],
+	newEvent[TeamTaskIterationStarted], newEvent[TeamTaskIterationCompleted], newEvent[TeamTaskStateUpdated],
+	newEvent[TeamTaskCreated], newEvent[TeamTaskUpdated],
+	newEvent[WorkflowStarted], newEvent[WorkflowCompleted], newEvent[WorkflowPaused],
+	newEvent[WorkflowCancelled], newEvent[WorkflowError], newEvent[WorkflowAgentStarted],
+	newEvent[WorkflowAgentCompleted], newEvent[StepStarted], newEvent[StepCompleted],
+	newEvent[StepPaused], newEvent[StepContinued], newEvent[StepExecutorPaused],
+	newEvent[StepExecutorContinued], newEvent[StepOutputReview], newEvent[StepError],
+	newEvent[LoopExecutionStarted], newEvent[LoopIterationStarted], newEvent[LoopIterationCompleted],
+	newEvent[LoopExecutionCompleted], newEvent[ParallelExecutionStarted], newEvent[ParallelExecutionCompleted],
+	newEvent[ConditionExecutionStarted], newEvent[ConditionExecutionCompleted], newEvent[RouterExecutionStarted],
+	newEvent[RouterExecutionCompleted], newEvent[RouterPaused], newEvent[StepsExecutionStarted],
+	newEvent[StepsExecutionCompleted], newEvent[StepOutputEvent],
+)
+
+// newEvent makes a zero event of type T.
+func newEvent[T any, P interface {
+	*T
+	Event
+}]() Event {
+	return P(new(T))
 }
 
-var otherEventTypes = map[string]func() Event{
-	"CustomEvent": func() Event { return new(CustomEvent) },
+// byKind keys constructors by the Kind of the event they make, so each
+// name is written once, in its Kind method.
+func byKind(ctors ...func() Event) map[string]func() Event {
+	m := make(map[string]func() Event, len(ctors))
+	for _, c := range ctors {
+		m[c().Kind()] = c
+	}
+	return m
 }
-
-// RegisterEvent adds an event name to the decoder. Packages that own
-// further closed sets (workflow events) register at init.
-func RegisterEvent(name string, ctor func() Event) { otherEventTypes[name] = ctor }
 
 // DecodeEvent parses one event from its JSON form, choosing the concrete
 // type by the "event" field.

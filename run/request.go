@@ -32,14 +32,20 @@ type Request struct {
 	// Messages, when set, are sent after history instead of a user message
 	// built from Input (agno's list-of-messages input).
 	Messages []model.Message
-	Images   []model.Image
-	Files    []model.File
+	// Images and Files are attached to the user message.
+	Images []model.Image
+	Files  []model.File
 
+	// RunID is the run's id (default: a new UUID); SessionID its session
+	// (created when missing); ParentRunID the run it is a child of.
 	RunID       string
 	SessionID   string
 	UserID      string
 	ParentRunID string
 
+	// SessionState is merged into the session state for this run;
+	// Dependencies, Metadata and KnowledgeFilters are what WithDependencies,
+	// WithMetadata and WithKnowledgeFilters set.
 	SessionState     map[string]any
 	Dependencies     map[string]any
 	Metadata         map[string]any
@@ -93,21 +99,6 @@ type WorkflowTags struct {
 	StepName      string
 	StepIndex     *int
 	ParentStepID  string
-}
-
-// Apply copies the tags into an event base.
-func (w *WorkflowTags) Apply(b *EventBase) {
-	if w == nil {
-		return
-	}
-	b.WorkflowID = w.WorkflowID
-	b.WorkflowRunID = w.WorkflowRunID
-	b.StepID = w.StepID
-	b.StepName = w.StepName
-	b.StepIndex = w.StepIndex
-	if w.ParentStepID != "" {
-		b.ParentStepID = w.ParentStepID
-	}
 }
 
 // Option sets a field of a Request.
@@ -175,13 +166,15 @@ type ContinueRequest struct {
 	RunID     string
 	SessionID string
 	UserID    string
-	Output    *Output
+	// Output is the paused run itself, when the caller holds it.
+	Output *Output
 	// Requirements are the resolved requirements (matched by id).
 	Requirements []*Requirement
 	// Tools are resolved tool executions (agno's legacy updated_tools,
 	// and the AgentOS `tools` form field), matched by tool_call_id.
 	Tools []*ToolExecution
 
+	// Stream, StreamEvents, Dependencies and Metadata: as in Request.
 	Stream       bool
 	StreamEvents bool
 	Dependencies map[string]any

@@ -24,9 +24,11 @@ var ErrNotRequired = errors.New("run: the requirement does not ask for this")
 // RunRequirement). Resolve it with Confirm, Reject, ProvideUserInput or
 // SetExternalResult, then continue the run.
 type Requirement struct {
-	ID        string `json:"id"`
+	ID string `json:"id"`
+	// CreatedAt is ISO 8601 UTC, as Python's isoformat writes it.
 	CreatedAt string `json:"created_at,omitempty"`
 
+	// The answers, nil until given; the resolving methods set them.
 	Confirmation            *bool   `json:"confirmation,omitempty"`
 	ConfirmationNote        *string `json:"confirmation_note,omitempty"`
 	ExternalExecutionResult *string `json:"external_execution_result,omitempty"`
@@ -36,6 +38,7 @@ type Requirement struct {
 	MemberAgentName string `json:"member_agent_name,omitempty"`
 	MemberRunID     string `json:"member_run_id,omitempty"`
 
+	// ToolExecution is the paused call; the schemas start as its own.
 	ToolExecution      *ToolExecution     `json:"tool_execution,omitempty"`
 	UserInputSchema    []UserInputField   `json:"user_input_schema,omitempty"`
 	UserFeedbackSchema []FeedbackQuestion `json:"user_feedback_schema,omitempty"`

@@ -8,9 +8,10 @@ package run
 
 import (
 	"crypto/rand"
-	"encoding/hex"
 	"fmt"
 	"time"
+
+	"github.com/google/uuid"
 )
 
 // Status is the state of a run.
@@ -37,22 +38,18 @@ func (s Status) Terminal() bool {
 }
 
 // NewID returns a random RFC 4122 version 4 UUID string.
+//
+// Not uuid.NewString: it reads through an io.Reader, which moves the 16
+// bytes to the heap, 2 allocations per id instead of 1 (64 vs 48 B). A
+// run makes 4 or 5 ids: with it BenchmarkRun in package agent takes 52
+// allocs, not 48, and BenchmarkFreshRun 55, not 50. Filling a uuid.UUID from
+// crypto/rand keeps one allocation, the string.
 func NewID() string {
-	var b [16]byte
-	_, _ = rand.Read(b[:])
-	b[6] = b[6]&0x0f | 0x40
-	b[8] = b[8]&0x3f | 0x80
-	var out [36]byte
-	hex.Encode(out[0:8], b[0:4])
-	out[8] = '-'
-	hex.Encode(out[9:13], b[4:6])
-	out[13] = '-'
-	hex.Encode(out[14:18], b[6:8])
-	out[18] = '-'
-	hex.Encode(out[19:23], b[8:10])
-	out[23] = '-'
-	hex.Encode(out[24:], b[10:])
-	return string(out[:])
+	var u uuid.UUID
+	_, _ = rand.Read(u[:])  // never fails, per crypto/rand
+	u[6] = u[6]&0x0f | 0x40 // version 4
+	u[8] = u[8]&0x3f | 0x80 // RFC 4122 variant
+	return u.String()
 }
 
 // maxIDLength bounds client-chosen ids.

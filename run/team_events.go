@@ -57,22 +57,24 @@ type TeamTaskUpdated struct {
 	Assignee       string `json:"assignee,omitempty"`
 }
 
-func (e *TeamTaskIterationStarted) Kind() string   { return "TeamTaskIterationStarted" }
+// Kind is "TeamTaskIterationStarted".
+func (e *TeamTaskIterationStarted) Kind() string { return "TeamTaskIterationStarted" }
+
+// Kind is "TeamTaskIterationCompleted".
 func (e *TeamTaskIterationCompleted) Kind() string { return "TeamTaskIterationCompleted" }
-func (e *TeamTaskStateUpdated) Kind() string       { return "TeamTaskStateUpdated" }
-func (e *TeamTaskCreated) Kind() string            { return "TeamTaskCreated" }
-func (e *TeamTaskUpdated) Kind() string            { return "TeamTaskUpdated" }
 
-func init() {
-	RegisterEvent("TeamTaskIterationStarted", func() Event { return new(TeamTaskIterationStarted) })
-	RegisterEvent("TeamTaskIterationCompleted", func() Event { return new(TeamTaskIterationCompleted) })
-	RegisterEvent("TeamTaskStateUpdated", func() Event { return new(TeamTaskStateUpdated) })
-	RegisterEvent("TeamTaskCreated", func() Event { return new(TeamTaskCreated) })
-	RegisterEvent("TeamTaskUpdated", func() Event { return new(TeamTaskUpdated) })
-}
+// Kind is "TeamTaskStateUpdated".
+func (e *TeamTaskStateUpdated) Kind() string { return "TeamTaskStateUpdated" }
 
-// BaseFor returns the event base of a run context's run, for events that
-// tools emit on behalf of their run (task events of a team).
+// Kind is "TeamTaskCreated".
+func (e *TeamTaskCreated) Kind() string { return "TeamTaskCreated" }
+
+// Kind is "TeamTaskUpdated".
+func (e *TeamTaskUpdated) Kind() string { return "TeamTaskUpdated" }
+
+// BaseFor returns the event base of a run context's run, for events a
+// tool emits into its run's stream through EmitterFrom (a team's task
+// events, a CustomEvent).
 func BaseFor(rc *Context) EventBase {
 	if rc == nil {
 		return EventBase{}

@@ -9,10 +9,14 @@ type ToolExecution struct {
 	Result        *string        `json:"result,omitempty"`
 	Metrics       *ToolMetrics   `json:"metrics,omitempty"`
 	// ChildRunID is the run a tool started (a member or sub-agent run).
-	ChildRunID        string `json:"child_run_id,omitempty"`
-	StopAfterToolCall bool   `json:"stop_after_tool_call"`
-	CreatedAt         int64  `json:"created_at"`
+	ChildRunID string `json:"child_run_id,omitempty"`
+	// StopAfterToolCall ends the model loop after this call; its result
+	// becomes the content.
+	StopAfterToolCall bool  `json:"stop_after_tool_call"`
+	CreatedAt         int64 `json:"created_at"`
 
+	// The human-in-the-loop flags are copied from the tool's definition;
+	// the pointers are the human's answers, nil until given.
 	RequiresConfirmation bool    `json:"requires_confirmation,omitempty"`
 	Confirmed            *bool   `json:"confirmed,omitempty"`
 	ConfirmationNote     *string `json:"confirmation_note,omitempty"`
@@ -23,8 +27,13 @@ type ToolExecution struct {
 	Answered           *bool              `json:"answered,omitempty"`
 
 	ExternalExecutionRequired bool `json:"external_execution_required,omitempty"`
-	ExternalExecutionSilent   bool `json:"external_execution_silent,omitempty"`
+	// ExternalExecutionSilent asks front ends not to announce the pause
+	// (agno's external_execution_silent; AG-UI frontend tools set it).
+	ExternalExecutionSilent bool `json:"external_execution_silent,omitempty"`
 
+	// ApprovalType is the tool's approval kind ("required", "audit"; see
+	// tool.Function.ApprovalType) and ApprovalID the approval recorded
+	// for this call.
 	ApprovalType string `json:"approval_type,omitempty"`
 	ApprovalID   string `json:"approval_id,omitempty"`
 }
@@ -150,17 +159,19 @@ type UserInputField struct {
 	Name        string `json:"name"`
 	FieldType   string `json:"field_type"`
 	Description string `json:"description,omitempty"`
-	Value       any    `json:"value"`
+	// Value is nil until the human answers.
+	Value any `json:"value"`
 }
 
 // FeedbackQuestion is one question of a user-feedback pause (agno's
 // ask_user tool).
 type FeedbackQuestion struct {
-	Question        string           `json:"question"`
-	Header          string           `json:"header,omitempty"`
-	Options         []FeedbackOption `json:"options,omitempty"`
-	MultiSelect     bool             `json:"multi_select,omitempty"`
-	SelectedOptions []string         `json:"selected_options,omitempty"`
+	Question    string           `json:"question"`
+	Header      string           `json:"header,omitempty"`
+	Options     []FeedbackOption `json:"options,omitempty"`
+	MultiSelect bool             `json:"multi_select,omitempty"`
+	// SelectedOptions are the labels chosen; nil until answered.
+	SelectedOptions []string `json:"selected_options,omitempty"`
 }
 
 // FeedbackOption is one answer option of a FeedbackQuestion.

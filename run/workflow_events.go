@@ -220,55 +220,89 @@ type StepOutputEvent struct {
 	StepOutput json.RawMessage `json:"step_output,omitempty"`
 }
 
-func (e *WorkflowStarted) Kind() string             { return "WorkflowStarted" }
-func (e *WorkflowCompleted) Kind() string           { return "WorkflowCompleted" }
-func (e *WorkflowPaused) Kind() string              { return "WorkflowPaused" }
-func (e *WorkflowCancelled) Kind() string           { return "WorkflowCancelled" }
-func (e *WorkflowError) Kind() string               { return "WorkflowError" }
-func (e *WorkflowAgentStarted) Kind() string        { return "WorkflowAgentStarted" }
-func (e *WorkflowAgentCompleted) Kind() string      { return "WorkflowAgentCompleted" }
-func (e *StepStarted) Kind() string                 { return "StepStarted" }
-func (e *StepCompleted) Kind() string               { return "StepCompleted" }
-func (e *StepPaused) Kind() string                  { return "StepPaused" }
-func (e *StepContinued) Kind() string               { return "StepContinued" }
-func (e *StepExecutorPaused) Kind() string          { return "StepExecutorPaused" }
-func (e *StepExecutorContinued) Kind() string       { return "StepExecutorContinued" }
-func (e *StepOutputReview) Kind() string            { return "StepOutputReview" }
-func (e *StepError) Kind() string                   { return "StepError" }
-func (e *LoopExecutionStarted) Kind() string        { return "LoopExecutionStarted" }
-func (e *LoopIterationStarted) Kind() string        { return "LoopIterationStarted" }
-func (e *LoopIterationCompleted) Kind() string      { return "LoopIterationCompleted" }
-func (e *LoopExecutionCompleted) Kind() string      { return "LoopExecutionCompleted" }
-func (e *ParallelExecutionStarted) Kind() string    { return "ParallelExecutionStarted" }
-func (e *ParallelExecutionCompleted) Kind() string  { return "ParallelExecutionCompleted" }
-func (e *ConditionExecutionStarted) Kind() string   { return "ConditionExecutionStarted" }
-func (e *ConditionExecutionCompleted) Kind() string { return "ConditionExecutionCompleted" }
-func (e *RouterExecutionStarted) Kind() string      { return "RouterExecutionStarted" }
-func (e *RouterExecutionCompleted) Kind() string    { return "RouterExecutionCompleted" }
-func (e *RouterPaused) Kind() string                { return "RouterPaused" }
-func (e *StepsExecutionStarted) Kind() string       { return "StepsExecutionStarted" }
-func (e *StepsExecutionCompleted) Kind() string     { return "StepsExecutionCompleted" }
-func (e *StepOutputEvent) Kind() string             { return "StepOutput" }
+// Kind is "WorkflowStarted".
+func (e *WorkflowStarted) Kind() string { return "WorkflowStarted" }
 
-func init() {
-	for _, ctor := range []func() Event{
-		func() Event { return new(WorkflowStarted) }, func() Event { return new(WorkflowCompleted) },
-		func() Event { return new(WorkflowPaused) }, func() Event { return new(WorkflowCancelled) },
-		func() Event { return new(WorkflowError) }, func() Event { return new(StepStarted) },
-		func() Event { return new(StepCompleted) }, func() Event { return new(StepPaused) },
-		func() Event { return new(StepContinued) }, func() Event { return new(StepExecutorPaused) },
-		func() Event { return new(StepExecutorContinued) }, func() Event { return new(StepOutputReview) },
-		func() Event { return new(StepError) }, func() Event { return new(LoopExecutionStarted) },
-		func() Event { return new(LoopIterationStarted) }, func() Event { return new(LoopIterationCompleted) },
-		func() Event { return new(LoopExecutionCompleted) }, func() Event { return new(ParallelExecutionStarted) },
-		func() Event { return new(ParallelExecutionCompleted) }, func() Event { return new(ConditionExecutionStarted) },
-		func() Event { return new(ConditionExecutionCompleted) }, func() Event { return new(RouterExecutionStarted) },
-		func() Event { return new(RouterExecutionCompleted) }, func() Event { return new(RouterPaused) },
-		func() Event { return new(StepsExecutionStarted) }, func() Event { return new(StepsExecutionCompleted) },
-		func() Event { return new(StepOutputEvent) }, func() Event { return new(WorkflowAgentStarted) },
-		func() Event { return new(WorkflowAgentCompleted) },
-	} {
-		e := ctor()
-		RegisterEvent(e.Kind(), ctor)
-	}
-}
+// Kind is "WorkflowCompleted".
+func (e *WorkflowCompleted) Kind() string { return "WorkflowCompleted" }
+
+// Kind is "WorkflowPaused".
+func (e *WorkflowPaused) Kind() string { return "WorkflowPaused" }
+
+// Kind is "WorkflowCancelled".
+func (e *WorkflowCancelled) Kind() string { return "WorkflowCancelled" }
+
+// Kind is "WorkflowError".
+func (e *WorkflowError) Kind() string { return "WorkflowError" }
+
+// Kind is "WorkflowAgentStarted".
+func (e *WorkflowAgentStarted) Kind() string { return "WorkflowAgentStarted" }
+
+// Kind is "WorkflowAgentCompleted".
+func (e *WorkflowAgentCompleted) Kind() string { return "WorkflowAgentCompleted" }
+
+// Kind is "StepStarted".
+func (e *StepStarted) Kind() string { return "StepStarted" }
+
+// Kind is "StepCompleted".
+func (e *StepCompleted) Kind() string { return "StepCompleted" }
+
+// Kind is "StepPaused".
+func (e *StepPaused) Kind() string { return "StepPaused" }
+
+// Kind is "StepContinued".
+func (e *StepContinued) Kind() string { return "StepContinued" }
+
+// Kind is "StepExecutorPaused".
+func (e *StepExecutorPaused) Kind() string { return "StepExecutorPaused" }
+
+// Kind is "StepExecutorContinued".
+func (e *StepExecutorContinued) Kind() string { return "StepExecutorContinued" }
+
+// Kind is "StepOutputReview".
+func (e *StepOutputReview) Kind() string { return "StepOutputReview" }
+
+// Kind is "StepError".
+func (e *StepError) Kind() string { return "StepError" }
+
+// Kind is "LoopExecutionStarted".
+func (e *LoopExecutionStarted) Kind() string { return "LoopExecutionStarted" }
+
+// Kind is "LoopIterationStarted".
+func (e *LoopIterationStarted) Kind() string { return "LoopIterationStarted" }
+
+// Kind is "LoopIterationCompleted".
+func (e *LoopIterationCompleted) Kind() string { return "LoopIterationCompleted" }
+
+// Kind is "LoopExecutionCompleted".
+func (e *LoopExecutionCompleted) Kind() string { return "LoopExecutionCompleted" }
+
+// Kind is "ParallelExecutionStarted".
+func (e *ParallelExecutionStarted) Kind() string { return "ParallelExecutionStarted" }
+
+// Kind is "ParallelExecutionCompleted".
+func (e *ParallelExecutionCompleted) Kind() string { return "ParallelExecutionCompleted" }
+
+// Kind is "ConditionExecutionStarted".
+func (e *ConditionExecutionStarted) Kind() string { return "ConditionExecutionStarted" }
+
+// Kind is "ConditionExecutionCompleted".
+func (e *ConditionExecutionCompleted) Kind() string { return "ConditionExecutionCompleted" }
+
+// Kind is "RouterExecutionStarted".
+func (e *RouterExecutionStarted) Kind() string { return "RouterExecutionStarted" }
+
+// Kind is "RouterExecutionCompleted".
+func (e *RouterExecutionCompleted) Kind() string { return "RouterExecutionCompleted" }
+
+// Kind is "RouterPaused".
+func (e *RouterPaused) Kind() string { return "RouterPaused" }
+
+// Kind is "StepsExecutionStarted".
+func (e *StepsExecutionStarted) Kind() string { return "StepsExecutionStarted" }
+
+// Kind is "StepsExecutionCompleted".
+func (e *StepsExecutionCompleted) Kind() string { return "StepsExecutionCompleted" }
+
+// Kind is "StepOutput".
+func (e *StepOutputEvent) Kind() string { return "StepOutput" }
