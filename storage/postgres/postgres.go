@@ -130,7 +130,7 @@ func open(ctx context.Context, cfg Config, ms []migration) (*Store, error) {
 	s.d, s.q = build(schema)
 	s.sql = s.d.RunSQL(" FOR UPDATE")
 	err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
-		n, err := migrate(ctx, tx, schema, ms)
+		n, err := runMigrations(ctx, tx, schema, ms)
 		s.applied = n
 		return err
 	})

@@ -8,7 +8,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/agno-go/agno/run"
+	"github.com/agno-go/agno/storage/migrate"
+	"github.com/agno-go/agno/storage/migrate/pgxmigrate"
 )
 
 // migration brings one table to a version. Versions per table start at 1
@@ -137,88 +138,29 @@ var errForeignSchema = errors.New("postgres: the schema holds agno tables in a l
 // package.
 const lockMigrate = 0x61676e6f // "agno"
 
-// migrate creates the schema if needed and brings its tables to the
-// versions in ms, in one transaction holding an advisory lock so replicas
-// starting together migrate once. It returns how many migrations ran.
-func migrate(ctx context.Context, tx pgx.Tx, schema string, ms []migration) (int, error) {
+// runMigrations creates the schema if needed and brings its tables to the
+// versions in ms, in tx holding an advisory lock so replicas starting
+// together migrate once. It returns how many migrations ran. The versions
+// table is shared with the control plane (storage/sqldb).
+func runMigrations(ctx context.Context, tx pgx.Tx, schema string, ms []migration) (int, error) {
 	q := pgx.Identifier{schema}.Sanitize()
-	if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1, hashtext($2))`, int32(lockMigrate), schema); err != nil {
+	if err := pgxmigrate.Lock(ctx, tx, lockMigrate, schema); err != nil {
 		return 0, fmt.Errorf("postgres: lock for migrations: %w", err)
 	}
 	if _, err := tx.Exec(ctx, `CREATE SCHEMA IF NOT EXISTS `+q); err != nil {
 		return 0, fmt.Errorf("postgres: create schema %s: %w", schema, err)
 	}
-	if _, err := tx.Exec(ctx, `CREATE TABLE IF NOT EXISTS `+q+`.agno_schema_versions (
-		table_name TEXT PRIMARY KEY,
-		version    BIGINT NOT NULL,
-		created_at BIGINT NOT NULL,
-		updated_at BIGINT NOT NULL
-	)`); err != nil {
-		return 0, fmt.Errorf("postgres: create agno_schema_versions: %w", err)
+	plan := migrate.Plan{
+		Name:     "postgres: schema " + schema,
+		Versions: q + ".agno_schema_versions",
+		Postgres: true,
+		Foreign:  errForeignSchema,
+		Exists:   pgxmigrate.Exists(schema),
+		Expand:   func(stmt string) string { return strings.ReplaceAll(stmt, "{schema}", q) },
 	}
-	rows, err := tx.Query(ctx, `SELECT table_name, version FROM `+q+`.agno_schema_versions`)
-	if err != nil {
-		return 0, fmt.Errorf("postgres: read agno_schema_versions: %w", err)
+	out := make([]migrate.Migration, len(ms))
+	for i, m := range ms {
+		out[i] = migrate.Migration{Table: m.table, Version: m.version, Stmts: m.stmts}
 	}
-	current := map[string]int64{}
-	for rows.Next() {
-		vals, err := rows.Values()
-		if err != nil {
-			rows.Close()
-			return 0, fmt.Errorf("postgres: read agno_schema_versions: %w", err)
-		}
-		name, _ := vals[0].(string)
-		v, ok := vals[1].(int64)
-		if !ok {
-			rows.Close()
-			return 0, fmt.Errorf("%w: agno_schema_versions has version %v for %s", errForeignSchema, vals[1], name)
-		}
-		current[name] = v
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return 0, fmt.Errorf("postgres: read agno_schema_versions: %w", err)
-	}
-
-	known := map[string]int64{}
-	for _, m := range ms {
-		known[m.table] = max(known[m.table], m.version)
-	}
-	for table, v := range current {
-		if k, ok := known[table]; ok && v > k {
-			return 0, fmt.Errorf("postgres: table %s.%s is at schema version %d but this build knows up to %d: upgrade agno-go",
-				schema, table, v, k)
-		}
-	}
-
-	applied := 0
-	for _, m := range ms {
-		if m.version <= current[m.table] {
-			continue
-		}
-		if current[m.table] == 0 {
-			var exists bool
-			if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM information_schema.tables
-				WHERE table_schema = $1 AND table_name = $2)`, schema, m.table).Scan(&exists); err != nil {
-				return applied, fmt.Errorf("postgres: migrate %s: %w", m.table, err)
-			}
-			if exists {
-				return applied, fmt.Errorf("%w: table %s.%s exists without a recorded schema version", errForeignSchema, schema, m.table)
-			}
-		}
-		for _, stmt := range m.stmts {
-			if _, err := tx.Exec(ctx, strings.ReplaceAll(stmt, "{schema}", q)); err != nil {
-				return applied, fmt.Errorf("postgres: migrate %s to version %d: %w", m.table, m.version, err)
-			}
-		}
-		if _, err := tx.Exec(ctx, `INSERT INTO `+q+`.agno_schema_versions (table_name, version, created_at, updated_at)
-			VALUES ($1, $2, $3, $3)
-			ON CONFLICT (table_name) DO UPDATE SET version = excluded.version, updated_at = excluded.updated_at`,
-			m.table, m.version, run.Now()); err != nil {
-			return applied, fmt.Errorf("postgres: record %s version %d: %w", m.table, m.version, err)
-		}
-		current[m.table] = m.version
-		applied++
-	}
-	return applied, nil
+	return migrate.Run(ctx, pgxmigrate.Tx(tx), plan, out)
 }

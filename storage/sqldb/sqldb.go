@@ -25,6 +25,8 @@ import (
 	"github.com/jackc/pgx/v5/stdlib"
 	sqlite "modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
+
+	"github.com/agno-go/agno/storage/migrate"
 )
 
 // Kind is the backend.
@@ -235,16 +237,13 @@ func (d *DB) wrap(err error) error {
 
 // Migration is one schema version of one table: statements written with
 // {t:name} references, applied in order.
-type Migration struct {
-	Table   string
-	Version int64
-	Stmts   []string
-}
+type Migration = migrate.Migration
 
 // Migrate brings the tables of ms to their versions, recorded in
 // agno_schema_versions (the run store's), in one transaction; replicas
 // starting together migrate once (an advisory lock on Postgres, SQLite's
-// write lock).
+// write lock). A table recorded at a version newer than ms knows is an
+// error.
 func (d *DB) Migrate(ctx context.Context, ms []Migration) error {
 	return d.InTx(ctx, func(tx *Tx) error {
 		if d.Kind == Postgres {
@@ -252,41 +251,9 @@ func (d *DB) Migrate(ctx context.Context, ms []Migration) error {
 				return fmt.Errorf("sqldb: lock for migrations: %w", err)
 			}
 		}
-		versionType := "INTEGER"
-		if d.Kind == Postgres {
-			versionType = "BIGINT"
-		}
-		if _, err := tx.Exec(ctx, `CREATE TABLE IF NOT EXISTS {t:agno_schema_versions} (
-			table_name TEXT PRIMARY KEY,
-			version    `+versionType+` NOT NULL,
-			created_at `+versionType+` NOT NULL,
-			updated_at `+versionType+` NOT NULL
-		)`); err != nil {
-			return fmt.Errorf("sqldb: create agno_schema_versions: %w", err)
-		}
-		for _, m := range ms {
-			var current int64
-			err := tx.QueryRow(ctx, `SELECT version FROM {t:agno_schema_versions} WHERE table_name = ?`, m.Table).Scan(&current)
-			if err != nil && !errors.Is(err, sql.ErrNoRows) {
-				return fmt.Errorf("sqldb: read the schema version of %s: %w", m.Table, err)
-			}
-			if m.Version <= current {
-				continue
-			}
-			for _, stmt := range m.Stmts {
-				if _, err := tx.Exec(ctx, stmt); err != nil {
-					return fmt.Errorf("sqldb: migrate %s to version %d: %w", m.Table, m.Version, err)
-				}
-			}
-			now := time.Now().Unix()
-			if _, err := tx.Exec(ctx, `INSERT INTO {t:agno_schema_versions} (table_name, version, created_at, updated_at)
-				VALUES (?, ?, ?, ?)
-				ON CONFLICT (table_name) DO UPDATE SET version = excluded.version, updated_at = excluded.updated_at`,
-				m.Table, m.Version, now, now); err != nil {
-				return fmt.Errorf("sqldb: record %s version %d: %w", m.Table, m.Version, err)
-			}
-		}
-		return nil
+		plan := migrate.Plan{Name: "sqldb", Versions: d.Table("agno_schema_versions"), Postgres: d.Kind == Postgres, Expand: d.Rebind}
+		_, err := migrate.Run(ctx, migrate.SQL(tx.tx), plan, ms)
+		return err
 	})
 }
 

@@ -4,9 +4,8 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"fmt"
 
-	"github.com/agno-go/agno/run"
+	"github.com/agno-go/agno/storage/migrate"
 )
 
 // migration brings one table to a version. Versions per table start at 1
@@ -128,79 +127,21 @@ var migrations = []migration{
 var errForeignSchema = errors.New("sqlite: the database holds agno tables in a layout this store does not know " +
 	"(made by Python agno or a newer agno-go?); point Config.Path at another file")
 
-// migrate brings the schema to the versions in ms inside one write
-// transaction and returns how many migrations it applied.
-func migrate(ctx context.Context, tx *sql.Tx, ms []migration) (int, error) {
-	if _, err := tx.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS agno_schema_versions (
-		table_name TEXT PRIMARY KEY,
-		version    INTEGER NOT NULL,
-		created_at INTEGER NOT NULL,
-		updated_at INTEGER NOT NULL
-	)`); err != nil {
-		return 0, fmt.Errorf("sqlite: create agno_schema_versions: %w", err)
+// runMigrations brings the schema to the versions in ms inside the write
+// transaction tx and returns how many migrations it applied. The versions
+// table is shared with the control plane (storage/sqldb).
+func runMigrations(ctx context.Context, tx *sql.Tx, ms []migration) (int, error) {
+	plan := migrate.Plan{
+		Name:     "sqlite",
+		Versions: "agno_schema_versions",
+		Foreign:  errForeignSchema,
+		Exists: func(ctx context.Context, tx migrate.Tx, table string) (bool, error) {
+			return migrate.HasRow(ctx, tx, `SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = $1`, table)
+		},
 	}
-	current := map[string]int64{}
-	rows, err := tx.QueryContext(ctx, `SELECT table_name, version FROM agno_schema_versions`)
-	if err != nil {
-		return 0, fmt.Errorf("sqlite: read agno_schema_versions: %w", err)
+	out := make([]migrate.Migration, len(ms))
+	for i, m := range ms {
+		out[i] = migrate.Migration{Table: m.table, Version: m.version, Stmts: m.stmts}
 	}
-	for rows.Next() {
-		var name string
-		var v any
-		if err := rows.Scan(&name, &v); err != nil {
-			rows.Close()
-			return 0, fmt.Errorf("sqlite: read agno_schema_versions: %w", err)
-		}
-		n, ok := v.(int64)
-		if !ok {
-			rows.Close()
-			return 0, fmt.Errorf("%w: agno_schema_versions has version %v for %s", errForeignSchema, v, name)
-		}
-		current[name] = n
-	}
-	if err := rows.Err(); err != nil {
-		return 0, fmt.Errorf("sqlite: read agno_schema_versions: %w", err)
-	}
-	rows.Close()
-
-	known := map[string]int64{}
-	for _, m := range ms {
-		known[m.table] = max(known[m.table], m.version)
-	}
-	for table, v := range current {
-		if k, ok := known[table]; ok && v > k {
-			return 0, fmt.Errorf("sqlite: table %s is at schema version %d but this build knows up to %d: upgrade agno-go", table, v, k)
-		}
-	}
-
-	applied := 0
-	for _, m := range ms {
-		if m.version <= current[m.table] {
-			continue
-		}
-		if current[m.table] == 0 {
-			var n int
-			if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = ?1`, m.table).Scan(&n); err != nil {
-				return applied, fmt.Errorf("sqlite: migrate %s: %w", m.table, err)
-			}
-			if n > 0 {
-				return applied, fmt.Errorf("%w: table %s exists without a recorded schema version", errForeignSchema, m.table)
-			}
-		}
-		for _, stmt := range m.stmts {
-			if _, err := tx.ExecContext(ctx, stmt); err != nil {
-				return applied, fmt.Errorf("sqlite: migrate %s to version %d: %w", m.table, m.version, err)
-			}
-		}
-		now := run.Now()
-		if _, err := tx.ExecContext(ctx, `INSERT INTO agno_schema_versions (table_name, version, created_at, updated_at)
-			VALUES (?1, ?2, ?3, ?3)
-			ON CONFLICT (table_name) DO UPDATE SET version = excluded.version, updated_at = excluded.updated_at`,
-			m.table, m.version, now); err != nil {
-			return applied, fmt.Errorf("sqlite: record %s version %d: %w", m.table, m.version, err)
-		}
-		current[m.table] = m.version
-		applied++
-	}
-	return applied, nil
+	return migrate.Run(ctx, migrate.SQL(tx), plan, out)
 }

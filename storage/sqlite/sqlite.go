@@ -277,7 +277,7 @@ func open(ctx context.Context, cfg Config, ms []migration) (*Store, error) {
 	s := &Store{w: w, r: w, d: &dialect, sql: dialect.RunSQL(""), attempts: attempts, path: path, busy: busy}
 
 	err = s.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
-		n, err := migrate(ctx, tx, ms)
+		n, err := runMigrations(ctx, tx, ms)
 		s.applied = n
 		return err
 	})

@@ -19,13 +19,14 @@ import (
 	"math"
 	"regexp"
 	"strings"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/agno-go/agno/knowledge/contents"
+	"github.com/agno-go/agno/storage/migrate"
+	"github.com/agno-go/agno/storage/migrate/pgxmigrate"
 )
 
 // Defaults.
@@ -115,7 +116,7 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 	var applied int
 	err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
 		var err error
-		applied, err = migrate(ctx, tx, schema, table)
+		applied, err = runMigrations(ctx, tx, schema, table)
 		return err
 	})
 	if err != nil {
@@ -329,61 +330,26 @@ var migrations = []migration{
 
 var errForeign = errors.New("pgcontents: the schema holds a table of that name that this store did not create; choose another Config.Table or Config.Schema")
 
-func migrate(ctx context.Context, tx pgx.Tx, schema, table string) (int, error) {
+// runMigrations brings the table to the latest version under an advisory
+// lock, so replicas starting together migrate once, and returns how many
+// migrations it applied.
+func runMigrations(ctx context.Context, tx pgx.Tx, schema, table string) (int, error) {
 	t := pgx.Identifier{schema, table}.Sanitize()
-	versions := pgx.Identifier{schema, versionsTable}.Sanitize()
-	if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1, hashtext($2))`, int32(lockClass), t); err != nil {
+	if err := pgxmigrate.Lock(ctx, tx, lockClass, t); err != nil {
 		return 0, fmt.Errorf("pgcontents: lock for migrations: %w", err)
 	}
-	if _, err := tx.Exec(ctx, `CREATE TABLE IF NOT EXISTS `+versions+` (
-		table_name TEXT PRIMARY KEY,
-		kind       TEXT NOT NULL,
-		version    BIGINT NOT NULL,
-		created_at BIGINT NOT NULL,
-		updated_at BIGINT NOT NULL
-	)`); err != nil {
-		return 0, fmt.Errorf("pgcontents: create %s: %w", versionsTable, err)
+	plan := migrate.Plan{
+		Name:     "pgcontents: schema " + schema,
+		Versions: pgx.Identifier{schema, versionsTable}.Sanitize(),
+		Postgres: true,
+		Kind:     storeKind,
+		Foreign:  errForeign,
+		Exists:   pgxmigrate.Exists(schema),
+		Expand:   strings.NewReplacer("{t}", t, "{idx}", table).Replace,
 	}
-	var current int64
-	var kind string
-	err := tx.QueryRow(ctx, `SELECT kind, version FROM `+versions+` WHERE table_name = $1`, table).Scan(&kind, &current)
-	switch {
-	case errors.Is(err, pgx.ErrNoRows):
-		var exists bool
-		if err := tx.QueryRow(ctx, `SELECT to_regclass($1) IS NOT NULL`, t).Scan(&exists); err != nil {
-			return 0, fmt.Errorf("pgcontents: migrate %s: %w", t, err)
-		}
-		if exists {
-			return 0, fmt.Errorf("%w (%s exists without a recorded schema version)", errForeign, t)
-		}
-	case err != nil:
-		return 0, fmt.Errorf("pgcontents: read %s: %w", versionsTable, err)
-	case kind != storeKind:
-		return 0, fmt.Errorf("%w (%s is a %s table)", errForeign, t, kind)
+	ms := make([]migrate.Migration, len(migrations))
+	for i, m := range migrations {
+		ms[i] = migrate.Migration{Table: table, Version: m.version, Stmts: m.stmts}
 	}
-	latest := migrations[len(migrations)-1].version
-	if current > latest {
-		return 0, fmt.Errorf("pgcontents: table %s is at schema version %d but this build knows up to %d: upgrade agno-go", t, current, latest)
-	}
-	r := strings.NewReplacer("{t}", t, "{idx}", table)
-	applied := 0
-	for _, m := range migrations {
-		if m.version <= current {
-			continue
-		}
-		for _, stmt := range m.stmts {
-			if _, err := tx.Exec(ctx, r.Replace(stmt)); err != nil {
-				return applied, fmt.Errorf("pgcontents: migrate %s to version %d: %w", t, m.version, err)
-			}
-		}
-		if _, err := tx.Exec(ctx, `INSERT INTO `+versions+` (table_name, kind, version, created_at, updated_at)
-			VALUES ($1, $2, $3, $4, $4)
-			ON CONFLICT (table_name) DO UPDATE SET version = excluded.version, updated_at = excluded.updated_at`,
-			table, storeKind, m.version, time.Now().Unix()); err != nil {
-			return applied, fmt.Errorf("pgcontents: record %s version %d: %w", t, m.version, err)
-		}
-		current = m.version
-		applied++
-	}
-	return applied, nil
+	return migrate.Run(ctx, pgxmigrate.Tx(tx), plan, ms)
 }

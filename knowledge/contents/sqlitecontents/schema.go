@@ -4,9 +4,9 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"fmt"
 	"strings"
-	"time"
+
+	"github.com/agno-go/agno/storage/migrate"
 )
 
 // versionsTable records, per knowledge table, which store made it (kind)
@@ -49,58 +49,22 @@ var migrations = []migration{
 
 var errForeign = errors.New("sqlitecontents: the database holds a table of that name that this store did not create; choose another Config.Table")
 
-// migrate brings table to the latest version and returns how many
+// runMigrations brings table to the latest version and returns how many
 // migrations it applied.
-func migrate(ctx context.Context, tx *sql.Tx, table string) (int, error) {
-	if _, err := tx.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS `+versionsTable+` (
-		table_name TEXT PRIMARY KEY,
-		kind       TEXT NOT NULL,
-		version    INTEGER NOT NULL,
-		created_at INTEGER NOT NULL,
-		updated_at INTEGER NOT NULL
-	)`); err != nil {
-		return 0, fmt.Errorf("sqlitecontents: create %s: %w", versionsTable, err)
+func runMigrations(ctx context.Context, tx *sql.Tx, table string) (int, error) {
+	plan := migrate.Plan{
+		Name:     "sqlitecontents",
+		Versions: versionsTable,
+		Kind:     storeKind,
+		Foreign:  errForeign,
+		Exists: func(ctx context.Context, tx migrate.Tx, name string) (bool, error) {
+			return migrate.HasRow(ctx, tx, `SELECT 1 FROM sqlite_master WHERE name = $1`, name)
+		},
+		Expand: strings.NewReplacer("{t}", `"`+table+`"`, "{idx}", table).Replace,
 	}
-	var current int64
-	var kind string
-	err := tx.QueryRowContext(ctx, `SELECT kind, version FROM `+versionsTable+` WHERE table_name = ?1`, table).Scan(&kind, &current)
-	switch {
-	case errors.Is(err, sql.ErrNoRows):
-		var n int
-		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM sqlite_master WHERE name = ?1`, table).Scan(&n); err != nil {
-			return 0, fmt.Errorf("sqlitecontents: migrate %s: %w", table, err)
-		}
-		if n > 0 {
-			return 0, fmt.Errorf("%w (%s exists without a recorded schema version)", errForeign, table)
-		}
-	case err != nil:
-		return 0, fmt.Errorf("sqlitecontents: read %s: %w", versionsTable, err)
-	case kind != storeKind:
-		return 0, fmt.Errorf("%w (%s is a %s table)", errForeign, table, kind)
+	ms := make([]migrate.Migration, len(migrations))
+	for i, m := range migrations {
+		ms[i] = migrate.Migration{Table: table, Version: m.version, Stmts: m.stmts}
 	}
-	latest := migrations[len(migrations)-1].version
-	if current > latest {
-		return 0, fmt.Errorf("sqlitecontents: table %s is at schema version %d but this build knows up to %d: upgrade agno-go", table, current, latest)
-	}
-	r := strings.NewReplacer("{t}", `"`+table+`"`, "{idx}", table)
-	applied := 0
-	for _, m := range migrations {
-		if m.version <= current {
-			continue
-		}
-		for _, stmt := range m.stmts {
-			if _, err := tx.ExecContext(ctx, r.Replace(stmt)); err != nil {
-				return applied, fmt.Errorf("sqlitecontents: migrate %s to version %d: %w", table, m.version, err)
-			}
-		}
-		if _, err := tx.ExecContext(ctx, `INSERT INTO `+versionsTable+` (table_name, kind, version, created_at, updated_at)
-			VALUES (?1, ?2, ?3, ?4, ?4)
-			ON CONFLICT (table_name) DO UPDATE SET version = excluded.version, updated_at = excluded.updated_at`,
-			table, storeKind, m.version, time.Now().Unix()); err != nil {
-			return applied, fmt.Errorf("sqlitecontents: record %s version %d: %w", table, m.version, err)
-		}
-		current = m.version
-		applied++
-	}
-	return applied, nil
+	return migrate.Run(ctx, migrate.SQL(tx), plan, ms)
 }

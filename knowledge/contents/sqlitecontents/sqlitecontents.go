@@ -116,7 +116,7 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 	s := &Store{w: w, r: w, table: table, t: `"` + table + `"`}
 	var applied int
 	err = s.write(ctx, func(tx *sql.Tx) error {
-		applied, err = migrate(ctx, tx, table)
+		applied, err = runMigrations(ctx, tx, table)
 		return err
 	})
 	if err != nil {

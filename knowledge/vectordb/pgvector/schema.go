@@ -6,11 +6,12 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 
 	"github.com/agno-go/agno/knowledge/vectordb"
+	"github.com/agno-go/agno/storage/migrate"
+	"github.com/agno-go/agno/storage/migrate/pgxmigrate"
 )
 
 // versionsTable records, per knowledge table of a schema, which store
@@ -77,36 +78,8 @@ const maxHNSWDims = 2000
 // the embedding column's type.
 func (s *Store) migrate(ctx context.Context, create bool) error {
 	return pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1, hashtext($2))`, int32(lockClass), s.tbl); err != nil {
+		if err := pgxmigrate.Lock(ctx, tx, lockClass, s.tbl); err != nil {
 			return fmt.Errorf("pgvector: lock for migrations: %w", err)
-		}
-		if _, err := tx.Exec(ctx, versionsDDL(s.versions)); err != nil {
-			return fmt.Errorf("pgvector: create %s: %w", versionsTable, err)
-		}
-		var current int64
-		var kind string
-		err := tx.QueryRow(ctx, `SELECT kind, version FROM `+s.versions+` WHERE table_name = $1`, s.cfg.Table).Scan(&kind, &current)
-		switch {
-		case errors.Is(err, pgx.ErrNoRows):
-			var exists bool
-			if err := tx.QueryRow(ctx, `SELECT to_regclass($1) IS NOT NULL`, s.tbl).Scan(&exists); err != nil {
-				return fmt.Errorf("pgvector: migrate %s: %w", s.tbl, err)
-			}
-			if exists {
-				return fmt.Errorf("%w (%s exists without a recorded schema version)", errForeign, s.tbl)
-			}
-			if !create {
-				s.setColumn(false, false)
-				return nil
-			}
-		case err != nil:
-			return fmt.Errorf("pgvector: read %s: %w", versionsTable, err)
-		case kind != storeKind:
-			return fmt.Errorf("%w (%s is a %s table)", errForeign, s.tbl, kind)
-		}
-		latest := migrations[len(migrations)-1].version
-		if current > latest {
-			return fmt.Errorf("pgvector: table %s is at schema version %d but this build knows up to %d: upgrade agno-go", s.tbl, current, latest)
 		}
 		embedding, opclass := "real[]", ""
 		useVector := s.ext != "" && s.cfg.Embedder != nil
@@ -117,41 +90,52 @@ func (s *Store) migrate(ctx context.Context, create bool) error {
 			}[s.cfg.Distance]
 		}
 		index := useVector && s.cfg.Index == IndexHNSW && s.cfg.Embedder.Dimensions() <= maxHNSWDims
-		r := strings.NewReplacer("{t}", s.tbl, "{idx}", s.cfg.Table, "{embedding}", embedding,
-			"{lang}", "'"+s.cfg.Language+"'", "{opclass}", opclass)
-		applied := 0
-		for _, m := range migrations {
-			if m.version <= current {
-				continue
-			}
+		ms := make([]migrate.Migration, len(migrations))
+		for i, m := range migrations {
+			ms[i] = migrate.Migration{Table: s.cfg.Table, Version: m.version}
 			for _, st := range m.stmts {
-				if st.vectorIndex && !index {
-					continue
-				}
-				if _, err := tx.Exec(ctx, r.Replace(st.sql)); err != nil {
-					return fmt.Errorf("pgvector: migrate %s to version %d: %w", s.tbl, m.version, err)
+				if !st.vectorIndex || index {
+					ms[i].Stmts = append(ms[i].Stmts, st.sql)
 				}
 			}
-			if _, err := tx.Exec(ctx, `INSERT INTO `+s.versions+` (table_name, kind, version, created_at, updated_at)
-				VALUES ($1, $2, $3, $4, $4)
-				ON CONFLICT (table_name) DO UPDATE SET version = excluded.version, updated_at = excluded.updated_at`,
-				s.cfg.Table, storeKind, m.version, time.Now().Unix()); err != nil {
-				return fmt.Errorf("pgvector: record %s version %d: %w", s.tbl, m.version, err)
-			}
-			current = m.version
-			applied++
+		}
+		plan := s.plan()
+		plan.SkipNew = !create
+		plan.Expand = strings.NewReplacer("{t}", s.tbl, "{idx}", s.cfg.Table, "{embedding}", embedding,
+			"{lang}", "'"+s.cfg.Language+"'", "{opclass}", opclass).Replace
+		applied, err := migrate.Run(ctx, pgxmigrate.Tx(tx), plan, ms)
+		if err != nil {
+			return err
 		}
 		if applied > 0 {
 			s.log.Info("pgvector: schema migrated", "table", s.tbl, "migrations", applied, "vector", useVector)
 		}
 		var udt string
-		if err := tx.QueryRow(ctx, `SELECT udt_name FROM information_schema.columns
-			WHERE table_schema = $1 AND table_name = $2 AND column_name = 'embedding'`, s.schema, s.cfg.Table).Scan(&udt); err != nil {
+		err = tx.QueryRow(ctx, `SELECT udt_name FROM information_schema.columns
+			WHERE table_schema = $1 AND table_name = $2 AND column_name = 'embedding'`, s.schema, s.cfg.Table).Scan(&udt)
+		if errors.Is(err, pgx.ErrNoRows) && !create {
+			// Not made yet: Create will make it.
+			s.setColumn(false, false)
+			return nil
+		}
+		if err != nil {
 			return fmt.Errorf("pgvector: read the embedding column of %s: %w", s.tbl, err)
 		}
 		s.setColumn(true, udt == "vector")
 		return nil
 	})
+}
+
+// plan is where the store records its table's version.
+func (s *Store) plan() migrate.Plan {
+	return migrate.Plan{
+		Name:     "pgvector: schema " + s.schema,
+		Versions: s.versions,
+		Postgres: true,
+		Kind:     storeKind,
+		Foreign:  errForeign,
+		Exists:   pgxmigrate.Exists(s.schema),
+	}
 }
 
 // setColumn records the table's state: whether it exists, and whether
@@ -165,16 +149,6 @@ func (s *Store) setColumn(exists, vector bool) {
 		return
 	}
 	s.vector, s.realArray = vector && s.ext != "", !vector
-}
-
-func versionsDDL(table string) string {
-	return `CREATE TABLE IF NOT EXISTS ` + table + ` (
-		table_name TEXT PRIMARY KEY,
-		kind       TEXT NOT NULL,
-		version    BIGINT NOT NULL,
-		created_at BIGINT NOT NULL,
-		updated_at BIGINT NOT NULL
-	)`
 }
 
 // Create implements vectordb.DB: it makes the table, or brings it to the
@@ -194,13 +168,14 @@ func (s *Store) Exists(ctx context.Context) (bool, error) {
 // version.
 func (s *Store) Drop(ctx context.Context) error {
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1, hashtext($2))`, int32(lockClass), s.tbl); err != nil {
+		if err := pgxmigrate.Lock(ctx, tx, lockClass, s.tbl); err != nil {
 			return err
 		}
 		if _, err := tx.Exec(ctx, `DROP TABLE IF EXISTS `+s.tbl); err != nil {
 			return err
 		}
-		if _, err := tx.Exec(ctx, versionsDDL(s.versions)); err != nil {
+		// With no migrations Run only makes the versions table if missing.
+		if _, err := migrate.Run(ctx, pgxmigrate.Tx(tx), s.plan(), nil); err != nil {
 			return err
 		}
 		_, err := tx.Exec(ctx, `DELETE FROM `+s.versions+` WHERE table_name = $1`, s.cfg.Table)

@@ -4,22 +4,14 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"fmt"
 	"strings"
-	"time"
+
+	"github.com/agno-go/agno/storage/migrate"
 )
 
 // versionsTable records, per knowledge table, which store made it (kind)
 // and its schema version. The SQLite contents store shares it.
 const versionsTable = "agno_knowledge_schema_versions"
-
-const versionsDDL = `CREATE TABLE IF NOT EXISTS ` + versionsTable + ` (
-	table_name TEXT PRIMARY KEY,
-	kind       TEXT NOT NULL,
-	version    INTEGER NOT NULL,
-	created_at INTEGER NOT NULL,
-	updated_at INTEGER NOT NULL
-)`
 
 // storeKind is this store's entry in versionsTable.kind.
 const storeKind = "vectors"
@@ -79,66 +71,29 @@ var migrations = []migration{
 // errForeign reports tables this package did not make.
 var errForeign = errors.New("sqlitevec: the database holds a table of that name that this store did not create; choose another Config.Table")
 
-// migrate creates the versions table and brings the store's tables to the
-// latest version: all of them when create is set, else only tables that
-// exist already.
+// migrate brings the store's tables to the latest version: all of them
+// when create is set, else only tables that exist already.
 func (s *Store) migrate(ctx context.Context, tx *sql.Tx, create bool) error {
-	applied, err := migrateTable(ctx, tx, s.t, migrations, create)
+	t := s.t
+	r := strings.NewReplacer("{t}", t.main, "{fts}", t.fts, "{vec}", t.vec, "{idx}", t.idx)
+	plan := migrate.Plan{
+		Name:     "sqlitevec",
+		Versions: versionsTable,
+		Kind:     storeKind,
+		Foreign:  errForeign,
+		Exists: func(ctx context.Context, tx migrate.Tx, name string) (bool, error) {
+			return migrate.HasRow(ctx, tx, `SELECT 1 FROM sqlite_master WHERE name IN ($1, $1 || '_fts', $1 || '_vectors')`, name)
+		},
+		SkipNew: !create,
+		Expand:  r.Replace,
+	}
+	ms := make([]migrate.Migration, len(migrations))
+	for i, m := range migrations {
+		ms[i] = migrate.Migration{Table: t.name, Version: m.version, Stmts: m.stmts}
+	}
+	applied, err := migrate.Run(ctx, migrate.SQL(tx), plan, ms)
 	if applied > 0 {
-		s.log.Info("sqlitevec: schema migrated", "path", s.path, "table", s.t.name, "migrations", applied)
+		s.log.Info("sqlitevec: schema migrated", "path", s.path, "table", t.name, "migrations", applied)
 	}
 	return err
-}
-
-func migrateTable(ctx context.Context, tx *sql.Tx, t tables, ms []migration, create bool) (int, error) {
-	if _, err := tx.ExecContext(ctx, versionsDDL); err != nil {
-		return 0, fmt.Errorf("sqlitevec: create %s: %w", versionsTable, err)
-	}
-	var current int64
-	var gotKind string
-	err := tx.QueryRowContext(ctx, `SELECT kind, version FROM `+versionsTable+` WHERE table_name = ?1`, t.name).Scan(&gotKind, &current)
-	switch {
-	case errors.Is(err, sql.ErrNoRows):
-		var n int
-		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM sqlite_master WHERE name IN (?1, ?2, ?3)`,
-			t.name, t.name+"_fts", t.name+"_vectors").Scan(&n); err != nil {
-			return 0, fmt.Errorf("sqlitevec: migrate %s: %w", t.name, err)
-		}
-		if n > 0 {
-			return 0, fmt.Errorf("%w (%s exists without a recorded schema version)", errForeign, t.name)
-		}
-		if !create {
-			return 0, nil
-		}
-	case err != nil:
-		return 0, fmt.Errorf("sqlitevec: read %s: %w", versionsTable, err)
-	case gotKind != storeKind:
-		return 0, fmt.Errorf("%w (%s is a %s table)", errForeign, t.name, gotKind)
-	}
-	latest := ms[len(ms)-1].version
-	if current > latest {
-		return 0, fmt.Errorf("sqlitevec: table %s is at schema version %d but this build knows up to %d: upgrade agno-go", t.name, current, latest)
-	}
-	r := strings.NewReplacer("{t}", t.main, "{fts}", t.fts, "{vec}", t.vec, "{idx}", t.idx)
-	applied := 0
-	for _, m := range ms {
-		if m.version <= current {
-			continue
-		}
-		for _, stmt := range m.stmts {
-			if _, err := tx.ExecContext(ctx, r.Replace(stmt)); err != nil {
-				return applied, fmt.Errorf("sqlitevec: migrate %s to version %d: %w", t.name, m.version, err)
-			}
-		}
-		now := time.Now().Unix()
-		if _, err := tx.ExecContext(ctx, `INSERT INTO `+versionsTable+` (table_name, kind, version, created_at, updated_at)
-			VALUES (?1, ?2, ?3, ?4, ?4)
-			ON CONFLICT (table_name) DO UPDATE SET version = excluded.version, updated_at = excluded.updated_at`,
-			t.name, storeKind, m.version, now); err != nil {
-			return applied, fmt.Errorf("sqlitevec: record %s version %d: %w", t.name, m.version, err)
-		}
-		current = m.version
-		applied++
-	}
-	return applied, nil
 }

@@ -1,0 +1,62 @@
+package sqlite
+
+import (
+	"database/sql"
+	"path/filepath"
+	"testing"
+)
+
+// A file laid out by the runner this package had before storage/migrate
+// (its versions table DDL, its version rows) opens with the shared runner:
+// the tables it holds are left as they are, the one it lacks is migrated.
+func TestOpenOldLayout(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "agno.db")
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustExec := func(stmt string, args ...any) {
+		t.Helper()
+		if _, err := db.Exec(stmt, args...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mustExec(`CREATE TABLE IF NOT EXISTS agno_schema_versions (
+		table_name TEXT PRIMARY KEY,
+		version    INTEGER NOT NULL,
+		created_at INTEGER NOT NULL,
+		updated_at INTEGER NOT NULL
+	)`)
+	// An older release: every table but agno_blobs, agno_runs at version 2.
+	for _, m := range migrations {
+		if m.table == "agno_blobs" {
+			continue
+		}
+		for _, stmt := range m.stmts {
+			mustExec(stmt)
+		}
+		mustExec(`INSERT INTO agno_schema_versions (table_name, version, created_at, updated_at) VALUES (?1, ?2, 5, 5)
+			ON CONFLICT (table_name) DO UPDATE SET version = excluded.version`, m.table, m.version)
+	}
+	db.Close()
+
+	st, err := Open(t.Context(), Config{Path: path, Logger: quiet})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.applied != 1 {
+		t.Errorf("applied %d migrations, want 1 (agno_blobs)", st.applied)
+	}
+	v := versions(t, st.w)
+	for table, want := range map[string]int64{"agno_sessions": 1, "agno_runs": 2, "agno_run_events": 1, "agno_memories": 1, "agno_instances": 1} {
+		if v[table] != [3]int64{want, 5, 5} {
+			t.Errorf("%s version row %v, want [%d 5 5] untouched", table, v[table], want)
+		}
+	}
+	if v["agno_blobs"][0] != 1 {
+		t.Errorf("agno_blobs version row %v", v["agno_blobs"])
+	}
+	seed(t, st)
+	checkSeed(t, st)
+	st.Close()
+}
