@@ -21,6 +21,7 @@ import (
 	sdk "github.com/anthropics/anthropic-sdk-go/v2"
 	"github.com/anthropics/anthropic-sdk-go/v2/option"
 
+	"github.com/agno-go/agno/internal/httpretry"
 	"github.com/agno-go/agno/internal/httptransport"
 	"github.com/agno-go/agno/model"
 )
@@ -34,11 +35,6 @@ const (
 	// Config.MaxRetries is zero.
 	DefaultMaxRetries = 2
 )
-
-// maxRetryWait bounds how long a retry waits for the server's retry-after:
-// a server asking for a longer pause gets its error (with RetryAfter)
-// returned, and the caller decides whether to wait that long.
-const maxRetryWait = 60 * time.Second
 
 // ProviderName is the model_provider agno reports for Claude models.
 const ProviderName = "Anthropic"
@@ -70,11 +66,11 @@ type Config struct {
 	// MaxRetries is how many times a request that failed with a connection
 	// error, 408, 409, 429, 529 or 5xx is retried, waiting as the server's
 	// retry-after header asks (up to a minute; a longer wait is returned as
-	// the error's RetryAfter). 0 means DefaultMaxRetries; negative disables
-	// retries.
+	// the error's RetryAfter), as package httpretry decides. 0 means
+	// DefaultMaxRetries; negative disables retries.
 	MaxRetries int
 	// Logger receives debug notes (dropped parameters, repaired tool
-	// arguments). Default slog.Default().
+	// arguments, retries). Default slog.Default().
 	Logger *slog.Logger
 }
 
@@ -130,8 +126,13 @@ func New(cfg Config) (*Model, error) {
 	opts := []option.RequestOption{
 		option.WithoutEnvironmentDefaults(),
 		option.WithAPIKey(key),
-		option.WithMaxRetries(retries),
-		option.WithMiddleware(capRetryWait),
+		// One retry policy for every provider (httpretry), so the SDK's is off.
+		option.WithMaxRetries(0),
+		option.WithMiddleware(httpretry.Policy{
+			MaxRetries: retries,
+			Logger:     logger,
+			LogAttrs:   []any{"provider", ProviderName, "model", id},
+		}.Middleware),
 	}
 	if cfg.BaseURL != "" {
 		opts = append(opts, option.WithBaseURL(cfg.BaseURL))
@@ -220,17 +221,6 @@ func (m *Model) stream(ctx context.Context, params sdk.MessageNewParams, yield f
 		return
 	}
 	yield(st.final(), nil)
-}
-
-// capRetryWait stops the SDK's retries of a response whose retry-after is
-// longer than maxRetryWait: x-should-retry, which the SDK obeys over the
-// status code, is set to false.
-func capRetryWait(req *http.Request, next option.MiddlewareNext) (*http.Response, error) {
-	res, err := next(req)
-	if err == nil && res != nil && res.StatusCode >= 400 && retryAfter(res.Header, time.Now()) > maxRetryWait {
-		res.Header.Set("X-Should-Retry", "false")
-	}
-	return res, err
 }
 
 var sharedHTTPClient = sync.OnceValue(func() *http.Client {

@@ -4,12 +4,11 @@ import (
 	"context"
 	"errors"
 	"net/http"
-	"strconv"
 	"strings"
-	"time"
 
 	sdk "github.com/anthropics/anthropic-sdk-go/v2"
 
+	"github.com/agno-go/agno/internal/httpretry"
 	"github.com/agno-go/agno/model"
 )
 
@@ -81,7 +80,7 @@ func (m *Model) apiError(e *sdk.Error) *model.ProviderError {
 		Err:        e,
 	}
 	if e.Response != nil {
-		pe.RetryAfter = retryAfter(e.Response.Header, time.Now())
+		pe.RetryAfter, _ = httpretry.RetryAfter(e.Response.Header)
 	}
 	if status == http.StatusBadRequest || status == http.StatusRequestEntityTooLarge {
 		lower := strings.ToLower(msg)
@@ -93,28 +92,4 @@ func (m *Model) apiError(e *sdk.Error) *model.ProviderError {
 		}
 	}
 	return pe
-}
-
-// retryAfter reads retry-after-ms, then retry-after (seconds or an HTTP
-// date).
-func retryAfter(h http.Header, now time.Time) time.Duration {
-	if v := h.Get("Retry-After-Ms"); v != "" {
-		if ms, err := strconv.ParseFloat(v, 64); err == nil && ms > 0 {
-			return time.Duration(ms * float64(time.Millisecond))
-		}
-	}
-	v := h.Get("Retry-After")
-	if v == "" {
-		return 0
-	}
-	if s, err := strconv.ParseFloat(v, 64); err == nil {
-		if s <= 0 {
-			return 0
-		}
-		return time.Duration(s * float64(time.Second))
-	}
-	if t, err := http.ParseTime(v); err == nil && t.After(now) {
-		return t.Sub(now)
-	}
-	return 0
 }

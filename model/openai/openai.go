@@ -22,6 +22,7 @@ import (
 	sdk "github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
 
+	"github.com/agno-go/agno/internal/httpretry"
 	"github.com/agno-go/agno/internal/httptransport"
 	"github.com/agno-go/agno/model"
 )
@@ -79,8 +80,8 @@ type Config struct {
 	// HTTPClient sends the requests; nil uses a shared client.
 	HTTPClient *http.Client
 	// MaxRetries bounds retries of a request that failed with a retryable
-	// error (network, 408, 409, 429, 5xx). Zero means DefaultMaxRetries; a
-	// negative value disables retries.
+	// error (network, 408, 409, 429, 5xx), as package httpretry decides.
+	// Zero means DefaultMaxRetries; a negative value disables retries.
 	MaxRetries int
 	// Headers are added to every request.
 	Headers map[string]string
@@ -96,8 +97,6 @@ type Model struct {
 	info       model.Info
 	chat       sdk.ChatCompletionService
 	compatible bool
-	maxRetries int
-	log        *slog.Logger
 	// sleep waits between retries; tests replace it to observe delays.
 	sleep func(ctx context.Context, d time.Duration) error
 }
@@ -157,22 +156,7 @@ func New(cfg Config) (*Model, error) {
 		logger = slog.Default()
 	}
 
-	// Options are given explicitly instead of through sdk.NewClient, which
-	// would also pick up OPENAI_* variables and send an OpenAI key or
-	// organisation to a third-party endpoint.
-	opts := []option.RequestOption{
-		option.WithHTTPClient(httpClient),
-		option.WithBaseURL(base),
-		option.WithAPIKey(key),
-		// Retries are ours (retry.go): the SDK's would hide attempts and
-		// the delays from the error we report.
-		option.WithMaxRetries(0),
-	}
-	for k, v := range cfg.Headers {
-		opts = append(opts, option.WithHeader(k, v))
-	}
-
-	return &Model{
+	m := &Model{
 		info: model.Info{
 			ID:                      id,
 			Provider:                provider,
@@ -180,12 +164,33 @@ func New(cfg Config) (*Model, error) {
 			NativeStructuredOutputs: structured,
 			JSONMode:                true,
 		},
-		chat:       sdk.NewChatCompletionService(opts...),
 		compatible: cfg.Compatible,
-		maxRetries: maxRetries,
-		log:        logger,
-		sleep:      sleepCtx,
-	}, nil
+		sleep:      httpretry.Sleep,
+	}
+	retry := httpretry.Policy{
+		MaxRetries: maxRetries,
+		Sleep:      func(ctx context.Context, d time.Duration) error { return m.sleep(ctx, d) },
+		Logger:     logger,
+		LogAttrs:   []any{"provider", provider, "model", id},
+	}
+
+	// Options are given explicitly instead of through sdk.NewClient, which
+	// would also pick up OPENAI_* variables and send an OpenAI key or
+	// organisation to a third-party endpoint.
+	opts := []option.RequestOption{
+		option.WithHTTPClient(httpClient),
+		option.WithBaseURL(base),
+		option.WithAPIKey(key),
+		// One retry policy for every provider (httpretry), so the SDK's is off.
+		option.WithMaxRetries(0),
+		option.WithMiddleware(retry.Middleware),
+	}
+	for k, v := range cfg.Headers {
+		opts = append(opts, option.WithHeader(k, v))
+	}
+
+	m.chat = sdk.NewChatCompletionService(opts...)
+	return m, nil
 }
 
 func resolveAPIKey(cfg Config) (string, error) {

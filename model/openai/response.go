@@ -28,7 +28,7 @@ import (
 func (m *Model) complete(ctx context.Context, params sdk.ChatCompletionNewParams, opts []option.RequestOption) (*model.Chunk, error) {
 	start := time.Now()
 	var body []byte
-	err := m.withRetry(ctx, func(a *attempt) error {
+	err := m.call(ctx, func(a *attempt) error {
 		body = nil
 		_, err := m.chat.New(ctx, params, append(opts, a.option(), option.WithResponseBodyInto(&body))...)
 		return err
@@ -223,7 +223,7 @@ func rawField(v gjson.Result) json.RawMessage {
 // server that ignored "stream" and answered JSON, the whole response.
 func (m *Model) open(ctx context.Context, params sdk.ChatCompletionNewParams, opts []option.RequestOption) (ssestream.Decoder, []byte, error) {
 	var raw *http.Response
-	err := m.withRetry(ctx, func(a *attempt) error {
+	err := m.call(ctx, func(a *attempt) error {
 		raw = nil
 		_, err := m.chat.New(ctx, params, append(opts,
 			option.WithJSONSet("stream", true),

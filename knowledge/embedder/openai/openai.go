@@ -20,6 +20,7 @@ import (
 	sdk "github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
 
+	"github.com/agno-go/agno/internal/httpretry"
 	"github.com/agno-go/agno/internal/httptransport"
 	"github.com/agno-go/agno/knowledge/embedder"
 )
@@ -63,8 +64,9 @@ type Config struct {
 	BatchSize int
 	// User is sent as the "user" field when set.
 	User string
-	// MaxRetries for retryable failures (network, 408, 409, 429, 5xx);
-	// zero means DefaultMaxRetries and a negative value disables retries.
+	// MaxRetries for retryable failures (network, 408, 409, 429, 5xx), as
+	// package httpretry decides; zero means DefaultMaxRetries and a
+	// negative value disables retries.
 	MaxRetries int
 	// HTTPClient sends the requests; nil uses a shared client.
 	HTTPClient *http.Client
@@ -129,7 +131,9 @@ func New(cfg Config) (*Embedder, error) {
 		option.WithHTTPClient(httpClient),
 		option.WithBaseURL(base),
 		option.WithAPIKey(key),
-		option.WithMaxRetries(retries),
+		// The models' retry policy (httpretry), so the SDK's is off.
+		option.WithMaxRetries(0),
+		option.WithMiddleware(httpretry.Policy{MaxRetries: retries}.Middleware),
 	}
 	for k, v := range cfg.Headers {
 		opts = append(opts, option.WithHeader(k, v))

@@ -6,32 +6,21 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
-	"math"
-	"math/rand/v2"
-	"net"
 	"net/http"
-	"strconv"
 	"strings"
-	"time"
 
 	"github.com/openai/openai-go/v3/option"
 	"github.com/openai/openai-go/v3/packages/ssestream"
 
+	"github.com/agno-go/agno/internal/httpretry"
 	"github.com/agno-go/agno/model"
 )
 
-const (
-	// maxRetryWait: a provider asking for a longer pause gets its error
-	// returned instead; the caller decides whether to wait that long.
-	maxRetryWait   = 60 * time.Second
-	initialBackoff = 500 * time.Millisecond
-	maxBackoff     = 8 * time.Second
-	// maxErrorBody bounds how much of an error response is read.
-	maxErrorBody = 1 << 20
-)
+// maxErrorBody bounds how much of an error response is read.
+const maxErrorBody = 1 << 20
 
-// attempt records the HTTP error response of one request attempt. The SDK
-// only keeps bodies shaped {"error":{...}}; gateways answer with other
+// attempt records the HTTP error response of the last request attempt. The
+// SDK only keeps bodies shaped {"error":{...}}; gateways answer with other
 // shapes, or plain text, whose message we still want to report.
 type attempt struct {
 	status int
@@ -39,8 +28,11 @@ type attempt struct {
 	body   []byte
 }
 
+// option runs inside the retry middleware, so it sees every attempt and
+// keeps only the last one's response.
 func (a *attempt) option() option.RequestOption {
 	return option.WithMiddleware(func(req *http.Request, next option.MiddlewareNext) (*http.Response, error) {
+		*a = attempt{}
 		res, err := next(req)
 		if err != nil || res == nil || res.StatusCode < 400 {
 			return res, err
@@ -53,76 +45,18 @@ func (a *attempt) option() option.RequestOption {
 	})
 }
 
-// withRetry runs one request attempt at a time until it succeeds, fails
-// with an error that retrying cannot fix, or MaxRetries is spent.
-func (m *Model) withRetry(ctx context.Context, do func(a *attempt) error) error {
-	for n := 0; ; n++ {
-		a := &attempt{}
-		err := do(a)
-		if err == nil {
-			return nil
-		}
-		if ctxErr := ctx.Err(); ctxErr != nil {
-			return ctxErr
-		}
-		pe := m.providerError(err, a)
-		if n >= m.maxRetries || !shouldRetry(pe, a, err) {
-			return pe
-		}
-		wait := pe.RetryAfter
-		if wait <= 0 {
-			wait = backoff(n)
-		}
-		if wait > maxRetryWait {
-			return pe
-		}
-		m.log.DebugContext(ctx, "retrying model request", "provider", m.info.Provider, "model", m.info.ID,
-			"attempt", n+1, "status", pe.StatusCode, "wait", wait, "error", pe.Message)
-		if err := m.sleep(ctx, wait); err != nil {
-			return err
-		}
-	}
-}
-
-func shouldRetry(pe *model.ProviderError, a *attempt, err error) bool {
-	if a.status == 0 {
-		return isNetworkError(err)
-	}
-	// OpenAI tells clients explicitly at times.
-	switch a.header.Get("X-Should-Retry") {
-	case "true":
-		return !pe.ContextOverflow
-	case "false":
-		return false
-	}
-	return pe.Retryable()
-}
-
-func isNetworkError(err error) bool {
-	var ne net.Error
-	return errors.As(err, &ne) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) ||
-		errors.Is(err, net.ErrClosed)
-}
-
-// backoff is exponential from 0.5 s to 8 s with up to 25 % jitter, as the
-// OpenAI SDKs do.
-func backoff(n int) time.Duration {
-	d := time.Duration(float64(initialBackoff) * math.Pow(2, float64(n)))
-	if d <= 0 || d > maxBackoff {
-		d = maxBackoff
-	}
-	return d - time.Duration(rand.Int64N(int64(d/4)+1))
-}
-
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
+// call makes one SDK call (its retries happen inside, see New) and turns
+// its error into a ProviderError, or ctx's error once ctx is done.
+func (m *Model) call(ctx context.Context, do func(a *attempt) error) error {
+	a := &attempt{}
+	err := do(a)
+	if err == nil {
 		return nil
 	}
+	if ctxErr := ctx.Err(); ctxErr != nil {
+		return ctxErr
+	}
+	return m.providerError(err, a)
 }
 
 // providerError turns whatever a request returned into a ProviderError that
@@ -138,7 +72,7 @@ func (m *Model) providerError(err error, a *attempt) *model.ProviderError {
 			msg = http.StatusText(a.status)
 		}
 		pe.Message = msg
-		pe.RetryAfter = retryAfter(a.header)
+		pe.RetryAfter, _ = httpretry.RetryAfter(a.header)
 		pe.ContextOverflow = a.status != http.StatusTooManyRequests && isContextOverflow(code, msg)
 	case errors.As(err, &se):
 		// An error event inside a 200 stream (OpenAI, OpenRouter do this).
@@ -245,30 +179,4 @@ func isContextOverflow(code, msg string) bool {
 		}
 	}
 	return false
-}
-
-// retryAfter reads Retry-After-Ms (OpenAI's) or Retry-After (seconds or an
-// HTTP date).
-func retryAfter(h http.Header) time.Duration {
-	if v := h.Get("Retry-After-Ms"); v != "" {
-		if ms, err := strconv.ParseFloat(v, 64); err == nil && ms > 0 && !math.IsInf(ms, 0) {
-			return time.Duration(ms * float64(time.Millisecond))
-		}
-	}
-	v := h.Get("Retry-After")
-	if v == "" {
-		return 0
-	}
-	if s, err := strconv.ParseFloat(v, 64); err == nil {
-		if s <= 0 || math.IsNaN(s) || s > math.MaxInt64/float64(time.Second) {
-			return 0
-		}
-		return time.Duration(s * float64(time.Second))
-	}
-	if t, err := http.ParseTime(v); err == nil {
-		if d := time.Until(t); d > 0 {
-			return d
-		}
-	}
-	return 0
 }
