@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -65,9 +66,7 @@ func (e *SchemaError) Error() string {
 // Optional[X] parameters. A type that cannot be rendered is a *SchemaError
 // naming the tool and the field — a parameter is never dropped.
 func ParametersSchema(toolName string, t reflect.Type) (json.RawMessage, error) {
-	for t.Kind() == reflect.Pointer {
-		t = t.Elem()
-	}
+	t = deref(t)
 	g := &schemaGen{tool: toolName, seen: map[reflect.Type]bool{}}
 	if s, ok, err := g.custom(t, ""); err != nil {
 		return nil, err
@@ -80,27 +79,27 @@ func ParametersSchema(toolName string, t reflect.Type) (json.RawMessage, error) 
 	if t.Kind() != reflect.Struct {
 		return nil, &SchemaError{Tool: toolName, Type: t, Why: "must be a struct whose fields are the tool's parameters"}
 	}
-	g.seen[t] = true
-	fields, err := g.fields(t, "")
+	root, err := g.structSchema(t, "", true)
 	if err != nil {
 		return nil, err
 	}
-	props := newObject()
-	required := []string{}
-	for _, f := range fields {
-		s, err := g.fieldSchema(f, f.name)
-		if err != nil {
-			return nil, err
-		}
-		props.set(f.name, s)
-		if f.required {
-			required = append(required, f.name)
-		}
-	}
-	root := newObject().set("type", "object").set("properties", props).set("required", required)
 	return marshalNoEscape(root)
 }
 
+// schemaGen walks Go types by hand rather than through
+// jsonschema.ForType (v0.4.3), whose output differs from agno's in
+// nearly every rule (see schema_lib_test.go): it adds "null" to pointer
+// and slice types, minimum/maximum to sized integers and minItems/maxItems
+// to arrays; it renders []byte, json.RawMessage and net.IP as arrays of
+// integers and time.Time without "format"; it refuses integer map keys and
+// emits no propertyNames; it requires pointer fields, reads descriptions
+// from `jsonschema` tags, knows no enum tags or ",string", resolves
+// same-named fields by Go name instead of encoding/json's rules, accepts
+// MarshalJSON types and interfaces with methods, and names no field in its
+// errors. Its Schema type cannot carry the output either: its MarshalJSON
+// puts description before enum/format, required before
+// additionalProperties, writes {} as true and re-encodes a Schemer's
+// numbers and keywords, so agno's bytes would change.
 type schemaGen struct {
 	tool string
 	// seen holds the struct types on the current path, to refuse recursion.
@@ -129,59 +128,43 @@ func (g *schemaGen) fields(t reflect.Type, path string) ([]fieldInfo, error) {
 	embedding := map[reflect.Type]bool{t: true}
 	var walk func(t reflect.Type, depth int) error
 	walk = func(t reflect.Type, depth int) error {
-		for i := 0; i < t.NumField(); i++ {
-			sf := t.Field(i)
-			if sf.Anonymous {
-				et := sf.Type
-				if et.Kind() == reflect.Pointer {
-					et = et.Elem()
-				}
-				if !sf.IsExported() && et.Kind() != reflect.Struct {
-					continue
-				}
-			} else if !sf.IsExported() {
-				continue
-			}
+		for sf := range t.Fields() {
+			et := deref(sf.Type)
+			embedded := sf.Anonymous && et.Kind() == reflect.Struct
 			tag := sf.Tag.Get("json")
-			if tag == "-" {
+			// encoding/json looks into unexported embedded structs only.
+			if (!sf.IsExported() && !embedded) || tag == "-" {
 				continue
 			}
 			name, opts, _ := strings.Cut(tag, ",")
-			ft := sf.Type
-			if sf.Anonymous && name == "" {
-				et := ft
-				if et.Kind() == reflect.Pointer {
-					et = et.Elem()
+			if embedded && name == "" {
+				if embedding[et] {
+					continue // encoding/json ignores a struct embedded in itself
 				}
-				if et.Kind() == reflect.Struct {
-					if embedding[et] {
-						continue // encoding/json ignores a struct embedded in itself
-					}
-					if ft.Kind() == reflect.Pointer && !sf.IsExported() {
-						return &SchemaError{Tool: g.tool, Field: joinPath(path, sf.Name), Type: ft,
-							Why: "is an embedded pointer to an unexported struct, which encoding/json cannot fill; embed the struct by value or export it"}
-					}
-					embedding[et] = true
-					err := walk(et, depth+1)
-					delete(embedding, et)
-					if err != nil {
-						return err
-					}
-					continue
+				if sf.Type.Kind() == reflect.Pointer && !sf.IsExported() {
+					return &SchemaError{Tool: g.tool, Field: joinPath(path, sf.Name), Type: sf.Type,
+						Why: "is an embedded pointer to an unexported struct, which encoding/json cannot fill; embed the struct by value or export it"}
 				}
+				embedding[et] = true
+				err := walk(et, depth+1)
+				delete(embedding, et)
+				if err != nil {
+					return err
+				}
+				continue
 			}
 			tagged := name != ""
 			if name == "" {
 				name = sf.Name
 			}
-			omit := hasOpt(opts, "omitempty") || hasOpt(opts, "omitzero")
-			optional := ft.Kind() == reflect.Pointer
+			o := strings.Split(opts, ",")
+			optional := sf.Type.Kind() == reflect.Pointer
 			all = append(all, fieldInfo{
 				name:        name,
-				typ:         ft,
-				required:    !optional && !omit,
+				typ:         sf.Type,
+				required:    !optional && !slices.Contains(o, "omitempty") && !slices.Contains(o, "omitzero"),
 				optional:    optional,
-				asString:    hasOpt(opts, "string"),
+				asString:    slices.Contains(o, "string"),
 				description: sf.Tag.Get("description"),
 				enumTag:     sf.Tag.Get("enum"),
 				depth:       depth,
@@ -196,49 +179,23 @@ func (g *schemaGen) fields(t reflect.Type, path string) ([]fieldInfo, error) {
 	return dominantFields(all), nil
 }
 
+// dominantFields applies encoding/json's rule to fields sharing a name: a
+// shallower one wins; at equal depth the only tagged one; else none.
 func dominantFields(all []fieldInfo) []fieldInfo {
-	byName := map[string][]int{}
+	var out []fieldInfo
 	for i, f := range all {
-		byName[f.name] = append(byName[f.name], i)
-	}
-	keep := make([]bool, len(all))
-	for _, idx := range byName {
-		minDepth := all[idx[0]].depth
-		for _, i := range idx {
-			minDepth = min(minDepth, all[i].depth)
-		}
-		var shallow, tagged []int
-		for _, i := range idx {
-			if all[i].depth == minDepth {
-				shallow = append(shallow, i)
-				if all[i].tagged {
-					tagged = append(tagged, i)
-				}
+		beaten := false
+		for j, o := range all {
+			if j != i && o.name == f.name && (o.depth < f.depth || o.depth == f.depth && (o.tagged || !f.tagged)) {
+				beaten = true
+				break
 			}
 		}
-		switch {
-		case len(shallow) == 1:
-			keep[shallow[0]] = true
-		case len(tagged) == 1:
-			keep[tagged[0]] = true
-		}
-	}
-	out := make([]fieldInfo, 0, len(all))
-	for i, f := range all {
-		if keep[i] {
+		if !beaten {
 			out = append(out, f)
 		}
 	}
 	return out
-}
-
-func hasOpt(opts, want string) bool {
-	for o := range strings.SplitSeq(opts, ",") {
-		if o == want {
-			return true
-		}
-	}
-	return false
 }
 
 func joinPath(path, name string) string {
@@ -246,22 +203,6 @@ func joinPath(path, name string) string {
 		return name
 	}
 	return path + "." + name
-}
-
-// fieldSchema is the schema of one struct field.
-func (g *schemaGen) fieldSchema(f fieldInfo, path string) (any, error) {
-	var s any
-	var err error
-	if f.asString && isScalarKind(deref(f.typ).Kind()) {
-		// ",string" puts numbers and booleans inside a JSON string.
-		s = newObject().set("type", "string")
-	} else if s, err = g.schema(f.typ, path, f.enumTag); err != nil {
-		return nil, err
-	}
-	if f.description != "" {
-		s = withDescription(s, f.description)
-	}
-	return s, nil
 }
 
 func withDescription(s any, d string) any {
@@ -282,22 +223,9 @@ func isScalarKind(k reflect.Kind) bool {
 	return k == reflect.Bool || isIntKind(k) || k == reflect.Float32 || k == reflect.Float64
 }
 
-func isIntKind(k reflect.Kind) bool {
-	switch k {
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
-		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
-		return true
-	}
-	return false
-}
-
-func isUintKind(k reflect.Kind) bool {
-	switch k {
-	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
-		return true
-	}
-	return false
-}
+// Kind lists Int…Int64, then Uint…Uint64 and Uintptr, contiguously.
+func isIntKind(k reflect.Kind) bool  { return reflect.Int <= k && k <= reflect.Uintptr }
+func isUintKind(k reflect.Kind) bool { return reflect.Uint <= k && k <= reflect.Uintptr }
 
 // implements reports whether t or *t has the interface's methods.
 func implements(t, iface reflect.Type) bool {
@@ -430,7 +358,7 @@ func (g *schemaGen) schema(t reflect.Type, path, enumTag string) (any, error) {
 	case k == reflect.Map:
 		return g.mapSchema(t, path)
 	case k == reflect.Struct:
-		return g.structSchema(t, path)
+		return g.structSchema(t, path, false)
 	}
 	return nil, &SchemaError{Tool: g.tool, Field: path, Type: t, Why: "cannot be expressed as JSON schema (" + t.Kind().String() + " has no JSON form)"}
 }
@@ -464,12 +392,14 @@ func (g *schemaGen) mapSchema(t reflect.Type, path string) (any, error) {
 	return newObject().set("type", "object").set("propertyNames", keys).set("additionalProperties", vals), nil
 }
 
-// structSchema renders a nested struct as agno renders a dataclass:
-// additionalProperties false, required = fields that are not optional. An
-// optional (pointer) field is anyOf [X, null]; when X has a "type" the
-// anyOf collapses to {"type": X's type}, otherwise (a mixed enum) the anyOf
-// stays — the v2.6.13 fix (#8329) that keeps such fields from vanishing.
-func (g *schemaGen) structSchema(t reflect.Type, path string) (any, error) {
+// structSchema renders a struct. Nested, it is agno's dataclass:
+// additionalProperties false, required only when some field is, and an
+// optional (pointer) field is anyOf [X, null], collapsed to {"type": X's
+// type} when X has one; otherwise (a mixed enum) the anyOf stays, the
+// v2.6.13 fix (#8329) that keeps such fields from vanishing. As the
+// arguments object (args) it lists required always and unwraps optional
+// fields, as agno does for Optional[X] parameters.
+func (g *schemaGen) structSchema(t reflect.Type, path string, args bool) (any, error) {
 	if g.seen[t] {
 		return nil, &SchemaError{Tool: g.tool, Field: path, Type: t, Why: "is recursive, which JSON schema without $ref cannot express; break the cycle or implement tool.Schemer"}
 	}
@@ -480,16 +410,16 @@ func (g *schemaGen) structSchema(t reflect.Type, path string) (any, error) {
 		return nil, err
 	}
 	props := newObject()
-	var required []string
+	required := []string{}
 	for _, f := range fields {
-		fpath := joinPath(path, f.name)
 		var s any
 		if f.asString && isScalarKind(deref(f.typ).Kind()) {
+			// ",string" puts numbers and booleans inside a JSON string.
 			s = newObject().set("type", "string")
-		} else if s, err = g.schema(f.typ, fpath, f.enumTag); err != nil {
+		} else if s, err = g.schema(f.typ, joinPath(path, f.name), f.enumTag); err != nil {
 			return nil, err
 		}
-		if f.optional {
+		if f.optional && !args {
 			s = collapseOptional(s)
 		}
 		if f.description != "" {
@@ -500,8 +430,12 @@ func (g *schemaGen) structSchema(t reflect.Type, path string) (any, error) {
 			required = append(required, f.name)
 		}
 	}
+	o := newObject().set("type", "object").set("properties", props)
+	if args {
+		return o.set("required", required), nil
+	}
 	// Key order as agno's dict: required is added last.
-	o := newObject().set("type", "object").set("properties", props).set("additionalProperties", false)
+	o.set("additionalProperties", false)
 	if len(required) > 0 {
 		o.set("required", required)
 	}
