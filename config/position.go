@@ -1,15 +1,30 @@
 package config
 
+// This file scans TOML for key positions by hand because BurntSushi/toml
+// (v1.6.0, the newest release) cannot give them:
+//   - MetaData.Keys and Undecoded return bare []string paths: no line,
+//     no column, and no array index, so the three [[steps]] elements all
+//     come back as "steps".
+//   - The parser does record a Position per key, but in the unexported
+//     MetaData.keyInfo, keyed by the path without indices: each [[steps]]
+//     element overwrites the one before, and the Position is the value's,
+//     not the key's.
+//   - That Position surfaces only through decode failures: a ParseError
+//     from an UnmarshalText error, or "line N" in the text of a type
+//     mismatch; both name the last element (position_lib_test.go).
+// What the library can do, it does here: quoted keys are unescaped by it.
+
 import (
 	"strconv"
 	"strings"
+
+	"github.com/BurntSushi/toml"
 )
 
 // keyIndex records where every key of a TOML document is, by its full
-// path with array indices ("steps[1].steps[0].name"). BurntSushi/toml
-// reports undecoded keys without positions and without array indices, so
-// the index is what lets an error name the line of the third [[steps]]
-// element rather than "somewhere in steps".
+// path with array indices ("steps[1].steps[0].name"), so an error can
+// name the line of the third [[steps]] element rather than "somewhere in
+// steps".
 //
 // The scanner runs on documents the TOML parser already accepted; on
 // anything it does not understand it stops, leaving a partial index (a
@@ -126,56 +141,27 @@ func (x *keyIndex) childKeys(table string) []string {
 	if x == nil {
 		return nil
 	}
-	prefix := table + "."
-	if table == "" {
-		prefix = ""
+	depth := 0
+	if table != "" {
+		t, ok := x.paths[table]
+		if !ok {
+			return nil
+		}
+		depth = len(t)
 	}
 	var out []string
 	seen := map[string]bool{}
-	for _, p := range x.order {
-		rest, ok := strings.CutPrefix(p, prefix)
-		if !ok || rest == "" {
+	for _, k := range x.order {
+		p := x.paths[k]
+		if len(p) <= depth || p[:depth].String() != table {
 			continue
 		}
-		k, ok := firstKey(rest)
-		if ok && !seen[k] {
-			seen[k] = true
-			out = append(out, k)
+		if c := p[depth].key; !seen[c] {
+			seen[c] = true
+			out = append(out, c)
 		}
 	}
 	return out
-}
-
-// firstKey splits the first key off an indexed path and unquotes it; it
-// reports false when the first element carries an index of its own
-// position (the path is deeper than one key).
-func firstKey(p string) (string, bool) {
-	if strings.HasPrefix(p, `"`) {
-		end := 1
-		for end < len(p) {
-			if p[end] == '\\' {
-				end += 2
-				continue
-			}
-			if p[end] == '"' {
-				break
-			}
-			end++
-		}
-		if end >= len(p) {
-			return "", false
-		}
-		k, err := strconv.Unquote(p[:end+1])
-		if err != nil {
-			return "", false
-		}
-		return k, true
-	}
-	i := strings.IndexAny(p, ".[")
-	if i < 0 {
-		return p, true
-	}
-	return p[:i], true
 }
 
 // indexKeys scans a TOML document.
@@ -286,11 +272,15 @@ func (s *keyScanner) header() {
 		return
 	}
 	s.skip(false)
-	for range 1 + btoi(array) {
-		if s.peek() != ']' {
-			s.failed = true
-			return
-		}
+	closing := "]"
+	if array {
+		closing = "]]"
+	}
+	if !strings.HasPrefix(s.src[s.i:], closing) {
+		s.failed = true
+		return
+	}
+	for range closing {
 		s.advance()
 	}
 	var p keyPath
@@ -306,13 +296,6 @@ func (s *keyScanner) header() {
 		s.record(p, at)
 	}
 	s.table = p
-}
-
-func btoi(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
 }
 
 // keyValue reads `key = value` under base.
@@ -363,7 +346,7 @@ func (s *keyScanner) simpleKey() (string, bool) {
 		if !ok {
 			return "", false
 		}
-		return unquoteBasic(raw), true
+		return unquoteBasic(raw)
 	case '\'':
 		return s.literalString()
 	}
@@ -416,17 +399,20 @@ func (s *keyScanner) literalString() (string, bool) {
 	return "", false
 }
 
-// unquoteBasic decodes a TOML basic string; TOML escapes are Go's but
-// for \e, which is decoded by hand.
-func unquoteBasic(raw string) string {
-	if v, err := strconv.Unquote(raw); err == nil {
-		return v
+// unquoteBasic decodes a quoted key with the TOML library, so escapes
+// come out as in the keys it reports (\xE9 is U+00E9 there, a byte to Go).
+func unquoteBasic(raw string) (string, bool) {
+	if !strings.Contains(raw, `\`) { // nothing to decode; skip a parse
+		return raw[1 : len(raw)-1], true
 	}
-	v, err := strconv.Unquote(strings.ReplaceAll(raw, `\e`, `\x1b`))
-	if err == nil {
-		return v
+	var m map[string]any
+	if _, err := toml.Decode(raw+" = 0", &m); err != nil {
+		return "", false
 	}
-	return strings.Trim(raw, `"`)
+	for k := range m {
+		return k, true
+	}
+	return "", false
 }
 
 func (s *keyScanner) multiline(q string) {
