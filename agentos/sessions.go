@@ -689,20 +689,6 @@ func summaryOf(s *storage.Session) any {
 	return toJSONMap(s.Summary)
 }
 
-func noneIfEmpty(s string) any {
-	if s == "" {
-		return nil
-	}
-	return s
-}
-
-func noneIfNil(m map[string]any) any {
-	if m == nil {
-		return nil
-	}
-	return m
-}
-
 // SessionSchema is agno's SessionSchema, the GET /sessions item
 // (exclude_none: unset fields are absent).
 type SessionSchema struct {

@@ -203,16 +203,6 @@ func (o *OS) startWorkflowBackground(w http.ResponseWriter, r *http.Request, wf 
 		func(ctx context.Context) { _, _ = wf.Execute(ctx, req, nil) })
 }
 
-func workflowStatus(out *workflow.RunOutput, err error) run.Status {
-	if out != nil {
-		return out.Status
-	}
-	if err != nil {
-		return run.StatusError
-	}
-	return run.StatusCompleted
-}
-
 // streamWorkflow streams a workflow (run or continue) as SSE; a run that
 // ends paused is followed by agno's legacy WorkflowRunOutput event.
 func streamWorkflow(w http.ResponseWriter, exec func(run.Emitter) (*workflow.RunOutput, error)) {

@@ -81,9 +81,6 @@ func NewTasks(entityName string) *Tasks {
 	return &Tasks{EntityName: entityName, title: map[string]string{}, status: map[string]string{}}
 }
 
-// Any reports whether a card was shown.
-func (t *Tasks) Any() bool { return len(t.order) > 0 }
-
 func (t *Tasks) set(id, title, status string) {
 	if _, ok := t.title[id]; !ok {
 		t.order = append(t.order, id)

@@ -32,35 +32,6 @@ type Knowledge interface {
 	ValidateFilters(ctx context.Context, f filter.Filters) (filter.Filters, []string, error)
 }
 
-// KnowledgeSettings are agno's knowledge fields of an agent or team.
-type KnowledgeSettings struct {
-	Base Knowledge
-	// Filters are the agent's knowledge_filters; a run's filters are
-	// merged over them.
-	Filters filter.Filters
-	// Search adds the search_knowledge_base tool (agno's search_knowledge).
-	Search bool
-	// Instructions adds the knowledge base snippet to the system message
-	// (agno's add_search_knowledge_instructions).
-	Instructions bool
-	// AgenticFilters lets the model pass filters to the tool (agno's
-	// enable_agentic_knowledge_filters).
-	AgenticFilters bool
-	// AddToContext retrieves references for the user message and appends
-	// them to it (agno's add_knowledge_to_context).
-	AddToContext bool
-}
-
-// NewKnowledgeSettings applies agno's defaults to an agent's or team's
-// knowledge fields: search_knowledge and add_search_knowledge_instructions
-// are on unless set to false.
-func NewKnowledgeSettings(k Knowledge, filters filter.Filters, search, instructions *bool, agentic, addToContext bool) KnowledgeSettings {
-	return KnowledgeSettings{
-		Base: k, Filters: filters, Search: k != nil && (search == nil || *search),
-		Instructions: instructions == nil || *instructions, AgenticFilters: agentic, AddToContext: addToContext,
-	}
-}
-
 // SearchKnowledgeName is the name of the knowledge search tool.
 const SearchKnowledgeName = "search_knowledge_base"
 
@@ -87,7 +58,7 @@ const (
 // knowledgeTool builds the search_knowledge_base function of the spec.
 func (s *Spec) knowledgeTool() (*tool.Function, error) {
 	schema := searchKnowledgeSchema
-	if s.knowledge().AgenticFilters {
+	if s.EnableAgenticKnowledgeFilters {
 		schema = searchKnowledgeAgenticSchema
 	}
 	return tool.NewRaw(SearchKnowledgeName, searchKnowledgeDescription, json.RawMessage(schema), s.searchKnowledge)
@@ -106,7 +77,7 @@ func (s *Spec) searchKnowledge(ctx context.Context, args map[string]any) (tool.R
 	filters := s.effectiveFilters(rc)
 	start := time.Now()
 	validate := false
-	if s.knowledge().AgenticFilters {
+	if s.EnableAgenticKnowledgeFilters {
 		agentic, err := agenticFilters(args["filters"])
 		if err != nil {
 			return tool.Result{}, err
@@ -142,7 +113,7 @@ func (s *Spec) searchKnowledge(ctx context.Context, args map[string]any) (tool.R
 // the search.
 func (s *Spec) retrieve(ctx context.Context, query string, filters filter.Filters, validate bool) ([]*document.Document, error) {
 	if validate && !filters.IsZero() {
-		valid, invalid, err := s.knowledge().Base.ValidateFilters(ctx, filters)
+		valid, invalid, err := s.Knowledge.ValidateFilters(ctx, filters)
 		if err != nil {
 			return nil, err
 		}
@@ -154,14 +125,14 @@ func (s *Spec) retrieve(ctx context.Context, query string, filters filter.Filter
 		}
 		filters = valid
 	}
-	return s.knowledge().Base.Retrieve(ctx, query, 0, filters)
+	return s.Knowledge.Retrieve(ctx, query, 0, filters)
 }
 
 // effectiveFilters is agno's get_effective_filters: the agent's filters
 // with the run's knowledge_filters over them (a dict merges into a dict
 // and replaces a list).
 func (s *Spec) effectiveFilters(rc *run.Context) filter.Filters {
-	base := s.knowledge().Filters
+	base := s.KnowledgeFilters
 	var runFilters map[string]any
 	if rc != nil {
 		runFilters = rc.KnowledgeFilters
@@ -239,11 +210,11 @@ func pyTypeName(v any) string {
 // knowledgeContext is the system-message snippet (agno §3.3.13 / team
 // §2.3), with the "\n" agno appends; "" when off or unavailable.
 func (st *runState) knowledgeContext() string {
-	k := st.spec.knowledge()
-	if k.Base == nil || !k.Search || !k.Instructions {
+	s := st.spec
+	if !s.hasKnowledgeTool() || off(s.AddSearchKnowledgeInstructions) {
 		return ""
 	}
-	snippet, err := k.Base.BuildContext(st.ctx, k.AgenticFilters)
+	snippet, err := s.Knowledge.BuildContext(st.ctx, s.EnableAgenticKnowledgeFilters)
 	if err != nil {
 		st.spec.logger.Warn("knowledge: could not build the system message snippet; it is left out of this run", "error", err)
 		return ""
@@ -258,12 +229,12 @@ func (st *runState) knowledgeContext() string {
 // retrieved for the input are recorded on the run and appended to the
 // user message. A failed retrieval is logged and the message goes as is.
 func (st *runState) withReferences(input string) string {
-	k := st.spec.knowledge()
-	if k.Base == nil || !k.AddToContext || input == "" {
+	s := st.spec
+	if s.Knowledge == nil || !s.AddKnowledgeToContext || input == "" {
 		return input
 	}
 	start := time.Now()
-	docs, err := k.Base.Retrieve(st.ctx, input, 0, st.spec.effectiveFilters(st.rc))
+	docs, err := s.Knowledge.Retrieve(st.ctx, input, 0, s.effectiveFilters(st.rc))
 	if err != nil {
 		st.spec.logger.Warn(fmt.Sprintf("Failed to get references: %v", err), "run_id", st.out.RunID)
 		return input
@@ -318,7 +289,7 @@ func referencesOf(rc *run.Context) *referenceLog {
 // references the run already has (a continued run keeps those it paused
 // with).
 func (st *runState) startReferences() {
-	if st.spec.knowledge().Base == nil {
+	if st.spec.Knowledge == nil {
 		return
 	}
 	l := &referenceLog{}
@@ -368,14 +339,13 @@ func (st *runState) flushReferences() {
 // tool after the given tools (a given tool of the same name wins, as the
 // first of two same-named tools does).
 func (s *Spec) prepareKnowledge(tools *[]tool.Provider) error {
-	k := s.knowledge()
-	if k.Base == nil {
-		if k.AddToContext || k.AgenticFilters || !k.Filters.IsZero() {
+	if s.Knowledge == nil {
+		if s.AddKnowledgeToContext || s.EnableAgenticKnowledgeFilters || !s.KnowledgeFilters.IsZero() {
 			return errors.New("knowledge settings without a knowledge base: set Knowledge, or drop AddKnowledgeToContext, EnableAgenticKnowledgeFilters and KnowledgeFilters")
 		}
 		return nil
 	}
-	if !k.Search {
+	if !s.hasKnowledgeTool() {
 		return nil
 	}
 	f, err := s.knowledgeTool()

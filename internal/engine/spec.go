@@ -66,11 +66,9 @@ func (s *Spec) fallbacks() Fallbacks {
 	return Fallbacks{OnError: s.FallbackModels}
 }
 
-// knowledge is how runs use the knowledge base, from its options.
-func (s *Spec) knowledge() KnowledgeSettings {
-	return NewKnowledgeSettings(s.Knowledge, s.KnowledgeFilters, s.SearchKnowledge,
-		s.AddSearchKnowledgeInstructions, s.EnableAgenticKnowledgeFilters, s.AddKnowledgeToContext)
-}
+// hasKnowledgeTool reports whether runs get the search_knowledge_base
+// tool: with a knowledge base, unless SearchKnowledge is false.
+func (s *Spec) hasKnowledgeTool() bool { return s.Knowledge != nil && !off(s.SearchKnowledge) }
 
 // off reports an option explicitly set to false (a *bool defaulting to
 // true).
