@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"strconv"
 	"strings"
@@ -103,7 +104,7 @@ func (o *OS) parseRunForm(r *http.Request, w http.ResponseWriter) (_ *runForm, o
 	req := &run.Request{Input: f.str("message"), SessionID: f.str("session_id"), UserID: f.str("user_id"), RunID: f.str("run_id"),
 		Images: f.images, Files: f.files, StoreEvents: true}
 	if f.has("run_id") {
-		if err := run.CheckID(req.RunID); err != nil {
+		if err := checkClientID(req.RunID); err != nil {
 			fieldError(w, []string{"body", "run_id"}, "run_id "+err.Error()+"; leave it out to get a new one", "value_error")
 			return nil, false
 		}
@@ -670,4 +671,21 @@ func writeOutput(w http.ResponseWriter, out *run.Output) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(http.StatusOK)
 	_, _ = w.Write(b)
+}
+
+// maxIDLength bounds client-chosen ids.
+const maxIDLength = 128
+
+// checkClientID reports whether s can be a client-chosen id (run_id): 1 to 128
+// letters, digits and - _ . : (a UUID fits).
+func checkClientID(s string) error {
+	if s == "" || len(s) > maxIDLength {
+		return fmt.Errorf("must be 1 to %d characters long, got %d", maxIDLength, len(s))
+	}
+	for _, c := range []byte(s) {
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-' || c == '_' || c == '.' || c == ':') {
+			return fmt.Errorf("may hold only letters, digits and - _ . : (found %q)", c)
+		}
+	}
+	return nil
 }

@@ -8,7 +8,6 @@ package run
 
 import (
 	"crypto/rand"
-	"fmt"
 	"time"
 
 	"github.com/google/uuid"
@@ -50,23 +49,6 @@ func NewID() string {
 	u[6] = u[6]&0x0f | 0x40 // version 4
 	u[8] = u[8]&0x3f | 0x80 // RFC 4122 variant
 	return u.String()
-}
-
-// maxIDLength bounds client-chosen ids.
-const maxIDLength = 128
-
-// CheckID reports whether s can be a client-chosen id (run_id): 1 to 128
-// letters, digits and - _ . : (a UUID fits).
-func CheckID(s string) error {
-	if s == "" || len(s) > maxIDLength {
-		return fmt.Errorf("must be 1 to %d characters long, got %d", maxIDLength, len(s))
-	}
-	for _, c := range []byte(s) {
-		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-' || c == '_' || c == '.' || c == ':') {
-			return fmt.Errorf("may hold only letters, digits and - _ . : (found %q)", c)
-		}
-	}
-	return nil
 }
 
 // Now is the epoch-seconds clock agno stamps on runs and events.
