@@ -118,17 +118,17 @@ func (o *OS) stepTree(nodes []workflow.Node) []workflowStep {
 				d.Team = &r
 			}
 		case *workflow.Steps:
-			d = workflowStep{Name: x.Name, Type: "Steps", Steps: o.stepTree(x.Steps)}
+			d = workflowStep{Name: x.Name, Description: x.Description, Type: "Steps", Steps: o.stepTree(x.Steps)}
 		case *workflow.Loop:
-			d = workflowStep{Name: x.Name, Type: "Loop", Steps: o.stepTree(x.Steps)}
+			d = workflowStep{Name: x.Name, Description: x.Description, Type: "Loop", Steps: o.stepTree(x.Steps)}
 		case *workflow.Parallel:
-			d = workflowStep{Name: x.Name, Type: "Parallel", Steps: o.stepTree(x.Steps)}
+			d = workflowStep{Name: x.Name, Description: x.Description, Type: "Parallel", Steps: o.stepTree(x.Steps)}
 		case *workflow.Condition:
-			d = workflowStep{Name: x.Name, Type: "Condition", Steps: o.stepTree(x.Steps)}
+			d = workflowStep{Name: x.Name, Description: x.Description, Type: "Condition", Steps: o.stepTree(x.Steps)}
 		case *workflow.Router:
 			// agno's Router keeps its steps in choices, which to_dict
 			// does not list.
-			d = workflowStep{Name: x.Name, Type: "Router"}
+			d = workflowStep{Name: x.Name, Description: x.Description, Type: "Router"}
 		default:
 			continue
 		}

@@ -330,3 +330,51 @@ func contains(list []string, s string) bool {
 	}
 	return false
 }
+
+// Every node type keeps its description (a file's loop, parallel, steps,
+// condition and router descriptions once were read and dropped).
+func TestStepDescriptionsReachTheNodes(t *testing.T) {
+	res, _ := tree(t, map[string]string{
+		"agents/a.toml": ``,
+		"workflows/w.toml": `
+[[steps]]
+name = "all"
+type = "steps"
+description = "d-steps"
+steps = [{ name = "s", agent = "a" }]
+[[steps]]
+name = "loop"
+type = "loop"
+description = "d-loop"
+end_condition = "true"
+steps = [{ name = "s2", agent = "a" }]
+[[steps]]
+name = "par"
+type = "parallel"
+description = "d-parallel"
+steps = [{ name = "s3", agent = "a" }]
+[[steps]]
+name = "cond"
+type = "condition"
+description = "d-condition"
+evaluator = "true"
+steps = [{ name = "s4", agent = "a" }]
+[[steps]]
+name = "route"
+type = "router"
+description = "d-router"
+selector = "'s5'"
+choices = [{ name = "s5", agent = "a" }]
+`,
+	})
+	if len(res.Workflows) != 1 {
+		t.Fatalf("report:\n%s", res.Report)
+	}
+	var got []string
+	for _, n := range res.Workflows[0].Config().Steps {
+		got = append(got, reflect.ValueOf(n).Elem().FieldByName("Description").String())
+	}
+	if want := []string{"d-steps", "d-loop", "d-parallel", "d-condition", "d-router"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("descriptions %q, want %q", got, want)
+	}
+}

@@ -717,15 +717,15 @@ func (l *loader) node(f *resFile, s *StepFile, key string) (workflow.Node, error
 		}
 		return st, nil
 	case StepTypeSteps:
-		st := &workflow.Steps{Name: s.Name, ID: s.ID, HumanReview: human(s)}
+		st := &workflow.Steps{Name: s.Name, ID: s.ID, Description: s.Description, HumanReview: human(s)}
 		st.Steps, err = l.nodes(f, s.Steps, key+".steps")
 		return st, err
 	case StepTypeParallel:
-		st := &workflow.Parallel{Name: s.Name, ID: s.ID, HumanReview: human(s)}
+		st := &workflow.Parallel{Name: s.Name, ID: s.ID, Description: s.Description, HumanReview: human(s)}
 		st.Steps, err = l.nodes(f, s.Steps, key+".steps")
 		return st, err
 	case StepTypeLoop:
-		st := &workflow.Loop{Name: s.Name, ID: s.ID, MaxIterations: s.MaxIterations, HumanReview: human(s)}
+		st := &workflow.Loop{Name: s.Name, ID: s.ID, Description: s.Description, MaxIterations: s.MaxIterations, HumanReview: human(s)}
 		if st.Steps, err = l.nodes(f, s.Steps, key+".steps"); err != nil {
 			return nil, err
 		}
@@ -737,7 +737,7 @@ func (l *loader) node(f *resFile, s *StepFile, key string) (workflow.Node, error
 		}
 		return st, nil
 	case StepTypeCondition:
-		st := &workflow.Condition{Name: s.Name, ID: s.ID, HumanReview: human(s)}
+		st := &workflow.Condition{Name: s.Name, ID: s.ID, Description: s.Description, HumanReview: human(s)}
 		if st.Steps, err = l.nodes(f, s.Steps, key+".steps"); err != nil {
 			return nil, err
 		}
@@ -752,7 +752,7 @@ func (l *loader) node(f *resFile, s *StepFile, key string) (workflow.Node, error
 		}
 		return st, nil
 	case StepTypeRouter:
-		st := &workflow.Router{Name: s.Name, ID: s.ID, AllowMultipleSelections: s.AllowMultipleSelections, HumanReview: human(s)}
+		st := &workflow.Router{Name: s.Name, ID: s.ID, Description: s.Description, AllowMultipleSelections: s.AllowMultipleSelections, HumanReview: human(s)}
 		if st.Choices, err = l.nodes(f, s.Choices, key+".choices"); err != nil {
 			return nil, err
 		}

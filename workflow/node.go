@@ -50,26 +50,26 @@ const (
 // and the flat HITL fields).
 type HumanReview struct {
 	// RequiresConfirmation pauses before the node runs.
-	RequiresConfirmation bool
-	ConfirmationMessage  string
+	RequiresConfirmation bool   `toml:"requires_confirmation"`
+	ConfirmationMessage  string `toml:"confirmation_message"`
 	// RequiresUserInput pauses before a Step runs to collect values; on a
 	// Router it lets the human choose the route.
-	RequiresUserInput bool
-	UserInputMessage  string
-	UserInputSchema   []InputField
+	RequiresUserInput bool         `toml:"requires_user_input"`
+	UserInputMessage  string       `toml:"user_input_message"`
+	UserInputSchema   []InputField `toml:"user_input_schema"`
 	// RequiresOutputReview pauses after a Step ran so a human can accept,
 	// reject or edit its output; OutputReviewIf decides per output.
-	RequiresOutputReview bool
-	OutputReviewIf       func(*StepOutput) bool
-	OutputReviewMessage  string
-	OnReject             OnReject
+	RequiresOutputReview bool                   `toml:"requires_output_review"`
+	OutputReviewIf       func(*StepOutput) bool `toml:"-"`
+	OutputReviewMessage  string                 `toml:"output_review_message"`
+	OnReject             OnReject               `toml:"on_reject"`
 	// Timeout bounds how long a pause may wait; OnTimeout decides then.
-	Timeout   time.Duration
-	OnTimeout OnTimeout
+	Timeout   time.Duration `toml:"timeout_seconds"`
+	OnTimeout OnTimeout     `toml:"on_timeout"`
 	// Approval marks the node's pause for agno's approvals: "required"
 	// (AgentOS records a pending approval an admin resolves) or "audit"
 	// (the answer is recorded). It needs one of the pauses above.
-	Approval string
+	Approval string `toml:"approval"`
 }
 
 func (h *HumanReview) onReject(def OnReject) OnReject {
@@ -86,76 +86,81 @@ type StepFunc func(ctx context.Context, in *StepInput) (*StepOutput, error)
 // Step runs one executor: an agent or team (Agent), a Go function (Func),
 // or a nested workflow (Workflow) — exactly one of them.
 type Step struct {
-	Name        string
-	ID          string
-	Description string
+	Name        string `toml:"name"`
+	ID          string `toml:"id"`
+	Description string `toml:"description"`
 
-	Agent    run.Executor
-	Func     StepFunc
-	Workflow *Workflow
+	Agent    run.Executor `toml:"agent"`
+	Func     StepFunc     `toml:"function"`
+	Workflow *Workflow    `toml:"workflow"`
 
 	// MaxRetries bounds attempts after a failure (default 3); also bounds
 	// rejected-output retries.
-	MaxRetries    *int
-	SkipOnFailure bool
-	OnError       OnError // default skip
+	MaxRetries    *int    `toml:"max_retries"`
+	SkipOnFailure bool    `toml:"skip_on_failure"`
+	OnError       OnError `toml:"on_error"` // default skip
 	// AddWorkflowHistory gives the executor earlier runs of the workflow.
-	AddWorkflowHistory bool
-	NumHistoryRuns     int
+	AddWorkflowHistory bool `toml:"add_workflow_history"`
+	NumHistoryRuns     int  `toml:"num_history_runs"`
 
 	HumanReview
 }
 
 // Steps runs nodes in sequence as one step.
 type Steps struct {
-	Name  string
-	ID    string
-	Steps []Node
+	Name        string `toml:"name"`
+	ID          string `toml:"id"`
+	Description string `toml:"description"`
+	Steps       []Node `toml:"steps"`
 	HumanReview
 }
 
 // Loop repeats its steps until EndCondition holds, a step stops the
 // workflow, or MaxIterations (default 3) is reached.
 type Loop struct {
-	Name          string
-	ID            string
-	Steps         []Node
-	MaxIterations int
-	EndCondition  func(outputs []*StepOutput) bool
+	Name          string                           `toml:"name"`
+	ID            string                           `toml:"id"`
+	Description   string                           `toml:"description"`
+	Steps         []Node                           `toml:"steps"`
+	MaxIterations int                              `toml:"max_iterations"`
+	EndCondition  func(outputs []*StepOutput) bool `toml:"end_condition"`
 	// EndConditionAt, when set, is used instead of EndCondition and also
 	// gets the iteration (from 1) and the maximum; an error fails the
 	// loop (and the run).
-	EndConditionAt func(outputs []*StepOutput, iteration, maxIterations int) (bool, error)
+	EndConditionAt func(outputs []*StepOutput, iteration, maxIterations int) (bool, error) `toml:"end_condition"`
 	HumanReview
 }
 
 // Parallel runs its steps at the same time; each sees the same input.
 type Parallel struct {
-	Name  string
-	ID    string
-	Steps []Node
+	Name        string `toml:"name"`
+	ID          string `toml:"id"`
+	Description string `toml:"description"`
+	Steps       []Node `toml:"steps"`
 	HumanReview
 }
 
 // Condition runs Steps when Evaluator is true, else ElseSteps.
 type Condition struct {
-	Name      string
-	ID        string
-	Evaluator func(ctx context.Context, in *StepInput) (bool, error)
-	Steps     []Node
-	ElseSteps []Node
+	Name        string                                                 `toml:"name"`
+	ID          string                                                 `toml:"id"`
+	Description string                                                 `toml:"description"`
+	Evaluator   func(ctx context.Context, in *StepInput) (bool, error) `toml:"evaluator"`
+	Steps       []Node                                                 `toml:"steps"`
+	ElseSteps   []Node                                                 `toml:"else_steps"`
 	HumanReview
 }
 
 // Router runs the choices a Selector names — or a human picks them when
 // RequiresUserInput is set.
 type Router struct {
-	Name     string
-	ID       string
-	Choices  []Node
-	Selector func(ctx context.Context, in *StepInput, choices []string) ([]string, error)
+	Name        string                                                                       `toml:"name"`
+	ID          string                                                                       `toml:"id"`
+	Description string                                                                       `toml:"description"`
+	Choices     []Node                                                                       `toml:"choices"`
+	Selector    func(ctx context.Context, in *StepInput, choices []string) ([]string, error) `toml:"selector"`
 	// AllowMultipleSelections lets the human pick several choices.
-	AllowMultipleSelections bool
+	AllowMultipleSelections bool `toml:"allow_multiple_selections"`
 	HumanReview
 }
 

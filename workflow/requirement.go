@@ -13,12 +13,12 @@ import (
 // InputField is one value a human supplies for a step (agno's workflow
 // UserInputField). FieldType is str, int, float, bool, list or dict.
 type InputField struct {
-	Name          string `json:"name"`
-	FieldType     string `json:"field_type"`
-	Description   string `json:"description,omitempty"`
-	Value         any    `json:"value,omitempty"`
-	Required      *bool  `json:"required,omitempty"`
-	AllowedValues []any  `json:"allowed_values,omitempty"`
+	Name          string `json:"name" toml:"name"`
+	FieldType     string `json:"field_type" toml:"field_type"`
+	Description   string `json:"description,omitempty" toml:"description"`
+	Value         any    `json:"value,omitempty" toml:"-"` // the human's answer
+	Required      *bool  `json:"required,omitempty" toml:"required"`
+	AllowedValues []any  `json:"allowed_values,omitempty" toml:"allowed_values"`
 }
 
 func (f InputField) required() bool { return f.Required == nil || *f.Required }
