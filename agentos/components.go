@@ -815,15 +815,7 @@ func (o *OS) handleCreateConfig(w http.ResponseWriter, r *http.Request) {
 func (o *OS) handleCurrentConfig(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("component_id")
 	cfg, err := o.components.store.GetConfig(r.Context(), id, nil)
-	if err != nil {
-		if errors.Is(err, component.ErrNotFound) {
-			writeError(w, http.StatusNotFound, fmt.Sprintf("No current config for %s", id))
-			return
-		}
-		componentFail(w, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, configResponse(cfg))
+	writeConfig(w, cfg, err, fmt.Sprintf("No current config for %s", id))
 }
 
 func (o *OS) handleGetConfig(w http.ResponseWriter, r *http.Request) {
@@ -833,15 +825,20 @@ func (o *OS) handleGetConfig(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	cfg, err := o.components.store.GetConfig(r.Context(), id, &v)
-	if err != nil {
-		if errors.Is(err, component.ErrNotFound) {
-			writeError(w, http.StatusNotFound, fmt.Sprintf("Config %s v%d not found", id, v))
-			return
-		}
+	writeConfig(w, cfg, err, fmt.Sprintf("Config %s v%d not found", id, v))
+}
+
+// writeConfig answers a config read: the config, agno's 404 text, or the
+// store's failure.
+func writeConfig(w http.ResponseWriter, cfg *component.Config, err error, notFound string) {
+	switch {
+	case errors.Is(err, component.ErrNotFound):
+		writeError(w, http.StatusNotFound, notFound)
+	case err != nil:
 		componentFail(w, err)
-		return
+	default:
+		writeJSON(w, http.StatusOK, configResponse(cfg))
 	}
-	writeJSON(w, http.StatusOK, configResponse(cfg))
 }
 
 func (o *OS) handleUpdateConfig(w http.ResponseWriter, r *http.Request) {

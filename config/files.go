@@ -4,8 +4,10 @@ import (
 	"context"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/agno-go/agno/agent"
+	"github.com/agno-go/agno/model"
 	"github.com/agno-go/agno/team"
 	"github.com/agno-go/agno/tool"
 	"github.com/agno-go/agno/workflow"
@@ -67,6 +69,10 @@ type AgentFile struct {
 	// OutputSchema is a JSON schema; its "title" names it.
 	OutputSchema        Table   `toml:"output_schema"`
 	DelayBetweenRetries Seconds `toml:"delay_between_retries"`
+
+	// Resolved by checkAgent.
+	tz     *time.Location
+	choice *model.ToolChoice
 }
 
 // TeamFile is a team file (teams/<id>.toml): team.Config's toml tags, as

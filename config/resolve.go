@@ -144,11 +144,17 @@ func (l *loader) checkAgent(p *problems, f *resFile) {
 	}
 	checkSchema(p, "output_schema", a.OutputSchema)
 	if a.Timezone != "" {
-		if _, err := time.LoadLocation(a.Timezone); err != nil {
+		var err error
+		if a.tz, err = time.LoadLocation(a.Timezone); err != nil {
 			p.at("timezone_identifier", "timezone_identifier = %q is not a time zone: use an IANA name such as \"Europe/Paris\" or \"UTC\"", a.Timezone)
 		}
 	}
-	if c := a.ToolChoice; c != "" && !slices.Contains(toolChoiceModes, c) {
+	switch c := a.ToolChoice; {
+	case c == "":
+	case slices.Contains(toolChoiceModes, c):
+		a.choice = &model.ToolChoice{Mode: c}
+	default:
+		a.choice = &model.ToolChoice{Function: c}
 		if _, found, dynamic := l.toolFunction(a.Tools, c); !found && !dynamic {
 			p.at("tool_choice", "tool_choice = %q: use %s, or the name of one of the agent's tools", c, oneOf(toolChoiceModes))
 		}
@@ -156,26 +162,6 @@ func (l *loader) checkAgent(p *problems, f *resFile) {
 }
 
 var toolChoiceModes = []string{"none", "auto", "required"}
-
-// timezoneAndChoice resolves an agent file's timezone_identifier and
-// tool_choice (checked by checkAgent).
-func timezoneAndChoice(f *resFile, a *AgentFile) (*time.Location, *model.ToolChoice, error) {
-	var tz *time.Location
-	if a.Timezone != "" {
-		var err error
-		if tz, err = time.LoadLocation(a.Timezone); err != nil {
-			return nil, nil, fileErr(f, "timezone_identifier", err)
-		}
-	}
-	switch c := a.ToolChoice; {
-	case c == "":
-		return tz, nil, nil
-	case slices.Contains(toolChoiceModes, c):
-		return tz, &model.ToolChoice{Mode: c}, nil
-	default:
-		return tz, &model.ToolChoice{Function: c}, nil
-	}
-}
 
 func (l *loader) checkTeam(p *problems, f *resFile) {
 	t := f.team
@@ -572,13 +558,9 @@ func (l *loader) constructAgent(f *resFile) (any, error) {
 		fallbacks = append(fallbacks, l.res.Models[m])
 	}
 	kb, kf := l.knowledgeSettings(a.knowledge())
-	tz, choice, err := timezoneAndChoice(f, a)
-	if err != nil {
-		return nil, err
-	}
 	cfg := a.Config // every option with a plain form, as decoded
 	cfg.ID, cfg.Model, cfg.FallbackModels = f.id, l.res.Models[a.Model], fallbacks
-	cfg.Instructions, cfg.Timezone, cfg.Tools, cfg.ToolChoice = a.Instructions, tz, tools, choice
+	cfg.Instructions, cfg.Timezone, cfg.Tools, cfg.ToolChoice = a.Instructions, a.tz, tools, a.choice
 	cfg.Knowledge, cfg.KnowledgeFilters = kb, kf
 	cfg.SessionState, cfg.Dependencies, cfg.Metadata = a.SessionState, a.Dependencies, a.Metadata
 	cfg.OutputSchema, cfg.DelayBetweenRetries = schema, a.DelayBetweenRetries.Duration()
