@@ -1014,14 +1014,16 @@ func (j *ingestJob) defaultReaderKey() string {
 // checkReader validates reader_id and the chunking fields up front (agno
 // would accept the upload and fail it in the background).
 func (j *ingestJob) checkReader() error {
-	_, err := j.reader()
+	_, err := j.reader(nil)
 	return err
 }
 
 // reader is the reader reader_id and the chunking fields ask for; nil
 // leaves the choice to the knowledge base. Unlike agno, a chunker without
-// reader_id applies to the reader the content's type picks.
-func (j *ingestJob) reader() (reader.Reader, error) {
+// reader_id applies to the reader the content's type picks. It fetches
+// with client, the knowledge base's, so a chosen reader reaches no more
+// than the knowledge base's own would.
+func (j *ingestJob) reader(client *http.Client) (reader.Reader, error) {
 	if j.ReaderID == "" && j.Chunker == "" && j.ChunkSize == 0 {
 		return nil, nil
 	}
@@ -1041,7 +1043,7 @@ func (j *ingestJob) reader() (reader.Reader, error) {
 		}
 		opts.Chunker = c
 	}
-	r, err := kbreader.New(key, opts)
+	r, err := kbreader.New(key, opts, client)
 	if err != nil {
 		return nil, errStatus(http.StatusBadRequest, "reader_id: %v", err)
 	}

@@ -221,9 +221,9 @@ func (j *knowledgeJobs) run(kb *knowledgeBase, job *ingestJob, session string, r
 		job.data = data
 	}
 	in := job.input()
-	r, err := job.reader()
+	r, err := job.reader(kb.k.HTTPClient())
 	if err != nil {
-		j.failContent(kb, job.ContentID, err.Error())
+		j.failContent(kb, job.ContentID, hidePaths(err))
 		j.drop(session)
 		return
 	}
@@ -240,7 +240,7 @@ func (j *knowledgeJobs) run(kb *knowledgeBase, job *ingestJob, session string, r
 	}
 	switch {
 	case err != nil && len(got) == 0:
-		j.failContent(kb, job.ContentID, err.Error())
+		j.failContent(kb, job.ContentID, hidePaths(err))
 	case err != nil:
 		j.log.Warn("knowledge upload failed", "knowledge", kb.name, "content_id", job.ContentID, "error", err)
 	default:

@@ -46,6 +46,13 @@ type kbEnv struct {
 // in dir, embedding with emb (nil: the built-in embedder).
 func openKB(t *testing.T, dir, name string, emb embedder.Embedder) *kbEnv {
 	t.Helper()
+	return openKBClient(t, dir, name, emb, nil)
+}
+
+// openKBClient is openKB fetching URLs with client (nil: the guarded
+// default, which refuses loopback).
+func openKBClient(t *testing.T, dir, name string, emb embedder.Embedder, client *http.Client) *kbEnv {
+	t.Helper()
 	path := filepath.Join(dir, "agno.db")
 	if emb == nil {
 		emb = lexical(t)
@@ -63,7 +70,7 @@ func openKB(t *testing.T, dir, name string, emb embedder.Embedder) *kbEnv {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = vs.Close(); _ = cs.Close(); _ = st.Close() })
-	kb, err := knowledge.New(t.Context(), knowledge.Config{Name: name, Description: "The " + name, VectorDB: vs, ContentsDB: cs, MaxResults: 5})
+	kb, err := knowledge.New(t.Context(), knowledge.Config{Name: name, Description: "The " + name, VectorDB: vs, ContentsDB: cs, MaxResults: 5, HTTPClient: client})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -147,7 +154,8 @@ var isoTime = regexp.MustCompile(`^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$`)
 // accepted with agno's 202 body, ingested in the background to
 // completed, listed and found by search.
 func TestKnowledgeUploadsEndToEnd(t *testing.T) {
-	env := openKB(t, t.TempDir(), "docs", nil)
+	// The URL is a server on loopback, which the operator allows here.
+	env := openKBClient(t, t.TempDir(), "docs", nil, allowingClient(t, "127.0.0.1/32"))
 	o := newKnowledgeOS(t, env.store, agentos.Config{}, env.kb)
 	h := o.Handler()
 	fx := kbtest.WriteTree(t, t.TempDir())

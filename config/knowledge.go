@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"regexp"
 	"strings"
 
@@ -249,7 +250,7 @@ func (c *Config) buildKnowledge(ctx context.Context, r *Resources) error {
 			}
 			sharedContents[kc.ContentsTable] = cs
 		}
-		readers, err := knowledgeReaders(kc.Chunking)
+		readers, err := knowledgeReaders(kc.Chunking, r.Outbound)
 		if err != nil {
 			return fmt.Errorf("config: [knowledge.%s.chunking] in %s: %w", name, c.Path, err)
 		}
@@ -257,7 +258,7 @@ func (c *Config) buildKnowledge(ctx context.Context, r *Resources) error {
 		k, err := knowledge.New(ctx, knowledge.Config{
 			Name: name, Description: kc.Description, VectorDB: vs, ContentsDB: cs, MaxResults: kc.MaxResults,
 			Readers: readers, IsolateVectorSearch: kc.IsolateVectorSearch,
-			ContentHash: knowledge.HashOptions{IncludeMetadata: &include}, Logger: c.Logger,
+			ContentHash: knowledge.HashOptions{IncludeMetadata: &include}, HTTPClient: r.Outbound, Logger: c.Logger,
 		})
 		if err != nil {
 			return fmt.Errorf("config: [knowledge.%s] in %s: %w", name, c.Path, err)
@@ -387,8 +388,8 @@ func (m missingKey) Embed(context.Context, []string) ([][]float32, embedder.Usag
 }
 
 // knowledgeReaders applies [knowledge.<name>.chunking] to every reader;
-// nil keeps each reader's own chunking.
-func knowledgeReaders(ch KnowledgeChunkingConfig) (map[string]reader.Reader, error) {
+// nil keeps each reader's own chunking. Readers fetch with client.
+func knowledgeReaders(ch KnowledgeChunkingConfig, client *http.Client) (map[string]reader.Reader, error) {
 	if ch.Strategy == "" && ch.ChunkSize == 0 {
 		return nil, nil
 	}
@@ -402,7 +403,7 @@ func knowledgeReaders(ch KnowledgeChunkingConfig) (map[string]reader.Reader, err
 	}
 	out := map[string]reader.Reader{}
 	for _, key := range kbreader.Keys() {
-		r, err := kbreader.New(key, opts)
+		r, err := kbreader.New(key, opts, client)
 		if err != nil {
 			return nil, err
 		}
@@ -486,6 +487,10 @@ func (c *Config) OpenKnowledge(ctx context.Context) (*Resources, error) {
 		return nil, err
 	}
 	r.Store = store
+	if err := c.buildOutbound(r); err != nil {
+		r.Close()
+		return nil, err
+	}
 	if err := c.buildKnowledge(ctx, r); err != nil {
 		r.Close()
 		return nil, err

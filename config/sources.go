@@ -81,7 +81,7 @@ func (c *Config) LoadSources(ctx context.Context, base *Resources, fn Functions)
 // back on. Nothing of r is changed; Close the original, not the view.
 func (r *Resources) WithCatalog(agents []*agent.Agent, teams []*team.Team, workflows []*workflow.Workflow) *Resources {
 	return &Resources{Store: r.Store, Models: r.Models, MCP: r.MCP, Toolkits: r.Toolkits,
-		Knowledge: r.Knowledge, KnowledgeTables: r.KnowledgeTables,
+		Knowledge: r.Knowledge, KnowledgeTables: r.KnowledgeTables, Outbound: r.Outbound,
 		Agents: agents, Teams: teams, Workflows: workflows, Report: r.Report,
 		cfg: r.cfg, fn: r.fn, existing: r.existing, mcpErr: r.mcpErr, toolkitErr: r.toolkitErr}
 }

@@ -220,7 +220,7 @@ func (k *Knowledge) loadURL(ctx context.Context, c *Content, m insertMode) ([]*C
 	var err error
 	if ext != "" {
 		if src.Data, err = reader.Fetch(ctx, k.cfg.HTTPClient, c.URL, k.cfg.MaxDownloadBytes); err != nil {
-			return []*Content{c}, k.fail(ctx, c, "Error reading URL: "+c.URL, err)
+			return []*Content{c}, k.fail(ctx, c, fmt.Sprintf("Error reading URL: %s - %v", c.URL, err), err)
 		}
 		key := reader.KeyForDownload(ext)
 		if key == reader.KeyCSV {

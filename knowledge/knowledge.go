@@ -61,7 +61,9 @@ type Config struct {
 	// ContentHash configures how content ids are derived.
 	ContentHash HashOptions
 	// HTTPClient downloads URL contents and crawls websites with the
-	// default readers; nil uses a client with a 10 s timeout.
+	// default readers; nil is reader.DefaultClient (a 10 s timeout,
+	// internal addresses refused). A client of your own reaches whatever
+	// it can: build it with netguard to keep callers off internal hosts.
 	HTTPClient *http.Client
 	// MaxDownloadBytes bounds one downloaded file or page; zero means
 	// 10 MiB.
@@ -126,6 +128,11 @@ func (k *Knowledge) VectorDB() vectordb.DB { return k.cfg.VectorDB }
 
 // ContentsDB is the contents DB, or nil.
 func (k *Knowledge) ContentsDB() contents.Store { return k.cfg.ContentsDB }
+
+// HTTPClient is the client the knowledge base fetches URLs with; nil
+// means reader.DefaultClient. Readers made for one insert (Input.Reader)
+// should fetch with it, so they reach what the knowledge base may reach.
+func (k *Knowledge) HTTPClient() *http.Client { return k.cfg.HTTPClient }
 
 // reader returns the configured reader for key, creating the default on
 // first use.

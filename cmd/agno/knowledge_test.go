@@ -143,7 +143,8 @@ func TestKnowledgeAddProgressBar(t *testing.T) {
 	}
 }
 
-// A URL is downloaded and read by its type.
+// A URL is downloaded and read by its type. The site is on loopback,
+// which [outbound] allow must open first.
 func TestKnowledgeAddURL(t *testing.T) {
 	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		_, _ = w.Write([]byte(kbtest.CSVHeader + "\nmail-1,ap-south,mail\n"))
@@ -152,6 +153,11 @@ func TestKnowledgeAddURL(t *testing.T) {
 	dir := t.TempDir()
 	writeTree(t, dir, map[string]string{"config.toml": knowledgeConfig})
 	cfgPath := filepath.Join(dir, "config.toml")
+	_, stderr, err := runAgno(t, "knowledge", "add", site.URL+"/inventory.csv", "--config", cfgPath, "--knowledge", "docs")
+	if err == nil || !strings.Contains(stderr, `add "127.0.0.1/32" to [outbound] allow in config.toml`) {
+		t.Fatalf("without [outbound] allow: %v\n%s", err, stderr)
+	}
+	writeTree(t, dir, map[string]string{"config.toml": knowledgeConfig + "[outbound]\nallow = [\"127.0.0.1/32\"]\n"})
 	if _, stderr, err := runAgno(t, "knowledge", "add", site.URL+"/inventory.csv", "--config", cfgPath, "--knowledge", "docs"); err != nil {
 		t.Fatalf("%v\n%s", err, stderr)
 	}

@@ -6,6 +6,7 @@ package kbreader
 
 import (
 	"fmt"
+	"net/http"
 	"slices"
 	"strings"
 
@@ -19,7 +20,10 @@ var Chunkers = []string{chunk.TypeDocument, chunk.TypeFixedSize, chunk.TypeMarkd
 
 // New returns the reader of key (reader.KeyPDF, ...) chunking with opts:
 // Chunker replaces the reader's default strategy, ChunkSize sizes it.
-func New(key string, opts reader.Options) (reader.Reader, error) {
+// The website and HTML readers fetch with client (nil:
+// reader.DefaultClient): pass the knowledge base's, so that its
+// [outbound] allowlist applies.
+func New(key string, opts reader.Options, client *http.Client) (reader.Reader, error) {
 	switch key {
 	case reader.KeyPDF:
 		return reader.NewPDF(reader.PDFOptions{Options: opts})
@@ -32,9 +36,9 @@ func New(key string, opts reader.Options) (reader.Reader, error) {
 	case reader.KeyText:
 		return reader.NewText(opts)
 	case reader.KeyWebsite:
-		return reader.NewWebsite(reader.WebsiteOptions{Options: opts})
+		return reader.NewWebsite(reader.WebsiteOptions{Options: opts, HTTPClient: client})
 	case reader.KeyHTML:
-		return reader.NewHTML(reader.HTMLOptions{Options: opts})
+		return reader.NewHTML(reader.HTMLOptions{Options: opts, HTTPClient: client})
 	}
 	return nil, fmt.Errorf("unknown reader %q: use one of %s", key, strings.Join(Keys(), ", "))
 }

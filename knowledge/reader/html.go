@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -11,6 +12,7 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/google/uuid"
@@ -19,6 +21,7 @@ import (
 
 	"github.com/agno-go/agno/knowledge/document"
 	"github.com/agno-go/agno/knowledge/internal/textutil"
+	"github.com/agno-go/agno/netguard"
 )
 
 // DefaultMaxPageBytes bounds how much of one web page is read.
@@ -30,7 +33,7 @@ const DefaultTimeout = 10 * time.Second
 // HTMLOptions configures an HTML reader.
 type HTMLOptions struct {
 	Options
-	// HTTPClient fetches Source.URL; nil uses a client with DefaultTimeout.
+	// HTTPClient fetches Source.URL; nil uses DefaultClient.
 	HTTPClient *http.Client
 	// MaxBytes bounds a fetched page; zero means DefaultMaxPageBytes.
 	MaxBytes int64
@@ -90,7 +93,7 @@ type WebsiteOptions struct {
 	MaxDepth int
 	// MaxLinks is how many pages with content are kept; zero means 10.
 	MaxLinks int
-	// HTTPClient fetches pages; nil uses a client with DefaultTimeout.
+	// HTTPClient fetches pages; nil uses DefaultClient.
 	HTTPClient *http.Client
 	// MaxBytes bounds each page; zero means DefaultMaxPageBytes.
 	MaxBytes int64
@@ -235,11 +238,25 @@ func skippedFile(p string) bool {
 	return strings.HasSuffix(p, ".pdf") || strings.HasSuffix(p, ".jpg") || strings.HasSuffix(p, ".png")
 }
 
+// DefaultClient returns the client readers fetch with when given none: a
+// netguard client with DefaultTimeout that refuses every internal
+// address, since the URLs readers fetch come from callers and models.
+// It is one client for all, so connections are pooled across readers.
+func DefaultClient() *http.Client { return defaultClient() }
+
+var defaultClient = sync.OnceValue(func() *http.Client {
+	g, err := netguard.New(netguard.Policy{})
+	if err != nil {
+		panic(err) // a Policy without Allow entries always compiles
+	}
+	return g.Client(DefaultTimeout)
+})
+
 func clientOr(c *http.Client) *http.Client {
 	if c != nil {
 		return c
 	}
-	return &http.Client{Timeout: DefaultTimeout}
+	return DefaultClient()
 }
 
 func maxOr(n int64) int64 {
@@ -258,6 +275,11 @@ func fetch(ctx context.Context, c *http.Client, u string, limit int64) ([]byte, 
 	}
 	resp, err := c.Do(req)
 	if err != nil {
+		// A *url.Error of u itself would name u twice; one of a redirect
+		// target stays, to say where the redirect led.
+		if ue := (*url.Error)(nil); errors.As(err, &ue) && ue.URL == u {
+			err = ue.Err
+		}
 		return nil, nil, fmt.Errorf("reader: fetching %s: %w", u, err)
 	}
 	defer resp.Body.Close()
@@ -275,7 +297,7 @@ func fetch(ctx context.Context, c *http.Client, u string, limit int64) ([]byte, 
 }
 
 // Fetch downloads a URL with the same limits the readers use; a Knowledge
-// uses it for URLs that name a file.
+// uses it for URLs that name a file. A nil c is DefaultClient.
 func Fetch(ctx context.Context, c *http.Client, u string, maxBytes int64) ([]byte, error) {
 	b, _, err := fetch(ctx, clientOr(c), u, maxOr(maxBytes))
 	return b, err

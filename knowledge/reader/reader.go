@@ -5,6 +5,10 @@
 // Documents carry agno's metadata names ("page" for PDF pages and JSON
 // items, "url" for web pages, "row_number" for CSV rows, "chunk" and
 // "chunk_size" from chunking).
+//
+// Readers fetch web pages with reader.DefaultClient unless given a
+// client: it refuses internal addresses (package netguard), because the
+// URLs come from callers and models.
 package reader
 
 import (
