@@ -116,7 +116,7 @@ func controlMigrations(db *sqldb.DB) []sqldb.Migration {
 	var ms []sqldb.Migration
 	for _, m := range [][]sqldb.Migration{
 		approval.Migrations(db), schedule.Migrations(db), tracestore.Migrations(db),
-		dailymetrics.Migrations(db), eval.Migrations(db), component.Migrations(db),
+		dailymetrics.Migrations(db), eval.Migrations(db), component.Migrations(db), slackEventMigrations(db),
 	} {
 		ms = append(ms, m...)
 	}

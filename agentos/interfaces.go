@@ -45,6 +45,9 @@ func (o *OS) interfaceRoutes(mux routeMux) {
 	if s := o.cfg.Slack; s != nil {
 		mux.HandleFunc(s.ManifestRoute(), s.ServeManifest)
 		ev := &slack.Events{Config: s, Start: o.slackStart(s), ThreadStarted: o.slackThreadStarted(s)}
+		if o.slackClaim != nil {
+			ev.Claim = o.slackClaim.claim
+		}
 		mux.HandleFunc(s.EventsRoute(), ev.ServeHTTP)
 		in := &slack.Interactions{Config: s, Handle: o.slackInteract(s)}
 		mux.HandleFunc(s.InteractionsRoute(), in.ServeHTTP)

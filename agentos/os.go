@@ -116,6 +116,21 @@ type Config struct {
 	// at Close).
 	SpoolDir string
 
+	// IdleTimeout closes a keep-alive connection that has waited that
+	// long for its next request (default DefaultIdleTimeout; [agentos]
+	// idle_timeout_seconds).
+	IdleTimeout time.Duration
+	// BodyReadTimeout closes the connection of a request whose body
+	// sends nothing for that long (default DefaultBodyReadTimeout). It
+	// bounds each wait for the next bytes, not the whole body: a large
+	// upload on a slow link goes on as long as bytes arrive. Responses
+	// have no write timeout: SSE streams last as long as their run.
+	BodyReadTimeout time.Duration
+	// WSAuthTimeout closes a /workflows/ws socket that has not
+	// authenticated (with a key or JWT), or sent its first message (no
+	// auth), that long after it opened (default DefaultWSAuthTimeout).
+	WSAuthTimeout time.Duration
+
 	// SubAgentToParent mirrors settings.json
 	// runtime.event_streaming.sub_agent_to_parent (informational here:
 	// agents built from config already carry it).
@@ -195,6 +210,8 @@ type OS struct {
 	kjobs *knowledgeJobs
 	// slackCards follows the Slack approval cards posted here.
 	slackCards *slackCards
+	// slackClaim claims Slack event ids, so a replayed event runs once.
+	slackClaim slackClaimer
 
 	// The control plane (control.go), each nil without a DB.
 	approvals  *approvalPlane
@@ -203,6 +220,11 @@ type OS struct {
 	metrics    *metricsPlane
 	evals      *evalPlane
 	components *componentPlane
+
+	// internal serves the requests objects made through the API send for
+	// their principals (actas.go).
+	internalOnce sync.Once
+	internal     http.Handler
 }
 
 // New validates cfg and returns the OS. It marks runs left RUNNING by a
@@ -222,6 +244,9 @@ func New(cfg Config) (*OS, error) {
 	}
 	if cfg.ShutdownTimeout <= 0 {
 		cfg.ShutdownTimeout = 30 * time.Second
+	}
+	if err := cfg.setTimeouts(); err != nil {
+		return nil, err
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
@@ -261,6 +286,15 @@ func New(cfg Config) (*OS, error) {
 			return nil, fmt.Errorf("agentos: authorization: %w", err)
 		}
 		o.verifier = v
+	}
+	if cfg.Slack != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		o.slackClaim, err = newSlackClaimer(ctx, cfg.DB, time.Now)
+		cancel()
+		if err != nil {
+			o.removeSpool()
+			return nil, err
+		}
 	}
 	o.cat.Store(cat)
 	o.startKnowledge()
@@ -328,7 +362,16 @@ func (o *OS) ListenAndServe(ctx context.Context, addr string) error {
 // finish up to ShutdownTimeout, cancels the rest (stored CANCELLED, never
 // left RUNNING) and releases resources.
 func (o *OS) Serve(ctx context.Context, ln net.Listener) error {
-	srv := &http.Server{Handler: o.Handler(), ReadHeaderTimeout: 10 * time.Second, BaseContext: func(net.Listener) context.Context { return context.WithoutCancel(ctx) }}
+	srv := &http.Server{
+		Handler: bodyDeadline(o.Handler(), o.cfg.BodyReadTimeout),
+		// Slowloris: headers must arrive within 10 s, and a body that
+		// stalls BodyReadTimeout is cut (bodyDeadline). No ReadTimeout
+		// (it would bound a whole upload, however steadily it arrives)
+		// and no WriteTimeout (it would cut SSE streams and long runs).
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       o.cfg.IdleTimeout,
+		BaseContext:       func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
+	}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	o.log.Info("AgentOS listening", "addr", ln.Addr().String(), "name", o.cfg.Name)

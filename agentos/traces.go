@@ -740,11 +740,24 @@ func bodyInt(b *jsonBody, name string, def, lo, hi int) int {
 	var n int
 	switch v := raw.(type) {
 	case float64:
+		// An integer is read from its text: a float64 cannot hold every
+		// int64 (9223372036854775807 is not one).
+		if i, err := strconv.Atoi(strings.TrimSpace(string(b.fields[name]))); err == nil {
+			n = i
+			break
+		}
 		if v != math.Trunc(v) {
 			b.reject(loc, "Input should be a valid integer, got a number with a fractional part", "int_from_float")
 			return def
 		}
-		n = int(v)
+		switch { // beyond int64 (1e30): the nearest int, not a wrapped one
+		case v >= math.MaxInt64:
+			n = math.MaxInt
+		case v <= math.MinInt64:
+			n = math.MinInt
+		default:
+			n = int(v)
+		}
 	case string:
 		i, err := strconv.Atoi(strings.TrimSpace(v))
 		if err != nil {

@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
+	"time"
 
 	"github.com/coder/websocket"
 
@@ -100,9 +102,15 @@ func (o *OS) handleWorkflowWS(w http.ResponseWriter, r *http.Request) {
 		Message      string `json:"message"`
 		RequiresAuth bool   `json:"requires_auth"`
 	}{"connected", hello, requiresAuth})
+	gate := conn.startGate(o.cfg.WSAuthTimeout)
 	for {
 		_, data, err := c.Read(ctx)
 		if err != nil {
+			return
+		}
+		// Without auth any first message opens the gate; with auth only
+		// a successful authenticate does (below).
+		if !requiresAuth && !gate.pass() {
 			return
 		}
 		var m wsMessage
@@ -110,11 +118,69 @@ func (o *OS) handleWorkflowWS(w http.ResponseWriter, r *http.Request) {
 			conn.sendJSON(map[string]any{"event": "error", "error": "Invalid JSON: " + err.Error()})
 			continue
 		}
+		if gate.expired() {
+			return // closing: nothing more is answered
+		}
 		if err := safe.Call(o.log, "WebSocket action "+m.Action, func() error { conn.handle(m); return nil }); err != nil {
 			conn.errorf("%s", err.Error())
 		}
+		if conn.authed && !gate.pass() {
+			return
+		}
 	}
 }
+
+// wsGate closes a socket that has not authenticated (key or JWT mode),
+// or without auth sent a first message, within the timeout of opening:
+// otherwise sockets that never say anything are kept forever. agno has
+// no such deadline; the notice uses its frames (auth_error, error).
+type wsGate struct {
+	state  atomic.Int32 // 0 waiting, 1 passed, 2 expired
+	passed chan struct{}
+}
+
+// startGate arms the gate of c. Its goroutine ends with the socket.
+func (c *wsConn) startGate(timeout time.Duration) *wsGate {
+	g := &wsGate{passed: make(chan struct{})}
+	c.wg.Add(1)
+	go func() {
+		defer c.wg.Done()
+		t := time.NewTimer(timeout)
+		defer t.Stop()
+		select {
+		case <-g.passed:
+			return
+		case <-c.ctx.Done():
+			return
+		case <-t.C:
+		}
+		if !g.state.CompareAndSwap(0, 2) {
+			return
+		}
+		if c.requiresAuth {
+			kind := "bearer token"
+			if c.o.jwtMode() {
+				kind = "JWT"
+			}
+			c.sendJSON(wsNotice{Event: "auth_error", Error: fmt.Sprintf("Authentication timed out: send the authenticate action with a valid %s within %s of connecting.", kind, timeout), ErrorType: "timeout"})
+		} else {
+			c.sendJSON(wsNotice{Event: "error", Error: fmt.Sprintf("No message received within %s of connecting: closing the connection.", timeout)})
+		}
+		_ = c.c.Close(websocket.StatusPolicyViolation, "authentication timeout")
+	}()
+	return g
+}
+
+// pass opens the gate (once); false when it expired first.
+func (g *wsGate) pass() bool {
+	if g.state.CompareAndSwap(0, 1) {
+		close(g.passed)
+		return true
+	}
+	return g.state.Load() == 1
+}
+
+func (g *wsGate) expired() bool { return g.state.Load() == 2 }
 
 func (c *wsConn) sendJSON(v any) bool {
 	b, err := marshal(v)

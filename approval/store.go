@@ -262,8 +262,7 @@ func (s *Store) List(ctx context.Context, f Filter) ([]*Approval, int, error) {
 	}
 	q := `SELECT ` + columns + ` FROM {t:agno_approvals}` + where + ` ORDER BY created_at DESC, id`
 	if f.Limit > 0 {
-		page := max(f.Page, 1)
-		q += fmt.Sprintf(" LIMIT %d OFFSET %d", f.Limit, (page-1)*f.Limit)
+		q += fmt.Sprintf(" LIMIT %d OFFSET %d", f.Limit, sqldb.Offset(f.Page, f.Limit))
 	}
 	rows, err := s.db.Query(ctx, q, args...)
 	if err != nil {

@@ -43,6 +43,9 @@ type AuthorizationConfig struct {
 	// LeewaySeconds is the clock skew allowed on exp, nbf and iat
 	// (default 10).
 	LeewaySeconds int `toml:"leeway_seconds"`
+	// RequireExp refuses tokens without an exp claim, which would
+	// otherwise never expire (default false, as agno).
+	RequireExp bool `toml:"require_exp"`
 }
 
 // Authorization defaults.

@@ -38,6 +38,10 @@ type Config struct {
 	Leeway time.Duration
 	// UserIsolation scopes non-admin callers to their own user (sub).
 	UserIsolation bool
+	// RequireExp refuses a token without an exp claim (PyJWT's
+	// options={"require": ["exp"]}), which would otherwise never expire.
+	// Off by default, as in agno.
+	RequireExp bool
 }
 
 // Claims are what a verified token says.

@@ -404,3 +404,39 @@ func TestTokenFromRequest(t *testing.T) {
 		t.Errorf("cookie read: %q", got)
 	}
 }
+
+// A token without exp never expires: RequireExp refuses it with PyJWT's
+// MissingRequiredClaimError text (agno's "Invalid token: ..." 401), before
+// the other time claims, as PyJWT checks them; without it (agno's
+// default) such a token passes.
+func TestRequireExp(t *testing.T) {
+	secret := []byte("secret")
+	hs := func(c jwt.MapClaims) string { return sign(t, jwt.SigningMethodHS256, secret, "", c) }
+	strict := verifier(t, auth.Config{Algorithm: "HS256", VerificationKeys: []string{"secret"}, RequireExp: true})
+	if !strict.Config().RequireExp {
+		t.Fatal("RequireExp not kept")
+	}
+	missing := auth.Error{Status: 401, Detail: `Invalid token: Token is missing the "exp" claim`, Type: "invalid_token"}
+	for name, claims := range map[string]jwt.MapClaims{
+		"no exp":              {"sub": "u1"},
+		"null exp":            {"sub": "u1", "exp": nil},
+		"no exp, future nbf":  {"sub": "u1", "nbf": time.Now().Add(time.Minute).Unix()},
+		"no exp, bad iat":     {"sub": "u1", "iat": "yesterday"},
+		"no exp, bad subject": {"sub": 42},
+	} {
+		if got := refusal(t, strict, hs(claims)); *got != missing {
+			t.Errorf("%s: got %+v\nwant %+v", name, *got, missing)
+		}
+	}
+	if c, err := strict.Verify(hs(jwt.MapClaims{"sub": "u1", "exp": future()})); err != nil || c.UserID != "u1" {
+		t.Errorf("with exp: %+v, %v", c, err)
+	}
+	expired := auth.Error{Status: 401, Detail: "Token has expired", Type: "expired"}
+	if got := refusal(t, strict, hs(jwt.MapClaims{"exp": time.Now().Add(-time.Hour).Unix()})); *got != expired {
+		t.Errorf("expired: %+v", *got)
+	}
+	lax := verifier(t, auth.Config{Algorithm: "HS256", VerificationKeys: []string{"secret"}})
+	if _, err := lax.Verify(hs(jwt.MapClaims{"sub": "u1"})); err != nil {
+		t.Errorf("agno's default accepts a token without exp: %v", err)
+	}
+}

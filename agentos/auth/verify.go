@@ -17,6 +17,8 @@ const (
 	detailExpired  = "Token has expired"
 	detailAudience = "Invalid token audience - token not valid for this AgentOS instance"
 	missingAud     = `Token is missing the "aud" claim. Audience verification requires this claim to be present in the token.`
+	// missingExp is PyJWT's MissingRequiredClaimError for exp.
+	missingExp = `Token is missing the "exp" claim`
 )
 
 // Error types (agno's WebSocket error_type).
@@ -177,9 +179,13 @@ func (v *Verifier) signatureValid(signingString string, sig []byte, kid string) 
 	return false
 }
 
-// checkTimes is PyJWT's iat, nbf and exp checks, in its order, with the
-// leeway.
+// checkTimes is PyJWT's required-claim (exp, with RequireExp), iat, nbf
+// and exp checks, in its order, with the leeway.
 func (v *Verifier) checkTimes(payload map[string]any, now time.Time) *Error {
+	// PyJWT checks the required claims first; a null one is missing.
+	if v.cfg.RequireExp && payload["exp"] == nil {
+		return invalid(missingExp)
+	}
 	t := float64(now.UnixNano()) / 1e9
 	leeway := v.cfg.Leeway.Seconds()
 	if raw, ok := payload["iat"]; ok {

@@ -1,6 +1,7 @@
 package slack
 
 import (
+	"context"
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
@@ -18,6 +19,11 @@ const (
 	signatureWindow = 5 * time.Minute
 	// maxEventBytes bounds an event body; Slack's are a few KB.
 	maxEventBytes = 1 << 20
+	// ReplayWindow is how long after a signed request first arrives the
+	// same request still passes the signature check: its timestamp may be
+	// up to signatureWindow ahead of the clock, and is accepted until
+	// signatureWindow after it.
+	ReplayWindow = 2 * signatureWindow
 )
 
 // agno's ignored subtypes (router._IGNORED_SUBTYPES): without them the
@@ -66,6 +72,12 @@ type Events struct {
 	ThreadStarted func(ThreadStart) error
 	// Now is the clock of the timestamp window (default time.Now).
 	Now func() time.Time
+	// Claim, when set, is asked before an event starts anything: false
+	// means a delivery of the same event_id was already claimed (the
+	// signed request replayed, to this replica or another), and it is
+	// acknowledged without running. An error answers 500. Events
+	// without an event_id are not claimed.
+	Claim func(ctx context.Context, eventID string) (bool, error)
 }
 
 func (e *Events) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -83,6 +95,7 @@ func (e *Events) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		Type      string          `json:"type"`
 		Challenge string          `json:"challenge"`
 		TeamID    string          `json:"team_id"`
+		EventID   string          `json:"event_id"`
 		Event     json.RawMessage `json:"event"`
 	}
 	if err := json.Unmarshal(body, &data); err != nil {
@@ -102,13 +115,21 @@ func (e *Events) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 				if data.TeamID != "" {
 					t.Team = data.TeamID
 				}
-				err = e.ThreadStarted(t)
+				if first, cerr := e.claim(r.Context(), data.EventID); cerr != nil || !first {
+					err = cerr
+				} else {
+					err = e.ThreadStarted(t)
+				}
 			}
 		} else if m, ok := e.Config.answerable(data.Event); ok {
 			if data.TeamID != "" {
 				m.Team = data.TeamID // agno: data.team_id or event.team
 			}
-			err = e.Start(m)
+			if first, cerr := e.claim(r.Context(), data.EventID); cerr != nil || !first {
+				err = cerr
+			} else {
+				err = e.Start(m)
+			}
 		}
 		if err != nil {
 			writeHandoffError(w, err)
@@ -116,6 +137,15 @@ func (e *Events) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	writeOK(w)
+}
+
+// claim reports whether this delivery of eventID is the first (see
+// Events.Claim).
+func (e *Events) claim(ctx context.Context, eventID string) (bool, error) {
+	if e.Claim == nil || eventID == "" {
+		return true, nil
+	}
+	return e.Claim(ctx, eventID)
 }
 
 // threadStarted reports whether raw is an assistant_thread_started event,

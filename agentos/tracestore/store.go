@@ -356,10 +356,7 @@ func (q Query) page() (limit, offset int) {
 	if limit <= 0 {
 		limit = 20
 	}
-	if q.Page > 1 {
-		offset = (q.Page - 1) * limit
-	}
-	return limit, offset
+	return limit, sqldb.Offset(q.Page, limit)
 }
 
 const traceColumns = `t.trace_id, t.name, t.status, t.start_time, t.end_time, t.duration_ms, t.run_id, t.session_id,

@@ -94,25 +94,7 @@ func TestStartWithJWTAuthorization(t *testing.T) {
 	}
 	_ = os.WriteFile(filepath.Join(dir, "agents", "echo.toml"), []byte("name = \"Echo\"\nmodel = \"default\"\n"), 0o644)
 	f := startFlags{config: filepath.Join(dir, "config.toml"), host: "127.0.0.1", port: freePort(t), logLevel: "error"}
-	ctx, cancel := context.WithCancel(context.Background())
-	ready, done := make(chan string, 1), make(chan error, 1)
-	go func() { done <- startAgentOS(ctx, f, ready) }()
-	var addr string
-	select {
-	case addr = <-ready:
-	case err := <-done:
-		cancel()
-		t.Fatalf("start: %v", err)
-	case <-time.After(30 * time.Second):
-		cancel()
-		t.Fatal("agentos did not start")
-	}
-	defer func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("stop: %v", err)
-		}
-	}()
+	addr := startForTest(t, f)
 	token := func(aud string, scopes ...string) string {
 		s, err := jwt.NewWithClaims(jwt.SigningMethodHS256, jwt.MapClaims{"sub": "alice", "aud": aud, "scopes": scopes,
 			"exp": time.Now().Add(time.Hour).Unix()}).SignedString([]byte(secret))

@@ -1,14 +1,12 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"net"
 	"net/http"
 	"os"
 	"path/filepath"
 	"testing"
-	"time"
 
 	"github.com/agno-go/agno/model/modeltest"
 )
@@ -42,25 +40,7 @@ func TestStartFlagsAndProtectedMode(t *testing.T) {
 			_ = os.WriteFile(filepath.Join(dir, "agents", "echo.toml"), []byte("name = \"Echo\"\nmodel = \"default\"\n"), 0o644)
 			f := c.flags
 			f.config, f.port, f.logLevel = filepath.Join(dir, "config.toml"), freePort(t), "error"
-			ctx, cancel := context.WithCancel(context.Background())
-			ready, done := make(chan string, 1), make(chan error, 1)
-			go func() { done <- startAgentOS(ctx, f, ready) }()
-			var addr string
-			select {
-			case addr = <-ready:
-			case err := <-done:
-				cancel()
-				t.Fatalf("start: %v", err)
-			case <-time.After(30 * time.Second):
-				cancel()
-				t.Fatal("agentos did not start")
-			}
-			defer func() {
-				cancel()
-				if err := <-done; err != nil {
-					t.Errorf("stop: %v", err)
-				}
-			}()
+			addr := startForTest(t, f)
 			if host, port, _ := net.SplitHostPort(addr); host != c.wantHost || port != fmt.Sprint(f.port) {
 				t.Fatalf("listening on %s, want %s:%d", addr, c.wantHost, f.port)
 			}

@@ -81,8 +81,11 @@ func (m *Memory) List(ctx context.Context, opts ListOptions) ([]Row, int, error)
 	total := len(rows)
 	if opts.Limit > 0 {
 		page := max(opts.Page, 1)
-		start := min((page-1)*opts.Limit, total)
-		rows = rows[start:min(start+opts.Limit, total)]
+		start := total // a page past the end, where (page-1)*limit could overflow
+		if page-1 < total/opts.Limit+1 {
+			start = min((page-1)*opts.Limit, total)
+		}
+		rows = rows[start : start+min(opts.Limit, total-start)]
 	}
 	out := make([]Row, len(rows))
 	for i, r := range rows {

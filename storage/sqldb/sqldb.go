@@ -14,6 +14,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"math"
 	"net/url"
 	"regexp"
 	"strconv"
@@ -275,6 +276,19 @@ func (d *DB) Versions(ctx context.Context) (map[string]int64, error) {
 		out[name] = v
 	}
 	return out, rows.Err()
+}
+
+// Offset is the OFFSET of the 1-based page of limit rows (a page below 1
+// is the first), saturating at math.MaxInt instead of wrapping: a page
+// past any data reads no rows, never the first page.
+func Offset(page, limit int) int {
+	if page <= 1 || limit <= 0 {
+		return 0
+	}
+	if page-1 > math.MaxInt/limit {
+		return math.MaxInt
+	}
+	return (page - 1) * limit
 }
 
 // Row is one result row: *sql.Row and *sql.Rows both fit.
