@@ -161,6 +161,10 @@ func requestBase(r *http.Request) string {
 
 // a2aRead reads the JSON-RPC envelope; false when answered.
 func a2aRead(w http.ResponseWriter, r *http.Request) (*a2a.Request, bool) {
+	if !jsonContent(r) {
+		writeError(w, http.StatusUnsupportedMediaType, "Invalid A2A request: send the JSON-RPC body as application/json")
+		return nil, false
+	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, a2aMaxBody))
 	if err != nil {
 		writeError(w, http.StatusBadRequest, "Invalid A2A request: could not read the body: "+err.Error())

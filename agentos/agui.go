@@ -115,6 +115,13 @@ func (s *aguiStream) send(evs ...agui.Event) bool {
 
 // handleAGUI is POST {prefix}/agui (agno's run_agent_agui).
 func (o *OS) handleAGUI(w http.ResponseWriter, r *http.Request) {
+	if kind, id := o.cfg.AGUI.Entity(); !o.mayRunAs(w, r, kind+"s", id) {
+		return // as A2A and the run routes: the entity's run scope
+	}
+	if !jsonContent(r) {
+		fieldErrorInput(w, []string{"body"}, "Input should be a valid dictionary or object to extract fields from", "model_attributes_type", nil, nil)
+		return
+	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, aguiBodyLimit))
 	if err != nil {
 		writeError(w, http.StatusRequestEntityTooLarge, "The RunAgentInput is over 32 MiB")

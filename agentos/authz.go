@@ -12,9 +12,7 @@ import (
 )
 
 // authorize is JWT mode's gate (agno's JWTMiddleware with authorization):
-// the token is verified, the route's scopes checked, and the caller put
-// in the request's context. An isolated caller's user_id query parameter
-// is its own: every handler that reads user_id reads the token's sub.
+// the token is verified, then admitted as its caller.
 func (o *OS) authorize(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method == http.MethodOptions || openPath(r.URL.Path) || o.keylessPath(r.URL.Path) {
@@ -36,23 +34,35 @@ func (o *OS) authorize(next http.Handler) http.Handler {
 			}
 			return
 		}
-		if o.isolated(c) && c.UserID == "" {
-			writeError(w, http.StatusUnauthorized, "Invalid token: no sub claim. With user isolation on, a token must name its user in sub (or carry the admin scope)")
-			return
+		if r, ok := o.admit(w, r, c); ok {
+			next.ServeHTTP(w, r)
 		}
-		route := auth.RouteFor(r.Method, r.URL.Path)
-		if len(route.Scopes) > 0 && !o.verifier.Allowed(c.Scopes, route.Scopes, route.ResourceType, route.ResourceID) &&
-			!(route.ResourceType != "" && route.ResourceID == "" && r.Method == http.MethodGet) { // listings filter instead
-			writeError(w, http.StatusForbidden, "Insufficient permissions. Required scope(s): "+strings.Join(route.Scopes, ", "))
-			return
-		}
-		if o.isolated(c) {
-			q := r.URL.Query()
-			q.Set("user_id", c.UserID)
-			r.URL.RawQuery = q.Encode()
-		}
-		next.ServeHTTP(w, r.WithContext(withCaller(r.Context(), c)))
 	})
+}
+
+// admit checks what c may do with r — the route's scopes, and for an
+// isolated caller its own user — and returns r carrying c. It is the one
+// check of every request in JWT mode: a token's, and one an object made
+// through the API sends for its principal (internalHandler). An isolated
+// caller's user_id query parameter is its own: every handler that reads
+// user_id reads the caller's sub.
+func (o *OS) admit(w http.ResponseWriter, r *http.Request, c *caller) (*http.Request, bool) {
+	if o.isolated(c) && c.UserID == "" {
+		writeError(w, http.StatusUnauthorized, "Invalid token: no sub claim. With user isolation on, a token must name its user in sub (or carry the admin scope)")
+		return nil, false
+	}
+	route := auth.RouteFor(r.Method, r.URL.Path)
+	if len(route.Scopes) > 0 && !o.verifier.Allowed(c.Scopes, route.Scopes, route.ResourceType, route.ResourceID) &&
+		!(route.ResourceType != "" && route.ResourceID == "" && r.Method == http.MethodGet) { // listings filter instead
+		writeError(w, http.StatusForbidden, "Insufficient permissions. Required scope(s): "+strings.Join(route.Scopes, ", "))
+		return nil, false
+	}
+	if o.isolated(c) {
+		q := r.URL.Query()
+		q.Set("user_id", c.UserID)
+		r.URL.RawQuery = q.Encode()
+	}
+	return r.WithContext(withCaller(r.Context(), c)), true
 }
 
 // readable filters a listing of typ ("agents") to the ids the caller may
@@ -156,6 +166,12 @@ func (o *OS) mayRead(r *http.Request, e RegistryEntry) bool {
 // its scope table leaves out (resume): the path's resource type and id.
 func (o *OS) mayRun(w http.ResponseWriter, r *http.Request, id string) bool {
 	typ, _, _ := strings.Cut(strings.TrimPrefix(r.URL.Path, "/"), "/")
+	return o.mayRunAs(w, r, typ, id)
+}
+
+// mayRunAs checks the caller's <typ>:run on typ/id ("agents", "helper"),
+// answering 403 when it has none.
+func (o *OS) mayRunAs(w http.ResponseWriter, r *http.Request, typ, id string) bool {
 	if o.may(callerOf(r.Context()), []string{typ + ":run"}, typ, id) {
 		return true
 	}

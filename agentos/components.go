@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -26,12 +27,20 @@ import (
 // replicas learn of other replicas' changes by polling (ComponentsConfig.Poll).
 
 // ComponentBuilder builds the live agent, team or workflow (*agent.Agent,
-// *team.Team, *workflow.Workflow) of a component's config; kind is
-// "agent", "team" or "workflow". served is what the OS serves, without
-// the component itself, for references (team members, steps). A bad
-// config is an error saying what to fix (answered 400). agno start sets
-// it to config.Resources.BuildComponent.
-type ComponentBuilder func(ctx context.Context, kind, id string, config map[string]any, served Catalog) (any, error)
+// *team.Team, *workflow.Workflow) of a component's config, and reports the
+// served resources the config names; kind is "agent", "team" or
+// "workflow". served is what the OS serves, without the component itself,
+// for references (team members, steps). A bad config is an error saying
+// what to fix (answered 400); one naming what the operator does not let
+// components use matches component.ErrNotAllowed (answered 422). agno
+// start sets it to config.Resources.BuildComponent.
+//
+// A component is a caller's work, so it acts with no more than its
+// writer's rights: AgentOS refuses a config naming an agent, team or
+// workflow its writer may not run, or a knowledge base it may not read,
+// and checks the same again, against the stored writer, whenever it
+// builds the component.
+type ComponentBuilder func(ctx context.Context, kind, id string, config map[string]any, served Catalog) (*component.Built, error)
 
 // ComponentsConfig configures the components plane.
 type ComponentsConfig struct {
@@ -284,6 +293,79 @@ func builtRight(kind component.Type, obj any) error {
 	return nil
 }
 
+// maxComponentID bounds a component id (a URL path segment, a key in
+// every listing).
+const maxComponentID = 128
+
+// componentIDRE is what the create route's message promises: letters,
+// digits, -, _ and ., starting with a letter or digit (so neither "." nor
+// ".." nor a hidden-file name).
+var componentIDRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`)
+
+// servedIDLike is the id of a served resource of kind that equals id but
+// for case ("" when none): one such id per kind, so that a component
+// cannot pass for a file's agent in a listing or a reference. Call with
+// reloadMu held.
+func (o *OS) servedIDLike(kind component.Type, id string) string {
+	cat := o.catalog().Catalog
+	var ids []string
+	switch kind {
+	case component.Agent:
+		for _, a := range cat.Agents {
+			ids = append(ids, a.ID())
+		}
+	case component.Team:
+		for _, t := range cat.Teams {
+			ids = append(ids, t.ID())
+		}
+	case component.Workflow:
+		for _, w := range cat.Workflows {
+			ids = append(ids, w.ID())
+		}
+	}
+	for _, other := range ids {
+		if other != id && strings.EqualFold(other, id) {
+			return other
+		}
+	}
+	return ""
+}
+
+// changeableComponent loads a component the caller may change: under
+// user isolation only its owner or an admin may (403 otherwise; 404 for
+// none). The component acts for this caller from now on, recorded before
+// the change so that no build of the new config runs with an earlier
+// writer's rights.
+func (o *OS) changeableComponent(w http.ResponseWriter, r *http.Request, id string) (*component.Component, bool) {
+	c, err := o.components.store.Get(r.Context(), id)
+	if err != nil {
+		componentFail(w, err)
+		return nil, false
+	}
+	if !mayChange(w, r, c) {
+		return nil, false
+	}
+	return c, true
+}
+
+// mayChange answers 403 when, under user isolation, c is another user's.
+func mayChange(w http.ResponseWriter, r *http.Request, c *component.Component) bool {
+	if ownedBy(r.Context(), c.CreatedBy) {
+		return true
+	}
+	writeError(w, http.StatusForbidden, fmt.Sprintf("Component %s belongs to another user: only its owner or an admin can change it", c.ComponentID))
+	return false
+}
+
+// actFor records that the component acts for the request's caller.
+func (o *OS) actFor(w http.ResponseWriter, r *http.Request, id string) bool {
+	if _, err := o.components.store.SetPrincipal(r.Context(), id, principalOf(r.Context()).encode()); err != nil {
+		componentFail(w, err)
+		return false
+	}
+	return true
+}
+
 // codeOwned reports an id served by a code- or file-defined resource of
 // that kind (not by a component). Call with reloadMu held.
 func (o *OS) codeOwned(kind component.Type, id string) bool {
@@ -294,7 +376,8 @@ func (o *OS) codeOwned(kind component.Type, id string) bool {
 }
 
 // checkComponentConfig builds a config to refuse a bad one before it is
-// stored (400 naming the key and the fix).
+// stored: 400 naming the key and the fix, 422 for what [components] does
+// not allow, 403 for a served resource the writer may not use.
 func (o *OS) checkComponentConfig(ctx context.Context, kind component.Type, id string, cfg map[string]any) error {
 	p := o.components
 	if p.build == nil {
@@ -303,12 +386,53 @@ func (o *OS) checkComponentConfig(ctx context.Context, kind component.Type, id s
 	o.reloadMu.Lock()
 	served := catalogWithout(o.catalog().Catalog, kind, id)
 	o.reloadMu.Unlock()
-	obj, err := p.build(ctx, string(kind), id, cfg, served)
-	if err == nil {
-		err = builtRight(kind, obj)
-	}
-	if err != nil {
+	_, err := o.buildComponent(ctx, kind, id, cfg, served, callerOf(ctx))
+	var refused *httpError
+	switch {
+	case errors.As(err, &refused):
+		return refused
+	case errors.Is(err, component.ErrNotAllowed):
+		return errStatus(http.StatusUnprocessableEntity, "%s", err.Error())
+	case err != nil:
 		return errStatus(http.StatusBadRequest, "%s", err.Error())
+	}
+	return nil
+}
+
+// buildComponent builds a config for c, the caller that wrote it (nil
+// outside JWT mode), and checks that c may use what it names; a refusal
+// of that check is an *httpError (403).
+func (o *OS) buildComponent(ctx context.Context, kind component.Type, id string, cfg map[string]any, served Catalog, c *caller) (any, error) {
+	b, err := o.components.build(ctx, string(kind), id, cfg, served)
+	if err != nil {
+		return nil, err
+	}
+	if b == nil {
+		return nil, fmt.Errorf("agentos: the component builder made nothing for %s %s", kind, id)
+	}
+	if err := builtRight(kind, b.Object); err != nil {
+		return nil, err
+	}
+	for _, u := range b.Uses {
+		if err := o.mayUse(c, u); err != nil {
+			return nil, err
+		}
+	}
+	return b.Object, nil
+}
+
+// mayUse checks that c may use what a component names: run an agent,
+// team or workflow, read a knowledge base.
+func (o *OS) mayUse(c *caller, u component.Use) *httpError {
+	if u.Kind == "knowledge" {
+		if !o.may(c, []string{"knowledge:read"}, "", "") {
+			return &httpError{http.StatusForbidden, fmt.Sprintf("Insufficient permissions: the config attaches knowledge base %q, which needs knowledge:read", u.ID)}
+		}
+		return nil
+	}
+	typ := u.Kind + "s"
+	if !o.may(c, []string{typ + ":run"}, typ, u.ID) {
+		return &httpError{http.StatusForbidden, fmt.Sprintf("Insufficient permissions: the config names %s %q, which needs %s:%s:run (or %s:run)", u.Kind, u.ID, typ, u.ID, typ)}
 	}
 	return nil
 }
@@ -316,7 +440,7 @@ func (o *OS) checkComponentConfig(ctx context.Context, kind component.Type, id s
 // componentSig tells whether a live component must be rebuilt.
 func componentSig(l component.Live) string {
 	b, _ := json.Marshal(l.Config.Config)
-	return string(l.Component.ComponentType) + "|" + strconv.Itoa(l.Config.Version) + "|" + string(b)
+	return string(l.Component.ComponentType) + "|" + strconv.Itoa(l.Config.Version) + "|" + string(b) + "|" + string(l.Component.Principal)
 }
 
 // syncComponents makes the catalog serve the stored components: new and
@@ -364,10 +488,9 @@ func (o *OS) syncComponents(ctx context.Context) error {
 				continue
 			}
 			served := catalogWithout(cat, kind, c.ComponentID)
-			obj, err := p.build(ctx, string(kind), c.ComponentID, l.Config.Config, served)
-			if err == nil {
-				err = builtRight(kind, obj)
-			}
+			// Built for the caller that last wrote it: what it names is
+			// checked against that caller's scopes again.
+			obj, err := o.buildComponent(ctx, kind, c.ComponentID, l.Config.Config, served, o.callerFor(decodePrincipal(c.Principal)))
 			if err != nil {
 				if p.warned[c.ComponentID] != sig {
 					p.warned[c.ComponentID] = sig
@@ -568,8 +691,8 @@ func (o *OS) handleCreateComponent(w http.ResponseWriter, r *http.Request) {
 	if id == "" {
 		id = agent.DefaultID(name)
 	}
-	if strings.TrimSpace(id) == "" || strings.ContainsAny(id, "/\\?#% \t\n") {
-		writeError(w, http.StatusBadRequest, fmt.Sprintf("component_id %q cannot be used in URLs (/agents/{id}/runs): use letters, digits, -, _ and . only", id))
+	if !componentIDRE.MatchString(id) {
+		writeError(w, http.StatusBadRequest, fmt.Sprintf("component_id %.80q cannot be used: use 1 to %d letters, digits, -, _ and ., starting with a letter or digit (it is a path segment of /agents/{id}/runs)", id, maxComponentID))
 		return
 	}
 	p.ComponentID, p.ComponentType, p.Name = id, typ, name
@@ -583,11 +706,17 @@ func (o *OS) handleCreateComponent(w http.ResponseWriter, r *http.Request) {
 	}
 	o.reloadMu.Lock()
 	owned := o.codeOwned(typ, id)
+	taken := o.servedIDLike(typ, id)
 	o.reloadMu.Unlock()
 	if owned {
 		writeError(w, http.StatusBadRequest, fmt.Sprintf("Component %s already exists: a %s with this id is defined in code or in a declarative file; choose another component_id", id, typ))
 		return
 	}
+	if taken != "" {
+		writeError(w, http.StatusBadRequest, fmt.Sprintf("component_id %s differs only in case from the %s %s already served; choose another component_id", id, typ, taken))
+		return
+	}
+	p.CreatedBy, p.Principal = callerUser(r.Context()), principalOf(r.Context()).encode()
 	if _, err := o.components.store.Get(r.Context(), id); err == nil {
 		writeError(w, http.StatusBadRequest, fmt.Sprintf("Component %s already exists", id))
 		return
@@ -637,9 +766,8 @@ func (o *OS) handleUpdateComponent(w http.ResponseWriter, r *http.Request) {
 	}
 	ctx := r.Context()
 	st := o.components.store
-	existing, err := st.Get(ctx, id)
-	if err != nil {
-		componentFail(w, err)
+	existing, ok := o.changeableComponent(w, r, id)
+	if !ok {
 		return
 	}
 	// All checks before the first write, so a refused request changes nothing.
@@ -665,6 +793,7 @@ func (o *OS) handleUpdateComponent(w http.ResponseWriter, r *http.Request) {
 		}
 		live = cfg
 	} else if setType && kind != existing.ComponentType {
+		var err error
 		if live, err = st.GetConfig(ctx, id, nil); err != nil && !errors.Is(err, component.ErrNotFound) {
 			componentFail(w, err)
 			return
@@ -684,6 +813,9 @@ func (o *OS) handleUpdateComponent(w http.ResponseWriter, r *http.Request) {
 			fail(w, err)
 			return
 		}
+	}
+	if !o.actFor(w, r, id) {
+		return
 	}
 	if setCurrent {
 		moved, err := st.SetCurrent(ctx, id, current)
@@ -707,6 +839,9 @@ func (o *OS) handleUpdateComponent(w http.ResponseWriter, r *http.Request) {
 
 func (o *OS) handleDeleteComponent(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("component_id")
+	if c, err := o.components.store.Get(r.Context(), id); err == nil && !mayChange(w, r, c) {
+		return
+	}
 	ok, err := o.components.store.Delete(r.Context(), id)
 	if err != nil {
 		o.log.Error("Error deleting component", "error", err)
@@ -791,12 +926,23 @@ func (o *OS) handleCreateConfig(w http.ResponseWriter, r *http.Request) {
 	if b.bad {
 		return
 	}
-	if err := o.checkVersion(r.Context(), id, p.Config); err != nil {
-		if errors.Is(err, component.ErrNotFound) {
-			writeError(w, http.StatusBadRequest, fmt.Sprintf("Component %s not found", id))
-			return
-		}
+	c, err := o.components.store.Get(r.Context(), id)
+	if errors.Is(err, component.ErrNotFound) {
+		writeError(w, http.StatusBadRequest, fmt.Sprintf("Component %s not found", id))
+		return
+	}
+	if err != nil {
+		componentFail(w, err)
+		return
+	}
+	if !mayChange(w, r, c) {
+		return
+	}
+	if err := o.checkComponentConfig(r.Context(), c.ComponentType, id, p.Config); err != nil {
 		fail(w, err)
+		return
+	}
+	if !o.actFor(w, r, id) {
 		return
 	}
 	cfg, err := o.components.store.CreateConfig(r.Context(), id, p)
@@ -869,6 +1015,9 @@ func (o *OS) handleUpdateConfig(w http.ResponseWriter, r *http.Request) {
 	}
 	ctx := r.Context()
 	st := o.components.store
+	if _, ok := o.changeableComponent(w, r, id); !ok {
+		return
+	}
 	if u.Config != nil {
 		old, err := st.GetConfig(ctx, id, &v)
 		if err != nil {
@@ -883,6 +1032,9 @@ func (o *OS) handleUpdateConfig(w http.ResponseWriter, r *http.Request) {
 			fail(w, err)
 			return
 		}
+	}
+	if !o.actFor(w, r, id) {
+		return
 	}
 	cfg, err := st.UpdateConfig(ctx, id, v, u)
 	if err != nil {
@@ -901,6 +1053,12 @@ func (o *OS) handleDeleteConfig(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("component_id")
 	v, ok := pathVersion(w, r)
 	if !ok {
+		return
+	}
+	if _, ok := o.changeableComponent(w, r, id); !ok {
+		return
+	}
+	if !o.actFor(w, r, id) {
 		return
 	}
 	deleted, err := o.components.store.DeleteConfig(r.Context(), id, v)
@@ -930,6 +1088,9 @@ func (o *OS) handleSetCurrent(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, notFound)
 		return
 	}
+	if !mayChange(w, r, c) {
+		return
+	}
 	cfg, err := st.GetConfig(ctx, id, &v)
 	if err != nil {
 		writeError(w, http.StatusNotFound, notFound)
@@ -940,6 +1101,9 @@ func (o *OS) handleSetCurrent(w http.ResponseWriter, r *http.Request) {
 			fail(w, err)
 			return
 		}
+	}
+	if !o.actFor(w, r, id) {
+		return
 	}
 	moved, err := st.SetCurrent(ctx, id, v)
 	if err != nil {

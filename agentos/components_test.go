@@ -36,6 +36,13 @@ type componentEnv struct {
 
 func newComponentEnv(t *testing.T) *componentEnv {
 	t.Helper()
+	return newComponentEnvWith(t, "", config.Functions{})
+}
+
+// newComponentEnvWith is newComponentEnv with more config.toml text and
+// Go functions.
+func newComponentEnvWith(t *testing.T, extraTOML string, fn config.Functions) *componentEnv {
+	t.Helper()
 	llm := modeltest.NewServer(modeltest.ServerConfig{APIKey: "k", Responder: func(req *model.Request) modeltest.Response {
 		for _, m := range req.Messages {
 			if m.Role != "system" {
@@ -64,7 +71,7 @@ max_retries = 0
 [storage]
 driver = "sqlite"
 path = "agno.db"
-`,
+` + extraTOML,
 		"agents/helper.toml": "name = \"Helper\"\nmodel = \"fast\"\ninstructions = \"Help.\"\n",
 	}
 	for name, body := range files {
@@ -81,7 +88,7 @@ path = "agno.db"
 		t.Fatal(err)
 	}
 	cfg.Logger = slog.New(slog.DiscardHandler)
-	res, err := cfg.Build(context.Background(), config.Functions{}, config.Existing{})
+	res, err := cfg.Build(context.Background(), fn, config.Existing{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,7 +102,7 @@ path = "agno.db"
 
 // builder is what agno start gives AgentOS.
 func (e *componentEnv) builder() agentos.ComponentBuilder {
-	return func(ctx context.Context, kind, id string, c map[string]any, served agentos.Catalog) (any, error) {
+	return func(ctx context.Context, kind, id string, c map[string]any, served agentos.Catalog) (*component.Built, error) {
 		return e.res.BuildComponent(ctx, config.Kind(kind), id, c, config.Existing{Agents: served.Agents, Teams: served.Teams, Workflows: served.Workflows})
 	}
 }
@@ -145,28 +152,7 @@ func (r compResp) list(t *testing.T) []map[string]any {
 
 func compCall(t *testing.T, srv *httptest.Server, method, path, contentType, body string) compResp {
 	t.Helper()
-	req, err := http.NewRequest(method, srv.URL+path, strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if contentType != "" {
-		req.Header.Set("Content-Type", contentType)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	var b strings.Builder
-	buf := make([]byte, 4096)
-	for {
-		n, err := resp.Body.Read(buf)
-		b.Write(buf[:n])
-		if err != nil {
-			break
-		}
-	}
-	return compResp{status: resp.StatusCode, body: []byte(b.String())}
+	return compAs(t, srv, "", "", method, path, contentType, body)
 }
 
 func compPost(t *testing.T, srv *httptest.Server, path, body string) compResp {
@@ -533,7 +519,7 @@ func TestDatabaseMigrate(t *testing.T) {
 	}
 	r := compPost(t, srv, "/databases/agno-db/migrate", "")
 	compStatus(t, r, http.StatusOK)
-	if v, err := e.res.DB.Versions(ctx); err != nil || v["agno_eval_runs"] != 1 || v["agno_approvals"] != 1 || v["agno_schedules"] == 0 || v["agno_traces"] == 0 || v["agno_metrics"] != 1 {
+	if v, err := e.res.DB.Versions(ctx); err != nil || v["agno_eval_runs"] != 2 || v["agno_approvals"] != 1 || v["agno_schedules"] == 0 || v["agno_traces"] == 0 || v["agno_metrics"] != 1 {
 		t.Fatalf("versions after migrate: %v %v", v, err)
 	}
 	if _, err := e.res.DB.Exec(ctx, `SELECT COUNT(*) FROM {t:agno_eval_runs}`); err != nil {
@@ -568,7 +554,7 @@ func TestDatabaseMigrate(t *testing.T) {
 	}
 	// The tables are still at their versions, the components intact.
 	versions, err := e.res.DB.Versions(context.Background())
-	if err != nil || versions["agno_components"] != 1 || versions["agno_component_configs"] != 1 || versions["agno_component_links"] != 1 {
+	if err != nil || versions["agno_components"] != 2 || versions["agno_component_configs"] != 1 || versions["agno_component_links"] != 1 {
 		t.Fatalf("versions: %v %v", versions, err)
 	}
 }
@@ -599,16 +585,31 @@ func TestComponentRoutesDocumented(t *testing.T) {
 	}
 }
 
+// Component ids are what the message says: 1 to 128 letters, digits, -,
+// _ and ., starting with a letter or digit — and no case variant of an id
+// already served, so a component cannot pass for a file's agent.
 func TestComponentIDMustFitURLs(t *testing.T) {
 	e := newComponentEnv(t)
 	_, srv := e.start(t, -1)
+	for _, id := range []string{"a/b", "<script>", "..", ".", ".hidden", "a:b", "a b", strings.Repeat("x", 600), "é"} {
+		body, _ := json.Marshal(map[string]any{"name": "n", "component_id": id, "component_type": "agent", "config": map[string]any{"model": "fast"}})
+		r := compPost(t, srv, "/components", string(body))
+		compStatus(t, r, http.StatusBadRequest)
+		if d, _ := r.obj(t)["detail"].(string); !strings.Contains(d, "cannot be used: use 1 to 128 letters, digits, -, _ and .") || len(d) > 300 {
+			t.Fatalf("%.20q: detail: %s", id, d)
+		}
+	}
 	r := compPost(t, srv, "/components", `{"name": "a/b", "component_type": "agent", "config": {"model": "fast"}}`)
 	compStatus(t, r, http.StatusBadRequest)
-	if d, _ := r.obj(t)["detail"].(string); !strings.Contains(d, `component_id "a/b" cannot be used in URLs`) {
-		t.Fatalf("detail: %s", d)
+	// e's file agent is "helper": "Helper" is refused, "helper-2..." is not.
+	r = compPost(t, srv, "/components", `{"name": "Helper", "component_id": "Helper", "component_type": "agent", "config": {"model": "fast"}}`)
+	compStatus(t, r, http.StatusBadRequest)
+	if d, _ := r.obj(t)["detail"].(string); !strings.Contains(d, "differs only in case from the agent helper") {
+		t.Fatalf("case variant: %s", d)
 	}
 	r = compCall(t, srv, http.MethodGet, "/components", "", "")
 	if n := r.obj(t)["meta"].(map[string]any)["total_count"]; n != float64(0) {
 		t.Fatalf("stored: %v", n)
 	}
+	compStatus(t, compPost(t, srv, "/components", `{"name": "x", "component_id": "helper-2.v1_a", "component_type": "agent", "config": {"model": "fast"}}`), http.StatusCreated)
 }

@@ -146,6 +146,9 @@ func (o *OS) handleListEvalRuns(w http.ResponseWriter, r *http.Request) {
 	if q.SortBy == "" {
 		q.SortBy = "created_at"
 	}
+	if u := scopedUser(r.Context()); u != "" {
+		q.CreatedBy = &u // under isolation, one's own
+	}
 	// eval_types is agno's comma-separated filter, answered with its own
 	// 422 text.
 	if s := p.str("eval_types"); s != "" {
@@ -189,7 +192,7 @@ func (o *OS) handleGetEvalRun(w http.ResponseWriter, r *http.Request) {
 	}
 	id := r.PathValue("eval_run_id")
 	rec, err := st.Get(r.Context(), id)
-	if errors.Is(err, eval.ErrNotFound) {
+	if errors.Is(err, eval.ErrNotFound) || err == nil && !ownedBy(r.Context(), rec.CreatedBy) {
 		err = evalNotFound(id)
 	}
 	if err != nil {
@@ -224,6 +227,10 @@ func (o *OS) handleRenameEvalRun(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	id := r.PathValue("eval_run_id")
+	if old, err := st.Get(r.Context(), id); err == nil && !ownedBy(r.Context(), old.CreatedBy) {
+		fail(w, evalNotFound(id))
+		return
+	}
 	rec, err := st.Rename(r.Context(), id, name)
 	switch {
 	case errors.Is(err, eval.ErrNotFound):
@@ -265,7 +272,11 @@ func (o *OS) handleDeleteEvalRuns(w http.ResponseWriter, r *http.Request) {
 	}
 	st, err := o.evalStore(r)
 	if err == nil {
-		err = st.Delete(r.Context(), ids...)
+		var owner *string
+		if u := scopedUser(r.Context()); u != "" {
+			owner = &u // another user's ids are ignored like unknown ones
+		}
+		err = st.DeleteBy(r.Context(), owner, ids...)
 	}
 	if err != nil {
 		writeError(w, http.StatusInternalServerError, "Failed to delete eval runs: "+evalCaught(err))
@@ -360,6 +371,7 @@ type evalTarget struct {
 	agent *agent.Agent
 	team  *team.Team
 	judge model.Model
+	user  string // the caller's: the runs' user, the eval run's owner
 }
 
 func (t evalTarget) model() model.Model {
@@ -457,6 +469,13 @@ func (o *OS) handleRunEval(w http.ResponseWriter, r *http.Request) {
 		fail(w, err)
 		return
 	}
+	// An eval runs the agent or team as its caller: it needs the run
+	// scope a run request would, and runs as the caller's user.
+	if target.agent != nil && !o.mayRunAs(w, r, "agents", target.agent.ID()) ||
+		target.team != nil && !o.mayRunAs(w, r, "teams", target.team.ID()) {
+		return
+	}
+	target.user = callerUser(r.Context())
 	var out *EvalSchema
 	switch in.EvalType {
 	case eval.TypeAccuracy:
@@ -502,7 +521,7 @@ func (o *OS) runAccuracyEval(ctx context.Context, st *eval.Store, in *evalRunInp
 	if in.ExpectedOutput == "" {
 		return nil, errStatus(http.StatusBadRequest, "expected_output is required for accuracy evaluation")
 	}
-	e, err := eval.NewAccuracy(eval.AccuracyConfig{Name: in.Name, Agent: t.agent, Team: t.team, Input: in.Input,
+	e, err := eval.NewAccuracy(eval.AccuracyConfig{Name: in.Name, UserID: t.user, Agent: t.agent, Team: t.team, Input: in.Input,
 		ExpectedOutput: in.ExpectedOutput, NumIterations: in.NumIterations, Model: t.judge,
 		AdditionalGuidelines: in.AdditionalGuidelines, AdditionalContext: in.AdditionalContext, Store: st, Logger: o.log})
 	if err != nil {
@@ -519,7 +538,7 @@ func (o *OS) runJudgeEval(ctx context.Context, st *eval.Store, in *evalRunInput,
 	if in.Criteria == "" {
 		return nil, errStatus(http.StatusBadRequest, "criteria is required for agent-as-judge evaluation")
 	}
-	e, err := eval.NewAgentAsJudge(eval.AgentAsJudgeConfig{Name: in.Name, Agent: t.agent, Team: t.team, Input: in.Input,
+	e, err := eval.NewAgentAsJudge(eval.AgentAsJudgeConfig{Name: in.Name, UserID: t.user, Agent: t.agent, Team: t.team, Input: in.Input,
 		Criteria: in.Criteria, ScoringStrategy: in.ScoringStrategy, Threshold: in.Threshold,
 		AdditionalGuidelines: in.AdditionalGuidelines, Model: t.judge, Store: st, Logger: o.log})
 	if err != nil {
@@ -533,7 +552,7 @@ func (o *OS) runJudgeEval(ctx context.Context, st *eval.Store, in *evalRunInput,
 }
 
 func (o *OS) runPerformanceEval(ctx context.Context, st *eval.Store, in *evalRunInput, t *evalTarget) (*EvalSchema, error) {
-	e, err := eval.NewPerformance(eval.PerformanceConfig{Name: in.Name, Agent: t.agent, Team: t.team, Input: in.Input,
+	e, err := eval.NewPerformance(eval.PerformanceConfig{Name: in.Name, UserID: t.user, Agent: t.agent, Team: t.team, Input: in.Input,
 		NumIterations: in.NumIterations, WarmupRuns: in.WarmupRuns, Store: st})
 	if err != nil {
 		return nil, errStatus(http.StatusBadRequest, "%v", err)
@@ -549,7 +568,7 @@ func (o *OS) runReliabilityEval(ctx context.Context, st *eval.Store, in *evalRun
 	if len(in.ExpectedToolCalls) == 0 {
 		return nil, errStatus(http.StatusBadRequest, "expected_tool_calls is required for reliability evaluations")
 	}
-	e, err := eval.NewReliability(eval.ReliabilityConfig{Name: in.Name, Agent: t.agent, Team: t.team, Input: in.Input,
+	e, err := eval.NewReliability(eval.ReliabilityConfig{Name: in.Name, UserID: t.user, Agent: t.agent, Team: t.team, Input: in.Input,
 		ExpectedToolCalls: in.ExpectedToolCalls, AllowAdditionalToolCalls: in.AllowAdditionalToolCalls,
 		ExpectedToolCallArguments: in.ExpectedToolCallArguments, Store: st})
 	if err != nil {

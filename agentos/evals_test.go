@@ -43,7 +43,7 @@ func (e *evalEnv) took() []string {
 	return out
 }
 
-func newEvalEnv(t *testing.T, db *sqldb.DB) *evalEnv {
+func newEvalEnv(t *testing.T, db *sqldb.DB, mods ...func(*agentos.Config)) *evalEnv {
 	t.Helper()
 	e := &evalEnv{}
 	var llm *modeltest.Server
@@ -106,8 +106,12 @@ func newEvalEnv(t *testing.T, db *sqldb.DB) *evalEnv {
 	if err != nil {
 		t.Fatal(err)
 	}
-	o, err := agentos.New(agentos.Config{Agents: []*agent.Agent{calc, helper}, Teams: []*team.Team{crew}, DB: db, DBID: "agno-db",
-		Logger: slog.New(slog.DiscardHandler)})
+	cfg := agentos.Config{Agents: []*agent.Agent{calc, helper}, Teams: []*team.Team{crew}, DB: db, DBID: "agno-db",
+		Logger: slog.New(slog.DiscardHandler)}
+	for _, m := range mods {
+		m(&cfg)
+	}
+	o, err := agentos.New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,10 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net"
 	"net/http"
 	"net/netip"
 	"net/url"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -139,10 +142,41 @@ func (o *OS) protect(next http.Handler) http.Handler {
 			writeError(w, http.StatusMisdirectedRequest, fmt.Sprintf("AgentOS is in protected mode and answers requests for this machine only: Host %q is not a loopback name or address. Reach it as localhost or 127.0.0.1, list the name under [agentos] allowed_hosts, or set OS_SECURITY_KEY.", r.Host))
 		case !o.browserAllowed(r):
 			writeError(w, http.StatusForbidden, fmt.Sprintf("AgentOS is in protected mode and refuses browser requests from other sites: origin %q is not a loopback origin nor one of cors_allowed_origins. Add it under [agentos] cors_allowed_origins, or set OS_SECURITY_KEY.", r.Header.Get("Origin")))
+		case o.remoteControl(r):
+			writeError(w, http.StatusForbidden, fmt.Sprintf("AgentOS is in protected mode: a page of %s may not change what this server executes (components, schedules, database migrations) without a key. Set OS_SECURITY_KEY, or list the origin under [agentos] cors_allowed_origins to trust it.", r.Header.Get("Origin")))
 		default:
 			next.ServeHTTP(w, r)
 		}
 	})
+}
+
+// controlPrefixes are the routes whose writes change what the server
+// executes later: stored agents, teams and workflows, schedules, schema
+// migrations.
+var controlPrefixes = []string{"/components", "/schedules", "/databases"}
+
+// remoteControl reports a write to a control route from a browser page
+// of a remote origin that only agno's defaults trust (os.agno.com and the
+// like): a script there reaching a developer's loopback server must not
+// be able to plant a component or a schedule. Loopback origins (agno's
+// agent-ui on localhost:3000) and origins the operator listed pass.
+func (o *OS) remoteControl(r *http.Request) bool {
+	origin := r.Header.Get("Origin")
+	switch {
+	case origin == "", len(o.cfg.CORSOrigins) > 0 && slices.Contains(o.corsOrigins(), origin):
+		return false
+	case r.Method == http.MethodGet || r.Method == http.MethodHead || r.Method == http.MethodOptions:
+		return false
+	}
+	if u, err := url.Parse(origin); err == nil && loopbackHost(u.Host) {
+		return false
+	}
+	for _, p := range controlPrefixes {
+		if r.URL.Path == p || strings.HasPrefix(r.URL.Path, p+"/") {
+			return true
+		}
+	}
+	return false
 }
 
 // protected reports protected mode: no key, and not opted out.
@@ -409,5 +443,34 @@ func fail(w http.ResponseWriter, err error) {
 		writeError(w, he.status, he.detail)
 		return
 	}
-	writeError(w, http.StatusInternalServerError, err.Error())
+	writeError(w, http.StatusInternalServerError, hidePaths(err))
+}
+
+// hidePaths is err's text with the server's file paths it carries (an
+// *fs.PathError's or *os.LinkError's, however wrapped) cut to their base
+// names: a client learns which file failed, not where the server keeps
+// its files.
+func hidePaths(err error) string {
+	text := err.Error()
+	cut := func(p string) {
+		if p != "" {
+			text = strings.ReplaceAll(text, p, filepath.Base(p))
+		}
+	}
+	for e := err; e != nil; {
+		var pe *fs.PathError
+		var le *os.LinkError
+		switch {
+		case errors.As(e, &pe):
+			cut(pe.Path)
+			e = pe.Err
+		case errors.As(e, &le):
+			cut(le.Old)
+			cut(le.New)
+			e = le.Err
+		default:
+			e = nil
+		}
+	}
+	return text
 }

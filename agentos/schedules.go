@@ -7,17 +7,16 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 	"unicode/utf8"
 
 	"github.com/agno-go/agno/run"
 	"github.com/agno-go/agno/schedule"
+	"github.com/agno-go/agno/storage"
 )
 
 // SchedulerConfig configures the cron poller (agno's scheduler=True).
@@ -34,10 +33,6 @@ type SchedulerConfig struct {
 type schedulePlane struct {
 	store  *schedule.Store
 	poller *schedule.Poller // nil when the scheduler is off
-
-	// internal serves the requests schedules fire, in process.
-	internalOnce sync.Once
-	internal     http.Handler
 }
 
 func (o *OS) startSchedules() error {
@@ -82,49 +77,6 @@ func (o *OS) stopSchedules() {
 // the payload as JSON.
 type scheduleExecutor struct{ o *OS }
 
-// schedulerUserID is the identity schedules fire under in JWT mode
-// (agno's INTERNAL_SCHEDULER_USER_ID).
-const schedulerUserID = "__scheduler__"
-
-// internalHandler is Handler without its network-facing layers (CORS,
-// protected mode, bearer or JWT authentication): the requests it serves
-// are made by this process. In JWT mode they carry an admin caller, a Go
-// value in the request's context: no header or token reaches it, so no
-// client can forge it (agno's internal service token is a bearer secret
-// instead). Built at first use, when every plane has started.
-func (o *OS) internalHandler() http.Handler {
-	p := o.schedules
-	p.internalOnce.Do(func() {
-		mux := http.NewServeMux()
-		o.routes(mux)
-		var h http.Handler = mux
-		if o.jwtMode() {
-			admin := &caller{UserID: schedulerUserID, Scopes: []string{o.verifier.Config().AdminScope}, Admin: true}
-			next := h
-			h = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				next.ServeHTTP(w, r.WithContext(withCaller(r.Context(), admin)))
-			})
-		}
-		p.internal = stripTrailingSlash(recoverPanics(o.unmatched(mux, h), o))
-	})
-	return p.internal
-}
-
-// serveInternal makes one in-process request.
-func (o *OS) serveInternal(ctx context.Context, method, target, contentType string, body io.Reader) (int, []byte, error) {
-	req, err := http.NewRequestWithContext(ctx, method, "http://agentos.internal"+target, body)
-	if err != nil {
-		return 0, nil, err
-	}
-	req.RemoteAddr = "127.0.0.1:0"
-	if contentType != "" {
-		req.Header.Set("Content-Type", contentType)
-	}
-	rec := httptest.NewRecorder()
-	o.internalHandler().ServeHTTP(rec, req)
-	return rec.Code, rec.Body.Bytes(), nil
-}
-
 // The run-form fields a schedule does not pass: it always runs in the
 // background, unstreamed, on the live version (agno drops them too).
 var scheduleDroppedFields = map[string]bool{"stream": true, "background": true, "version": true, scheduleVersionKey: true}
@@ -132,13 +84,19 @@ var scheduleDroppedFields = map[string]bool{"stream": true, "background": true, 
 // scheduleVersionKey is agno's run-metadata key pinning a draft version.
 const scheduleVersionKey = "agno_component_version"
 
+// Execute fires s for its principal: the caller that created or last
+// changed it, checked now as its own request would be.
 func (e scheduleExecutor) Execute(ctx context.Context, s *schedule.Schedule) schedule.Result {
 	method := strings.ToUpper(s.Method)
 	if method == "" {
 		method = http.MethodPost
 	}
+	p := decodePrincipal(s.Principal)
+	if err := e.o.scheduleActor(ctx, s, p); err != nil {
+		return schedule.Result{Status: schedule.StatusFailed, Error: err.Error()}
+	}
 	if m := schedule.RunEndpoint.FindStringSubmatch(s.Endpoint); m != nil && method == http.MethodPost {
-		return e.backgroundRun(ctx, s, m[1], m[2])
+		return e.backgroundRun(ctx, s, p, m[2])
 	}
 	var body io.Reader
 	ctype := ""
@@ -149,7 +107,7 @@ func (e scheduleExecutor) Execute(ctx context.Context, s *schedule.Schedule) sch
 		}
 		body, ctype = strings.NewReader(string(b)), "application/json"
 	}
-	code, out, err := e.o.serveInternal(ctx, method, s.Endpoint, ctype, body)
+	code, out, err := e.o.serveInternal(ctx, p, method, s.Endpoint, ctype, body)
 	if err != nil {
 		return schedule.Result{Status: schedule.StatusFailed, Error: err.Error()}
 	}
@@ -180,7 +138,7 @@ func scheduleFormValue(v any) string {
 	return fmt.Sprint(v)
 }
 
-func (e scheduleExecutor) backgroundRun(ctx context.Context, s *schedule.Schedule, typ, id string) schedule.Result {
+func (e scheduleExecutor) backgroundRun(ctx context.Context, s *schedule.Schedule, p principal, id string) schedule.Result {
 	form := url.Values{}
 	for k, v := range s.Payload {
 		if scheduleDroppedFields[k] {
@@ -193,7 +151,7 @@ func (e scheduleExecutor) backgroundRun(ctx context.Context, s *schedule.Schedul
 	}
 	form.Set("stream", "false")
 	form.Set("background", "true")
-	code, body, err := e.o.serveInternal(ctx, http.MethodPost, s.Endpoint, "application/x-www-form-urlencoded", strings.NewReader(form.Encode()))
+	code, body, err := e.o.serveInternal(ctx, p, http.MethodPost, s.Endpoint, "application/x-www-form-urlencoded", strings.NewReader(form.Encode()))
 	if err != nil {
 		return schedule.Result{Status: schedule.StatusFailed, Error: err.Error()}
 	}
@@ -211,7 +169,7 @@ func (e scheduleExecutor) backgroundRun(ctx context.Context, s *schedule.Schedul
 		return schedule.Result{Status: schedule.StatusFailed, StatusCode: &code, RunID: started.RunID, SessionID: started.SessionID,
 			Error: "Missing run_id or session_id in background run response: " + string(body)}
 	}
-	return e.follow(ctx, s, typ, id, started.RunID, started.SessionID)
+	return e.follow(ctx, s, id, started.RunID, started.SessionID)
 }
 
 // scheduleUnpinned drops the draft-version pin from run metadata (a
@@ -244,34 +202,29 @@ func scheduleTruncate(s string, n int) string {
 	return s[:n]
 }
 
-// follow polls GET /{type}/{id}/runs/{run_id}?session_id= until the run
-// ends (COMPLETED, PAUSED, CANCELLED or ERROR) or ctx does (the
-// schedule's timeout). In process a poll is cheap, so it starts fast and
-// backs off.
-func (e scheduleExecutor) follow(ctx context.Context, s *schedule.Schedule, typ, id, runID, sessionID string) schedule.Result {
-	target := "/" + typ + "/" + url.PathEscape(id) + "/runs/" + url.PathEscape(runID) + "?session_id=" + url.QueryEscape(sessionID)
+// follow reads the stored run until it ends (COMPLETED, PAUSED,
+// CANCELLED or ERROR) or ctx does (the schedule's timeout). The run is the
+// one the principal's own request just started, so reading its outcome is
+// the executor's bookkeeping, not the principal's: it needs no read scope
+// (agno polls GET /{type}/{id}/runs/{run_id} as its internal admin). In
+// process a read is cheap, so it starts fast and backs off.
+func (e scheduleExecutor) follow(ctx context.Context, s *schedule.Schedule, id, runID, sessionID string) schedule.Result {
 	failed := func(code *int, msg string) schedule.Result {
 		return schedule.Result{Status: schedule.StatusFailed, StatusCode: code, Error: msg, RunID: runID, SessionID: sessionID}
 	}
 	wait := 20 * time.Millisecond
 	for {
-		code, body, err := e.o.serveInternal(ctx, http.MethodGet, target, "", nil)
+		data, err := e.o.startedRun(ctx, id, runID, sessionID)
 		if ctx.Err() != nil {
 			return failed(nil, fmt.Sprintf("Polling timed out after %ds for run %s", s.TimeoutSeconds, runID))
 		}
-		switch {
-		case err != nil:
+		if err != nil {
 			return failed(nil, err.Error())
-		case code == http.StatusNotFound:
-		case code >= 400:
-			return failed(&code, string(body))
-		default:
-			var data map[string]any
-			if run.DecodeJSON(body, &data) == nil {
-				if res, done := scheduleRunOutcome(data, code); done {
-					res.RunID, res.SessionID = runID, sessionID
-					return res
-				}
+		}
+		if data != nil {
+			if res, done := scheduleRunOutcome(data, http.StatusOK); done {
+				res.RunID, res.SessionID = runID, sessionID
+				return res
 			}
 		}
 		select {
@@ -281,6 +234,33 @@ func (e scheduleExecutor) follow(ctx context.Context, s *schedule.Schedule, typ,
 		}
 		wait = min(wait*2, 2*time.Second)
 	}
+}
+
+// startedRun is the stored document of a run of componentID in
+// sessionID, as GET .../runs/{run_id} answers it; nil while it is not
+// stored yet.
+func (o *OS) startedRun(ctx context.Context, componentID, runID, sessionID string) (map[string]any, error) {
+	if o.cfg.Store == nil {
+		return nil, errors.New("no store to follow the run in")
+	}
+	rec, err := o.cfg.Store.GetRun(ctx, runID)
+	if errors.Is(err, storage.ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if rec.ComponentID != componentID || rec.SessionID != sessionID {
+		return nil, fmt.Errorf("run %s is not a run of %s in session %s", runID, componentID, sessionID)
+	}
+	doc := map[string]any{}
+	if len(rec.Data) > 0 {
+		if err := run.DecodeJSON(rec.Data, &doc); err != nil {
+			return nil, err
+		}
+	}
+	doc["status"] = string(rec.Status) // the row's status is the live one
+	return doc, nil
 }
 
 // scheduleRunOutcome maps a stored run to a schedule run's outcome, done when the
@@ -598,10 +578,11 @@ func scheduleExists(name string) string {
 	return fmt.Sprintf("Schedule with name '%s' already exists", name)
 }
 
-// loadSchedule answers 404 for a missing schedule.
+// loadSchedule answers 404 for a missing schedule, and under user
+// isolation for another user's.
 func (o *OS) loadSchedule(w http.ResponseWriter, r *http.Request) (*schedule.Schedule, bool) {
 	s, err := o.schedules.store.Get(r.Context(), r.PathValue("schedule_id"))
-	if errors.Is(err, schedule.ErrNotFound) {
+	if errors.Is(err, schedule.ErrNotFound) || err == nil && !ownedBy(r.Context(), s.CreatedBy) {
 		writeError(w, http.StatusNotFound, scheduleNotFound)
 		return nil, false
 	}
@@ -612,30 +593,56 @@ func (o *OS) loadSchedule(w http.ResponseWriter, r *http.Request) (*schedule.Sch
 	return s, true
 }
 
-// mayScheduleEndpoint requires the caller's own permission for what a
-// schedule fires, since it fires as an admin: a POST run endpoint needs
-// <type>:run on that component, anything else the admin scope (JWT mode
-// only).
-func (o *OS) mayScheduleEndpoint(w http.ResponseWriter, r *http.Request, endpoint, method string) bool {
-	c := callerOf(r.Context())
+// scheduleRights is what a caller needs to make a schedule fire method
+// endpoint with payload, since the schedule fires as that caller: for a
+// POST run endpoint, <type>:run on that component and, under isolation,
+// a payload session of its own; anything else, the admin scope. Outside
+// JWT mode (c nil) everything the API serves.
+func (o *OS) scheduleRights(ctx context.Context, c *caller, endpoint, method string, payload map[string]any) *httpError {
 	if c == nil || o.verifier == nil || c.Admin {
-		return true
+		return nil
 	}
 	m := schedule.RunEndpoint.FindStringSubmatch(endpoint)
 	if m == nil || strings.ToUpper(method) != http.MethodPost {
-		writeError(w, http.StatusForbidden, "Only admins can schedule an endpoint that is not a run endpoint")
-		return false
+		return &httpError{http.StatusForbidden, "Only admins can schedule an endpoint that is not a run endpoint"}
 	}
 	scope := m[1] + ":run"
 	if !o.verifier.Allowed(c.Scopes, []string{scope}, m[1], m[2]) {
-		writeError(w, http.StatusForbidden, "Insufficient permissions. Required scope(s): "+scope)
+		return &httpError{http.StatusForbidden, "Insufficient permissions. Required scope(s): " + scope}
+	}
+	if sid, _ := payload["session_id"].(string); sid != "" && c.Isolated && !o.sessionOpenTo(ctx, sid, c.UserID) {
+		return &httpError{http.StatusNotFound, "Session not found: payload.session_id names a session of another user"}
+	}
+	return nil
+}
+
+// maySchedule answers scheduleRights' refusal for the request's caller.
+func (o *OS) maySchedule(w http.ResponseWriter, r *http.Request, endpoint, method string, payload map[string]any) bool {
+	if err := o.scheduleRights(r.Context(), callerOf(r.Context()), endpoint, method, payload); err != nil {
+		writeError(w, err.status, err.detail)
 		return false
 	}
 	return true
 }
 
-// scheduleOwnPayload makes an isolated caller's schedule run as that caller: its
-// payload's user_id is the caller's (the executor is an admin).
+// scheduleActor checks, as s fires, that its principal still may make
+// it: the same rights as at creation, with the scopes it was given then.
+func (o *OS) scheduleActor(ctx context.Context, s *schedule.Schedule, p principal) error {
+	if !o.jwtMode() {
+		return nil
+	}
+	if len(s.Principal) == 0 {
+		return errors.New("this schedule acts for nobody: it was stored before schedules kept who they act for; update or re-enable it with a token that may call its endpoint")
+	}
+	if err := o.scheduleRights(ctx, o.callerFor(p), s.Endpoint, s.Method, s.Payload); err != nil {
+		return err
+	}
+	return nil
+}
+
+// scheduleOwnPayload makes an isolated caller's schedule run as that
+// caller: its payload's user_id is the caller's (the request it fires is
+// admitted as the caller again, which stamps the same user).
 func scheduleOwnPayload(r *http.Request, payload map[string]any) map[string]any {
 	user := scopedUser(r.Context())
 	if user == "" {
@@ -669,7 +676,11 @@ func (o *OS) handleListSchedules(w http.ResponseWriter, r *http.Request) {
 		writeValidation(w, errs...)
 		return
 	}
-	list, total, err := o.schedules.store.List(r.Context(), schedule.ListOptions{Enabled: enabled, Limit: limit, Page: page})
+	opts := schedule.ListOptions{Enabled: enabled, Limit: limit, Page: page}
+	if u := scopedUser(r.Context()); u != "" {
+		opts.CreatedBy = &u // under isolation, one's own
+	}
+	list, total, err := o.schedules.store.List(r.Context(), opts)
 	if err != nil {
 		fail(w, err)
 		return
@@ -737,10 +748,11 @@ func (o *OS) handleCreateSchedule(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusUnprocessableEntity, "Invalid timezone: "+s.Timezone)
 		return
 	}
-	if !o.mayScheduleEndpoint(w, r, s.Endpoint, s.Method) {
+	s.Payload = scheduleOwnPayload(r, s.Payload)
+	if !o.maySchedule(w, r, s.Endpoint, s.Method, s.Payload) {
 		return
 	}
-	s.Payload = scheduleOwnPayload(r, s.Payload)
+	s.CreatedBy, s.Principal = callerUser(r.Context()), principalOf(r.Context()).encode()
 	st := o.schedules.store
 	if _, err := st.GetByName(r.Context(), s.Name); err == nil {
 		writeError(w, http.StatusConflict, scheduleExists(s.Name))
@@ -840,22 +852,30 @@ func (o *OS) handleUpdateSchedule(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	if p == (schedule.Patch{}) {
+	if p.IsZero() {
 		writeJSON(w, http.StatusOK, scheduleResponse(existing))
 		return
 	}
-	if p.Endpoint != nil || p.Method != nil {
-		endpoint, method := existing.Endpoint, existing.Method
-		if p.Endpoint != nil {
-			endpoint = *p.Endpoint
-		}
-		if p.Method != nil {
-			method = *p.Method
-		}
-		if !o.mayScheduleEndpoint(w, r, endpoint, method) {
-			return
-		}
+	if p.Payload != nil {
+		owned := scheduleOwnPayload(r, *p.Payload)
+		p.Payload = &owned
 	}
+	// Any change makes the schedule fire as this caller: what it would
+	// fire after the change is checked against this caller's rights.
+	endpoint, method, payload := existing.Endpoint, existing.Method, existing.Payload
+	if p.Endpoint != nil {
+		endpoint = *p.Endpoint
+	}
+	if p.Method != nil {
+		method = *p.Method
+	}
+	if p.Payload != nil {
+		payload = *p.Payload
+	}
+	if !o.maySchedule(w, r, endpoint, method, payload) {
+		return
+	}
+	p.Principal = principalOf(r.Context()).encode()
 	if p.CronExpr != nil || p.Timezone != nil {
 		cronExpr, tz := existing.CronExpr, existing.Timezone
 		if p.CronExpr != nil {
@@ -872,10 +892,6 @@ func (o *OS) handleUpdateSchedule(w http.ResponseWriter, r *http.Request) {
 			writeError(w, http.StatusUnprocessableEntity, "Invalid timezone: "+tz)
 			return
 		}
-	}
-	if p.Payload != nil {
-		owned := scheduleOwnPayload(r, *p.Payload)
-		p.Payload = &owned
 	}
 	renaming := p.Name != nil && *p.Name != existing.Name
 	if renaming {
@@ -921,11 +937,12 @@ func (o *OS) handleEnableSchedule(enable bool) http.HandlerFunc {
 			return
 		}
 		// Re-arming puts the endpoint back on the poller: the same
-		// permission as creating it.
-		if enable && !o.mayScheduleEndpoint(w, r, existing.Endpoint, existing.Method) {
+		// permission as creating it. Either way the schedule acts for
+		// this caller from now on.
+		if enable && !o.maySchedule(w, r, existing.Endpoint, existing.Method, existing.Payload) {
 			return
 		}
-		s, err := o.schedules.store.SetEnabled(r.Context(), existing.ID, enable, time.Now())
+		s, err := o.schedules.store.SetEnabled(r.Context(), existing.ID, enable, principalOf(r.Context()).encode(), time.Now())
 		if errors.Is(err, schedule.ErrNotFound) {
 			writeError(w, http.StatusNotFound, scheduleNotFound)
 			return
@@ -947,7 +964,7 @@ func (o *OS) handleTriggerSchedule(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusConflict, "Schedule is disabled")
 		return
 	}
-	if !o.mayScheduleEndpoint(w, r, s.Endpoint, s.Method) {
+	if !o.maySchedule(w, r, s.Endpoint, s.Method, s.Payload) {
 		return
 	}
 	p := o.schedules.poller
@@ -993,6 +1010,9 @@ func (o *OS) handleListScheduleRuns(w http.ResponseWriter, r *http.Request) {
 }
 
 func (o *OS) handleGetScheduleRun(w http.ResponseWriter, r *http.Request) {
+	if _, ok := o.loadSchedule(w, r); !ok {
+		return
+	}
 	run, err := o.schedules.store.GetRun(r.Context(), r.PathValue("run_id"))
 	if errors.Is(err, schedule.ErrNotFound) || (err == nil && run.ScheduleID != r.PathValue("schedule_id")) {
 		writeError(w, http.StatusNotFound, "Schedule run not found")

@@ -399,7 +399,7 @@ func TestScheduleCRUDAndValidation(t *testing.T) {
 
 // The schedule routes need a DB (agno's 503); with one, the poller
 // fires through the auth of the mode AgentOS runs in: the security key,
-// JWT (an internal admin the routes' scopes pass).
+// JWT (as the caller that made the schedule, through the same scope check).
 func TestScheduleAuthModes(t *testing.T) {
 	scheduleLeaks(t)
 	t.Run("security key", func(t *testing.T) {

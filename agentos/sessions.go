@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"mime"
 	"net/http"
 	"net/url"
 	"reflect"
@@ -191,6 +192,13 @@ func readBody(w http.ResponseWriter, r *http.Request, required bool) (*jsonBody,
 		writeError(w, http.StatusBadRequest, "could not read the request body: "+err.Error())
 		return nil, false
 	}
+	if !jsonContent(r) {
+		// FastAPI reads such a body as bytes, which its model refuses. It
+		// matters beyond agno's answer: text/plain is what a page of
+		// another site may post without a CORS preflight.
+		fieldErrorInput(w, []string{"body"}, "Input should be a valid dictionary or object to extract fields from", "model_attributes_type", string(raw), nil)
+		return nil, false
+	}
 	b := &jsonBody{w: w, fields: map[string]json.RawMessage{}, obj: map[string]any{}}
 	if len(strings.TrimSpace(string(raw))) == 0 {
 		if required {
@@ -221,6 +229,22 @@ func readBody(w http.ResponseWriter, r *http.Request, required bool) (*jsonBody,
 		b.fields["user_id"], _ = json.Marshal(user) // an isolated caller acts as itself only
 	}
 	return b, true
+}
+
+// jsonContent reports a request whose body a JSON route may read:
+// FastAPI's rule, no Content-Type or application/json or
+// application/*+json.
+func jsonContent(r *http.Request) bool {
+	ct := r.Header.Get("Content-Type")
+	if ct == "" {
+		return true
+	}
+	mt, _, err := mime.ParseMediaType(ct)
+	if err != nil {
+		return false
+	}
+	sub, ok := strings.CutPrefix(mt, "application/")
+	return ok && (sub == "json" || strings.HasSuffix(sub, "+json"))
 }
 
 // maxDataBody bounds data-route request bodies.
@@ -446,7 +470,17 @@ func listShownSessions(ctx context.Context, st storage.Store, q storage.SessionQ
 	}
 	wq := q
 	if q.Limit > 0 {
-		wq.Page, wq.Limit = 1, max(q.Page, 1)*q.Limit+len(hidden)
+		page := max(q.Page, 1)
+		if page > (math.MaxInt-len(hidden))/q.Limit {
+			// So far out that the window would overflow: no page there
+			// holds rows; the store answers the total.
+			_, total, err := st.ListSessions(ctx, q)
+			if err != nil {
+				return nil, 0, err
+			}
+			return []*storage.Session{}, max(total-len(hidden), 0), nil
+		}
+		wq.Page, wq.Limit = 1, page*q.Limit+len(hidden)
 	}
 	all, total, err := st.ListSessions(ctx, wq)
 	if err != nil {

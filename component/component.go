@@ -8,6 +8,7 @@
 package component
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 )
@@ -42,6 +43,14 @@ type Component struct {
 	CreatedAt      int64
 	UpdatedAt      *int64
 	DeletedAt      *int64
+	// CreatedBy is the user that created the component ("" when no user
+	// was known): its owner, who alone (or an admin) changes it under
+	// user isolation.
+	CreatedBy string
+	// Principal is who the component acts for: the caller that created
+	// or last changed it, encoded by the server (AgentOS stores the user
+	// and its scopes). The store keeps it as given.
+	Principal json.RawMessage
 }
 
 // Config is one version of a component's configuration
@@ -69,6 +78,26 @@ type Link struct {
 	Position         int            `json:"position"`
 	Meta             map[string]any `json:"meta,omitempty"`
 }
+
+// Built is a component's live object, made from its config, and the
+// served resources the config names: whoever writes the config must be
+// allowed to use each of them, and the component acts with no more.
+type Built struct {
+	// Object is an *agent.Agent, *team.Team or *workflow.Workflow.
+	Object any
+	Uses   []Use
+}
+
+// Use is a served resource a component's config names. Kind is "agent",
+// "team" or "workflow" (team members, agent:/team: tools, workflow
+// steps), or "knowledge" (a knowledge base it attaches).
+type Use struct {
+	Kind, ID string
+}
+
+// ErrNotAllowed marks a config naming what the operator does not let
+// components use (config.toml's [components] allowlists).
+var ErrNotAllowed = errors.New("not allowed for components")
 
 // Code classifies an Error.
 type Code int

@@ -36,6 +36,11 @@ func Migrations(db *sqldb.DB) []sqldb.Migration {
 			)`,
 			`CREATE INDEX IF NOT EXISTS agno_components_type_idx ON {t:agno_components} (component_type, created_at)`,
 		}},
+		// Version 2: who a component belongs to and acts for.
+		{Table: "agno_components", Version: 2, Stmts: []string{
+			`ALTER TABLE {t:agno_components} ADD COLUMN created_by TEXT`,
+			`ALTER TABLE {t:agno_components} ADD COLUMN principal ` + j,
+		}},
 		{Table: "agno_component_configs", Version: 1, Stmts: []string{
 			`CREATE TABLE IF NOT EXISTS {t:agno_component_configs} (
 				component_id TEXT NOT NULL REFERENCES {t:agno_components} (component_id) ON DELETE CASCADE,
@@ -100,6 +105,9 @@ type CreateParams struct {
 	Notes      *string
 	Links      []Link
 	SetCurrent bool
+	// CreatedBy and Principal: see Component.
+	CreatedBy string
+	Principal json.RawMessage
 }
 
 // Create creates a component and its version 1 in one transaction. An id
@@ -145,9 +153,9 @@ func (s *Store) Create(ctx context.Context, p CreateParams) (*Component, *Config
 			return err
 		}
 		if _, err := tx.Exec(ctx, `INSERT INTO {t:agno_components}
-			(component_id, component_type, name, description, current_version, metadata, created_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?)`,
-			p.ComponentID, string(p.ComponentType), p.Name, p.Description, current, meta, now); err != nil {
+			(component_id, component_type, name, description, current_version, metadata, created_at, created_by, principal)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			p.ComponentID, string(p.ComponentType), p.Name, p.Description, current, meta, now, p.CreatedBy, principalArg(p.Principal)); err != nil {
 			if errors.Is(err, sqldb.ErrConflict) {
 				return invalid("Component %s already exists", p.ComponentID)
 			}
@@ -194,18 +202,32 @@ func insertLinks(ctx context.Context, tx *sqldb.Tx, id string, version int, link
 	return nil
 }
 
-const componentCols = `component_id, component_type, name, description, current_version, metadata, created_at, updated_at, deleted_at`
+const componentCols = `component_id, component_type, name, description, current_version, metadata, created_at, updated_at, deleted_at,
+	created_by, principal`
+
+// principalArg is the principal column's argument: NULL when none.
+func principalArg(p json.RawMessage) any {
+	if len(p) == 0 {
+		return nil
+	}
+	return string(p)
+}
 
 func scanComponent(sc sqldb.Row) (*Component, error) {
 	var (
-		c                Component
-		typ              string
-		name, desc, meta sql.NullString
-		current          sql.NullInt64
-		updated, deleted sql.NullInt64
+		c                 Component
+		typ               string
+		name, desc, meta  sql.NullString
+		current           sql.NullInt64
+		updated, deleted  sql.NullInt64
+		createdBy, acting sql.NullString
 	)
-	if err := sc.Scan(&c.ComponentID, &typ, &name, &desc, &current, &meta, &c.CreatedAt, &updated, &deleted); err != nil {
+	if err := sc.Scan(&c.ComponentID, &typ, &name, &desc, &current, &meta, &c.CreatedAt, &updated, &deleted, &createdBy, &acting); err != nil {
 		return nil, err
+	}
+	c.CreatedBy = createdBy.String
+	if acting.Valid {
+		c.Principal = json.RawMessage(acting.String)
 	}
 	c.ComponentType = Type(typ)
 	c.Name, c.Description = strPtr(name), strPtr(desc)
@@ -313,6 +335,17 @@ func (s *Store) Update(ctx context.Context, id string, u Update) (*Component, er
 		return nil, notFound("Component %s not found", id)
 	}
 	return s.Get(ctx, id)
+}
+
+// SetPrincipal records who the component acts for from now on (the
+// caller changing it); false when there is no such live component.
+func (s *Store) SetPrincipal(ctx context.Context, id string, principal json.RawMessage) (bool, error) {
+	res, err := s.db.Exec(ctx, `UPDATE {t:agno_components} SET principal = ? WHERE component_id = ? AND deleted_at IS NULL`, principalArg(principal), id)
+	if err != nil {
+		return false, err
+	}
+	n, err := res.RowsAffected()
+	return n > 0, err
 }
 
 // Delete soft-deletes a component (its configs stay); false when there
@@ -715,7 +748,7 @@ type Live struct {
 // runs, in one query (replicas poll it).
 func (s *Store) Lives(ctx context.Context) ([]Live, error) {
 	rows, err := s.db.Query(ctx, `SELECT c.component_id, c.component_type, c.name, c.description, c.current_version, c.metadata,
-			c.created_at, c.updated_at, c.deleted_at,
+			c.created_at, c.updated_at, c.deleted_at, c.created_by, c.principal,
 			f.component_id, f.version, f.label, f.stage, f.config, f.notes, f.created_at, f.updated_at
 		FROM {t:agno_components} c
 		JOIN {t:agno_component_configs} f ON f.component_id = c.component_id AND f.version = COALESCE(c.current_version,
@@ -737,13 +770,18 @@ func (s *Store) Lives(ctx context.Context) ([]Live, error) {
 			f                   Config
 			label, notes, body  sql.NullString
 			fUpd                sql.NullInt64
+			createdBy, acting   sql.NullString
 		)
-		if err := rows.Scan(&c.ComponentID, &typ, &name, &desc, &current, &meta, &c.CreatedAt, &cUpd, &cDel,
+		if err := rows.Scan(&c.ComponentID, &typ, &name, &desc, &current, &meta, &c.CreatedAt, &cUpd, &cDel, &createdBy, &acting,
 			&f.ComponentID, &f.Version, &label, &f.Stage, &body, &notes, &f.CreatedAt, &fUpd); err != nil {
 			return nil, err
 		}
 		c.ComponentType = Type(typ)
 		c.Name, c.Description, c.UpdatedAt, c.DeletedAt = strPtr(name), strPtr(desc), intPtr(cUpd), intPtr(cDel)
+		c.CreatedBy = createdBy.String
+		if acting.Valid {
+			c.Principal = json.RawMessage(acting.String)
+		}
 		if current.Valid {
 			v := int(current.Int64)
 			c.CurrentVersion = &v

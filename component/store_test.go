@@ -3,6 +3,7 @@ package component_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"sync"
 	"testing"
 
@@ -273,6 +274,57 @@ func TestConcurrentVersions(t *testing.T) {
 		all, _ := s.ListConfigs(ctx, "c", false)
 		if len(all) != 9 || all[0].Version != 9 {
 			t.Fatalf("versions: %d, latest %d", len(all), all[0].Version)
+		}
+	})
+}
+
+// A component keeps its owner; who it acts for is replaced by
+// SetPrincipal and read back by Get and Lives.
+func TestOwnerAndPrincipal(t *testing.T) {
+	sqldbtest.Each(t, func(t *testing.T, db *sqldb.DB) {
+		ctx := context.Background()
+		s := newStore(t, db)
+		if _, _, err := s.Create(ctx, component.CreateParams{ComponentID: "w", ComponentType: component.Agent, Name: "W",
+			CreatedBy: "alice", Principal: []byte(`{"user_id":"alice"}`), Stage: component.StagePublished, SetCurrent: true}); err != nil {
+			t.Fatal(err)
+		}
+		got, err := s.Get(ctx, "w")
+		if err != nil || got.CreatedBy != "alice" || !strings.Contains(string(got.Principal), `"alice"`) {
+			t.Fatalf("created: %+v %v", got, err)
+		}
+		if ok, err := s.SetPrincipal(ctx, "w", []byte(`{"user_id":"root"}`)); !ok || err != nil {
+			t.Fatalf("SetPrincipal: %v %v", ok, err)
+		}
+		lives, err := s.Lives(ctx)
+		if err != nil || len(lives) != 1 || lives[0].Component.CreatedBy != "alice" || !strings.Contains(string(lives[0].Component.Principal), `"root"`) {
+			t.Fatalf("lives: %+v %v", lives, err)
+		}
+		if ok, _ := s.SetPrincipal(ctx, "nope", nil); ok {
+			t.Fatal("SetPrincipal of a missing component")
+		}
+	})
+}
+
+// Tables made before owners existed gain the columns; their rows read
+// with no owner and no principal.
+func TestMigratesVersion1Table(t *testing.T) {
+	sqldbtest.Each(t, func(t *testing.T, db *sqldb.DB) {
+		ctx := context.Background()
+		var v1 []sqldb.Migration
+		for _, m := range component.Migrations(db) {
+			if m.Version == 1 {
+				v1 = append(v1, m)
+			}
+		}
+		if err := db.Migrate(ctx, v1); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := db.Exec(ctx, `INSERT INTO {t:agno_components} (component_id, component_type, created_at) VALUES ('old', 'agent', 1)`); err != nil {
+			t.Fatal(err)
+		}
+		got, err := newStore(t, db).Get(ctx, "old")
+		if err != nil || got.CreatedBy != "" || got.Principal != nil {
+			t.Fatalf("old row: %+v %v", got, err)
 		}
 	})
 }

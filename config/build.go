@@ -84,6 +84,10 @@ type Resources struct {
 	// KnowledgeTables their contents tables.
 	Knowledge       map[string]*knowledge.Knowledge
 	KnowledgeTables map[string]string
+	// Outbound is the client of [outbound] for every fetch made on a
+	// caller's or a model's behalf: internal addresses are refused unless
+	// allowed. The knowledge bases fetch URLs with it.
+	Outbound *http.Client
 
 	// Agents, Teams and Workflows defined by files in the sources
 	// directories.
@@ -135,6 +139,9 @@ func (c *Config) Build(ctx context.Context, fn Functions, existing Existing) (*R
 	if err := fn.validate(); err != nil {
 		return nil, err
 	}
+	if err := c.checkComponentTools(fn); err != nil {
+		return nil, err
+	}
 	log := c.logger()
 	r := &Resources{
 		Models: map[string]model.Model{}, MCP: map[string]*mcp.Tools{}, Toolkits: map[string]tool.Provider{},
@@ -169,6 +176,10 @@ func (c *Config) Build(ctx context.Context, fn Functions, existing Existing) (*R
 		}
 	}
 
+	if err := c.buildOutbound(r); err != nil {
+		r.Close()
+		return nil, err
+	}
 	if err := c.buildKnowledge(ctx, r); err != nil {
 		r.Close()
 		return nil, err

@@ -7,24 +7,34 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"path/filepath"
+	"slices"
 	"sort"
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/agno-go/agno/agent"
+	"github.com/agno-go/agno/component"
+	"github.com/agno-go/agno/team"
+	"github.com/agno-go/agno/workflow"
 )
 
 // BuildComponent builds one agent, team or workflow from a component's
 // config (AgentOS's /components): a JSON object with the keys of a
 // declarative file of that kind, decoded and checked by the same code as
 // the files of the sources directories, and built with r's models,
-// toolkits, MCP servers, knowledge bases and store. References — team
+// toolkits, MCP servers, knowledge bases and store — only those
+// [components] allows, since a component is a caller's and not the
+// operator's (a refusal matches component.ErrNotAllowed). References — team
 // members, "agent:<id>" tools, workflow steps — resolve against served,
-// the resources being served (code, files and other components).
+// the resources being served (code, files and other components), and are
+// reported in Uses.
 //
 // id is the component's id and the object's (a config's own "id" is
 // ignored, as agno's). A "db" key is ignored too: the object uses r's
 // store. A bad config is an error naming the key and the fix; it matches
 // ErrInvalidConfig.
-func (r *Resources) BuildComponent(ctx context.Context, kind Kind, id string, cfg map[string]any, served Existing) (any, error) {
+func (r *Resources) BuildComponent(ctx context.Context, kind Kind, id string, cfg map[string]any, served Existing) (*component.Built, error) {
 	if r == nil || r.cfg == nil {
 		return nil, errors.New("config: BuildComponent needs the Resources returned by Build")
 	}
@@ -57,9 +67,16 @@ func (r *Resources) BuildComponent(ctx context.Context, kind Kind, id string, cf
 
 	view := r.WithCatalog(nil, nil, nil)
 	view.existing = served
-	l := &loader{cfg: r.cfg, res: view, fn: r.fn, byID: map[Kind]map[string]*resFile{KindAgent: {}, KindTeam: {}, KindWorkflow: {}}}
+	// The messages name config.toml by its base name: a component's
+	// writer is a client, who has no business with the server's paths.
+	shown := *r.cfg
+	shown.Path = filepath.Base(r.cfg.Path)
+	l := &loader{cfg: &shown, res: view, fn: r.fn, byID: map[Kind]map[string]*resFile{KindAgent: {}, KindTeam: {}, KindWorkflow: {}}}
 	f := l.parseData(path, buf.Bytes(), kind)
 	if f.err == nil {
+		if err := l.componentRefusals(f); err != nil {
+			return nil, notAllowed{unpositioned(err)}
+		}
 		l.resolveRefs(f)
 	}
 	if f.err == nil {
@@ -70,8 +87,43 @@ func (r *Resources) BuildComponent(ctx context.Context, kind Kind, id string, cf
 		// say where instead.
 		return nil, unpositioned(f.err)
 	}
-	return f.obj, nil
+	return &component.Built{Object: f.obj, Uses: componentUses(f)}, nil
 }
+
+// componentUses lists the served resources a built component file names.
+func componentUses(f *resFile) []component.Use {
+	var out []component.Use
+	add := func(u component.Use) {
+		if u.ID != "" && !slices.Contains(out, u) {
+			out = append(out, u)
+		}
+	}
+	for _, r := range f.refs {
+		switch t := r.target().(type) {
+		case *agent.Agent:
+			add(component.Use{Kind: string(KindAgent), ID: t.ID()})
+		case *team.Team:
+			add(component.Use{Kind: string(KindTeam), ID: t.ID()})
+		case *workflow.Workflow:
+			add(component.Use{Kind: string(KindWorkflow), ID: t.ID()})
+		}
+	}
+	switch {
+	case f.agent != nil:
+		add(component.Use{Kind: "knowledge", ID: f.agent.Knowledge})
+	case f.team != nil:
+		add(component.Use{Kind: "knowledge", ID: f.team.Knowledge})
+	}
+	return out
+}
+
+// notAllowed is a refusal of [components]: it matches
+// component.ErrNotAllowed and the errors it wraps (ErrInvalidConfig).
+type notAllowed struct{ err error }
+
+func (e notAllowed) Error() string        { return e.err.Error() }
+func (e notAllowed) Unwrap() error        { return e.err }
+func (e notAllowed) Is(target error) bool { return target == component.ErrNotAllowed }
 
 // tomlDoc turns a JSON value into one TOML can hold: JSON numbers that
 // are whole become integers (the files' int keys), null map values are

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/agno-go/agno/agent"
+	"github.com/agno-go/agno/component"
 	"github.com/agno-go/agno/config"
 	"github.com/agno-go/agno/model"
 	"github.com/agno-go/agno/model/modeltest"
@@ -74,10 +75,11 @@ func TestBuildComponentAgentRuns(t *testing.T) {
 	ctx := context.Background()
 	cfg := jsonObject(t, `{"id": "ignored", "name": "Greeter", "model": "fast", "instructions": ["Answer in French."],
 		"num_history_runs": 3, "add_history_to_context": true, "metadata": {"team": "x", "gone": null}, "db": {"id": "agno-db"}}`)
-	obj, err := res.BuildComponent(ctx, config.KindAgent, "greeter", cfg, config.Existing{Agents: res.Agents})
+	built, err := res.BuildComponent(ctx, config.KindAgent, "greeter", cfg, config.Existing{Agents: res.Agents})
 	if err != nil {
 		t.Fatal(err)
 	}
+	obj := built.Object
 	a, ok := obj.(*agent.Agent)
 	if !ok {
 		t.Fatalf("built %T", obj)
@@ -138,21 +140,27 @@ func TestBuildComponentTeamAndWorkflowUseServedResources(t *testing.T) {
 	res, _ := componentResources(t)
 	ctx := context.Background()
 	served := config.Existing{Agents: res.Agents}
-	obj, err := res.BuildComponent(ctx, config.KindTeam, "crew", jsonObject(t, `{"name": "Crew", "model": "fast", "members": ["helper"], "mode": "route"}`), served)
+	built, err := res.BuildComponent(ctx, config.KindTeam, "crew", jsonObject(t, `{"name": "Crew", "model": "fast", "members": ["helper"], "mode": "route"}`), served)
 	if err != nil {
 		t.Fatal(err)
 	}
-	tm := obj.(*team.Team)
+	tm := built.Object.(*team.Team)
+	if len(built.Uses) != 1 || built.Uses[0] != (component.Use{Kind: "agent", ID: res.Agents[0].ID()}) {
+		t.Fatalf("the team's uses: %v", built.Uses)
+	}
 	if tm.ID() != "crew" || len(tm.Members()) != 1 || tm.Members()[0] != res.Agents[0] || tm.Mode() != team.Mode("route") {
 		t.Fatalf("team: %s %v %s", tm.ID(), tm.Members(), tm.Mode())
 	}
 	served.Teams = []*team.Team{tm}
-	obj, err = res.BuildComponent(ctx, config.KindWorkflow, "flow", jsonObject(t, `{"name": "Flow", "steps": [
+	built, err = res.BuildComponent(ctx, config.KindWorkflow, "flow", jsonObject(t, `{"name": "Flow", "steps": [
 		{"name": "ask", "agent": "helper"}, {"name": "route", "team": "crew", "max_retries": 2}]}`), served)
 	if err != nil {
 		t.Fatal(err)
 	}
-	wf := obj.(*workflow.Workflow)
+	wf := built.Object.(*workflow.Workflow)
+	if len(built.Uses) != 2 || built.Uses[1] != (component.Use{Kind: "team", ID: "crew"}) {
+		t.Fatalf("the workflow's uses: %v", built.Uses)
+	}
 	if wf.ID() != "flow" || wf.Name() != "Flow" {
 		t.Fatalf("workflow: %s %s", wf.ID(), wf.Name())
 	}

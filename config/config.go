@@ -34,6 +34,12 @@ type Config struct {
 	Scheduler SchedulerConfig `toml:"scheduler"`
 	// Tracing is [tracing]: OpenTelemetry spans of runs (off by default).
 	Tracing TracingConfig `toml:"tracing"`
+	// Outbound is [outbound]: the internal hosts that fetches made for
+	// callers and models may reach (none by default).
+	Outbound OutboundConfig `toml:"outbound"`
+	// Components is [components]: what configs made through AgentOS's
+	// /components routes may use.
+	Components ComponentsConfig `toml:"components"`
 
 	// Path is the file's absolute path; Dir its directory, the base of
 	// every relative path in it.
@@ -76,8 +82,11 @@ type AgentOSConfig struct {
 	InstanceID string `toml:"instance_id"`
 	// LeaseSeconds is how long a replica that stopped renewing its lease
 	// keeps its runs before another marks them ERROR (default 15).
-	LeaseSeconds int            `toml:"lease_seconds"`
-	Registry     RegistryConfig `toml:"registry"`
+	LeaseSeconds int `toml:"lease_seconds"`
+	// IdleTimeoutSeconds closes a keep-alive connection that waited that
+	// long for its next request (default 120; agno's uvicorn: 5).
+	IdleTimeoutSeconds int            `toml:"idle_timeout_seconds"`
+	Registry           RegistryConfig `toml:"registry"`
 	// Authorization is [agentos.authorization]: JWT mode when present
 	// (nil when absent).
 	Authorization *AuthorizationConfig `toml:"authorization"`
@@ -326,6 +335,9 @@ const (
 	DefaultSocketPath   = "agno-hitl.sock"
 )
 
+// DefaultIdleTimeoutSeconds is agentos.idle_timeout_seconds' default.
+const DefaultIdleTimeoutSeconds = 120
+
 // DefaultSources are the registry source directories when none are set.
 var DefaultSources = []string{"agents", "teams", "workflows"}
 
@@ -342,6 +354,7 @@ func defaults() Config {
 			ProtectedMode:        true,
 			MaxUploadBytes:       DefaultMaxUploadBytes,
 			LeaseSeconds:         DefaultLeaseSeconds,
+			IdleTimeoutSeconds:   DefaultIdleTimeoutSeconds,
 			Registry:             RegistryConfig{Sources: slices.Clone(DefaultSources), RefreshOnStart: true},
 		},
 		Storage:   StorageConfig{Driver: DriverSQLite},
@@ -469,6 +482,9 @@ func (c *Config) validate(p *problems, md *toml.MetaData) {
 	if a.LeaseSeconds < 1 || a.LeaseSeconds > 300 {
 		p.at("agentos.lease_seconds", "agentos.lease_seconds = %d: give how long (1 to 300 seconds) a silent replica keeps its runs (default %d)", a.LeaseSeconds, DefaultLeaseSeconds)
 	}
+	if a.IdleTimeoutSeconds < 1 || a.IdleTimeoutSeconds > 3600 {
+		p.at("agentos.idle_timeout_seconds", "agentos.idle_timeout_seconds = %d: give how long (1 to 3600 seconds) a keep-alive connection may wait for its next request before it is closed (default %d)", a.IdleTimeoutSeconds, DefaultIdleTimeoutSeconds)
+	}
 	for i, h := range a.AllowedHosts {
 		if strings.TrimSpace(h) == "" || strings.ContainsAny(h, "/ ") {
 			p.at(fmt.Sprintf("agentos.allowed_hosts[%d]", i), "agentos.allowed_hosts: %q is not a host: write a name or address, optionally with :port, such as \"myhost.local\"", h)
@@ -500,6 +516,8 @@ func (c *Config) validate(p *problems, md *toml.MetaData) {
 
 	c.validateStorage(p, md)
 	c.validateKnowledge(p, md)
+	c.validateOutbound(p)
+	c.validateComponents(p)
 
 	if !c.MCP.Tools.SessionCloseOnRefresh {
 		p.at("mcp.tools.session_close_on_refresh", "mcp.tools.session_close_on_refresh = false is refused: refreshed MCP sessions are always closed in the call that opened them (agno v2.6.13), because leaving them open leaks a session and a connection per call; the fixed behaviour cannot be turned off, so remove the key or set it to true")

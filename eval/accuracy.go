@@ -38,6 +38,9 @@ type AccuracyConfig struct {
 	AdditionalContext    string
 
 	// Store, when set, keeps the result as an eval run.
+	// UserID is the user the agent or team runs as, and the eval run's
+	// creator (created_by) in Store.
+	UserID string
 	Store  *Store
 	Logger *slog.Logger
 }
@@ -80,7 +83,7 @@ type Accuracy struct {
 // NewAccuracy validates cfg. Without an agent or team only RunWithOutput
 // can be used, and a judge Model or Evaluator is required.
 func NewAccuracy(cfg AccuracyConfig) (*Accuracy, error) {
-	sub, err := newSubject(cfg.Agent, cfg.Team)
+	sub, err := newSubject(cfg.Agent, cfg.Team, cfg.UserID)
 	if err != nil && (cfg.Agent != nil || (cfg.Model == nil && cfg.Evaluator == nil)) {
 		return nil, err
 	}
@@ -249,7 +252,7 @@ func (e *Accuracy) finish(ctx context.Context, res *AccuracyResult, last error) 
 	if err != nil {
 		return nil, err
 	}
-	return res, store(ctx, e.cfg.Store, rec)
+	return res, store(ctx, e.cfg.Store, rec, e.cfg.UserID)
 }
 
 // accuracyInput is agno's eval_input of an accuracy run.

@@ -44,6 +44,9 @@ type AgentAsJudgeConfig struct {
 	Model     model.Model
 	Evaluator *agent.Agent
 
+	// UserID is the user the agent or team runs as, and the eval run's
+	// creator (created_by) in Store.
+	UserID string
 	Store  *Store
 	Logger *slog.Logger
 }
@@ -101,7 +104,7 @@ type AgentAsJudge struct {
 func NewAgentAsJudge(cfg AgentAsJudgeConfig) (*AgentAsJudge, error) {
 	var sub subject
 	if cfg.Agent != nil || cfg.Team != nil {
-		s, err := newSubject(cfg.Agent, cfg.Team)
+		s, err := newSubject(cfg.Agent, cfg.Team, cfg.UserID)
 		if err != nil {
 			return nil, err
 		}
@@ -223,7 +226,7 @@ func (e *AgentAsJudge) Run(ctx context.Context) (*AgentAsJudgeResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	return res, store(ctx, e.cfg.Store, rec)
+	return res, store(ctx, e.cfg.Store, rec, e.cfg.UserID)
 }
 
 func (e *AgentAsJudge) decide(ctx context.Context, judge *agent.Agent, output string) (*AgentAsJudgeEvaluation, error) {

@@ -49,29 +49,34 @@ func (t Type) Valid() bool {
 // result (every run failed or every judge answer was unusable).
 var ErrNoResult = errors.New("eval: no iteration produced a result")
 
-// subject is the agent or team an eval runs.
+// subject is the agent or team an eval runs, and the user it runs as.
 type subject struct {
 	agent *agent.Agent
 	team  *team.Team
+	user  string
 }
 
-func newSubject(a *agent.Agent, t *team.Team) (subject, error) {
+func newSubject(a *agent.Agent, t *team.Team, user string) (subject, error) {
 	switch {
 	case a == nil && t == nil:
 		return subject{}, errors.New("eval: set Agent or Team (the component to evaluate)")
 	case a != nil && t != nil:
 		return subject{}, errors.New("eval: set only one of Agent and Team")
 	}
-	return subject{agent: a, team: t}, nil
+	return subject{agent: a, team: t, user: user}, nil
 }
 
 func (s subject) set() bool { return s.agent != nil || s.team != nil }
 
 func (s subject) run(ctx context.Context, input string) (*run.Output, error) {
-	if s.agent != nil {
-		return s.agent.Run(ctx, input)
+	var opts []run.Option
+	if s.user != "" {
+		opts = append(opts, run.WithUserID(s.user))
 	}
-	return s.team.Run(ctx, input)
+	if s.agent != nil {
+		return s.agent.Run(ctx, input, opts...)
+	}
+	return s.team.Run(ctx, input, opts...)
 }
 
 func (s subject) model() model.Model {
@@ -156,10 +161,11 @@ func nullable(s string) *string {
 }
 
 // store keeps rec when st is set.
-func store(ctx context.Context, st *Store, rec *Record) error {
+func store(ctx context.Context, st *Store, rec *Record, user string) error {
 	if st == nil {
 		return nil
 	}
+	rec.CreatedBy = user
 	if err := st.Create(ctx, rec); err != nil {
 		return fmt.Errorf("eval: store the eval run: %w", err)
 	}

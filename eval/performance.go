@@ -31,7 +31,10 @@ type PerformanceConfig struct {
 	NumIterations int // default 1
 	WarmupRuns    int
 
-	Store *Store
+	// UserID is the user the agent or team runs as, and the eval run's
+	// creator (created_by) in Store.
+	UserID string
+	Store  *Store
 }
 
 // PerformanceResult is agno's PerformanceResult: run times in seconds and
@@ -76,7 +79,7 @@ func NewPerformance(cfg PerformanceConfig) (*Performance, error) {
 	case cfg.Func != nil && (cfg.Agent != nil || cfg.Team != nil):
 		return nil, errors.New("eval: set either Func or an Agent/Team to measure, not both")
 	case cfg.Func == nil:
-		s, err := newSubject(cfg.Agent, cfg.Team)
+		s, err := newSubject(cfg.Agent, cfg.Team, cfg.UserID)
 		if err != nil {
 			return nil, fmt.Errorf("%w, or Func", err)
 		}
@@ -139,7 +142,7 @@ func (e *Performance) Run(ctx context.Context) (*PerformanceResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	return res, store(ctx, e.cfg.Store, rec)
+	return res, store(ctx, e.cfg.Store, rec, e.cfg.UserID)
 }
 
 // performanceData is what agno stores as a performance run's eval_data

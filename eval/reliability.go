@@ -36,7 +36,10 @@ type ReliabilityConfig struct {
 	// spec must be a subset of the arguments of at least one call.
 	ExpectedToolCallArguments map[string]ArgSpecs
 
-	Store *Store
+	// UserID is the user the agent or team runs as, and the eval run's
+	// creator (created_by) in Store.
+	UserID string
+	Store  *Store
 }
 
 // ArgSpecs are the argument checks of one tool: in JSON, one object or a
@@ -108,7 +111,7 @@ func NewReliability(cfg ReliabilityConfig) (*Reliability, error) {
 	case cfg.Output != nil && (cfg.Agent != nil || cfg.Team != nil):
 		return nil, errors.New("eval: set either Output (a finished run) or an Agent/Team to run, not both")
 	case cfg.Output == nil:
-		s, err := newSubject(cfg.Agent, cfg.Team)
+		s, err := newSubject(cfg.Agent, cfg.Team, cfg.UserID)
 		if err != nil {
 			return nil, fmt.Errorf("%w, or Output (a finished run to check)", err)
 		}
@@ -138,7 +141,7 @@ func (e *Reliability) Run(ctx context.Context) (*ReliabilityResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	return res, store(ctx, e.cfg.Store, rec)
+	return res, store(ctx, e.cfg.Store, rec, e.cfg.UserID)
 }
 
 func (e *Reliability) kind() string {

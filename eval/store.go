@@ -34,6 +34,9 @@ type Record struct {
 	EvaluatedComponentName string
 	CreatedAt              int64 // epoch seconds
 	UpdatedAt              int64
+	// CreatedBy is the user that ran the eval ("" when no user was
+	// known): its owner, whose listings show it under user isolation.
+	CreatedBy string
 }
 
 // Store keeps eval runs in a control-plane database.
@@ -65,6 +68,9 @@ func Migrations(db *sqldb.DB) []sqldb.Migration {
 			updated_at ` + big + `
 		)`,
 		`CREATE INDEX IF NOT EXISTS idx_agno_eval_runs_created_at ON {t:agno_eval_runs} (created_at)`,
+	}}, {Table: Table, Version: 2, Stmts: []string{ // who ran each eval
+		`ALTER TABLE {t:agno_eval_runs} ADD COLUMN created_by TEXT`,
+		`CREATE INDEX IF NOT EXISTS idx_agno_eval_runs_created_by ON {t:agno_eval_runs} (created_by)`,
 	}}}
 }
 
@@ -79,7 +85,7 @@ func NewStore(ctx context.Context, db *sqldb.DB) (*Store, error) {
 	return &Store{db: db}, nil
 }
 
-const columns = `run_id, eval_type, eval_data, eval_input, name, agent_id, team_id, workflow_id, model_id, model_provider, evaluated_component_name, created_at, updated_at`
+const columns = `run_id, eval_type, eval_data, eval_input, name, agent_id, team_id, workflow_id, model_id, model_provider, evaluated_component_name, created_at, updated_at, created_by`
 
 func orNull(s string) any {
 	if s == "" {
@@ -110,10 +116,10 @@ func (s *Store) Create(ctx context.Context, r *Record) error {
 	if r.UpdatedAt == 0 {
 		r.UpdatedAt = r.CreatedAt
 	}
-	_, err := s.db.Exec(ctx, `INSERT INTO {t:agno_eval_runs} (`+columns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+	_, err := s.db.Exec(ctx, `INSERT INTO {t:agno_eval_runs} (`+columns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		r.RunID, string(r.EvalType), jsonText(r.EvalData, "{}"), jsonText(r.EvalInput, "{}"), orNull(r.Name),
 		orNull(r.AgentID), orNull(r.TeamID), orNull(r.WorkflowID), orNull(r.ModelID), orNull(r.ModelProvider),
-		orNull(r.EvaluatedComponentName), r.CreatedAt, r.UpdatedAt)
+		orNull(r.EvaluatedComponentName), r.CreatedAt, r.UpdatedAt, orNull(r.CreatedBy))
 	return err
 }
 
@@ -122,11 +128,12 @@ type scanner = sqldb.Row
 func scanRecord(sc scanner) (*Record, error) {
 	var r Record
 	var typ, data, input string
-	var name, agentID, teamID, workflowID, modelID, provider, component sql.NullString
+	var name, agentID, teamID, workflowID, modelID, provider, component, createdBy sql.NullString
 	var updated sql.NullInt64
-	if err := sc.Scan(&r.RunID, &typ, &data, &input, &name, &agentID, &teamID, &workflowID, &modelID, &provider, &component, &r.CreatedAt, &updated); err != nil {
+	if err := sc.Scan(&r.RunID, &typ, &data, &input, &name, &agentID, &teamID, &workflowID, &modelID, &provider, &component, &r.CreatedAt, &updated, &createdBy); err != nil {
 		return nil, err
 	}
+	r.CreatedBy = createdBy.String
 	r.EvalType = Type(typ)
 	r.EvalData, r.EvalInput = json.RawMessage(data), json.RawMessage(input)
 	r.Name, r.AgentID, r.TeamID, r.WorkflowID = name.String, agentID.String, teamID.String, workflowID.String
@@ -169,6 +176,8 @@ type Query struct {
 	SortOrder string // "asc" or "desc" (default)
 	Limit     int    // 0: all
 	Page      int    // 1-based; below 1 is the first page
+	// CreatedBy, when set, keeps the runs of that user.
+	CreatedBy *string
 }
 
 var sortable = map[string]bool{}
@@ -194,6 +203,9 @@ func (s *Store) List(ctx context.Context, q Query) ([]*Record, int, error) {
 	eq("team_id", q.TeamID)
 	eq("workflow_id", q.WorkflowID)
 	eq("model_id", q.ModelID)
+	if q.CreatedBy != nil {
+		where, args = append(where, "created_by = ?"), append(args, *q.CreatedBy)
+	}
 	if len(q.Types) > 0 {
 		marks := make([]string, len(q.Types))
 		for i, t := range q.Types {
@@ -239,7 +251,7 @@ func (s *Store) List(ctx context.Context, q Query) ([]*Record, int, error) {
 	if q.Limit > 0 {
 		offset := 0
 		if q.Page > 1 {
-			offset = (q.Page - 1) * q.Limit
+			offset = sqldb.Offset(q.Page, q.Limit) // saturates: a far page is empty, not the first
 		}
 		page = " LIMIT ? OFFSET ?"
 		args = append(args, q.Limit, offset)
@@ -274,18 +286,31 @@ const deleteBatch = 500
 // Delete removes the eval runs with these ids, in one transaction;
 // unknown ids are ignored.
 func (s *Store) Delete(ctx context.Context, ids ...string) error {
+	return s.DeleteBy(ctx, nil, ids...)
+}
+
+// DeleteBy is Delete of the runs createdBy made (any runs when nil):
+// another user's ids are ignored like unknown ones.
+func (s *Store) DeleteBy(ctx context.Context, createdBy *string, ids ...string) error {
 	if len(ids) == 0 {
 		return nil
+	}
+	owner := ""
+	if createdBy != nil {
+		owner = " AND created_by = ?"
 	}
 	return s.db.InTx(ctx, func(tx *sqldb.Tx) error {
 		for start := 0; start < len(ids); start += deleteBatch {
 			batch := ids[start:min(start+deleteBatch, len(ids))]
 			marks := strings.TrimSuffix(strings.Repeat("?, ", len(batch)), ", ")
-			args := make([]any, len(batch))
+			args := make([]any, len(batch), len(batch)+1)
 			for i, id := range batch {
 				args[i] = id
 			}
-			if _, err := tx.Exec(ctx, `DELETE FROM {t:agno_eval_runs} WHERE run_id IN (`+marks+`)`, args...); err != nil {
+			if createdBy != nil {
+				args = append(args, *createdBy)
+			}
+			if _, err := tx.Exec(ctx, `DELETE FROM {t:agno_eval_runs} WHERE run_id IN (`+marks+`)`+owner, args...); err != nil {
 				return err
 			}
 		}

@@ -30,7 +30,7 @@ func TestStore(t *testing.T) {
 		if _, err := eval.NewStore(ctx, db); err != nil { // a second start migrates nothing
 			t.Fatal(err)
 		}
-		if v, _ := db.Versions(ctx); v[eval.Table] != 1 {
+		if v, _ := db.Versions(ctx); v[eval.Table] != 2 {
 			t.Fatalf("versions %v", v)
 		}
 		recs := []*eval.Record{
@@ -132,6 +132,39 @@ func TestStore(t *testing.T) {
 		}
 		if rs, _, _ := st.List(ctx, eval.Query{}); ids(rs) != "r4" {
 			t.Fatalf("after batch delete %s", ids(rs))
+		}
+	})
+}
+
+// Eval runs are owned: listed and deleted per owner when asked.
+func TestStoreOwners(t *testing.T) {
+	sqldbtest.Each(t, func(t *testing.T, db *sqldb.DB) {
+		ctx := context.Background()
+		st, err := eval.NewStore(ctx, db)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range []*eval.Record{
+			{RunID: "a1", EvalType: eval.TypeAccuracy, CreatedBy: "alice"},
+			{RunID: "b1", EvalType: eval.TypeAccuracy, CreatedBy: "bob"},
+		} {
+			if err := st.Create(ctx, r); err != nil {
+				t.Fatal(err)
+			}
+		}
+		alice := "alice"
+		recs, total, err := st.List(ctx, eval.Query{CreatedBy: &alice})
+		if err != nil || total != 1 || recs[0].RunID != "a1" || recs[0].CreatedBy != "alice" {
+			t.Fatalf("alice's: %d %v %v", total, recs, err)
+		}
+		if err := st.DeleteBy(ctx, &alice, "a1", "b1"); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := st.Get(ctx, "b1"); err != nil {
+			t.Fatalf("bob's run went with alice's delete: %v", err)
+		}
+		if _, err := st.Get(ctx, "a1"); !errors.Is(err, eval.ErrNotFound) {
+			t.Fatalf("alice's run stays: %v", err)
 		}
 	})
 }

@@ -15,6 +15,7 @@
 package schedule
 
 import (
+	"encoding/json"
 	"errors"
 	"regexp"
 )
@@ -46,6 +47,13 @@ type Schedule struct {
 	LockedAt  *int64
 	CreatedAt int64
 	UpdatedAt *int64
+	// CreatedBy is the user that created the schedule ("" when no user
+	// was known): its owner, whose listings show it under user isolation.
+	CreatedBy string
+	// Principal is who the schedule fires as: the caller that created or
+	// last changed it, encoded by the server (AgentOS stores the user and
+	// the scopes it held). The store keeps it as given.
+	Principal json.RawMessage
 }
 
 // Run is one attempt of a schedule's firing (agno's ScheduleRun).

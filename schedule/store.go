@@ -48,6 +48,12 @@ func Migrations(db *sqldb.DB) []sqldb.Migration {
 			`CREATE INDEX IF NOT EXISTS idx_agno_schedules_enabled_next_run_at ON {t:agno_schedules} (enabled, next_run_at)`,
 			`CREATE INDEX IF NOT EXISTS idx_agno_schedules_created_at ON {t:agno_schedules} (created_at)`,
 		}},
+		// Version 2: who a schedule belongs to and fires as.
+		{Table: "agno_schedules", Version: 2, Stmts: []string{
+			`ALTER TABLE {t:agno_schedules} ADD COLUMN created_by TEXT`,
+			`ALTER TABLE {t:agno_schedules} ADD COLUMN principal ` + js,
+			`CREATE INDEX IF NOT EXISTS idx_agno_schedules_created_by ON {t:agno_schedules} (created_by)`,
+		}},
 		{Table: "agno_schedule_runs", Version: 1, Stmts: []string{
 			`CREATE TABLE IF NOT EXISTS {t:agno_schedule_runs} (
 				id           TEXT PRIMARY KEY,
@@ -83,18 +89,22 @@ func NewStore(ctx context.Context, db *sqldb.DB) (*Store, error) {
 }
 
 const scheduleColumns = `id, name, description, method, endpoint, payload, cron_expr, timezone, timeout_seconds, max_retries,
-	retry_delay_seconds, enabled, next_run_at, locked_by, locked_at, created_at, updated_at`
+	retry_delay_seconds, enabled, next_run_at, locked_by, locked_at, created_at, updated_at, created_by, principal`
 
 type scanner = sqldb.Row
 
 func scanSchedule(row scanner) (*Schedule, error) {
 	var s Schedule
-	var desc, payload, lockedBy sql.NullString
+	var desc, payload, lockedBy, createdBy, principal sql.NullString
 	var next, lockedAt, updated sql.NullInt64
 	if err := row.Scan(&s.ID, &s.Name, &desc, &s.Method, &s.Endpoint, &payload, &s.CronExpr, &s.Timezone,
 		&s.TimeoutSeconds, &s.MaxRetries, &s.RetryDelaySeconds, &s.Enabled, &next, &lockedBy, &lockedAt,
-		&s.CreatedAt, &updated); err != nil {
+		&s.CreatedAt, &updated, &createdBy, &principal); err != nil {
 		return nil, err
+	}
+	s.CreatedBy = createdBy.String
+	if principal.Valid {
+		s.Principal = json.RawMessage(principal.String)
 	}
 	s.Description, s.LockedBy = nullString(desc), nullString(lockedBy)
 	s.NextRunAt, s.LockedAt, s.UpdatedAt = nullInt(next), nullInt(lockedAt), nullInt(updated)
@@ -185,10 +195,18 @@ func (st *Store) Create(ctx context.Context, s *Schedule) error {
 		return fmt.Errorf("schedule: payload: %w", err)
 	}
 	_, err = st.db.Exec(ctx, `INSERT INTO {t:agno_schedules} (`+scheduleColumns+`)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		s.ID, s.Name, s.Description, s.Method, s.Endpoint, payload, s.CronExpr, s.Timezone, s.TimeoutSeconds, s.MaxRetries,
-		s.RetryDelaySeconds, s.Enabled, s.NextRunAt, s.LockedBy, s.LockedAt, s.CreatedAt, s.UpdatedAt)
+		s.RetryDelaySeconds, s.Enabled, s.NextRunAt, s.LockedBy, s.LockedAt, s.CreatedAt, s.UpdatedAt, s.CreatedBy, principalArg(s.Principal))
 	return nameConflict(err)
+}
+
+// principalArg is the principal column's argument: NULL when none.
+func principalArg(p json.RawMessage) any {
+	if len(p) == 0 {
+		return nil
+	}
+	return string(p)
 }
 
 func nameConflict(err error) error {
@@ -225,6 +243,8 @@ func (st *Store) one(ctx context.Context, q rowQuerier, where string, args ...an
 type ListOptions struct {
 	// Enabled, when set, keeps the enabled (or the disabled) schedules.
 	Enabled *bool
+	// CreatedBy, when set, keeps the schedules of that owner.
+	CreatedBy *string
 	// Limit (default 100) and Page (from 1) page the list, newest first.
 	Limit, Page int
 }
@@ -236,14 +256,22 @@ func paging(limit, page int) (int, int) {
 	if page <= 0 {
 		page = 1
 	}
-	return limit, (page - 1) * limit
+	return limit, sqldb.Offset(page, limit) // saturates: a far page is empty, not the first
 }
 
 // List returns a page of schedules, newest first, and how many match.
 func (st *Store) List(ctx context.Context, o ListOptions) ([]*Schedule, int, error) {
-	where, args := "", []any{}
+	var conds []string
+	var args []any
 	if o.Enabled != nil {
-		where, args = `WHERE enabled = ?`, append(args, *o.Enabled)
+		conds, args = append(conds, `enabled = ?`), append(args, *o.Enabled)
+	}
+	if o.CreatedBy != nil {
+		conds, args = append(conds, `created_by = ?`), append(args, *o.CreatedBy)
+	}
+	where := ""
+	if len(conds) > 0 {
+		where = `WHERE ` + strings.Join(conds, ` AND `)
 	}
 	var total int
 	if err := st.db.QueryRow(ctx, `SELECT COUNT(*) FROM {t:agno_schedules} `+where, args...).Scan(&total); err != nil {
@@ -269,9 +297,17 @@ type Patch struct {
 	Description                                   **string
 	Payload                                       *map[string]any
 	TimeoutSeconds, MaxRetries, RetryDelaySeconds *int
+	// Principal, when set, is who the schedule fires as from now on: the
+	// caller making the change.
+	Principal json.RawMessage
 }
 
-func (p Patch) empty() bool { return p == Patch{} }
+// IsZero reports a patch that changes nothing.
+func (p Patch) IsZero() bool {
+	return p.Name == nil && p.Method == nil && p.Endpoint == nil && p.CronExpr == nil && p.Timezone == nil &&
+		p.Description == nil && p.Payload == nil && p.TimeoutSeconds == nil && p.MaxRetries == nil &&
+		p.RetryDelaySeconds == nil && p.Principal == nil
+}
 
 // Update applies p at now: a new cron expression or timezone is checked
 // and, for an enabled schedule, moves next_run_at (agno's PATCH). It
@@ -281,7 +317,7 @@ func (st *Store) Update(ctx context.Context, id string, p Patch, now time.Time) 
 	var out *Schedule
 	err := st.db.InTx(ctx, func(tx *sqldb.Tx) error {
 		s, err := st.one(ctx, tx, `WHERE id = ?`, id)
-		if err != nil || p.empty() {
+		if err != nil || p.IsZero() {
 			out = s
 			return err
 		}
@@ -302,6 +338,9 @@ func (st *Store) Update(ctx context.Context, id string, p Patch, now time.Time) 
 		}
 		if p.Payload != nil {
 			s.Payload = *p.Payload
+		}
+		if p.Principal != nil {
+			s.Principal = p.Principal
 		}
 		for _, f := range []struct {
 			v   *int
@@ -327,10 +366,10 @@ func (st *Store) Update(ctx context.Context, id string, p Patch, now time.Time) 
 			return fmt.Errorf("schedule: payload: %w", err)
 		}
 		_, err = tx.Exec(ctx, `UPDATE {t:agno_schedules} SET name = ?, description = ?, method = ?, endpoint = ?, payload = ?,
-			cron_expr = ?, timezone = ?, timeout_seconds = ?, max_retries = ?, retry_delay_seconds = ?, next_run_at = ?, updated_at = ?
-			WHERE id = ?`,
+			cron_expr = ?, timezone = ?, timeout_seconds = ?, max_retries = ?, retry_delay_seconds = ?, next_run_at = ?, updated_at = ?,
+			principal = ? WHERE id = ?`,
 			s.Name, s.Description, s.Method, s.Endpoint, payload, s.CronExpr, s.Timezone, s.TimeoutSeconds, s.MaxRetries,
-			s.RetryDelaySeconds, s.NextRunAt, s.UpdatedAt, id)
+			s.RetryDelaySeconds, s.NextRunAt, s.UpdatedAt, principalArg(s.Principal), id)
 		if err != nil {
 			return nameConflict(err)
 		}
@@ -344,8 +383,10 @@ func (st *Store) Update(ctx context.Context, id string, p Patch, now time.Time) 
 }
 
 // SetEnabled enables or disables a schedule at now; enabling computes its
-// next run after now (agno's enable and disable).
-func (st *Store) SetEnabled(ctx context.Context, id string, enabled bool, now time.Time) (*Schedule, error) {
+// next run after now (agno's enable and disable). A principal, when
+// given, is who the schedule fires as from now on (the caller enabling
+// it).
+func (st *Store) SetEnabled(ctx context.Context, id string, enabled bool, principal json.RawMessage, now time.Time) (*Schedule, error) {
 	var out *Schedule
 	err := st.db.InTx(ctx, func(tx *sqldb.Tx) error {
 		s, err := st.one(ctx, tx, `WHERE id = ?`, id)
@@ -361,8 +402,11 @@ func (st *Store) SetEnabled(ctx context.Context, id string, enabled bool, now ti
 		}
 		u := now.Unix()
 		s.Enabled, s.UpdatedAt = enabled, &u
-		if _, err := tx.Exec(ctx, `UPDATE {t:agno_schedules} SET enabled = ?, next_run_at = ?, updated_at = ? WHERE id = ?`,
-			s.Enabled, s.NextRunAt, s.UpdatedAt, id); err != nil {
+		if principal != nil {
+			s.Principal = principal
+		}
+		if _, err := tx.Exec(ctx, `UPDATE {t:agno_schedules} SET enabled = ?, next_run_at = ?, updated_at = ?, principal = ? WHERE id = ?`,
+			s.Enabled, s.NextRunAt, s.UpdatedAt, principalArg(s.Principal), id); err != nil {
 			return err
 		}
 		out = s

@@ -99,19 +99,19 @@ func TestStoreCRUD(t *testing.T) {
 		}
 
 		// Disable keeps next_run_at; enable recomputes it from now.
-		d, err := st.SetEnabled(ctx, c.ID, false, t0)
+		d, err := st.SetEnabled(ctx, c.ID, false, nil, t0)
 		if err != nil || d.Enabled || d.NextRunAt == nil {
 			t.Fatalf("disable: %+v %v", d, err)
 		}
 		later := t0.Add(time.Hour)
-		e, err := st.SetEnabled(ctx, c.ID, true, later)
+		e, err := st.SetEnabled(ctx, c.ID, true, nil, later)
 		if err != nil || !e.Enabled || *e.NextRunAt != time.Date(2026, 3, 10, 11, 31, 0, 0, time.UTC).Unix() || *e.UpdatedAt != later.Unix() {
 			t.Fatalf("enable: %+v %v", e, err)
 		}
-		if _, err := st.SetEnabled(ctx, "nope", true, t0); !errors.Is(err, ErrNotFound) {
+		if _, err := st.SetEnabled(ctx, "nope", true, nil, t0); !errors.Is(err, ErrNotFound) {
 			t.Fatalf("enable missing: %v", err)
 		}
-		st.SetEnabled(ctx, c.ID, false, t0)
+		st.SetEnabled(ctx, c.ID, false, nil, t0)
 
 		// List: newest first, enabled filter, pages.
 		all, total, err := st.List(ctx, ListOptions{})
@@ -221,7 +221,7 @@ func TestClaimDueLease(t *testing.T) {
 			t.Fatalf("not released: %+v", got)
 		}
 		// Disabled schedules are not claimed.
-		st.SetEnabled(ctx, s.ID, false, t0)
+		st.SetEnabled(ctx, s.ID, false, nil, t0)
 		if c, _ := st.ClaimDue(ctx, "a", next.Add(time.Hour), time.Minute); c != nil {
 			t.Fatal("claimed a disabled schedule")
 		}
@@ -334,4 +334,75 @@ func TestClaimDueConcurrentExactlyOnce(t *testing.T) {
 			}
 		})
 	}
+}
+
+// A schedule keeps its owner, and who it fires as follows the last
+// change: Update and SetEnabled replace the principal when given one.
+func TestStoreOwnerAndPrincipal(t *testing.T) {
+	sqldbtest.Each(t, func(t *testing.T, db *sqldb.DB) {
+		ctx := context.Background()
+		st := newStore(t, db)
+		alice := json.RawMessage(`{"user_id":"alice","scopes":["agents:run"]}`)
+		a := mustCreate(t, st, Schedule{Name: "a", CronExpr: "@daily", Endpoint: "/agents/x/runs", CreatedBy: "alice", Principal: alice}, t0)
+		mustCreate(t, st, Schedule{Name: "b", CronExpr: "@daily", Endpoint: "/agents/x/runs", CreatedBy: "bob"}, t0.Add(time.Second))
+		got, err := st.Get(ctx, a.ID)
+		if err != nil || got.CreatedBy != "alice" || string(got.Principal) != string(alice) && !jsonEqual(got.Principal, alice) {
+			t.Fatalf("stored owner %q principal %s (%v)", got.CreatedBy, got.Principal, err)
+		}
+		list, total, err := st.List(ctx, ListOptions{CreatedBy: ptr("alice")})
+		if err != nil || total != 1 || len(list) != 1 || list[0].ID != a.ID {
+			t.Fatalf("alice's list: %d %v %v", total, list, err)
+		}
+		if _, total, _ := st.List(ctx, ListOptions{}); total != 2 {
+			t.Fatalf("all: %d", total)
+		}
+		admin := json.RawMessage(`{"user_id":"root","scopes":["agent_os:admin"]}`)
+		up, err := st.Update(ctx, a.ID, Patch{Principal: admin}, t0)
+		if err != nil || !jsonEqual(up.Principal, admin) || up.CreatedBy != "alice" {
+			t.Fatalf("update principal: %+v %v", up, err)
+		}
+		en, err := st.SetEnabled(ctx, a.ID, false, alice, t0)
+		if err != nil || !jsonEqual(en.Principal, alice) {
+			t.Fatalf("disable: %+v %v", en, err)
+		}
+		if got, _ := st.Get(ctx, a.ID); !jsonEqual(got.Principal, alice) || got.CreatedBy != "alice" {
+			t.Fatalf("after disable: %s %q", got.Principal, got.CreatedBy)
+		}
+	})
+}
+
+func jsonEqual(a, b json.RawMessage) bool {
+	var x, y any
+	if json.Unmarshal(a, &x) != nil || json.Unmarshal(b, &y) != nil {
+		return false
+	}
+	xa, _ := json.Marshal(x)
+	ya, _ := json.Marshal(y)
+	return string(xa) == string(ya)
+}
+
+// A table made before owners existed gains the columns; its schedules
+// read with no owner and no principal.
+func TestStoreMigratesVersion1Table(t *testing.T) {
+	sqldbtest.Each(t, func(t *testing.T, db *sqldb.DB) {
+		ctx := context.Background()
+		var v1 []sqldb.Migration
+		for _, m := range Migrations(db) {
+			if m.Version == 1 {
+				v1 = append(v1, m)
+			}
+		}
+		if err := db.Migrate(ctx, v1); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := db.Exec(ctx, `INSERT INTO {t:agno_schedules} (id, name, method, endpoint, cron_expr, timezone, timeout_seconds,
+			max_retries, retry_delay_seconds, enabled, created_at) VALUES ('old', 'old', 'POST', '/agents/x/runs', '@daily', 'UTC', 60, 0, 60, ?, 1)`, true); err != nil {
+			t.Fatal(err)
+		}
+		st := newStore(t, db)
+		got, err := st.Get(ctx, "old")
+		if err != nil || got.CreatedBy != "" || got.Principal != nil {
+			t.Fatalf("old row: %+v %v", got, err)
+		}
+	})
 }

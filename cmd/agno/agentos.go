@@ -19,6 +19,7 @@ import (
 	"github.com/agno-go/agno/agent"
 	"github.com/agno-go/agno/agentos"
 	"github.com/agno-go/agno/agentos/auth"
+	"github.com/agno-go/agno/component"
 	"github.com/agno-go/agno/config"
 	"github.com/agno-go/agno/hitl"
 	"github.com/agno-go/agno/run"
@@ -140,7 +141,7 @@ func startAgentOS(ctx context.Context, f startFlags, ready chan<- string) error 
 		Scheduler:   agentos.SchedulerConfig{Enabled: cfg.Scheduler.Enabled, PollInterval: time.Duration(cfg.Scheduler.PollIntervalSeconds) * time.Second},
 		Tracing:     agentos.TracingConfig{Enabled: cfg.Tracing.Enabled, OTLPEndpoint: cfg.Tracing.OTLPEndpoint},
 		SecurityKey: key, Authorization: authz, ProtectedMode: &protected, CORSOrigins: cfg.AgentOS.CORSAllowedOrigins, AllowedHosts: cfg.AgentOS.AllowedHosts,
-		MaxUploadBytes: cfg.AgentOS.MaxUploadBytes, MaxFileBytes: cfg.AgentOS.MaxFileBytes,
+		MaxUploadBytes: cfg.AgentOS.MaxUploadBytes, MaxFileBytes: cfg.AgentOS.MaxFileBytes, IdleTimeout: time.Duration(cfg.AgentOS.IdleTimeoutSeconds) * time.Second,
 		Slack:     res.Slack,
 		MCPServer: res.MCPServer,
 		A2A:       res.A2A,
@@ -149,7 +150,7 @@ func startAgentOS(ctx context.Context, f startFlags, ready chan<- string) error 
 		OnReload: func(ctx context.Context, current agentos.Catalog) (agentos.Catalog, error) {
 			return reloadSources(ctx, cfg, res, current, hitlServer, logger)
 		},
-		Components: agentos.ComponentsConfig{Build: func(ctx context.Context, kind, id string, c map[string]any, served agentos.Catalog) (any, error) {
+		Components: agentos.ComponentsConfig{Build: func(ctx context.Context, kind, id string, c map[string]any, served agentos.Catalog) (*component.Built, error) {
 			return res.BuildComponent(ctx, config.Kind(kind), id, c, config.Existing{Agents: served.Agents, Teams: served.Teams, Workflows: served.Workflows})
 		}},
 	})
@@ -359,7 +360,7 @@ func authorizationConfig(cfg *config.Config, osID string) (*auth.Config, error) 
 	}
 	out := &auth.Config{
 		Algorithm: a.Algorithm, VerifyAudience: a.VerifyAudience, Audience: a.Audience,
-		AdminScope: a.AdminScope, Leeway: time.Duration(a.LeewaySeconds) * time.Second, UserIsolation: a.UserIsolation,
+		AdminScope: a.AdminScope, Leeway: time.Duration(a.LeewaySeconds) * time.Second, UserIsolation: a.UserIsolation, RequireExp: a.RequireExp,
 		JWKSFile: a.JWKSFile,
 	}
 	for _, name := range a.VerificationKeysEnv {

@@ -235,7 +235,7 @@ func (o *hitlOptions) list(cmd *cobra.Command) error {
 	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "RUN ID\tWORKFLOW\tSTEP\tWAITS FOR\tSESSION\tASKS")
 	for _, p := range pauses {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", p.RunID, component(p), p.PausedStepName, waitsFor(p), p.SessionID, oneLine(asks(p), 60))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", p.RunID, pausedComponent(p), p.PausedStepName, waitsFor(p), p.SessionID, oneLine(asks(p), 60))
 	}
 	return tw.Flush()
 }
@@ -717,9 +717,9 @@ func oneLine(s string, max int) string {
 	return s
 }
 
-// component names what paused: the workflow id, or "agent ID" / "team
+// pausedComponent names what paused: the workflow id, or "agent ID" / "team
 // ID".
-func component(p *hitl.Pause) string {
+func pausedComponent(p *hitl.Pause) string {
 	if p.Kind() == "workflow" {
 		return p.WorkflowID
 	}

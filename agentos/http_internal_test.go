@@ -1,0 +1,27 @@
+package agentos
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// An error carrying a server path answers with the file's base name only.
+func TestHidePaths(t *testing.T) {
+	dir := t.TempDir()
+	_, err := os.Open(filepath.Join(dir, "spool", "upload-1"))
+	wrapped := fmt.Errorf("knowledge: read the upload: %w", err)
+	got := hidePaths(wrapped)
+	if strings.Contains(got, dir) || !strings.Contains(got, "open upload-1: no such file or directory") || !strings.HasPrefix(got, "knowledge: read the upload:") {
+		t.Fatalf("hidePaths: %q", got)
+	}
+	if got := hidePaths(fmt.Errorf("plain")); got != "plain" {
+		t.Fatalf("no path: %q", got)
+	}
+	err = os.Rename(filepath.Join(dir, "a"), filepath.Join(dir, "b"))
+	if got := hidePaths(err); strings.Contains(got, dir) {
+		t.Fatalf("link error: %q", got)
+	}
+}
