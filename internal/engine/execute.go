@@ -680,8 +680,11 @@ func (st *runState) finalizeMetrics() {
 }
 
 // finish stores the run and the session, delivers the terminal events,
-// then releases run resources.
+// then releases run resources — on every path: a panic in a store or an
+// emitter must not leave the run counted by the engine (Drain would wait
+// for it forever).
 func (st *runState) finish() {
+	defer st.release()
 	if st.out.Status != run.StatusCompleted {
 		st.finalizeMetrics()
 	}
@@ -701,6 +704,11 @@ func (st *runState) finish() {
 		st.deliver(e)
 	}
 	st.held = nil
+}
+
+// release frees what the run holds: its engine handle, the sessions of
+// connection-backed toolkits, its hooks and its context.
+func (st *runState) release() {
 	if st.h != nil {
 		st.h.Close()
 	}

@@ -101,8 +101,8 @@ func (s *runState) send(e run.Event) {
 }
 
 func (s *runState) deliver(e run.Event) {
-	if s.consumerGone {
-		return
+	if s.consumerGone || s.emit == nil {
+		return // a non-streamed run: its output carries the end
 	}
 	if !s.emit(e) {
 		s.consumerGone = true
