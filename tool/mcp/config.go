@@ -50,8 +50,8 @@ var (
 	// (or has been closed).
 	ErrNotConnected = errors.New("mcp: toolkit is not connected (call Connect first)")
 	// ErrSessionLost wraps a call that failed because the server or the
-	// connection to it went away. The session is dropped and the next call
-	// opens a new one.
+	// connection to it went away, or because another request timed out on
+	// its session. The session is dropped and the next call opens a new one.
 	ErrSessionLost = errors.New("mcp: session lost")
 	// ErrUnknownTool is a Call naming a tool the toolkit does not have.
 	ErrUnknownTool = errors.New("mcp: unknown tool")
@@ -104,7 +104,8 @@ type Config struct {
 
 	// Timeout is agno's timeout_seconds: the read timeout of each request
 	// (for SSE and streamable HTTP the smaller of it and HTTPTimeout).
-	// Default 10 s.
+	// Default 10 s. A request that times out closes its session (a stdio
+	// server is killed); the next call opens a new one.
 	Timeout time.Duration
 	// ConnectTimeout bounds opening a session (start or dial, then the
 	// initialize handshake). Default Timeout.

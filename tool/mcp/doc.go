@@ -18,8 +18,10 @@
 // away is dropped, and the next call opens a new one; the call that found
 // the server gone returns an error wrapping ErrSessionLost (agno turned it
 // into result text; here the agent records a tool-call error and the run
-// goes on). OpenSessions and TotalOpenSessions count live sessions, and
-// every open and close is logged at debug level.
+// goes on). So is a session on which a request (a tool call, tools/list,
+// a ping) timed out, though the call gets its timeout as result text.
+// OpenSessions and TotalOpenSessions count live sessions, and every open
+// and close is logged at debug level.
 //
 // Where this port differs from agno on purpose:
 //   - Connect returns its error (agno logs it and returns) and leaves the
@@ -38,4 +40,9 @@
 //   - Only a call's own server answering with an error, or the per-request
 //     read timeout, becomes "Error: ..." result text; a lost connection is
 //     an error (see above).
+//   - A request that times out closes its session: a stdio server is
+//     killed and reaped, calls still waiting on it fail with
+//     ErrSessionLost, and the next call starts a new one. agno keeps the
+//     session, so a hung server fails every later call after a full
+//     timeout until restart.
 package mcp

@@ -42,6 +42,11 @@ type session struct {
 	release func()
 	// gone is closed when the connection has ended, by either side.
 	gone chan struct{}
+	// conn is the transport's connection under cs, for abort.
+	conn sdk.Connection
+	// broken is set when a request on the session timed out: it is being
+	// closed in the background (see Tools.discard).
+	broken atomic.Bool
 
 	closeOnce sync.Once
 }
@@ -54,6 +59,17 @@ func (s *session) alive() bool {
 	default:
 		return true
 	}
+}
+
+// abort cuts the connection under the session, so that the calls still
+// waiting on it fail now (the go-sdk's Close lets them finish first,
+// which on a hung server is never, or at their own timeouts), then
+// closes the session.
+func (s *session) abort() {
+	if s.conn != nil {
+		_ = s.conn.Close()
+	}
+	s.close()
 }
 
 // close ends the session, its transport and (stdio) the child process,
@@ -88,7 +104,8 @@ func (t *Tools) openSession(parent context.Context, kind, runID string, headers 
 		return nil, t.connectError(parent, ctx, err)
 	}
 	client := sdk.NewClient(&sdk.Implementation{Name: "agno-go", Version: "2.6.13"}, &sdk.ClientOptions{Logger: t.log})
-	cs, err := client.Connect(ctx, tr, nil)
+	kept := &keptTransport{inner: tr}
+	cs, err := client.Connect(ctx, kept, nil)
 	if err != nil {
 		if release != nil {
 			release()
@@ -98,7 +115,7 @@ func (t *Tools) openSession(parent context.Context, kind, runID string, headers 
 	if gate != nil {
 		gate.connecting.Store(nil)
 	}
-	s := &session{owner: t, cs: cs, kind: kind, runID: runID, release: release, gone: make(chan struct{})}
+	s := &session{owner: t, cs: cs, conn: kept.conn, kind: kind, runID: runID, release: release, gone: make(chan struct{})}
 	go func() {
 		defer close(s.gone)
 		defer safe.Recover(t.log, "MCP session of "+t.Name(), nil)
@@ -205,6 +222,19 @@ func (t *Tools) httpClient(headers map[string]string) (*http.Client, *sessionTra
 	gate := &sessionTransport{base: base, headers: headers}
 	client.Transport = gate
 	return client, gate, release
+}
+
+// keptTransport keeps the connection inner made, for session.abort.
+// client.Connect connects it before returning, on the caller's goroutine.
+type keptTransport struct {
+	inner sdk.Transport
+	conn  sdk.Connection
+}
+
+func (k *keptTransport) Connect(ctx context.Context) (sdk.Connection, error) {
+	conn, err := k.inner.Connect(ctx)
+	k.conn = conn
+	return conn, err
 }
 
 // streamTransport connects inner with a long-lived context; the connect

@@ -161,7 +161,10 @@ func (t *Tools) Functions(ctx context.Context) ([]*tool.Function, error) {
 		}
 		fns, err := t.listFunctions(ctx, s)
 		if err != nil {
-			if ctx.Err() == nil && !isServerError(err) {
+			switch {
+			case timedOut(ctx, err):
+				t.discard(s)
+			case ctx.Err() == nil && !isServerError(err):
 				t.drop(s)
 			}
 			return nil, fmt.Errorf("mcp: listing tools of %s: %w", t, err)
@@ -327,7 +330,14 @@ func (t *Tools) callTool(ctx context.Context, name string, args map[string]any) 
 	case ctx.Err() != nil:
 		return tool.Result{}, fmt.Errorf("mcp tool %q: %w", name, ctx.Err())
 	case errors.Is(cctx.Err(), context.DeadlineExceeded):
+		// agno keeps the session, so a hung server makes every later call
+		// wait out the timeout too. Replace it as if it were lost; the model
+		// still gets agno's timeout text.
+		t.discard(s)
 		return tool.Result{Content: "Error: " + timeoutText(t.set.readTimeout)}, nil
+	case s.broken.Load():
+		// Another call's timeout is closing the session under this one.
+		return tool.Result{}, fmt.Errorf("mcp tool %q on %s: %w: %w", name, t, ErrSessionLost, err)
 	}
 	t.drop(s)
 	return tool.Result{}, fmt.Errorf("mcp tool %q on %s: %w: %w", name, t, ErrSessionLost, err)
@@ -375,7 +385,7 @@ func (t *Tools) acquire(ctx context.Context, rc *run.Context) (s *session, done 
 		if err != nil {
 			return nil, nil, fmt.Errorf("opening a session to %s: %w", t, err)
 		}
-		return s, s.close, nil
+		return s, func() { closeUnlessBroken(s) }, nil
 	case perRun && rc.RunID != "":
 		return t.runSession(ctx, rc)
 	}
@@ -402,6 +412,11 @@ func (t *Tools) defaultSession(ctx context.Context) (*session, error) {
 		}
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
+		}
+		if timedOut(ctx, err) {
+			// Hung rather than gone: killing it takes a while, so do it
+			// beside the reconnect, not before.
+			t.discard(s)
 		}
 		t.log.Debug("mcp: ping failed; reconnecting", "toolkit", t.set.Name, "server", t.set.describe(), "error", err)
 	}
@@ -434,7 +449,12 @@ func (t *Tools) redial(ctx context.Context, stale *session, gen uint64) (*sessio
 	}
 	var fns []*tool.Function
 	if t.set.RefreshConnection {
-		if fns, err = t.listFunctions(ctx, s); err != nil {
+		if fns, err = t.listFunctions(ctx, s); timedOut(ctx, err) {
+			// As agno's connect: a server whose tool list does not come
+			// back is closed, not used.
+			t.discard(s)
+			return nil, fmt.Errorf("%w: reconnecting to %s: listing tools: %w", ErrSessionLost, t, err)
+		} else if err != nil {
 			t.log.Warn("mcp: listing tools after reconnecting failed", "toolkit", t.set.Name, "error", err)
 		}
 	}
@@ -555,12 +575,43 @@ func (t *Tools) unrefRun(e *runEntry) {
 	closeNow := e.dropped && e.refs == 0 && e.s != nil
 	t.mu.Unlock()
 	if closeNow {
-		e.s.close()
+		closeUnlessBroken(e.s)
+	}
+}
+
+// closeUnlessBroken closes s when done with it; a broken session is
+// already being closed, and the caller need not wait for that.
+func closeUnlessBroken(s *session) {
+	if !s.broken.Load() {
+		s.close()
 	}
 }
 
 // drop forgets a session whose connection failed and closes it.
 func (t *Tools) drop(s *session) {
+	t.forget(s)
+	s.close()
+}
+
+// discard forgets a session on which a request timed out and aborts it in
+// the background: a hung stdio server ignores its closed stdin and is
+// only killed after TerminateGrace twice over, while the caller should
+// get its timeout now. Calls still using the session fail at once; Close
+// waits for the closing, as the session counts as open until it is
+// closed.
+func (t *Tools) discard(s *session) {
+	if !s.broken.CompareAndSwap(false, true) {
+		return
+	}
+	t.forget(s)
+	t.log.Debug("mcp: request timed out; replacing the session", "toolkit", t.set.Name, "server", t.set.describe(),
+		"kind", s.kind, "run_id", s.runID)
+	go s.abort()
+}
+
+// forget takes s out of the default and run slots, so that the next call
+// opens a new session.
+func (t *Tools) forget(s *session) {
 	t.mu.Lock()
 	if t.def == s {
 		t.def = nil
@@ -571,7 +622,12 @@ func (t *Tools) drop(s *session) {
 		}
 	}
 	t.mu.Unlock()
-	s.close()
+}
+
+// timedOut reports whether err is a request's own read timeout, not the
+// caller giving up.
+func timedOut(ctx context.Context, err error) bool {
+	return err != nil && ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded)
 }
 
 func (t *Tools) ping(ctx context.Context, s *session) error {

@@ -361,7 +361,8 @@ func TestReadTimeoutIsResultTextAndCancelIsError(t *testing.T) {
 	if err != nil || r.Content != "Error: Timed out while waiting for response to ClientRequest. Waited 0.05 seconds." {
 		t.Fatalf("timeout: %+v, %v", r, err)
 	}
-	// The session survives it.
+	// The next call answers, on a new session: the timed-out one is
+	// replaced (timeout_test.go).
 	if r, err := tools.Call(context.Background(), "search", map[string]any{"query": "ok"}); err != nil || r.Content != "results for ok" {
 		t.Fatalf("after timeout: %+v %v", r, err)
 	}
