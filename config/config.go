@@ -140,8 +140,15 @@ type ModelConfig struct {
 	// MaxRetries of a request failing with a retryable error (default 2;
 	// 0 disables retries).
 	MaxRetries *int `toml:"max_retries"`
-	// Timeout is how long to wait for the provider to start answering.
+	// Timeout is how long to wait for the provider to start answering
+	// (default 10 minutes: a non-streamed reasoning answer takes long).
 	Timeout Seconds `toml:"timeout"`
+	// IdleTimeout is the longest silence once an answer started (default
+	// 300 s); a provider that stalls mid-answer ends the run ERROR.
+	IdleTimeout Seconds `toml:"idle_timeout"`
+	// MaxResponseBytes bounds an answer's body, SSE framing included
+	// (default 32 MiB); a longer one ends the run ERROR.
+	MaxResponseBytes int64 `toml:"max_response_bytes"`
 }
 
 // Storage drivers.
@@ -163,6 +170,8 @@ type StorageConfig struct {
 	DSNEnv string `toml:"dsn_env"`
 	// Schema holds the Postgres tables (default "ai").
 	Schema string `toml:"schema"`
+	// Retention is [storage.retention] (retention.go); off by default.
+	Retention RetentionConfig `toml:"retention"`
 }
 
 // SchedulerConfig is [scheduler] (agno's AgentOS(scheduler=True)).
@@ -515,6 +524,7 @@ func (c *Config) validate(p *problems, md *toml.MetaData) {
 	}
 
 	c.validateStorage(p, md)
+	c.validateRetention(p, md)
 	c.validateKnowledge(p, md)
 	c.validateOutbound(p)
 	c.validateComponents(p)
@@ -598,6 +608,12 @@ func (c *Config) validateModel(p *problems, key string, m *ModelConfig) {
 	}
 	if m.Timeout < 0 || (m.Timeout == 0 && p.idx != nil && p.has(key+".timeout")) {
 		p.at(key+".timeout", "%s.timeout = %v: use a positive number of seconds, or remove the key for no limit", key, float64(m.Timeout))
+	}
+	if m.IdleTimeout < 0 || (m.IdleTimeout == 0 && p.idx != nil && p.has(key+".idle_timeout")) {
+		p.at(key+".idle_timeout", "%s.idle_timeout = %v: use a positive number of seconds the provider may stay silent mid-answer (default 300)", key, float64(m.IdleTimeout))
+	}
+	if m.MaxResponseBytes < 0 || (m.MaxResponseBytes == 0 && p.idx != nil && p.has(key+".max_response_bytes")) {
+		p.at(key+".max_response_bytes", "%s.max_response_bytes = %d: use a positive number of bytes an answer may take (default 33554432, 32 MiB)", key, m.MaxResponseBytes)
 	}
 }
 

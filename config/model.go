@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"os"
 	"sync"
-	"time"
 
 	"github.com/agno-go/agno/internal/httptransport"
 	"github.com/agno-go/agno/model"
@@ -41,13 +40,10 @@ func (m ModelConfig) keyEnv() string {
 }
 
 // newHTTPClient gives each model its own connection pool, so that Close
-// releases it, with the configured wait for the provider's first byte.
-func newHTTPClient(timeout time.Duration) (*http.Client, *http.Transport) {
-	if timeout <= 0 {
-		timeout = 10 * time.Minute
-	}
-	t := httptransport.New(timeout)
-	return &http.Client{Transport: t}, t
+// releases it, with the configured wait for the provider's first byte and
+// bounds on the answer's silences and size.
+func newHTTPClient(m ModelConfig) (*http.Client, *http.Transport) {
+	return httptransport.Client(m.Timeout.Duration(), httptransport.Limits{Idle: m.IdleTimeout.Duration(), MaxBytes: m.MaxResponseBytes})
 }
 
 // newProviderModel builds the provider's client with key (which may be ""
@@ -188,7 +184,7 @@ func (p *pendingKeyModel) resolve() (model.Model, error) {
 // buildModel returns the model of [models.name]; a missing key gives a
 // pendingKeyModel and reports the variable.
 func (c *Config) buildModel(name string, m ModelConfig) (model.Model, *http.Transport, *MissingKey, error) {
-	hc, tr := newHTTPClient(m.Timeout.Duration())
+	hc, tr := newHTTPClient(m)
 	env := m.keyEnv()
 	key := ""
 	if env != "" {

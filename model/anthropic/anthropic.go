@@ -224,5 +224,6 @@ func (m *Model) stream(ctx context.Context, params sdk.MessageNewParams, yield f
 }
 
 var sharedHTTPClient = sync.OnceValue(func() *http.Client {
-	return &http.Client{Transport: httptransport.New(10 * time.Minute)}
+	hc, _ := httptransport.Client(0, httptransport.Limits{})
+	return hc
 })

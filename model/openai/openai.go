@@ -104,7 +104,8 @@ type Model struct {
 var _ model.Model = (*Model)(nil)
 
 var sharedHTTPClient = sync.OnceValue(func() *http.Client {
-	return &http.Client{Transport: httptransport.New(10 * time.Minute)}
+	hc, _ := httptransport.Client(0, httptransport.Limits{})
+	return hc
 })
 
 // New validates cfg and returns a Model.

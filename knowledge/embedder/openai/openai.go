@@ -88,7 +88,8 @@ type Embedder struct {
 var _ embedder.Embedder = (*Embedder)(nil)
 
 var sharedHTTPClient = sync.OnceValue(func() *http.Client {
-	return &http.Client{Transport: httptransport.New(2 * time.Minute)}
+	hc, _ := httptransport.Client(2*time.Minute, httptransport.Limits{})
+	return hc
 })
 
 // New validates cfg and returns an Embedder.
