@@ -15,6 +15,7 @@ import (
 func (o *OS) routes(mux routeMux) {
 	mux.HandleFunc("GET /{$}", o.handleHome)
 	mux.HandleFunc("GET /health", o.handleHealth)
+	mux.HandleFunc("GET /ready", o.handleReady) // ready.go
 	mux.HandleFunc("GET /info", o.handleInfo)
 	mux.HandleFunc("GET /config", o.handleConfig)
 	mux.HandleFunc("GET /models", o.handleModels)

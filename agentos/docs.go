@@ -88,6 +88,8 @@ func buildAPIRoutes() []apiRoute {
 	routes := []apiRoute{
 		{Pattern: "GET /{$}", Tag: "Core", Summary: "AgentOS home", Result: "{name, id, version}"},
 		{Pattern: "GET /health", Tag: "Core", Summary: "Health check", Result: "{status: \"ok\", instantiated_at}"},
+		{Pattern: "GET /ready", Tag: "Core", Summary: "Readiness check", Desc: "Checks that the database answers (within 2 s) and can keep writes; 503 {status: \"unavailable\", checks: {storage: {status: \"down\", detail}}} when it cannot, 503 {status: \"draining\", checks: {}} while the server shuts down. Needs no key, like /health (which stays a constant 200).",
+			Result: "{status: \"ready\", checks: {storage: {status: \"ok\"}}}"},
 		{Pattern: "GET /info", Tag: "Core", Summary: "Agno version and resource counts", Result: "{agno_version, agent_count, team_count, workflow_count}"},
 		{Pattern: "GET /config", Tag: "Core", Summary: "AgentOS configuration", Result: "ConfigResponse: os_id, name, agents, teams, workflows, databases, available_models"},
 		{Pattern: "GET /models", Tag: "Core", Summary: "Unique models of the agents and teams", Result: "[{id, provider}]"},

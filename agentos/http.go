@@ -82,10 +82,11 @@ func (s *statusOnly) Write(b []byte) (int, error) {
 	return len(b), nil
 }
 
-// open paths need no key (agno: home, health, info, docs).
+// open paths need no key (agno: home, health, info, docs; and the
+// readiness probe, ready.go).
 func openPath(p string) bool {
 	switch p {
-	case "/", "/health", "/info", "/docs", "/redoc", "/openapi.json", "/docs/oauth2-redirect", "/workflows/ws":
+	case "/", "/health", "/ready", "/info", "/docs", "/redoc", "/openapi.json", "/docs/oauth2-redirect", "/workflows/ws":
 		return true
 	}
 	return false

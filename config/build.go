@@ -314,13 +314,14 @@ func (c *Config) openStore(ctx context.Context) (storage.Store, error) {
 			return nil, fmt.Errorf("config: [storage] driver = \"postgres\" reads the connection string from the environment variable %s, which is not set: "+
 				"export %s=postgres://user:password@host:5432/database (or name another variable with dsn_env in %s)", s.DSNEnv, s.DSNEnv, c.Path)
 		}
-		st, err := postgres.Open(ctx, postgres.Config{DSN: dsn, Schema: s.Schema, Logger: c.Logger})
+		st, err := postgres.Open(ctx, postgres.Config{DSN: dsn, Schema: s.Schema, Logger: c.Logger,
+			CallTimeout: s.TimeoutSeconds.Duration(), ConnectTimeout: s.ConnectTimeoutSeconds.Duration(), MaxConns: int32(s.MaxConns)})
 		if err != nil {
 			return nil, fmt.Errorf("config: [storage] postgres (%s): %w", s.DSNEnv, err)
 		}
 		return st, nil
 	default:
-		st, err := sqlite.Open(ctx, sqlite.Config{Path: s.Path, Logger: c.Logger})
+		st, err := sqlite.Open(ctx, sqlite.Config{Path: s.Path, Logger: c.Logger, CallTimeout: s.TimeoutSeconds.Duration()})
 		if err != nil {
 			return nil, fmt.Errorf("config: [storage] sqlite %s: %w", s.Path, err)
 		}
@@ -335,18 +336,25 @@ func (c *Config) openDB(ctx context.Context) (*sqldb.DB, error) {
 	case DriverMemory:
 		return sqldb.OpenSQLite(ctx, "")
 	case DriverPostgres:
-		db, err := sqldb.OpenPostgres(ctx, os.Getenv(s.DSNEnv), s.Schema)
+		db, err := sqldb.OpenPostgres(ctx, os.Getenv(s.DSNEnv), s.Schema, c.dbOptions())
 		if err != nil {
 			return nil, fmt.Errorf("config: [storage] postgres (%s): %w", s.DSNEnv, err)
 		}
 		return db, nil
 	default:
-		db, err := sqldb.OpenSQLite(ctx, s.Path)
+		db, err := sqldb.OpenSQLite(ctx, s.Path, c.dbOptions())
 		if err != nil {
 			return nil, fmt.Errorf("config: [storage] sqlite %s: %w", s.Path, err)
 		}
 		return db, nil
 	}
+}
+
+// dbOptions are [storage]'s bounds for the control plane's database; 0
+// leaves sqldb's default.
+func (c *Config) dbOptions() sqldb.Options {
+	s := c.Storage
+	return sqldb.Options{CallTimeout: s.TimeoutSeconds.Duration(), ConnectTimeout: s.ConnectTimeoutSeconds.Duration(), MaxConns: s.MaxConns}
 }
 
 // errMCPUnusable marks an MCP server that is configured right but cannot

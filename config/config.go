@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -170,6 +171,17 @@ type StorageConfig struct {
 	DSNEnv string `toml:"dsn_env"`
 	// Schema holds the Postgres tables (default "ai").
 	Schema string `toml:"schema"`
+	// TimeoutSeconds bounds one storage call (default 15): a database
+	// that does not answer in time fails the call (storage.ErrUnavailable)
+	// instead of holding the request.
+	TimeoutSeconds Seconds `toml:"timeout_seconds"`
+	// ConnectTimeoutSeconds bounds one Postgres connection attempt
+	// (default the DSN's connect_timeout, else 5).
+	ConnectTimeoutSeconds Seconds `toml:"connect_timeout_seconds"`
+	// MaxConns bounds each Postgres connection pool, the run store's and
+	// the control plane's (default the DSN's pool_max_conns, else 16 and
+	// 8).
+	MaxConns int `toml:"max_conns"`
 	// Retention is [storage.retention] (retention.go); off by default.
 	Retention RetentionConfig `toml:"retention"`
 }
@@ -639,6 +651,12 @@ func (c *Config) validateStorage(p *problems, md *toml.MetaData) {
 		if md.IsDefined("storage", "dsn_env") || md.IsDefined("storage", "schema") {
 			p.at("storage", "storage: dsn_env and schema are for driver = \"postgres\"; remove them or set the driver")
 		}
+		for _, k := range []string{"connect_timeout_seconds", "max_conns"} {
+			if md.IsDefined("storage", k) {
+				p.at("storage."+k, "storage.%s is for driver = \"postgres\" (a SQLite file has no connections to bound); remove it or set the driver", k)
+			}
+		}
+		c.validateStorageLimits(p, md)
 	case DriverPostgres:
 		if md.IsDefined("storage", "path") {
 			p.at("storage.path", "storage.path is for driver = \"sqlite\"; Postgres is reached through the variable named by dsn_env")
@@ -648,12 +666,33 @@ func (c *Config) validateStorage(p *problems, md *toml.MetaData) {
 		} else {
 			checkEnvName(p, "storage.dsn_env", s.DSNEnv)
 		}
+		c.validateStorageLimits(p, md)
 	case DriverMemory:
 		if md.IsDefined("storage", "path") || md.IsDefined("storage", "dsn_env") || md.IsDefined("storage", "schema") {
 			p.at("storage", "storage: driver = \"memory\" takes no path, dsn_env or schema")
 		}
+		for _, k := range []string{"timeout_seconds", "connect_timeout_seconds", "max_conns"} {
+			if md.IsDefined("storage", k) {
+				p.at("storage."+k, "storage.%s bounds a database; driver = \"memory\" has none: remove it or set the driver", k)
+			}
+		}
 	default:
 		p.at("storage.driver", "storage.driver = %q: use \"sqlite\" (a file, the default), \"postgres\" or \"memory\" (nothing kept after exit)", s.Driver)
+	}
+}
+
+// validateStorageLimits checks timeout_seconds, connect_timeout_seconds
+// and max_conns; unset, each is 0 and the backend's default applies.
+func (c *Config) validateStorageLimits(p *problems, md *toml.MetaData) {
+	s := &c.Storage
+	if s.TimeoutSeconds < 0 || (s.TimeoutSeconds == 0 && md.IsDefined("storage", "timeout_seconds")) {
+		p.at("storage.timeout_seconds", "storage.timeout_seconds = %v: use a positive number of seconds a storage call may wait for the database (default 15), or remove the key", float64(s.TimeoutSeconds))
+	}
+	if s.ConnectTimeoutSeconds < 0 || (s.ConnectTimeoutSeconds == 0 && md.IsDefined("storage", "connect_timeout_seconds")) {
+		p.at("storage.connect_timeout_seconds", "storage.connect_timeout_seconds = %v: use a positive number of seconds one connection attempt may take (default 5), or remove the key", float64(s.ConnectTimeoutSeconds))
+	}
+	if s.MaxConns < 0 || s.MaxConns > math.MaxInt32 || (s.MaxConns == 0 && md.IsDefined("storage", "max_conns")) {
+		p.at("storage.max_conns", "storage.max_conns = %d: use 1 or more connections per pool (default 16, or the DSN's pool_max_conns), or remove the key", s.MaxConns)
 	}
 }
 

@@ -1,15 +1,20 @@
 package config_test
 
 import (
+	"database/sql"
 	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/agno-go/agno/config"
+	"github.com/agno-go/agno/storage"
+	"github.com/agno-go/agno/storage/postgres"
+	"github.com/agno-go/agno/storage/postgres/pgtest"
 )
 
 // testdata/config.toml and testdata/settings.json are copies of
@@ -196,6 +201,15 @@ func TestValidationMessages(t *testing.T) {
 		{"postgres path", "[storage]\ndriver = \"postgres\"\npath = \"x.db\"\n", 3, []string{"storage.path is for driver = \"sqlite\""}},
 		{"sqlite dsn", "[storage]\ndsn_env = \"X\"\n", 1, []string{"dsn_env and schema are for driver = \"postgres\""}},
 		{"dsn in the file", "[storage]\ndriver = \"postgres\"\ndsn = \"postgres://u:p@h/db\"\n", 3, []string{`unknown key "storage.dsn"`, "dsn_env"}},
+		{"storage timeout zero", "[storage]\ntimeout_seconds = 0\n", 2, []string{"storage.timeout_seconds = 0", "positive number of seconds", "default 15"}},
+		{"storage timeout negative", "[storage]\ndriver = \"postgres\"\ntimeout_seconds = -1.5\n", 3, []string{"storage.timeout_seconds = -1.5", "positive number of seconds"}},
+		{"storage timeout string", "[storage]\ntimeout_seconds = \"15s\"\n", 2, []string{"timeout_seconds", "number of seconds", `the string "15s"`}},
+		{"storage connect timeout", "[storage]\ndriver = \"postgres\"\nconnect_timeout_seconds = 0\n", 3, []string{"storage.connect_timeout_seconds = 0", "one connection attempt", "default 5"}},
+		{"storage max conns zero", "[storage]\ndriver = \"postgres\"\nmax_conns = 0\n", 3, []string{"storage.max_conns = 0", "1 or more", "default 16"}},
+		{"storage max conns negative", "[storage]\ndriver = \"postgres\"\nmax_conns = -4\n", 3, []string{"storage.max_conns = -4", "1 or more"}},
+		{"sqlite max conns", "[storage]\nmax_conns = 4\n", 2, []string{"storage.max_conns is for driver = \"postgres\"", "remove it"}},
+		{"sqlite connect timeout", "[storage]\npath = \"a.db\"\nconnect_timeout_seconds = 3\n", 3, []string{"storage.connect_timeout_seconds is for driver = \"postgres\""}},
+		{"memory timeout", "[storage]\ndriver = \"memory\"\ntimeout_seconds = 5\n", 3, []string{"storage.timeout_seconds bounds a database", "driver = \"memory\" has none"}},
 		{"session close off", "[mcp.tools]\nsession_close_on_refresh = false\n", 2, []string{"session_close_on_refresh = false is refused", "cannot be turned off"}},
 		{"whitespace off", "[mcp.tools]\npreserve_argument_whitespace = false\n", 2, []string{"preserve_argument_whitespace = false is refused", "cannot be turned off"}},
 		{"mcp both", "[mcp.servers.e]\ncommand = \"npx\"\nurl = \"http://h/mcp\"\n", 1, []string{"has both command and url"}},
@@ -335,4 +349,94 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("error does not match ErrInvalidConfig: %v", err)
 		}
 	})
+}
+
+func TestStorageLimits(t *testing.T) {
+	c, err := config.Parse(filepath.Join(t.TempDir(), "config.toml"), []byte("[storage]\ndriver = \"postgres\"\ntimeout_seconds = 2.5\nconnect_timeout_seconds = 3\nmax_conns = 6\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := c.Storage
+	if s.TimeoutSeconds.Duration() != 2500*time.Millisecond || s.ConnectTimeoutSeconds.Duration() != 3*time.Second || s.MaxConns != 6 {
+		t.Errorf("[storage] = %+v", s)
+	}
+	// Unset, they are 0: the backends' defaults (15s, 5s, 16) apply.
+	d, err := config.Parse(filepath.Join(t.TempDir(), "config.toml"), []byte("[storage]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Storage.TimeoutSeconds != 0 || d.Storage.ConnectTimeoutSeconds != 0 || d.Storage.MaxConns != 0 {
+		t.Errorf("defaults: %+v", d.Storage)
+	}
+}
+
+// TestStoragePostgresLimitsReachThePools builds a config with
+// connect_timeout_seconds and max_conns: the run store's pool and the
+// control plane's are opened with them.
+func TestStoragePostgresLimitsReachThePools(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	schema := pgtest.Schema(t, dsn)
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"config.toml": `
+[storage]
+driver = "postgres"
+dsn_env = "` + pgtest.EnvDSN + `"
+schema = "` + schema + `"
+timeout_seconds = 4
+connect_timeout_seconds = 2
+max_conns = 3
+`})
+	_, res := build(t, dir, config.Functions{}, config.Existing{})
+	pg, ok := res.Store.(*postgres.Store)
+	if !ok {
+		t.Fatalf("store %T", res.Store)
+	}
+	pc := pg.Pool().Config()
+	if pc.MaxConns != 3 || pc.ConnConfig.ConnectTimeout != 2*time.Second {
+		t.Errorf("run store pool: max_conns %d, connect timeout %s; want 3, 2s", pc.MaxConns, pc.ConnConfig.ConnectTimeout)
+	}
+	if n := res.DB.SQL.Stats().MaxOpenConnections; n != 3 {
+		t.Errorf("control plane pool: at most %d connections, want 3", n)
+	}
+}
+
+// TestStorageTimeoutBoundsACall builds a SQLite store with
+// timeout_seconds = 0.5 and has another process hold the write lock: a
+// write fails within the deadline (not the 5s busy timeout) and says
+// which key bounds it.
+func TestStorageTimeoutBoundsACall(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"config.toml": "[storage]\ntimeout_seconds = 0.5\n"})
+	_, res := build(t, dir, config.Functions{}, config.Existing{})
+	other, err := sql.Open("sqlite", filepath.Join(dir, "agno.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	tx, err := other.BeginTx(t.Context(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback()
+	if _, err := tx.Exec(`INSERT INTO agno_schema_versions (table_name, version, created_at, updated_at) VALUES ('lock', 1, 0, 0)`); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	_, _, err = res.Store.EnsureSession(t.Context(), &storage.Session{SessionID: "s", SessionType: storage.SessionAgent})
+	took := time.Since(start)
+	if err == nil {
+		t.Fatal("a write went through another process's write lock")
+	}
+	if !errors.Is(err, storage.ErrUnavailable) || !strings.Contains(err.Error(), "[storage] timeout_seconds") || !strings.Contains(err.Error(), "500ms") {
+		t.Errorf("blocked write: %v\nwant storage.ErrUnavailable naming [storage] timeout_seconds (500ms)", err)
+	}
+	if took > 4*time.Second {
+		t.Errorf("blocked write returned after %s: want timeout_seconds (0.5) to end it, not the busy timeout", took)
+	}
+	// The control plane's tables, in the same file, have the same bound.
+	start = time.Now()
+	_, err = res.DB.Exec(t.Context(), `CREATE TABLE IF NOT EXISTS agno_config_test_lock (a INTEGER)`)
+	if took := time.Since(start); err == nil || took > 4*time.Second {
+		t.Errorf("blocked control-plane write: %v after %s, want a failure within timeout_seconds (0.5)", err, took)
+	}
 }

@@ -113,6 +113,7 @@ func TestRouteForServedRoutes(t *testing.T) {
 	}{
 		{"GET", "/", want{}},
 		{"GET", "/health", want{}},
+		{"GET", "/ready", want{}},
 		{"GET", "/info", want{}},
 		{"GET", "/docs", want{}},
 		{"GET", "/openapi.json", want{}},

@@ -15,6 +15,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -22,6 +23,7 @@ import (
 
 	"github.com/agno-go/agno/run"
 	"github.com/agno-go/agno/storage"
+	"github.com/agno-go/agno/storage/internal/dbguard"
 	"github.com/agno-go/agno/storage/internal/sqlstore"
 )
 
@@ -43,9 +45,20 @@ type Config struct {
 	// UpdateAttempts bounds UpdateSession's read-modify-write retries
 	// before it gives up with storage.ErrConflict. Default 64.
 	UpdateAttempts int
+	// CallTimeout bounds every call of the store (a frozen database
+	// fails it with storage.ErrUnavailable instead of holding it).
+	// Default DefaultCallTimeout (15s); negative: no deadline but the
+	// caller's.
+	CallTimeout time.Duration
+	// ConnectTimeout bounds one connection attempt of a pool opened from
+	// DSN. Default the DSN's connect_timeout, else 5s.
+	ConnectTimeout time.Duration
 	// Logger receives migration notices. Default slog.Default().
 	Logger *slog.Logger
 }
+
+// DefaultCallTimeout is Config.CallTimeout's default.
+const DefaultCallTimeout = dbguard.DefaultCallTimeout
 
 // DefaultMaxConns is the pool size when neither Config nor the DSN sets
 // one.
@@ -66,6 +79,10 @@ type Store struct {
 	closed   chan struct{}
 	// applied counts migrations Open ran (tests read it).
 	applied int
+	// timeout bounds each call; guard spaces connection attempts out
+	// while the database is down (nil for a pool the caller passed).
+	timeout time.Duration
+	guard   *dbguard.Breaker
 }
 
 var _ storage.Store = (*Store)(nil)
@@ -106,6 +123,11 @@ func open(ctx context.Context, cfg Config, ms []migration) (*Store, error) {
 	if log == nil {
 		log = slog.Default()
 	}
+	timeout := cfg.CallTimeout
+	if timeout == 0 {
+		timeout = DefaultCallTimeout
+	}
+	var guard *dbguard.Breaker
 	pool, owns := cfg.Pool, false
 	if pool == nil {
 		if cfg.DSN == "" {
@@ -121,12 +143,17 @@ func open(ctx context.Context, cfg Config, ms []migration) (*Store, error) {
 		case !strings.Contains(cfg.DSN, "pool_max_conns"):
 			pc.MaxConns = max(pc.MaxConns, DefaultMaxConns)
 		}
+		// An outage: one connection attempt per backoff, not one per
+		// request, each bounded by the connect timeout.
+		guard = dbguard.NewBreaker("postgres")
+		pc.BeforeConnect = guard.Guard(pc.ConnConfig, cfg.ConnectTimeout)
+		pc.AfterConnect = func(context.Context, *pgx.Conn) error { guard.OK(); return nil }
 		if pool, err = pgxpool.NewWithConfig(ctx, pc); err != nil {
 			return nil, fmt.Errorf("postgres: connect: %w", err)
 		}
 		owns = true
 	}
-	s := &Store{pool: pool, ownsPool: owns, schema: schema, attempts: attempts, closed: make(chan struct{})}
+	s := &Store{pool: pool, ownsPool: owns, schema: schema, attempts: attempts, closed: make(chan struct{}), timeout: timeout, guard: guard}
 	s.d, s.q = build(schema)
 	s.sql = s.d.RunSQL(" FOR UPDATE")
 	err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
@@ -249,12 +276,38 @@ func (s *Store) check() error {
 	return nil
 }
 
-// fail maps an error after Close to ErrClosed.
+// fail maps an error after Close to ErrClosed, counts a failed
+// connection attempt, and marks an outage storage.ErrUnavailable.
 func (s *Store) fail(err error) error {
-	if err != nil && s.isClosed() && !errors.Is(err, storage.ErrClosed) {
+	if err == nil {
+		return nil
+	}
+	if s.isClosed() && !errors.Is(err, storage.ErrClosed) {
 		return fmt.Errorf("%w (%v)", storage.ErrClosed, err)
 	}
-	return err
+	if s.guard != nil {
+		s.guard.Observe(err)
+	}
+	return dbguard.Explain(err, s.timeout)
+}
+
+// bound gives one call of the store its deadline.
+func (s *Store) bound(ctx context.Context) (context.Context, context.CancelFunc) {
+	return dbguard.Bound(ctx, s.timeout)
+}
+
+// Ping implements storage.Pinger: one round trip on a pooled
+// connection (failing at once while connection attempts are held back).
+func (s *Store) Ping(ctx context.Context) error {
+	if err := s.check(); err != nil {
+		return err
+	}
+	ctx, cancel := s.bound(ctx)
+	defer cancel()
+	if err := s.pool.Ping(ctx); err != nil {
+		return s.fail(fmt.Errorf("postgres: ping: %w", err))
+	}
+	return nil
 }
 
 func isUniqueViolation(err error) bool {
@@ -275,6 +328,8 @@ func (s *Store) read(ctx context.Context, fn func(pgx.Tx) error) error {
 
 // EnsureSession implements storage.Store.
 func (s *Store) EnsureSession(ctx context.Context, sess *storage.Session) (*storage.Session, bool, error) {
+	ctx, cancel := s.bound(ctx)
+	defer cancel()
 	if sess.SessionID == "" {
 		return nil, false, fmt.Errorf("storage: session_id is empty: set Session.SessionID")
 	}
@@ -308,6 +363,8 @@ func (s *Store) EnsureSession(ctx context.Context, sess *storage.Session) (*stor
 
 // GetSession implements storage.Store.
 func (s *Store) GetSession(ctx context.Context, id string) (*storage.Session, error) {
+	ctx, cancel := s.bound(ctx)
+	defer cancel()
 	if err := s.check(); err != nil {
 		return nil, err
 	}
@@ -324,6 +381,8 @@ func (s *Store) GetSession(ctx context.Context, id string) (*storage.Session, er
 // UpdateSession implements storage.Store with optimistic versioning: the
 // write applies only if the version read is still current.
 func (s *Store) UpdateSession(ctx context.Context, id string, fn func(*storage.Session) error) (*storage.Session, error) {
+	ctx, cancel := s.bound(ctx)
+	defer cancel()
 	for attempt := range s.attempts {
 		cur, err := s.GetSession(ctx, id)
 		if err != nil {
@@ -352,6 +411,8 @@ func (s *Store) UpdateSession(ctx context.Context, id string, fn func(*storage.S
 
 // ListSessions implements storage.Store.
 func (s *Store) ListSessions(ctx context.Context, q storage.SessionQuery) ([]*storage.Session, int, error) {
+	ctx, cancel := s.bound(ctx)
+	defer cancel()
 	count, list, args := s.d.ListSessions(q)
 	var out []*storage.Session
 	var total int
@@ -383,6 +444,8 @@ func (s *Store) ListSessions(ctx context.Context, q storage.SessionQuery) ([]*st
 // DeleteSessions implements storage.Store; sessions, runs and events go in
 // one transaction.
 func (s *Store) DeleteSessions(ctx context.Context, ids ...string) error {
+	ctx, cancel := s.bound(ctx)
+	defer cancel()
 	if err := s.check(); err != nil {
 		return err
 	}
@@ -459,6 +522,8 @@ func (s *Store) whyNotWritten(ctx context.Context, r *storage.Run, pending bool)
 
 // CreateRun implements storage.Store.
 func (s *Store) CreateRun(ctx context.Context, r *storage.Run) error {
+	ctx, cancel := s.bound(ctx)
+	defer cancel()
 	if err := storage.ValidateRun(r); err != nil {
 		return err
 	}
@@ -476,6 +541,8 @@ func (s *Store) CreateRun(ctx context.Context, r *storage.Run) error {
 
 // UpdateRun implements storage.Store.
 func (s *Store) UpdateRun(ctx context.Context, r *storage.Run) error {
+	ctx, cancel := s.bound(ctx)
+	defer cancel()
 	if err := storage.ValidateRun(r); err != nil {
 		return err
 	}
@@ -495,6 +562,8 @@ func (s *Store) UpdateRun(ctx context.Context, r *storage.Run) error {
 // StartRun implements storage.Store: the session and the run in one
 // transaction.
 func (s *Store) StartRun(ctx context.Context, sess *storage.Session, r *storage.Run, pending bool) (*storage.Session, error) {
+	ctx, cancel := s.bound(ctx)
+	defer cancel()
 	if err := storage.ValidateRun(r); err != nil {
 		return nil, err
 	}
@@ -550,6 +619,8 @@ func (s *Store) StartRun(ctx context.Context, sess *storage.Session, r *storage.
 // session change in one transaction; the session row is locked while it
 // changes.
 func (s *Store) SaveRun(ctx context.Context, w storage.RunWrite) error {
+	ctx, cancel := s.bound(ctx)
+	defer cancel()
 	runID, err := sqlstore.ValidateWrite(w)
 	if err != nil {
 		return err
@@ -581,6 +652,10 @@ func (s *Store) saveRunTx(ctx context.Context, runID string, w storage.RunWrite)
 	return pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		if w.Run != nil {
 			if err := execRun(ctx, tx, s.sql.UpdateRun, w.Run); err != nil {
+				return err
+			}
+		} else if w.Owner != "" {
+			if err := s.checkOwned(ctx, tx, runID, w.Owner); err != nil {
 				return err
 			}
 		}
@@ -626,6 +701,8 @@ func (s *Store) saveRunTx(ctx context.Context, runID string, w storage.RunWrite)
 
 // ClaimRun implements storage.Store.
 func (s *Store) ClaimRun(ctx context.Context, c storage.Claim) (*storage.Run, error) {
+	ctx, cancel := s.bound(ctx)
+	defer cancel()
 	if err := s.check(); err != nil {
 		return nil, err
 	}
@@ -645,6 +722,8 @@ func (s *Store) ClaimRun(ctx context.Context, c storage.Claim) (*storage.Run, er
 
 // RequestCancel implements storage.Store.
 func (s *Store) RequestCancel(ctx context.Context, runID string) (*storage.Run, error) {
+	ctx, cancel := s.bound(ctx)
+	defer cancel()
 	if err := s.check(); err != nil {
 		return nil, err
 	}
@@ -660,6 +739,8 @@ func (s *Store) RequestCancel(ctx context.Context, runID string) (*storage.Run, 
 
 // Heartbeat implements storage.Store.
 func (s *Store) Heartbeat(ctx context.Context, instanceID string) error {
+	ctx, cancel := s.bound(ctx)
+	defer cancel()
 	if instanceID == "" {
 		return errors.New("postgres: Heartbeat needs an instance id")
 	}
@@ -672,8 +753,23 @@ func (s *Store) Heartbeat(ctx context.Context, instanceID string) error {
 	return nil
 }
 
+// ReleaseInstance implements storage.InstanceReleaser.
+func (s *Store) ReleaseInstance(ctx context.Context, instanceID string) error {
+	ctx, cancel := s.bound(ctx)
+	defer cancel()
+	if err := s.check(); err != nil {
+		return err
+	}
+	if _, err := s.pool.Exec(ctx, s.sql.ReleaseInstance, instanceID); err != nil {
+		return s.fail(fmt.Errorf("postgres: release instance: %w", err))
+	}
+	return nil
+}
+
 // Instances implements storage.Store.
 func (s *Store) Instances(ctx context.Context) (map[string]int64, error) {
+	ctx, cancel := s.bound(ctx)
+	defer cancel()
 	if err := s.check(); err != nil {
 		return nil, err
 	}
@@ -702,17 +798,33 @@ func (s *Store) PutBlob(ctx context.Context, sessionID, blobID string, r io.Read
 	if err := s.check(); err != nil {
 		return 0, err
 	}
+	// A blob may be large: each statement has the call's deadline, not
+	// the whole upload.
+	step := func(fn func(context.Context) error) error {
+		ctx, cancel := s.bound(ctx)
+		defer cancel()
+		return fn(ctx)
+	}
 	var size int64
-	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		return sqlstore.Chunks(r, func(seq int64, chunk []byte) error {
+	var tx pgx.Tx
+	err := step(func(ctx context.Context) (err error) { tx, err = s.pool.Begin(ctx); return err })
+	if err == nil {
+		err = sqlstore.Chunks(r, func(seq int64, chunk []byte) error {
 			size += int64(len(chunk))
-			tag, err := tx.Exec(ctx, s.q.putBlob, blobID, seq, sessionID, chunk)
-			if err == nil && tag.RowsAffected() == 0 {
-				err = fmt.Errorf("blob %q exists: %w", blobID, storage.ErrConflict)
-			}
-			return err
+			return step(func(ctx context.Context) error {
+				tag, err := tx.Exec(ctx, s.q.putBlob, blobID, seq, sessionID, chunk)
+				if err == nil && tag.RowsAffected() == 0 {
+					err = fmt.Errorf("blob %q exists: %w", blobID, storage.ErrConflict)
+				}
+				return err
+			})
 		})
-	})
+		if err == nil {
+			err = step(tx.Commit)
+		} else {
+			_ = step(tx.Rollback)
+		}
+	}
 	if err != nil {
 		return 0, s.fail(fmt.Errorf("postgres: put blob %q: %w", blobID, err))
 	}
@@ -721,6 +833,8 @@ func (s *Store) PutBlob(ctx context.Context, sessionID, blobID string, r io.Read
 
 // GetBlob implements storage.Store.
 func (s *Store) GetBlob(ctx context.Context, sessionID, blobID string) ([]byte, error) {
+	ctx, cancel := s.bound(ctx)
+	defer cancel()
 	if err := s.check(); err != nil {
 		return nil, err
 	}
@@ -738,6 +852,8 @@ func (s *Store) GetBlob(ctx context.Context, sessionID, blobID string) ([]byte, 
 
 // GetRun implements storage.Store.
 func (s *Store) GetRun(ctx context.Context, id string) (*storage.Run, error) {
+	ctx, cancel := s.bound(ctx)
+	defer cancel()
 	if err := s.check(); err != nil {
 		return nil, err
 	}
@@ -753,6 +869,8 @@ func (s *Store) GetRun(ctx context.Context, id string) (*storage.Run, error) {
 
 // ListRuns implements storage.Store.
 func (s *Store) ListRuns(ctx context.Context, q storage.RunQuery) ([]*storage.Run, error) {
+	ctx, cancel := s.bound(ctx)
+	defer cancel()
 	if err := s.check(); err != nil {
 		return nil, err
 	}
@@ -778,6 +896,8 @@ func (s *Store) ListRuns(ctx context.Context, q storage.RunQuery) ([]*storage.Ru
 
 // AppendEvents implements storage.Store.
 func (s *Store) AppendEvents(ctx context.Context, runID string, events ...json.RawMessage) (int64, error) {
+	ctx, cancel := s.bound(ctx)
+	defer cancel()
 	if err := s.check(); err != nil {
 		return 0, err
 	}
@@ -814,6 +934,8 @@ func (s *Store) AppendEvents(ctx context.Context, runID string, events ...json.R
 
 // ListEvents implements storage.Store.
 func (s *Store) ListEvents(ctx context.Context, runID string, after int64) ([]storage.Event, error) {
+	ctx, cancel := s.bound(ctx)
+	defer cancel()
 	if err := s.check(); err != nil {
 		return nil, err
 	}
@@ -843,6 +965,8 @@ func (s *Store) ListEvents(ctx context.Context, runID string, after int64) ([]st
 // UpsertMemory implements storage.Store; an existing memory keeps its
 // created_at.
 func (s *Store) UpsertMemory(ctx context.Context, m *storage.Memory) error {
+	ctx, cancel := s.bound(ctx)
+	defer cancel()
 	if m.MemoryID == "" {
 		return fmt.Errorf("storage: memory_id is empty: set Memory.MemoryID")
 	}
@@ -870,6 +994,8 @@ func (s *Store) UpsertMemory(ctx context.Context, m *storage.Memory) error {
 
 // GetMemory implements storage.Store.
 func (s *Store) GetMemory(ctx context.Context, id string) (*storage.Memory, error) {
+	ctx, cancel := s.bound(ctx)
+	defer cancel()
 	if err := s.check(); err != nil {
 		return nil, err
 	}
@@ -885,6 +1011,8 @@ func (s *Store) GetMemory(ctx context.Context, id string) (*storage.Memory, erro
 
 // ListMemories implements storage.Store.
 func (s *Store) ListMemories(ctx context.Context, q storage.MemoryQuery) ([]*storage.Memory, int, error) {
+	ctx, cancel := s.bound(ctx)
+	defer cancel()
 	count, list, args := s.d.ListMemories(q)
 	var out []*storage.Memory
 	var total int
@@ -915,6 +1043,8 @@ func (s *Store) ListMemories(ctx context.Context, q storage.MemoryQuery) ([]*sto
 
 // DeleteMemories implements storage.Store.
 func (s *Store) DeleteMemories(ctx context.Context, ids ...string) error {
+	ctx, cancel := s.bound(ctx)
+	defer cancel()
 	if err := s.check(); err != nil {
 		return err
 	}
@@ -929,6 +1059,8 @@ func (s *Store) DeleteMemories(ctx context.Context, ids ...string) error {
 
 // MemoryTopics implements storage.Store.
 func (s *Store) MemoryTopics(ctx context.Context, userID string) ([]string, error) {
+	ctx, cancel := s.bound(ctx)
+	defer cancel()
 	if err := s.check(); err != nil {
 		return nil, err
 	}
@@ -952,6 +1084,8 @@ func (s *Store) MemoryTopics(ctx context.Context, userID string) ([]string, erro
 
 // MemoryStats implements storage.Store.
 func (s *Store) MemoryStats(ctx context.Context, userID string, limit, page int) ([]storage.UserMemoryStats, int, error) {
+	ctx, cancel := s.bound(ctx)
+	defer cancel()
 	count, list, args := s.d.MemoryStats(userID, limit, page)
 	var out []storage.UserMemoryStats
 	var total int

@@ -27,6 +27,7 @@ import (
 	sqlite "modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
 
+	"github.com/agno-go/agno/storage/internal/dbguard"
 	"github.com/agno-go/agno/storage/migrate"
 )
 
@@ -45,6 +46,35 @@ type DB struct {
 	Schema string // Postgres schema ("" on SQLite)
 	// ID is the database's id in AgentOS (db_id), when it has one.
 	ID string
+
+	timeout time.Duration
+}
+
+// Options bound what one DB may cost the database it uses.
+type Options struct {
+	// CallTimeout bounds every statement and transaction (Migrate
+	// excepted): a frozen database fails it with storage.ErrUnavailable
+	// instead of holding it. Default 15s; negative: the caller's only.
+	CallTimeout time.Duration
+	// ConnectTimeout bounds one Postgres connection attempt. Default the
+	// DSN's connect_timeout, else 5s.
+	ConnectTimeout time.Duration
+	// MaxConns bounds open Postgres connections. Default 8.
+	MaxConns int
+}
+
+func options(opts []Options) Options {
+	var o Options
+	if len(opts) > 0 {
+		o = opts[0]
+	}
+	if o.CallTimeout == 0 {
+		o.CallTimeout = dbguard.DefaultCallTimeout
+	}
+	if o.MaxConns <= 0 {
+		o.MaxConns = 8
+	}
+	return o
 }
 
 // ErrConflict is returned for a write refused by a unique key.
@@ -54,7 +84,8 @@ var schemaName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]{0,62}$`)
 
 // OpenSQLite opens the SQLite file at path; "" or ":memory:" is a private
 // in-memory database that lives until Close.
-func OpenSQLite(ctx context.Context, path string) (*DB, error) {
+func OpenSQLite(ctx context.Context, path string, opts ...Options) (*DB, error) {
+	o := options(opts)
 	if strings.ContainsRune(path, '?') || strings.HasPrefix(path, "file:") {
 		return nil, fmt.Errorf("sqldb: path %q: give a plain file path (no \"file:\" URI, no '?')", path)
 	}
@@ -88,11 +119,14 @@ func OpenSQLite(ctx context.Context, path string) (*DB, error) {
 		db.Close()
 		return nil, fmt.Errorf("sqldb: open %s: %w", path, err)
 	}
-	return &DB{SQL: db, Kind: SQLite}, nil
+	return &DB{SQL: db, Kind: SQLite, timeout: o.CallTimeout}, nil
 }
 
 // OpenPostgres connects to dsn; the tables live in schema (default "ai").
-func OpenPostgres(ctx context.Context, dsn, schema string) (*DB, error) {
+// While the database is down, connection attempts are spaced out (one
+// per backoff, up to 5s apart) and the others fail at once.
+func OpenPostgres(ctx context.Context, dsn, schema string, opts ...Options) (*DB, error) {
+	o := options(opts)
 	if schema == "" {
 		schema = "ai"
 	}
@@ -103,9 +137,10 @@ func OpenPostgres(ctx context.Context, dsn, schema string) (*DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("sqldb: postgres DSN: %w", err)
 	}
-	db := stdlib.OpenDB(*cc)
-	db.SetMaxOpenConns(8)
-	db.SetMaxIdleConns(4)
+	dbguard.SetConnectTimeout(cc, o.ConnectTimeout)
+	db := sql.OpenDB(dbguard.Connector{Connector: stdlib.GetConnector(*cc), B: dbguard.NewBreaker("sqldb: postgres")})
+	db.SetMaxOpenConns(o.MaxConns)
+	db.SetMaxIdleConns(min(4, o.MaxConns))
 	db.SetConnMaxIdleTime(5 * time.Minute)
 	if err := db.PingContext(ctx); err != nil {
 		db.Close()
@@ -115,7 +150,7 @@ func OpenPostgres(ctx context.Context, dsn, schema string) (*DB, error) {
 		db.Close()
 		return nil, fmt.Errorf("sqldb: create schema %s: %w", schema, err)
 	}
-	return &DB{SQL: db, Kind: Postgres, Schema: schema}, nil
+	return &DB{SQL: db, Kind: Postgres, Schema: schema, timeout: o.CallTimeout}, nil
 }
 
 // Close closes the database.
@@ -173,19 +208,38 @@ type Querier interface {
 
 // Exec runs a statement written with ? and {t:name}.
 func (d *DB) Exec(ctx context.Context, q string, args ...any) (sql.Result, error) {
+	ctx, cancel := dbguard.Bound(ctx, d.timeout)
+	defer cancel()
 	res, err := d.SQL.ExecContext(ctx, d.Rebind(q), args...)
 	return res, d.wrap(err)
 }
 
 // Query runs a query written with ? and {t:name}.
 func (d *DB) Query(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
-	rows, err := d.SQL.QueryContext(ctx, d.Rebind(q), args...)
+	rows, err := d.SQL.QueryContext(d.rowsContext(ctx), d.Rebind(q), args...)
 	return rows, d.wrap(err)
 }
 
 // QueryRow runs a one-row query written with ? and {t:name}.
 func (d *DB) QueryRow(ctx context.Context, q string, args ...any) *sql.Row {
-	return d.SQL.QueryRowContext(ctx, d.Rebind(q), args...)
+	return d.SQL.QueryRowContext(d.rowsContext(ctx), d.Rebind(q), args...)
+}
+
+// Ping checks the database answers, within the call deadline.
+func (d *DB) Ping(ctx context.Context) error {
+	ctx, cancel := dbguard.Bound(ctx, d.timeout)
+	defer cancel()
+	return d.wrap(d.SQL.PingContext(ctx))
+}
+
+// rowsContext is ctx with the call deadline for rows the caller reads
+// after the call returns: the deadline cannot be cancelled when they are
+// closed (database/sql has no hook), so its timer runs out by itself —
+// and cuts rows still open then, which is the deadline.
+func (d *DB) rowsContext(ctx context.Context) context.Context {
+	ctx, cancel := dbguard.Bound(ctx, d.timeout)
+	context.AfterFunc(ctx, cancel)
+	return ctx
 }
 
 // Tx is a transaction whose statements are rebound like DB's.
@@ -208,8 +262,15 @@ func (t *Tx) QueryRow(ctx context.Context, q string, args ...any) *sql.Row {
 	return t.tx.QueryRowContext(ctx, t.d.Rebind(q), args...)
 }
 
-// InTx runs fn in a write transaction, committed when fn returns nil.
+// InTx runs fn in a write transaction, committed when fn returns nil;
+// the transaction has the call deadline.
 func (d *DB) InTx(ctx context.Context, fn func(*Tx) error) error {
+	ctx, cancel := dbguard.Bound(ctx, d.timeout)
+	defer cancel()
+	return d.inTx(ctx, fn)
+}
+
+func (d *DB) inTx(ctx context.Context, fn func(*Tx) error) error {
 	tx, err := d.SQL.BeginTx(ctx, nil)
 	if err != nil {
 		return d.wrap(err)
@@ -221,11 +282,13 @@ func (d *DB) InTx(ctx context.Context, fn func(*Tx) error) error {
 	return d.wrap(tx.Commit())
 }
 
-// wrap marks unique-key violations as ErrConflict.
+// wrap marks unique-key violations as ErrConflict, and an outage as
+// storage.ErrUnavailable.
 func (d *DB) wrap(err error) error {
 	if err == nil {
 		return nil
 	}
+	err = dbguard.Explain(err, d.timeout)
 	var pe *pgconn.PgError
 	if errors.As(err, &pe) && pe.Code == "23505" {
 		return fmt.Errorf("%w: %s", ErrConflict, pe.Message)
@@ -247,7 +310,9 @@ type Migration = migrate.Migration
 // write lock). A table recorded at a version newer than ms knows is an
 // error.
 func (d *DB) Migrate(ctx context.Context, ms []Migration) error {
-	return d.InTx(ctx, func(tx *Tx) error {
+	// Not under the call deadline: a migration of a large table may take
+	// longer.
+	return d.inTx(ctx, func(tx *Tx) error {
 		if d.Kind == Postgres {
 			if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtext(?))`, "agno-control:"+d.Schema); err != nil {
 				return fmt.Errorf("sqldb: lock for migrations: %w", err)

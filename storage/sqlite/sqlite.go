@@ -31,6 +31,7 @@ import (
 
 	"github.com/agno-go/agno/run"
 	"github.com/agno-go/agno/storage"
+	"github.com/agno-go/agno/storage/internal/dbguard"
 	"github.com/agno-go/agno/storage/internal/sqlstore"
 )
 
@@ -53,6 +54,11 @@ type Config struct {
 	// UpdateAttempts bounds UpdateSession's read-modify-write retries
 	// before it gives up with storage.ErrConflict. Default 64.
 	UpdateAttempts int
+	// CallTimeout bounds every call of the store but PutBlob (reading a
+	// large file may take longer); a write waits at most this plus
+	// BusyTimeout for a lock another process holds. Default 15s;
+	// negative: no deadline but the caller's.
+	CallTimeout time.Duration
 	// Logger receives migration notices. Default slog.Default().
 	Logger *slog.Logger
 }
@@ -88,6 +94,11 @@ type Store struct {
 	// eventStmts are the multi-row event INSERTs, by eventRowSizes.
 	eventStmts []*sql.Stmt
 	path       string
+	timeout    time.Duration
+	// unwritable is the last write's failure to reach the file (a
+	// read-only or full filesystem) until a commit succeeds: Ping
+	// reports it.
+	unwritable atomic.Pointer[error]
 }
 
 // Stats counts the store's work since Open.
@@ -279,7 +290,11 @@ func open(ctx context.Context, cfg Config, ms []migration) (*Store, error) {
 	w.SetMaxIdleConns(1)
 	w.SetConnMaxLifetime(0)
 	w.SetConnMaxIdleTime(0)
-	s := &Store{w: w, r: w, d: &dialect, sql: dialect.RunSQL(""), attempts: attempts, path: path, busy: busy}
+	timeout := cfg.CallTimeout
+	if timeout == 0 {
+		timeout = DefaultCallTimeout
+	}
+	s := &Store{w: w, r: w, d: &dialect, sql: dialect.RunSQL(""), attempts: attempts, path: path, busy: busy, timeout: timeout}
 
 	err = s.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		n, err := runMigrations(ctx, tx, ms)
@@ -368,12 +383,20 @@ func (s *Store) check() error {
 	return nil
 }
 
-// fail maps an error after Close to ErrClosed.
+// fail maps an error after Close to ErrClosed, and explains a deadline
+// passed or a file that cannot be written.
 func (s *Store) fail(err error) error {
-	if err != nil && s.closed.Load() && !errors.Is(err, storage.ErrClosed) {
+	if err == nil {
+		return nil
+	}
+	if s.closed.Load() && !errors.Is(err, storage.ErrClosed) {
 		return fmt.Errorf("%w (%v)", storage.ErrClosed, err)
 	}
-	return err
+	if u := s.unwritableError(err); u != nil {
+		s.unwritable.Store(&u)
+		return u
+	}
+	return dbguard.Explain(err, s.timeout)
 }
 
 func isBusy(err error) bool {
@@ -554,6 +577,7 @@ const restartWait = 50 * time.Millisecond
 func (s *Store) committed(err error) {
 	if err == nil {
 		s.commits.Add(1)
+		s.unwritable.Store(nil)
 		if s.ckpt != nil {
 			s.ckpt.poke()
 		}
@@ -591,6 +615,8 @@ func (s *Store) read(ctx context.Context, fn func(*sql.Tx) error) error {
 
 // EnsureSession implements storage.Store.
 func (s *Store) EnsureSession(ctx context.Context, sess *storage.Session) (*storage.Session, bool, error) {
+	ctx, cancel := s.bound(ctx)
+	defer cancel()
 	if sess.SessionID == "" {
 		return nil, false, fmt.Errorf("storage: session_id is empty: set Session.SessionID")
 	}
@@ -632,6 +658,8 @@ func (s *Store) EnsureSession(ctx context.Context, sess *storage.Session) (*stor
 
 // GetSession implements storage.Store.
 func (s *Store) GetSession(ctx context.Context, id string) (*storage.Session, error) {
+	ctx, cancel := s.bound(ctx)
+	defer cancel()
 	if err := s.check(); err != nil {
 		return nil, err
 	}
@@ -648,6 +676,8 @@ func (s *Store) GetSession(ctx context.Context, id string) (*storage.Session, er
 // UpdateSession implements storage.Store with optimistic versioning: the
 // write applies only if the version read is still current.
 func (s *Store) UpdateSession(ctx context.Context, id string, fn func(*storage.Session) error) (*storage.Session, error) {
+	ctx, cancel := s.bound(ctx)
+	defer cancel()
 	for attempt := range s.attempts {
 		cur, err := s.GetSession(ctx, id)
 		if err != nil {
@@ -684,6 +714,8 @@ func (s *Store) UpdateSession(ctx context.Context, id string, fn func(*storage.S
 
 // ListSessions implements storage.Store.
 func (s *Store) ListSessions(ctx context.Context, q storage.SessionQuery) ([]*storage.Session, int, error) {
+	ctx, cancel := s.bound(ctx)
+	defer cancel()
 	count, list, args := s.d.ListSessions(q)
 	var out []*storage.Session
 	var total int
@@ -748,6 +780,8 @@ func anys(ids []string) []any {
 // DeleteSessions implements storage.Store; sessions, runs and events go in
 // one transaction.
 func (s *Store) DeleteSessions(ctx context.Context, ids ...string) error {
+	ctx, cancel := s.bound(ctx)
+	defer cancel()
 	if err := s.check(); err != nil {
 		return err
 	}
@@ -780,6 +814,8 @@ func (s *Store) DeleteSessions(ctx context.Context, ids ...string) error {
 
 // CreateRun implements storage.Store.
 func (s *Store) CreateRun(ctx context.Context, r *storage.Run) error {
+	ctx, cancel := s.bound(ctx)
+	defer cancel()
 	if err := storage.ValidateRun(r); err != nil {
 		return err
 	}
@@ -847,6 +883,8 @@ func (s *Store) whyNotWritten(ctx context.Context, r *storage.Run, pending bool)
 
 // UpdateRun implements storage.Store.
 func (s *Store) UpdateRun(ctx context.Context, r *storage.Run) error {
+	ctx, cancel := s.bound(ctx)
+	defer cancel()
 	if err := storage.ValidateRun(r); err != nil {
 		return err
 	}
@@ -866,6 +904,8 @@ func (s *Store) UpdateRun(ctx context.Context, r *storage.Run) error {
 // StartRun implements storage.Store: the session and the run in one
 // transaction.
 func (s *Store) StartRun(ctx context.Context, sess *storage.Session, r *storage.Run, pending bool) (*storage.Session, error) {
+	ctx, cancel := s.bound(ctx)
+	defer cancel()
 	if err := storage.ValidateRun(r); err != nil {
 		return nil, err
 	}
@@ -916,6 +956,8 @@ func (s *Store) StartRun(ctx context.Context, sess *storage.Session, r *storage.
 // session change in one transaction (the session read inside it, where
 // no other writer can come between).
 func (s *Store) SaveRun(ctx context.Context, w storage.RunWrite) error {
+	ctx, cancel := s.bound(ctx)
+	defer cancel()
 	runID, err := sqlstore.ValidateWrite(w)
 	if err != nil {
 		return err
@@ -926,6 +968,15 @@ func (s *Store) SaveRun(ctx context.Context, w storage.RunWrite) error {
 	err = s.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		if w.Run != nil {
 			if err := execRun(ctx, tx, s.st.updateRun, w.Run); err != nil {
+				return err
+			}
+		} else if w.Owner != "" {
+			var one int
+			err := tx.QueryRowContext(ctx, s.sql.Owned, runID, w.Owner).Scan(&one)
+			if errors.Is(err, sql.ErrNoRows) {
+				return fmt.Errorf("events of run %q: %w: it is not in flight under %s", runID, storage.ErrConflict, w.Owner)
+			}
+			if err != nil {
 				return err
 			}
 		}
@@ -1017,6 +1068,8 @@ func eventInsertSQL(n int) string {
 
 // ClaimRun implements storage.Store.
 func (s *Store) ClaimRun(ctx context.Context, c storage.Claim) (*storage.Run, error) {
+	ctx, cancel := s.bound(ctx)
+	defer cancel()
 	if err := s.check(); err != nil {
 		return nil, err
 	}
@@ -1044,6 +1097,8 @@ func (s *Store) ClaimRun(ctx context.Context, c storage.Claim) (*storage.Run, er
 
 // RequestCancel implements storage.Store.
 func (s *Store) RequestCancel(ctx context.Context, runID string) (*storage.Run, error) {
+	ctx, cancel := s.bound(ctx)
+	defer cancel()
 	if err := s.check(); err != nil {
 		return nil, err
 	}
@@ -1067,6 +1122,8 @@ func (s *Store) RequestCancel(ctx context.Context, runID string) (*storage.Run, 
 
 // Heartbeat implements storage.Store.
 func (s *Store) Heartbeat(ctx context.Context, instanceID string) error {
+	ctx, cancel := s.bound(ctx)
+	defer cancel()
 	if instanceID == "" {
 		return errors.New("sqlite: Heartbeat needs an instance id")
 	}
@@ -1083,8 +1140,27 @@ func (s *Store) Heartbeat(ctx context.Context, instanceID string) error {
 	return nil
 }
 
+// ReleaseInstance implements storage.InstanceReleaser.
+func (s *Store) ReleaseInstance(ctx context.Context, instanceID string) error {
+	ctx, cancel := s.bound(ctx)
+	defer cancel()
+	if err := s.check(); err != nil {
+		return err
+	}
+	err := s.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, s.sql.ReleaseInstance, instanceID)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("sqlite: release instance: %w", err)
+	}
+	return nil
+}
+
 // Instances implements storage.Store.
 func (s *Store) Instances(ctx context.Context) (map[string]int64, error) {
+	ctx, cancel := s.bound(ctx)
+	defer cancel()
 	if err := s.check(); err != nil {
 		return nil, err
 	}
@@ -1137,6 +1213,8 @@ func (s *Store) PutBlob(ctx context.Context, sessionID, blobID string, r io.Read
 
 // GetBlob implements storage.Store.
 func (s *Store) GetBlob(ctx context.Context, sessionID, blobID string) ([]byte, error) {
+	ctx, cancel := s.bound(ctx)
+	defer cancel()
 	if err := s.check(); err != nil {
 		return nil, err
 	}
@@ -1154,6 +1232,8 @@ func (s *Store) GetBlob(ctx context.Context, sessionID, blobID string) ([]byte, 
 
 // GetRun implements storage.Store.
 func (s *Store) GetRun(ctx context.Context, id string) (*storage.Run, error) {
+	ctx, cancel := s.bound(ctx)
+	defer cancel()
 	if err := s.check(); err != nil {
 		return nil, err
 	}
@@ -1169,6 +1249,8 @@ func (s *Store) GetRun(ctx context.Context, id string) (*storage.Run, error) {
 
 // ListRuns implements storage.Store.
 func (s *Store) ListRuns(ctx context.Context, q storage.RunQuery) ([]*storage.Run, error) {
+	ctx, cancel := s.bound(ctx)
+	defer cancel()
 	if err := s.check(); err != nil {
 		return nil, err
 	}
@@ -1195,6 +1277,8 @@ func (s *Store) ListRuns(ctx context.Context, q storage.RunQuery) ([]*storage.Ru
 // AppendEvents implements storage.Store; seq numbers come from the last
 // stored one inside the write transaction, so appenders never collide.
 func (s *Store) AppendEvents(ctx context.Context, runID string, events ...json.RawMessage) (int64, error) {
+	ctx, cancel := s.bound(ctx)
+	defer cancel()
 	if err := s.check(); err != nil {
 		return 0, err
 	}
@@ -1220,6 +1304,8 @@ func (s *Store) AppendEvents(ctx context.Context, runID string, events ...json.R
 
 // ListEvents implements storage.Store.
 func (s *Store) ListEvents(ctx context.Context, runID string, after int64) ([]storage.Event, error) {
+	ctx, cancel := s.bound(ctx)
+	defer cancel()
 	if err := s.check(); err != nil {
 		return nil, err
 	}
@@ -1249,6 +1335,8 @@ func (s *Store) ListEvents(ctx context.Context, runID string, after int64) ([]st
 // UpsertMemory implements storage.Store; an existing memory keeps its
 // created_at.
 func (s *Store) UpsertMemory(ctx context.Context, m *storage.Memory) error {
+	ctx, cancel := s.bound(ctx)
+	defer cancel()
 	if m.MemoryID == "" {
 		return fmt.Errorf("storage: memory_id is empty: set Memory.MemoryID")
 	}
@@ -1279,6 +1367,8 @@ func (s *Store) UpsertMemory(ctx context.Context, m *storage.Memory) error {
 
 // GetMemory implements storage.Store.
 func (s *Store) GetMemory(ctx context.Context, id string) (*storage.Memory, error) {
+	ctx, cancel := s.bound(ctx)
+	defer cancel()
 	if err := s.check(); err != nil {
 		return nil, err
 	}
@@ -1294,6 +1384,8 @@ func (s *Store) GetMemory(ctx context.Context, id string) (*storage.Memory, erro
 
 // ListMemories implements storage.Store.
 func (s *Store) ListMemories(ctx context.Context, q storage.MemoryQuery) ([]*storage.Memory, int, error) {
+	ctx, cancel := s.bound(ctx)
+	defer cancel()
 	count, list, args := s.d.ListMemories(q)
 	var out []*storage.Memory
 	var total int
@@ -1323,6 +1415,8 @@ func (s *Store) ListMemories(ctx context.Context, q storage.MemoryQuery) ([]*sto
 
 // DeleteMemories implements storage.Store.
 func (s *Store) DeleteMemories(ctx context.Context, ids ...string) error {
+	ctx, cancel := s.bound(ctx)
+	defer cancel()
 	if err := s.check(); err != nil {
 		return err
 	}
@@ -1346,6 +1440,8 @@ func (s *Store) DeleteMemories(ctx context.Context, ids ...string) error {
 
 // MemoryTopics implements storage.Store.
 func (s *Store) MemoryTopics(ctx context.Context, userID string) ([]string, error) {
+	ctx, cancel := s.bound(ctx)
+	defer cancel()
 	if err := s.check(); err != nil {
 		return nil, err
 	}
@@ -1376,6 +1472,8 @@ func (s *Store) MemoryTopics(ctx context.Context, userID string) ([]string, erro
 
 // MemoryStats implements storage.Store.
 func (s *Store) MemoryStats(ctx context.Context, userID string, limit, page int) ([]storage.UserMemoryStats, int, error) {
+	ctx, cancel := s.bound(ctx)
+	defer cancel()
 	count, list, args := s.d.MemoryStats(userID, limit, page)
 	out := []storage.UserMemoryStats{}
 	var total int
