@@ -202,6 +202,8 @@ type OS struct {
 	closed   atomic.Bool
 	// draining: shutdown began; no run starts.
 	draining atomic.Bool
+	// ready holds /ready's check in flight and the cause last logged.
+	ready readiness
 
 	limits limits
 	// ownSpool is the spool directory New made (removed at Close).
@@ -363,7 +365,7 @@ func (o *OS) ListenAndServe(ctx context.Context, addr string) error {
 // left RUNNING) and releases resources.
 func (o *OS) Serve(ctx context.Context, ln net.Listener) error {
 	srv := &http.Server{
-		Handler: bodyDeadline(o.Handler(), o.cfg.BodyReadTimeout),
+		Handler: o.refuseWhileDraining(bodyDeadline(o.Handler(), o.cfg.BodyReadTimeout)),
 		// Slowloris: headers must arrive within 10 s, and a body that
 		// stalls BodyReadTimeout is cut (bodyDeadline). No ReadTimeout
 		// (it would bound a whole upload, however steadily it arrives)
@@ -387,13 +389,42 @@ func (o *OS) Serve(ctx context.Context, ln net.Listener) error {
 	o.draining.Store(true)
 	// No schedule fires into a server that is draining.
 	o.stopSchedules()
-	_ = srv.Shutdown(sctx)
+	// The listener stays open while the runs in flight end: a new request
+	// gets a 503 (and its connection closed), so a load balancer sees the
+	// drain and sends it elsewhere, instead of connections refused.
+	srv.SetKeepAlivesEnabled(false)
 	if ids := o.eng.Drain(sctx, errShutdown); len(ids) > 0 {
 		sort.Strings(ids)
 		o.log.Warn("cancelled runs still running at shutdown", "runs", ids)
 	}
+	// The rest of the timeout (at least a moment) for the answers still
+	// being written, then every connection goes.
+	fctx, fcancel := context.WithTimeout(context.Background(), max(time.Until(deadlineOf(sctx)), time.Second))
+	defer fcancel()
+	if err := srv.Shutdown(fctx); err != nil {
+		_ = srv.Close()
+	}
 	<-errc
 	return o.Close()
+}
+
+func deadlineOf(ctx context.Context) time.Time {
+	d, _ := ctx.Deadline()
+	return d
+}
+
+// refuseWhileDraining answers every request that arrives during a drain
+// with agno's 503 shape, on a connection it then closes.
+func (o *OS) refuseWhileDraining(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if o.draining.Load() && !isReadyPath(r.URL.Path) { // /ready answers its own shape (ready.go)
+			w.Header().Set("Connection", "close")
+			w.Header().Set("Retry-After", "1")
+			writeError(w, http.StatusServiceUnavailable, shuttingDown)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
 }
 
 var errShutdown = errors.New("server shutting down")

@@ -160,8 +160,8 @@ func runError(w http.ResponseWriter, runID string, err error) {
 		writeError(w, http.StatusConflict, runExistsText(runID))
 		return
 	}
-	if errors.Is(err, runs.ErrShuttingDown) {
-		writeError(w, http.StatusServiceUnavailable, shuttingDown)
+	if errors.Is(err, runs.ErrRefused) {
+		writeError(w, http.StatusServiceUnavailable, refusedText(err))
 		return
 	}
 	fail(w, err)
@@ -217,6 +217,14 @@ func (o *OS) handleRun(k kind) http.HandlerFunc {
 
 const shuttingDown = "AgentOS is shutting down"
 
+// refusedText answers a run the engine refused (runs.ErrRefused).
+func refusedText(err error) string {
+	if errors.Is(err, runs.ErrLeaseLapsed) {
+		return "This AgentOS instance lost its database lease and takes no new run until it renews it: retry, another replica can take the run"
+	}
+	return shuttingDown
+}
+
 // startBackground runs detached from the request: 202 for non-stream, a
 // resumable stream (event_index) for stream. The run survives the client
 // leaving, is pollable with GET .../runs/{run_id}, and is resumed on any
@@ -247,8 +255,8 @@ func (o *OS) launch(w http.ResponseWriter, r *http.Request, rf *runForm, row sto
 	if err != nil {
 		release()
 		switch {
-		case errors.Is(err, runs.ErrShuttingDown):
-			writeError(w, http.StatusServiceUnavailable, shuttingDown)
+		case errors.Is(err, runs.ErrRefused):
+			writeError(w, http.StatusServiceUnavailable, refusedText(err))
 		case errors.Is(err, run.ErrRunExists):
 			writeError(w, http.StatusConflict, runExistsText(row.RunID))
 		default:
@@ -432,8 +440,8 @@ func continueError(w http.ResponseWriter, runID string, err error) {
 		writeError(w, http.StatusConflict, "Run "+runID+" is not paused: "+err.Error())
 	case errors.Is(err, run.ErrUnresolved):
 		writeError(w, http.StatusBadRequest, err.Error())
-	case errors.Is(err, runs.ErrShuttingDown):
-		writeError(w, http.StatusServiceUnavailable, shuttingDown)
+	case errors.Is(err, runs.ErrRefused):
+		writeError(w, http.StatusServiceUnavailable, refusedText(err))
 	case errors.Is(err, runs.ErrStorage):
 		writeError(w, http.StatusInternalServerError, err.Error())
 	default:

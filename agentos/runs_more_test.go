@@ -513,8 +513,9 @@ func TestRunSurvivesReload(t *testing.T) {
 	}
 }
 
-// Shutdown stops accepting, then lets a run that finishes within the
-// timeout complete (it is not cancelled).
+// Shutdown answers new requests 503 (agno's shape, the connection
+// closed) while the listener stays open, and lets a run that finishes
+// within the timeout complete (it is not cancelled).
 func TestShutdownLetsRunFinish(t *testing.T) {
 	store := memory.New()
 	b := newBlocker(t, "Slow", store)
@@ -537,14 +538,25 @@ func TestShutdownLetsRunFinish(t *testing.T) {
 	resp.Body.Close()
 	runID := <-b.started
 	stop()
-	// Release the run only once the server no longer accepts connections,
-	// so it finishes during the shutdown.
-	for {
-		c, err := net.Dial("tcp", ln.Addr().String())
+	// Release the run only once the server answers the drain, so it
+	// finishes during the shutdown: the listener is still open, and a new
+	// request gets agno's 503 with its connection closed.
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		resp, err := http.Get(base + "/health")
 		if err != nil {
+			t.Fatalf("the listener closed during the drain: %v", err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode == http.StatusServiceUnavailable {
+			if string(body) != `{"detail":"AgentOS is shutting down"}` || !resp.Close {
+				t.Fatalf("503 during the drain: %s close=%v", body, resp.Close)
+			}
 			break
 		}
-		c.Close()
+		if time.Now().After(deadline) {
+			t.Fatalf("no 503 during the drain: %d %s", resp.StatusCode, body)
+		}
 		time.Sleep(5 * time.Millisecond)
 	}
 	select {

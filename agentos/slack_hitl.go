@@ -183,7 +183,7 @@ func (o *OS) slackInteract(s *slack.Config) func(slack.Action) error {
 		err := o.eng.Detach(context.Background(), "slack-action:"+run.NewID(), "slack", func(ctx context.Context) {
 			o.slackAct(ctx, s, api, a)
 		})
-		if errors.Is(err, runs.ErrShuttingDown) {
+		if errors.Is(err, runs.ErrRefused) {
 			return slack.ErrBusy
 		}
 		return err

@@ -98,7 +98,7 @@ func (o *OS) slackStart(s *slack.Config) func(slack.Message) error {
 				return o.runForSlack(ctx, kind, id, req, emit)
 			})
 		})
-		if errors.Is(err, runs.ErrShuttingDown) {
+		if errors.Is(err, runs.ErrRefused) {
 			return slack.ErrBusy
 		}
 		return err
@@ -206,7 +206,7 @@ func (o *OS) slackThreadStarted(s *slack.Config) func(slack.ThreadStart) error {
 				o.log.Warn("Slack: could not set the suggested prompts", "channel", t.Channel, "err", err)
 			}
 		})
-		if errors.Is(err, runs.ErrShuttingDown) {
+		if errors.Is(err, runs.ErrRefused) {
 			return slack.ErrBusy
 		}
 		return err

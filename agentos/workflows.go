@@ -180,8 +180,8 @@ func (o *OS) handleWorkflowRun(w http.ResponseWriter, r *http.Request) {
 
 func workflowError(w http.ResponseWriter, err error) {
 	switch {
-	case errors.Is(err, runs.ErrShuttingDown):
-		writeError(w, http.StatusServiceUnavailable, shuttingDown)
+	case errors.Is(err, runs.ErrRefused):
+		writeError(w, http.StatusServiceUnavailable, refusedText(err))
 	case errors.Is(err, run.ErrRunExists):
 		writeError(w, http.StatusConflict, err.Error())
 	case errors.Is(err, workflow.ErrInvalidInput):
@@ -269,8 +269,8 @@ func (o *OS) handleWorkflowContinue(w http.ResponseWriter, r *http.Request) {
 func workflowContinueError(w http.ResponseWriter, err error) {
 	var np *notPaused
 	switch {
-	case errors.Is(err, runs.ErrShuttingDown):
-		writeError(w, http.StatusServiceUnavailable, shuttingDown)
+	case errors.Is(err, runs.ErrRefused):
+		writeError(w, http.StatusServiceUnavailable, refusedText(err))
 	case errors.Is(err, run.ErrNotFound):
 		writeError(w, http.StatusNotFound, "Run not found")
 	case errors.As(err, &np):

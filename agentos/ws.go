@@ -362,8 +362,8 @@ func (c *wsConn) start(m wsMessage) {
 }
 
 func launchError(err error) string {
-	if errors.Is(err, runs.ErrShuttingDown) {
-		return shuttingDown
+	if errors.Is(err, runs.ErrRefused) {
+		return refusedText(err)
 	}
 	return err.Error()
 }

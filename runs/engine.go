@@ -35,11 +35,24 @@ import (
 
 // Errors of the engine.
 var (
+	// ErrRefused is matched by every refusal of a new run by this
+	// instance (ErrShuttingDown, ErrLeaseLapsed): another may take it.
+	ErrRefused = errors.New("runs: this instance takes no new run")
 	// ErrShuttingDown: the engine is draining and starts no run.
-	ErrShuttingDown = errors.New("runs: shutting down")
+	ErrShuttingDown = fmt.Errorf("%w: shutting down", ErrRefused)
 	// ErrStorage wraps a storage failure on a run's durable path: the run
 	// fails with it (nothing is silently lost).
 	ErrStorage = errors.New("runs: the run could not be stored")
+	// ErrLeaseLapsed: this instance could not renew its lease for longer
+	// than the lease, so other instances may have taken its runs; it
+	// takes no run until a renewal succeeds.
+	ErrLeaseLapsed = fmt.Errorf("%w until it renews its lease: the lease lapsed (the database did not take its renewals)", ErrRefused)
+	// ErrTakenOver: another instance recovered the run while this one had
+	// lost its lease; the run is stopped here.
+	ErrTakenOver = errors.New("runs: the run was taken over by another instance (this instance's lease had lapsed)")
+	// ErrInstanceAlive: Start found the instance id's lease renewed by
+	// another live process.
+	ErrInstanceAlive = errors.New("runs: the instance is alive in another process")
 )
 
 // Config configures an Engine.
@@ -66,7 +79,11 @@ type Config struct {
 	// Runs that are not resumable batch by count only (Run.Record).
 	BatchEvents int
 	BatchDelay  time.Duration
-	Logger      *slog.Logger
+	// DrainGrace bounds how long Drain waits, after it cancelled the runs
+	// still in flight, for them to end (default 5s): a run stuck in a
+	// call that ignores its context must not hold shutdown.
+	DrainGrace time.Duration
+	Logger     *slog.Logger
 }
 
 // Engine keeps runs; safe for concurrent use.
@@ -95,6 +112,13 @@ type Engine struct {
 	watchers map[int]func(Change)
 	watchSeq int
 
+	// renewedAt is when the lease was last renewed (unix ns; 0 before
+	// Start); healthySince when renewals last started to succeed again
+	// (0 while they fail).
+	renewedAt    atomic.Int64
+	healthySince atomic.Int64
+	now          func() time.Time
+
 	loopCtx    context.Context
 	stopLoops  context.CancelFunc
 	loops      sync.WaitGroup
@@ -107,8 +131,11 @@ type Engine struct {
 
 // New returns an engine. It does no background work until Start.
 func New(cfg Config) (*Engine, error) {
-	if cfg.Lease < 0 || cfg.Poll < 0 || cfg.BatchDelay < 0 || cfg.BatchEvents < 0 {
-		return nil, errors.New("runs: Lease, Poll, BatchDelay and BatchEvents must not be negative")
+	if cfg.Lease < 0 || cfg.Poll < 0 || cfg.BatchDelay < 0 || cfg.BatchEvents < 0 || cfg.DrainGrace < 0 {
+		return nil, errors.New("runs: Lease, Poll, BatchDelay, BatchEvents and DrainGrace must not be negative")
+	}
+	if cfg.DrainGrace == 0 {
+		cfg.DrainGrace = 5 * time.Second
 	}
 	if cfg.Lease == 0 {
 		cfg.Lease = 15 * time.Second
@@ -132,7 +159,7 @@ func New(cfg Config) (*Engine, error) {
 	}
 	e := &Engine{cfg: cfg, st: cfg.Store, log: cfg.Logger, cancels: newCancels(), streams: newStreams(),
 		live: map[string]*Run{}, launched: map[string]context.CancelCauseFunc{}, unsettled: map[string]string{}, waiters: map[string][]chan struct{}{},
-		watchers: map[int]func(Change){}}
+		watchers: map[int]func(Change){}, now: time.Now}
 	e.loopCtx, e.stopLoops = context.WithCancel(context.Background())
 	return e, nil
 }
@@ -223,10 +250,14 @@ func (e *Engine) Start(ctx context.Context) error {
 	}
 	var err error
 	e.startOnce.Do(func() {
+		if err = e.waitOwnLease(ctx); err != nil {
+			return
+		}
 		if err = e.st.Heartbeat(ctx, e.cfg.Instance); err != nil {
 			err = fmt.Errorf("runs: register instance %s: %w", e.cfg.Instance, err)
 			return
 		}
+		e.renewed(false)
 		if err = e.Recover(ctx); err != nil {
 			return
 		}
@@ -284,9 +315,27 @@ func (e *Engine) Close() error {
 	return nil
 }
 
+// Release ends a closed engine's lease at once, for a clean shutdown
+// after Drain (the store must be a storage.InstanceReleaser): a restart
+// with the same instance id need not wait for the lease to lapse, and
+// other instances recover at once any run the drain left.
+func (e *Engine) Release(ctx context.Context) error {
+	rel, ok := e.st.(storage.InstanceReleaser)
+	if !ok || e.renewedAt.Load() == 0 {
+		return nil
+	}
+	e.Close() // no renewal after the release
+	if err := rel.ReleaseInstance(ctx, e.cfg.Instance); err != nil {
+		return fmt.Errorf("runs: release the lease of %s: %w", e.cfg.Instance, err)
+	}
+	return nil
+}
+
 // Drain refuses new runs, waits for the runs in flight until ctx ends,
 // then cancels the rest with cause and waits for them to end (they are
-// stored CANCELLED, never left RUNNING). It returns the ids it
+// stored CANCELLED, never left RUNNING) — at most DrainGrace: a run still
+// going then is left to recovery (this instance's restart, or another's
+// once the lease Close releases lapses) and logged. It returns the ids it
 // cancelled.
 func (e *Engine) Drain(ctx context.Context, cause error) []string {
 	e.mu.Lock()
@@ -313,7 +362,13 @@ func (e *Engine) Drain(ctx context.Context, cause error) []string {
 	}
 	e.mu.Unlock()
 	e.cancels.cancelAll(cause)
-	<-done
+	grace := time.NewTimer(e.cfg.DrainGrace)
+	defer grace.Stop()
+	select {
+	case <-done:
+	case <-grace.C:
+		e.log.Error("runs: runs still in flight after the drain's cancel; leaving them to recovery", "runs", ids, "grace", e.cfg.DrainGrace)
+	}
 	return ids
 }
 
@@ -322,6 +377,9 @@ func (e *Engine) Drain(ctx context.Context, cause error) []string {
 // executor's Begin or Claim (runID) is admitted, so it ends stored
 // rather than left PENDING.
 func (e *Engine) admit(runID string) error {
+	if e.leaseLapsed() {
+		return ErrLeaseLapsed
+	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if _, launched := e.launched[runID]; e.draining && (runID == "" || !launched) {

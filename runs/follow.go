@@ -2,9 +2,11 @@ package runs
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"iter"
+	"strings"
 	"time"
 
 	"github.com/agno-go/agno/run"
@@ -33,6 +35,9 @@ type Follow struct {
 	last int64
 	s    *stream
 	gen  int
+	// ended: an event that ends the run itself was seen (a follower of a
+	// run recovered elsewhere gets one made up from its row).
+	ended bool
 }
 
 // Follow opens a run's stream after index last (-1: from the start).
@@ -81,7 +86,87 @@ func (e *Engine) Follow(ctx context.Context, runID, componentID string, last int
 	if len(evs) > 0 {
 		f.last = evs[len(evs)-1].Index
 	}
+	f.saw(evs)
+	if f.Settled {
+		// The stream's end, if it has one, is its last event: in Missed,
+		// or the last the client has.
+		if len(evs) == 0 && last >= 0 {
+			tail, err := e.storedSince(ctx, runID, last-1)
+			if err != nil {
+				return nil, err
+			}
+			f.saw(tail)
+		}
+		f.Missed = append(f.Missed, f.ending(rec)...)
+	}
 	return f, nil
+}
+
+// saw notes whether evs hold an event that ends the run itself.
+func (f *Follow) saw(evs []Event) {
+	for _, ev := range evs {
+		if endsRun(ev.Name) && ownEvent(ev.Payload, f.runID) {
+			f.ended = true
+		}
+	}
+}
+
+// ending is the terminal event a follower gets of a run that ended ERROR
+// or CANCELLED without one in its stream (another instance recovered it
+// after its owner's lease lapsed): agno's RunError (TeamRunError,
+// WorkflowError) with the reason stored on the row. None when the stream
+// has its own end.
+func (f *Follow) ending(rec *storage.Run) []Event {
+	if f.ended || (rec.Status != run.StatusError && rec.Status != run.StatusCancelled) {
+		return nil
+	}
+	f.ended = true
+	doc := map[string]any{}
+	_ = run.DecodeJSON(rec.Data, &doc)
+	reason, _ := doc["content"].(string)
+	if reason == "" {
+		reason = "The run ended " + string(rec.Status) + " on another instance."
+	}
+	b := run.EventBase{RunID: rec.RunID, SessionID: rec.SessionID, ParentRunID: rec.ParentRunID}
+	var e run.Event
+	switch rec.SessionType {
+	case storage.SessionTeam:
+		b.TeamID = rec.ComponentID
+		e = &run.RunError{EventBase: b, Content: reason}
+	case storage.SessionWorkflow:
+		b.WorkflowID, b.WorkflowRunID = rec.ComponentID, rec.RunID
+		e = &run.WorkflowError{EventBase: b, Error: reason}
+	default:
+		b.AgentID = rec.ComponentID
+		e = &run.RunError{EventBase: b, Content: reason}
+	}
+	idx := f.last + 1
+	p, err := payload(run.Stamp(e), idx, rec.RunID)
+	if err != nil {
+		return nil
+	}
+	f.last = idx
+	return []Event{{Index: idx, Name: e.Kind(), Payload: p}}
+}
+
+// endsRun reports an event name that ends a run's stream (agno closes a
+// cancelled stream with RunCompleted too).
+func endsRun(name string) bool {
+	switch strings.TrimPrefix(name, "Team") {
+	case "RunCompleted", "RunError", "RunCancelled", "RunPaused",
+		"WorkflowCompleted", "WorkflowError", "WorkflowCancelled", "WorkflowPaused":
+		return true
+	}
+	return false
+}
+
+// ownEvent reports an event of the run itself, not of a member run it
+// forwards.
+func ownEvent(p []byte, runID string) bool {
+	var b struct {
+		RunID string `json:"run_id"`
+	}
+	return json.Unmarshal(p, &b) == nil && b.RunID == runID
 }
 
 // current reports whether a local stream still tells the run's story: it
@@ -198,7 +283,12 @@ func (f *Follow) fromStorage(ctx context.Context) (evs []Event, done bool, wait 
 	if len(evs) > 0 {
 		f.last = evs[len(evs)-1].Index
 	}
-	return evs, !rec.InFlight(), wait, nil
+	f.saw(evs)
+	done = !rec.InFlight()
+	if done {
+		evs = append(evs, f.ending(rec)...)
+	}
+	return evs, done, wait, nil
 }
 
 // waitFor returns a channel closed when the run may have changed: a

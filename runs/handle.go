@@ -275,7 +275,11 @@ func (r *Run) flush(ctx context.Context) error {
 	if len(evs) == 0 {
 		return nil
 	}
-	if err := r.e.st.SaveRun(ctx, storage.RunWrite{RunID: r.row.RunID, Events: evs}); err != nil {
+	if err := r.e.st.SaveRun(ctx, storage.RunWrite{RunID: r.row.RunID, Owner: r.row.Owner, Events: evs}); err != nil {
+		if errors.Is(err, storage.ErrConflict) && r.row.Owner != "" {
+			r.lose() // taken over: nothing more of it runs here
+			return nil
+		}
 		r.requeue(evs)
 		return fmt.Errorf("%w: events of run %s: %v", ErrStorage, r.row.RunID, err)
 	}
@@ -395,6 +399,9 @@ func (r *Run) Finish(ctx context.Context, f Finish) error {
 		r.requeue(evs)
 	}
 	if errors.Is(err, storage.ErrConflict) {
+		if r.row.Owner != "" {
+			r.lose()
+		}
 		return fmt.Errorf("%w: run %s was taken over by another instance (its lease expired): %v", ErrStorage, r.row.RunID, err)
 	}
 	if err != nil {
@@ -424,6 +431,9 @@ func (r *Run) Save(ctx context.Context, doc json.RawMessage) error {
 	r.mu.Unlock()
 	if err := r.e.st.SaveRun(ctx, storage.RunWrite{Run: r.rowCopy(), Events: evs}); err != nil {
 		r.requeue(evs)
+		if errors.Is(err, storage.ErrConflict) && r.row.Owner != "" {
+			r.lose() // taken over: no further step of it runs here
+		}
 		return fmt.Errorf("%w: %v", ErrStorage, err)
 	}
 	return nil

@@ -22,10 +22,22 @@ func (e *Engine) heartbeatLoop(ctx context.Context) {
 			return
 		case <-t.C:
 		}
-		if err := e.st.Heartbeat(ctx, e.cfg.Instance); err != nil && ctx.Err() == nil {
+		prev := e.renewedAt.Load()
+		if err := e.st.Heartbeat(ctx, e.cfg.Instance); err != nil {
+			if ctx.Err() != nil {
+				return
+			}
+			e.healthySince.Store(0)
 			e.log.Warn("runs: could not renew the lease; other instances take over this instance's runs if it lapses",
 				"instance", e.cfg.Instance, "lease", e.cfg.Lease, "error", err)
 			continue
+		}
+		gap := prev != 0 && e.now().Sub(time.Unix(0, prev)) > e.cfg.Lease
+		e.renewed(gap)
+		if gap {
+			// The lease lapsed (an outage, a frozen process): others may
+			// have recovered runs still going here.
+			e.stopLost(ctx)
 		}
 		e.settleUnsettled(ctx)
 	}
@@ -81,8 +93,14 @@ func (e *Engine) recoveryLoop(ctx context.Context) {
 
 // RecoverExpired marks ERROR the in-flight runs whose owner's lease
 // expired. Any instance may do it; a run claimed by a live instance in
-// between is left alone.
+// between is left alone. A started engine does it only once its own
+// renewals have succeeded for a full lease: after an outage every
+// heartbeat is stale by the outage's length, and the others get that
+// lease to renew theirs.
 func (e *Engine) RecoverExpired(ctx context.Context) error {
+	if !e.judgesOthers() {
+		return nil // its own outage made every heartbeat look old
+	}
 	insts, err := e.st.Instances(ctx)
 	if err != nil {
 		return err

@@ -193,8 +193,8 @@ func TestExpiredLeaseRecovery(t *testing.T) {
 		}
 		select {
 		case n := <-followed:
-			if n != 0 {
-				t.Fatalf("follower got %d events after recovery, want none", n)
+			if n != 1 {
+				t.Fatalf("follower got %d events after recovery, want the RunError of its end", n)
 			}
 		case <-time.After(5 * time.Second):
 			t.Fatal("B's follower of the recovered run did not end")
@@ -243,7 +243,9 @@ func TestRestartRecoversOwnRuns(t *testing.T) {
 	eachBackend(t, func(t *testing.T, d *db) {
 		ctx := context.Background()
 		stA := d.open(t)
-		a := started(t, engine(t, stA, "replica-a", withLease(time.Minute)))
+		// A short lease: the restart waits it out, as after a crash (it
+		// cannot tell a dead process from a live one sooner).
+		a := started(t, engine(t, stA, "replica-a", withLease(time.Second)))
 		fg := begin(t, a, "r-fg", false)
 		gate := make(chan struct{})
 		if err := a.Launch(ctx, runs.Launch{Row: row("r-bg"), Exec: func(ctx context.Context) { <-gate }}); err != nil {
@@ -260,7 +262,7 @@ func TestRestartRecoversOwnRuns(t *testing.T) {
 		}
 
 		a.Close() // the process dies
-		restarted := engine(t, d.open(t), "replica-a", withLease(time.Minute))
+		restarted := engine(t, d.open(t), "replica-a", withLease(time.Second))
 		started(t, restarted)
 		for id, want := range map[string]run.Status{"r-fg": run.StatusError, "r-bg": run.StatusError, "r-paused": run.StatusPaused} {
 			if r := getRun(t, stA, id); r.Status != want {
@@ -447,11 +449,11 @@ func TestWatchSeesOtherEnginesChanges(t *testing.T) {
 // "taken over").
 func TestLateFinishOfARecoveredRunIsRefused(t *testing.T) {
 	eachBackend(t, func(t *testing.T, d *db) {
-		a := started(t, engine(t, d.open(t), "replica-a", withLease(time.Minute)))
+		a := started(t, engine(t, d.open(t), "replica-a", withLease(time.Second)))
 		l := begin(t, a, "r-late", true)
 		l.events(2)
 		a.Close()
-		started(t, engine(t, d.open(t), "replica-a", withLease(time.Minute))) // restarted: recovers r-late
+		started(t, engine(t, d.open(t), "replica-a", withLease(time.Second))) // restarted once the lease lapsed: recovers r-late
 		if r := getRun(t, a.Store(), "r-late"); r.Status != run.StatusError {
 			t.Fatalf("not recovered: %s", r.Status)
 		}

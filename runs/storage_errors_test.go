@@ -89,6 +89,13 @@ func (f *faulty) Heartbeat(ctx context.Context, id string) error {
 	return f.Store.Heartbeat(ctx, id)
 }
 
+func (f *faulty) Instances(ctx context.Context) (map[string]int64, error) {
+	if err := f.err("Instances"); err != nil {
+		return nil, err
+	}
+	return f.Store.Instances(ctx)
+}
+
 func (f *faulty) ListEvents(ctx context.Context, runID string, after int64) ([]storage.Event, error) {
 	if err := f.err("ListEvents"); err != nil {
 		return nil, err

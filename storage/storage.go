@@ -122,6 +122,10 @@ type RunWrite struct {
 	Run *Run
 	// RunID names the run Events belong to when Run is nil.
 	RunID string
+	// Owner, with Run nil, writes the events only while the run is in
+	// flight and owned by Owner: ErrConflict otherwise, nothing written
+	// (an instance that lost its lease cannot add to a run taken over).
+	Owner string
 	// Events are stored with the Seq they carry (the run's event_index).
 	Events []Event
 	// Children are runs the run started (team members): created, or
@@ -322,6 +326,13 @@ type Store interface {
 	MemoryStats(ctx context.Context, userID string, limit, page int) (stats []UserMemoryStats, total int, err error)
 
 	Close() error
+}
+
+// InstanceReleaser is a Store that can end an instance's lease at once
+// (a clean shutdown): its restart need not wait for the lease to lapse,
+// and other instances recover what it left in flight without waiting.
+type InstanceReleaser interface {
+	ReleaseInstance(ctx context.Context, instanceID string) error
 }
 
 // ValidateRun checks what CreateRun and UpdateRun need before touching

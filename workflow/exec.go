@@ -116,7 +116,7 @@ func (w *Workflow) execute(ctx context.Context, req *run.Request, emit run.Emitt
 	}
 	x.out.Status = run.StatusRunning
 	if err := x.begin(ctx, true); err != nil {
-		if errors.Is(err, runs.ErrShuttingDown) {
+		if errors.Is(err, runs.ErrRefused) {
 			x.release()
 			return nil, err
 		}

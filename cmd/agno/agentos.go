@@ -97,13 +97,30 @@ func startAgentOS(ctx context.Context, f startFlags, ready chan<- string) error 
 	if f.port != 0 {
 		port = f.port
 	}
-	eng, err := startEngine(ctx, cfg, res.Store, port, logger)
+	// The port first, then the HITL socket, then the lease: a second start
+	// of a serving config fails before it touches anything of the first.
+	ln, err := net.Listen("tcp", net.JoinHostPort(host, strconv.Itoa(port)))
+	if err != nil {
+		_ = res.Close()
+		return err
+	}
+	defer func() {
+		if ln != nil {
+			_ = ln.Close()
+		}
+	}()
+	eng, err := newEngine(cfg, res.Store, port, logger)
 	if err != nil {
 		_ = res.Close()
 		return err
 	}
 	// Stopped last: the engine outlives the server's drain.
-	closers := []func() error{func() error { runs.Detach(eng); return eng.Close() }}
+	closers := []func() error{func() error {
+		runs.Detach(eng)
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		return eng.Release(ctx) // a clean stop: a restart need not wait for the lease
+	}}
 	var hitlServer *hitl.Server
 	var served atomic.Pointer[agentos.OS] // what the socket looks up after a reload
 	if cfg.Workflows.HITL.Socket() {
@@ -113,6 +130,7 @@ func startAgentOS(ctx context.Context, f startFlags, ready chan<- string) error 
 			return err
 		}
 		if err := hitlServer.Start(ctx); err != nil {
+			runs.Detach(eng)
 			_ = res.Close()
 			return fmt.Errorf("HITL socket %s: %w", cfg.Workflows.HITL.SocketPath, err)
 		}
@@ -122,6 +140,22 @@ func startAgentOS(ctx context.Context, f startFlags, ready chan<- string) error 
 		closers = append(closers, hitlServer.Close)
 	}
 	closers = append(closers, res.Close)
+	if err := startEngine(ctx, eng, logger); err != nil {
+		for _, c := range closers[1:] { // the lease was never taken: nothing to release
+			_ = c()
+		}
+		runs.Detach(eng)
+		return err
+	}
+	// [storage.retention]: prunes in the background; stopped first at shutdown.
+	stopRetention, err := agentos.StartRetention(res.Store, agentos.RetentionConfig{Policy: cfg.Storage.Retention.Policy(), Interval: cfg.Storage.Retention.Interval()}, logger)
+	if err != nil {
+		for _, c := range closers {
+			_ = c()
+		}
+		return err
+	}
+	closers = append([]func() error{stopRetention}, closers...)
 
 	osID := agentOSID(cfg)
 	authz, err := authorizationConfig(cfg, osID)
@@ -166,11 +200,6 @@ func startAgentOS(ctx context.Context, f startFlags, ready chan<- string) error 
 		logger.Info("no OS_SECURITY_KEY set: protected mode answers loopback clients only (set OS_SECURITY_KEY, or --insecure / protected_mode = false)")
 	}
 
-	ln, err := net.Listen("tcp", net.JoinHostPort(host, strconv.Itoa(port)))
-	if err != nil {
-		_ = os_.Close()
-		return err
-	}
 	if ready != nil {
 		ready <- ln.Addr().String()
 	}
@@ -190,7 +219,9 @@ func startAgentOS(ctx context.Context, f startFlags, ready chan<- string) error 
 			}
 		}
 	}()
-	return os_.Serve(ctx, ln)
+	serving := ln
+	ln = nil // Serve closes it
+	return os_.Serve(ctx, serving)
 }
 
 // hitlConfig is the HITL socket of AgentOS: it answers the paused runs of
@@ -229,10 +260,10 @@ func hitlConfig(cfg *config.Config, res *config.Resources, eng *runs.Engine, ser
 	return hc
 }
 
-// startEngine makes the run engine of the store, attaches it (every
-// agent, team and workflow on the store runs through it), recovers the
-// runs this instance left in flight and starts its lease.
-func startEngine(ctx context.Context, cfg *config.Config, st storage.Store, port int, logger *slog.Logger) (*runs.Engine, error) {
+// newEngine makes the run engine of the store and attaches it (every
+// agent, team and workflow on the store runs through it); startEngine
+// then takes its lease.
+func newEngine(cfg *config.Config, st storage.Store, port int, logger *slog.Logger) (*runs.Engine, error) {
 	id := cfg.AgentOS.InstanceID
 	if id == "" {
 		hostname, err := os.Hostname()
@@ -256,12 +287,17 @@ func startEngine(ctx context.Context, cfg *config.Config, st storage.Store, port
 	if err := runs.Attach(eng); err != nil {
 		return nil, err
 	}
-	if err := eng.Start(ctx); err != nil {
-		runs.Detach(eng)
-		return nil, err
-	}
-	logger.Info("run engine started", "instance", id, "lease", rc.Lease, "signals", rc.Signals != nil)
 	return eng, nil
+}
+
+// startEngine takes the instance's lease — refused while another live
+// process renews it — and only then recovers the runs it left in flight.
+func startEngine(ctx context.Context, eng *runs.Engine, logger *slog.Logger) error {
+	if err := eng.Start(ctx); err != nil {
+		return err
+	}
+	logger.Info("run engine started", "instance", eng.Instance())
+	return nil
 }
 
 // reloadSources re-reads the declarative files on top of the startup

@@ -150,7 +150,7 @@ func (st *runState) failEarly(err error) (*run.Output, error) {
 	if st.h != nil {
 		st.h.Close()
 	}
-	if errors.Is(err, runs.ErrShuttingDown) || errors.Is(err, run.ErrRunExists) {
+	if errors.Is(err, runs.ErrRefused) || errors.Is(err, run.ErrRunExists) {
 		return nil, err
 	}
 	defer st.finish()

@@ -392,6 +392,10 @@ func (s *Store) SaveRun(_ context.Context, w storage.RunWrite) error {
 		if err := storage.CheckOwner(old, w.Run); err != nil {
 			return err
 		}
+	} else if w.Owner != "" {
+		if r, ok := s.runs[runID]; !ok || r.Owner != w.Owner || !r.InFlight() {
+			return fmt.Errorf("events of run %q: %w: it is not in flight under %s", runID, storage.ErrConflict, w.Owner)
+		}
 	}
 	list := s.events[runID]
 	next := int64(len(list))
@@ -496,6 +500,19 @@ func (s *Store) Heartbeat(_ context.Context, instanceID string) error {
 		return err
 	}
 	s.instances[instanceID] = run.Now()
+	return nil
+}
+
+// ReleaseInstance implements storage.InstanceReleaser.
+func (s *Store) ReleaseInstance(_ context.Context, instanceID string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.check(); err != nil {
+		return err
+	}
+	if _, ok := s.instances[instanceID]; ok {
+		s.instances[instanceID] = 0
+	}
 	return nil
 }
 

@@ -78,8 +78,11 @@ func (s *Store) saveRunBatch(ctx context.Context, runID string, w storage.RunWri
 	}()
 	b := &pgx.Batch{}
 	b.Queue("BEGIN")
+	owned := w.Run == nil && w.Owner != ""
 	if w.Run != nil {
 		b.Queue(s.sql.UpdateRun, sqlstore.RunArgs(w.Run)...)
+	} else if owned {
+		b.Queue(s.sql.Owned, runID, w.Owner)
 	}
 	for _, e := range w.Events {
 		b.Queue(s.q.insertEvent, runID, e.Seq, string(e.Data))
@@ -100,6 +103,13 @@ func (s *Store) saveRunBatch(ctx context.Context, runID string, w storage.RunWri
 			}
 			if tag.RowsAffected() != 1 {
 				return errNotWritten
+			}
+		} else if owned {
+			var one int
+			if err := br.QueryRow().Scan(&one); errors.Is(err, pgx.ErrNoRows) {
+				return notOwned(runID, w.Owner)
+			} else if err != nil {
+				return err
 			}
 		}
 		for range w.Events {
@@ -136,4 +146,19 @@ func (s *Store) saveRunBatch(ctx context.Context, runID string, w storage.RunWri
 	}
 	b.Queue("COMMIT")
 	return c.SendBatch(ctx, b).Close()
+}
+
+// notOwned refuses events of a run that is no longer owner's in flight.
+func notOwned(runID, owner string) error {
+	return fmt.Errorf("events of run %q: %w: it is not in flight under %s", runID, storage.ErrConflict, owner)
+}
+
+// checkOwned locks the run in tx while it is in flight under owner.
+func (s *Store) checkOwned(ctx context.Context, tx pgx.Tx, runID, owner string) error {
+	var one int
+	err := tx.QueryRow(ctx, s.sql.Owned, runID, owner).Scan(&one)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return notOwned(runID, owner)
+	}
+	return err
 }

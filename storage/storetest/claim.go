@@ -69,6 +69,12 @@ func testClaim(t *testing.T, open Opener) {
 	if _, err := st.RequestCancel(ctx, "r-claim"); err != nil {
 		t.Fatal(err)
 	}
+	// Its owner's events are written while it owns the run in flight.
+	if err := st.SaveRun(ctx, storage.RunWrite{RunID: "r-claim", Owner: dead, Events: []storage.Event{{Seq: 0, Data: json.RawMessage(`{"event":"RunContent"}`)}}}); err != nil {
+		t.Fatalf("events by the owner: %v", err)
+	}
+	wantErr(t, "events by another instance", st.SaveRun(ctx, storage.RunWrite{RunID: "r-claim", Owner: "intruder",
+		Events: []storage.Event{{Seq: 1, Data: json.RawMessage(`{"event":"RunContent"}`)}}}), storage.ErrConflict)
 	failed, err := st.ClaimRun(ctx, storage.Claim{RunID: "r-claim", From: run.StatusRunning, To: run.StatusError, ExpectOwner: dead, Version: -1,
 		Data: json.RawMessage(`{"status":"ERROR","content":"lost"}`)})
 	if err != nil || failed.Status != run.StatusError || failed.Owner != "" || string(failed.Data) != `{"status":"ERROR","content":"lost"}` || failed.CancelRequested {
@@ -79,6 +85,11 @@ func testClaim(t *testing.T, open Opener) {
 	late.Status = run.StatusCompleted
 	wantErr(t, "the late write of a recovered run's old owner", st.UpdateRun(ctx, &late), storage.ErrConflict)
 	wantErr(t, "the late SaveRun of a recovered run's old owner", st.SaveRun(ctx, storage.RunWrite{Run: &late}), storage.ErrConflict)
+	wantErr(t, "the late events of a recovered run's old owner", st.SaveRun(ctx, storage.RunWrite{RunID: "r-claim", Owner: dead,
+		Events: []storage.Event{{Seq: 1, Data: json.RawMessage(`{"event":"RunContent"}`)}}}), storage.ErrConflict)
+	if evs, err := st.ListEvents(ctx, "r-claim", -1); err != nil || len(evs) != 1 {
+		t.Fatalf("events after the refused writes: %d %v", len(evs), err)
+	}
 	// A writer without an owner (a library engine) still writes it.
 	free := *failed
 	free.Data = json.RawMessage(`{"status":"ERROR","content":"noted"}`)
@@ -230,6 +241,17 @@ func testRunLifecycle(t *testing.T, open Opener) {
 		got, err := st.Instances(ctx)
 		if err != nil || len(got) != 2 || got["i1"] == 0 {
 			t.Fatalf("instances %v %v", got, err)
+		}
+		// A released lease reads as long expired; a heartbeat renews it.
+		if rel, ok := st.(storage.InstanceReleaser); ok {
+			must(t, rel.ReleaseInstance(ctx, "i1"))
+			if got, err := st.Instances(ctx); err != nil || got["i1"] != 0 || got["i2"] == 0 {
+				t.Fatalf("after release: %v %v", got, err)
+			}
+			must(t, st.Heartbeat(ctx, "i1"))
+			if got, _ := st.Instances(ctx); got["i1"] == 0 {
+				t.Fatalf("renewed after release: %v", got)
+			}
 		}
 	})
 }

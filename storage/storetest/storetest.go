@@ -42,6 +42,7 @@ func Run(t *testing.T, open Opener) {
 	t.Run("Encoding", func(t *testing.T) { testEncoding(t, open) })
 	t.Run("Concurrency", func(t *testing.T) { testConcurrency(t, open) })
 	t.Run("Closed", func(t *testing.T) { testClosed(t, open) })
+	t.Run("Retention", func(t *testing.T) { testRetention(t, open) })
 }
 
 // RunSerialized checks what a store that serializes sessions to JSON

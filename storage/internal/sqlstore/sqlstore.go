@@ -330,8 +330,13 @@ type RunSQL struct {
 	Claim string
 	// RequestCancel (run_id, updated_at) returning RunColumns.
 	RequestCancel string
-	// Heartbeat (instance_id, now); Instances lists them.
-	Heartbeat, Instances string
+	// Heartbeat (instance_id, now); Instances lists them;
+	// ReleaseInstance (instance_id) ends a lease at once.
+	Heartbeat, Instances, ReleaseInstance string
+	// Owned (run_id, owner) selects the run while it is in flight and
+	// owned by owner (locked: forUpdate): a write of events alone checks
+	// it, so a run taken over gains no events from its old owner.
+	Owned string
 	// Session reads one session's SessionColumns in a write transaction
 	// (ForUpdate appended); UpdateSession writes it (UpdateSession
 	// arguments of the backends' UpdateSession).
@@ -358,8 +363,10 @@ func (d *Dialect) RunSQL(forUpdate string) RunSQL {
 			" WHERE run_id = " + a(1) + " AND status IN ('PENDING', 'RUNNING') RETURNING " + RunColumns,
 		Heartbeat: "INSERT INTO " + d.Instances + " (instance_id, heartbeat_at, started_at) VALUES (" + a(1) + ", " + a(2) + ", " + a(2) +
 			") ON CONFLICT (instance_id) DO UPDATE SET heartbeat_at = excluded.heartbeat_at",
-		Instances: "SELECT instance_id, heartbeat_at FROM " + d.Instances,
-		Session:   "SELECT " + SessionColumns + " FROM " + d.Sessions + " WHERE session_id = " + a(1) + forUpdate,
+		Instances:       "SELECT instance_id, heartbeat_at FROM " + d.Instances,
+		ReleaseInstance: "UPDATE " + d.Instances + " SET heartbeat_at = 0 WHERE instance_id = " + a(1),
+		Owned:           "SELECT 1 FROM " + d.Runs + " WHERE run_id = " + a(1) + " AND owner = " + a(2) + " AND status IN ('PENDING', 'RUNNING')" + forUpdate,
+		Session:         "SELECT " + SessionColumns + " FROM " + d.Sessions + " WHERE session_id = " + a(1) + forUpdate,
 	}
 }
 
