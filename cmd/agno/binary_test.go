@@ -115,6 +115,12 @@ func startAgno(t *testing.T, bin string, args, env []string) *agnoProcess {
 // stop sends SIGTERM and expects a clean exit.
 func (p *agnoProcess) stop(t *testing.T) {
 	t.Helper()
+	p.stopWithin(t, 20*time.Second)
+}
+
+// stopWithin sends SIGTERM and expects a clean exit within d.
+func (p *agnoProcess) stopWithin(t *testing.T, d time.Duration) {
+	t.Helper()
 	_ = p.cmd.Process.Signal(syscall.SIGTERM)
 	select {
 	case err := <-p.exited:
@@ -122,7 +128,7 @@ func (p *agnoProcess) stop(t *testing.T) {
 			t.Fatalf("exit after SIGTERM: %v", err)
 		}
 		p.exited <- nil // for the cleanup
-	case <-time.After(20 * time.Second):
-		t.Fatal("no exit within 20s of SIGTERM")
+	case <-time.After(d):
+		t.Fatalf("no exit within %s of SIGTERM", d)
 	}
 }

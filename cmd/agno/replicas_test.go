@@ -562,6 +562,10 @@ type cluster struct {
 	client *http.Client
 	// sockets are the replicas' HITL sockets by name.
 	sockets map[string]string
+	// lease is the replicas' lease_seconds (replicaLease when zero).
+	lease time.Duration
+	// env is added to the replicas' environment.
+	env []string
 }
 
 func newCluster(t *testing.T, bin string, be replicaBackend) *cluster {
@@ -575,8 +579,20 @@ func newCluster(t *testing.T, bin string, be replicaBackend) *cluster {
 // tool waits for a confirmation) and the review workflow (its publish
 // step waits for one).
 func (c *cluster) start(name string) *agnoProcess {
+	c.t.Helper()
+	return startAgno(c.t, c.bin, []string{"agentos", "start", "--config", c.config(name, c.socket(name))},
+		append([]string{"REPLICA_MODEL_KEY=" + replicaModelKey, "OS_SECURITY_KEY="}, c.env...))
+}
+
+// config writes replica name's config, with its HITL socket at socket,
+// and returns its path.
+func (c *cluster) config(name, socket string) string {
 	t := c.t
 	t.Helper()
+	lease := c.lease
+	if lease == 0 {
+		lease = replicaLease
+	}
 	dir := t.TempDir()
 	writeTree(t, dir, map[string]string{
 		"config.toml": fmt.Sprintf(`[agentos]
@@ -598,15 +614,14 @@ requires_confirmation = true
 transport = "both"
 socket_path = %q
 
-%s`, name, int(replicaLease/time.Second), c.model.URL, c.socket(name), c.db.storage),
+%s`, name, int(lease/time.Second), c.model.URL, socket, c.db.storage),
 		"agents/researcher.toml": "name = \"Researcher\"\nmodel = \"default\"\ninstructions = \"[researcher]\"\n",
 		"agents/writer.toml":     "name = \"Writer\"\nmodel = \"default\"\ninstructions = \"[writer]\"\n",
 		"agents/operator.toml":   "name = \"Operator\"\nmodel = \"default\"\ntools = [\"shell\"]\n",
 		"workflows/review.toml": "name = \"review\"\n[[steps]]\nname = \"draft\"\nagent = \"researcher\"\n" +
 			"[[steps]]\nname = \"publish\"\nagent = \"writer\"\nrequires_confirmation = true\nconfirmation_message = \"Publish?\"\non_reject = \"cancel\"\n",
 	})
-	return startAgno(t, c.bin, []string{"agentos", "start", "--config", filepath.Join(dir, "config.toml")},
-		[]string{"REPLICA_MODEL_KEY=" + replicaModelKey, "OS_SECURITY_KEY="})
+	return filepath.Join(dir, "config.toml")
 }
 
 // socket is replica name's HITL socket path (short: Unix socket paths
