@@ -119,9 +119,12 @@ func (p *agnoProcess) stop(t *testing.T) {
 }
 
 // stopWithin sends SIGTERM and expects a clean exit within d.
-func (p *agnoProcess) stopWithin(t *testing.T, d time.Duration) {
+func (p *agnoProcess) stopWithin(t *testing.T, d time.Duration, during ...func()) {
 	t.Helper()
 	_ = p.cmd.Process.Signal(syscall.SIGTERM)
+	for _, f := range during {
+		f()
+	}
 	select {
 	case err := <-p.exited:
 		if err != nil {

@@ -315,8 +315,23 @@ path = %[2]q
 	}
 	stuck := c.openSSE(p.base+"/agents/stuck/runs", url.Values{"message": {"hi"}}, nil)
 	stuck.await(t, named("RunContent"))
-	// The drain waits 30 s for runs, cancels them, and waits 5 s more.
-	p.stopWithin(t, 45*time.Second)
+	// The drain waits 30 s for runs, cancels them, and waits 5 s more;
+	// meanwhile the listener stays open and says so to a load balancer.
+	p.stopWithin(t, 45*time.Second, func() {
+		for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+			code, out := c.callJSON(http.MethodPost, p.base+"/agents/stalls/runs", url.Values{"message": {"late"}, "stream": {"false"}})
+			if code == http.StatusServiceUnavailable && out["detail"] == "AgentOS is shutting down" {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Errorf("a run asked for while draining: %d %v", code, out)
+				break
+			}
+		}
+		if code, out := c.callJSON(http.MethodGet, p.base+"/ready", nil); code != http.StatusServiceUnavailable || out["status"] != "draining" {
+			t.Errorf("/ready while draining: %d %v", code, out)
+		}
+	})
 	stuck.close()
 }
 

@@ -233,11 +233,11 @@ func Explain(err error, callTimeout time.Duration) error {
 	if errors.As(err, &ce) {
 		return fmt.Errorf("%w: cannot connect: %w", storage.ErrUnavailable, err)
 	}
-	if lost(err) {
-		return fmt.Errorf("%w: the connection was lost: %w", storage.ErrUnavailable, err)
-	}
 	if errors.Is(err, context.DeadlineExceeded) {
 		return fmt.Errorf("%w: no answer before the deadline (a storage call waits at most %s: [storage] timeout_seconds): %w", storage.ErrUnavailable, callTimeout, err)
+	}
+	if lost(err) {
+		return fmt.Errorf("%w: the connection was lost: %w", storage.ErrUnavailable, err)
 	}
 	return err
 }

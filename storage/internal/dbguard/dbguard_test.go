@@ -4,9 +4,12 @@ import (
 	"context"
 	"database/sql/driver"
 	"errors"
+	"fmt"
+	"io"
 	"net"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -356,6 +359,20 @@ func TestExplain(t *testing.T) {
 	err := Explain(ce, time.Second)
 	if !errors.Is(err, storage.ErrUnavailable) || !errors.Is(err, ce) || !strings.Contains(err.Error(), "cannot connect") {
 		t.Errorf("Explain(a refused connection) = %v", err)
+	}
+
+	// A connection the server dropped mid-call: shut down, crashed, cut.
+	for _, lost := range []error{
+		fmt.Errorf("get session: %w", &pgconn.PgError{Code: "57P01", Message: "terminating connection due to administrator command"}),
+		fmt.Errorf("get session: %w", io.ErrUnexpectedEOF),
+		&net.OpError{Op: "read", Net: "tcp", Err: syscall.ECONNRESET},
+	} {
+		if err := Explain(lost, time.Second); !errors.Is(err, storage.ErrUnavailable) || !errors.Is(err, lost) || !strings.Contains(err.Error(), "connection was lost") {
+			t.Errorf("Explain(%v) = %v", lost, err)
+		}
+	}
+	if pe := (&pgconn.PgError{Code: "23505"}); Explain(pe, time.Second) != error(pe) {
+		t.Error("Explain took a statement's own failure for an outage")
 	}
 
 	err = Explain(context.DeadlineExceeded, 15*time.Second)
