@@ -503,6 +503,7 @@ func (o *OS) storedRun(w http.ResponseWriter, r *http.Request, componentID strin
 		return nil, nil, false
 	}
 	rowStatus(doc, rec)
+	readStored(doc, rec)
 	if evs, err := o.cfg.Store.ListEvents(r.Context(), rec.RunID, -1); err == nil && len(evs) > 0 {
 		list := make([]json.RawMessage, len(evs))
 		for i, e := range evs {

@@ -259,6 +259,7 @@ func (o *OS) startedRun(ctx context.Context, componentID, runID, sessionID strin
 			return nil, err
 		}
 	}
+	readStored(doc, rec)
 	doc["status"] = string(rec.Status) // the row's status is the live one
 	return doc, nil
 }

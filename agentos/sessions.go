@@ -19,6 +19,7 @@ import (
 	"github.com/agno-go/agno/internal/pyjson"
 	"github.com/agno-go/agno/run"
 	"github.com/agno-go/agno/storage"
+	"github.com/agno-go/agno/workflow"
 )
 
 // Table names the data routes accept in their `table` query parameter.
@@ -567,7 +568,16 @@ func decodeDoc(rec *storage.Run) map[string]any {
 	doc := map[string]any{}
 	_ = run.DecodeJSON(rec.Data, &doc)
 	rowStatus(doc, rec)
+	readStored(doc, rec)
 	return doc
+}
+
+// readStored brings a stored run's document up to today's shapes: runs
+// stored by earlier versions are read as agno's clients expect.
+func readStored(doc map[string]any, rec *storage.Run) {
+	if rec.SessionType == storage.SessionWorkflow {
+		workflow.UpgradeStoredMetrics(doc)
+	}
 }
 
 // rowStatus puts the row's status in its document: the row moves first

@@ -9,6 +9,7 @@ package agentos_test
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 	"log/slog"
 	"net/http"
@@ -23,6 +24,8 @@ import (
 	"github.com/agno-go/agno/agentos"
 	"github.com/agno-go/agno/model"
 	"github.com/agno-go/agno/model/modeltest"
+	"github.com/agno-go/agno/run"
+	"github.com/agno-go/agno/storage"
 	"github.com/agno-go/agno/storage/memory"
 	"github.com/agno-go/agno/storage/sqldb/sqldbtest"
 	"github.com/agno-go/agno/tool"
@@ -574,4 +577,70 @@ func osWith(t *testing.T, cfg agentos.Config) *httptest.Server {
 		_ = o.Close()
 	})
 	return srv
+}
+
+// agno's StepMetrics.to_dict() (workflow/types.py): every field.
+var agnoStepMetrics = []string{"step_name", "executor_type", "executor_name", "metrics"}
+
+// agno's client reads metrics.steps.<name> as StepMetrics.from_dict,
+// which indexes step_name, executor_type and executor_name: a run's
+// metrics must have them in the run's answer, the stored run and the
+// session's runs, and so must a run stored before they existed.
+func TestShapeWorkflowMetrics(t *testing.T) {
+	st := memory.New()
+	a, err := agent.New(agent.Config{Name: "Writer", Store: st, Model: modeltest.New(modeltest.Response{Content: "ok"})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wf, err := workflow.New(workflow.Config{Name: "Metrics Flow", Store: st, Steps: []workflow.Node{
+		&workflow.Step{Name: "write", Agent: a},
+		&workflow.Step{Name: "tidy", Func: func(_ context.Context, in *workflow.StepInput) (*workflow.StepOutput, error) {
+			return &workflow.StepOutput{Content: in.InputString()}, nil
+		}},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := osWith(t, agentos.Config{Agents: []*agent.Agent{a}, Workflows: []*workflow.Workflow{wf}, Store: st})
+	wantSteps := func(what string, metrics any, executor string) {
+		t.Helper()
+		steps := obj(obj(metrics)["steps"])
+		if len(steps) != 1 {
+			t.Fatalf("%s: metrics.steps = %v, want the agent step alone (agno leaves function steps out)", what, obj(metrics)["steps"])
+		}
+		step := obj(steps["write"])
+		wantShape(t, what+" StepMetrics", step, agnoStepMetrics, agnoStepMetrics, nil)
+		if step["step_name"] != "write" || step["executor_type"] != "agent" || step["executor_name"] != executor {
+			t.Errorf("%s: %v", what, step)
+		}
+		if m := obj(step["metrics"]); m["total_tokens"] == nil {
+			t.Errorf("%s: step metrics = %v, want the agent run's metrics", what, step["metrics"])
+		}
+	}
+	out := runComponent(t, srv, "/workflows/"+wf.ID()+"/runs", "hello", "wm", "u")
+	wantSteps("the run's answer", out["metrics"], "Writer")
+	runID, _ := out["run_id"].(string)
+	wantSteps("the stored run", obj(getOK(t, srv, "/workflows/"+wf.ID()+"/runs/"+runID+"?session_id=wm"))["metrics"], "Writer")
+	wantSteps("the session's runs", obj(list(getOK(t, srv, "/sessions/wm/runs?type=workflow"))[0])["metrics"], "Writer")
+
+	// A run stored by an earlier version: each step was its run metrics.
+	old := `{"run_id":"old-run","workflow_id":"` + wf.ID() + `","session_id":"wm-old","status":"COMPLETED","content":"x",
+		"step_results":[{"step_name":"write","executor_type":"agent","executor_name":"Writer","content":"x","success":true}],
+		"metrics":{"steps":{"write":{"input_tokens":3,"output_tokens":4,"total_tokens":7}},"duration":0.5}}`
+	if _, _, err := st.EnsureSession(t.Context(), &storage.Session{SessionID: "wm-old", SessionType: storage.SessionWorkflow, WorkflowID: wf.ID(), CreatedAt: 1, UpdatedAt: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.CreateRun(t.Context(), &storage.Run{RunID: "old-run", SessionID: "wm-old", SessionType: storage.SessionWorkflow, ComponentID: wf.ID(),
+		Status: run.StatusCompleted, CreatedAt: 1, UpdatedAt: 1, Data: json.RawMessage(old)}); err != nil {
+		t.Fatal(err)
+	}
+	m := obj(getOK(t, srv, "/workflows/"+wf.ID()+"/runs/old-run?session_id=wm-old"))["metrics"]
+	wantSteps("an old stored run", m, "Writer")
+	if d := obj(m)["duration"]; d != 0.5 {
+		t.Errorf("an old stored run's duration = %v", d)
+	}
+	var decoded workflow.Metrics
+	if err := json.Unmarshal([]byte(`{"steps":{"write":{"total_tokens":7}}}`), &decoded); err != nil || decoded.Steps["write"].ExecutorType != "unknown" || decoded.Steps["write"].Metrics.TotalTokens != 7 {
+		t.Errorf("workflow.Metrics of an old row: %+v %v", decoded.Steps["write"], err)
+	}
 }

@@ -317,6 +317,7 @@ func (o *OS) handleWorkflowListRuns(w http.ResponseWriter, r *http.Request) {
 func workflowRunSchema(rec *storage.Run) map[string]any {
 	doc := map[string]any{}
 	_ = run.DecodeJSON(rec.Data, &doc)
+	readStored(doc, rec)
 	s := map[string]any{"run_id": rec.RunID, "workflow_id": rec.ComponentID, "status": rec.Status, "created_at": rec.CreatedAt}
 	if rec.UserID != "" {
 		s["user_id"] = rec.UserID

@@ -180,10 +180,125 @@ func historyText(h []HistoryRun) string {
 	return b.String()
 }
 
-// Metrics are a workflow run's figures (agno's WorkflowMetrics).
+// Metrics are a workflow run's figures (agno's WorkflowMetrics): one
+// entry per agent or team step, by step name.
 type Metrics struct {
-	Steps    map[string]*run.Metrics `json:"steps,omitempty"`
+	Steps    map[string]*StepMetrics `json:"steps,omitempty"`
 	Duration float64                 `json:"duration,omitempty"`
+}
+
+// StepMetrics are one executor step's figures (agno's StepMetrics).
+type StepMetrics struct {
+	StepName     string       `json:"step_name"`
+	ExecutorType string       `json:"executor_type"`
+	ExecutorName string       `json:"executor_name"`
+	Metrics      *run.Metrics `json:"metrics"`
+}
+
+// UnmarshalJSON also reads runs stored before steps had agno's shape,
+// when each step was its run metrics alone: those come back with
+// executor "unknown", as agno fills a missing executor.
+func (m *Metrics) UnmarshalJSON(b []byte) error {
+	var raw struct {
+		Steps    map[string]json.RawMessage `json:"steps"`
+		Duration float64                    `json:"duration"`
+	}
+	if err := json.Unmarshal(b, &raw); err != nil {
+		return err
+	}
+	*m = Metrics{Duration: raw.Duration}
+	for name, data := range raw.Steps {
+		var keys map[string]json.RawMessage
+		if err := json.Unmarshal(data, &keys); err != nil {
+			return fmt.Errorf("workflow metrics: step %q: %w", name, err)
+		}
+		if keys == nil {
+			continue
+		}
+		st := &StepMetrics{}
+		if _, agnoShape := keys["executor_type"]; agnoShape {
+			if err := json.Unmarshal(data, st); err != nil {
+				return fmt.Errorf("workflow metrics: step %q: %w", name, err)
+			}
+		} else {
+			st = &StepMetrics{StepName: name, ExecutorType: "unknown", ExecutorName: "unknown", Metrics: &run.Metrics{}}
+			if err := json.Unmarshal(data, st.Metrics); err != nil {
+				return fmt.Errorf("workflow metrics: step %q: %w", name, err)
+			}
+		}
+		if m.Steps == nil {
+			m.Steps = map[string]*StepMetrics{}
+		}
+		m.Steps[name] = st
+	}
+	return nil
+}
+
+// UpgradeStoredMetrics rewrites doc's "metrics" (a stored workflow run
+// decoded as JSON) in agno's WorkflowMetrics shape, naming each old
+// step's executor from the run's step results where they say it.
+func UpgradeStoredMetrics(doc map[string]any) {
+	raw, ok := doc["metrics"].(map[string]any)
+	if !ok || !oldSteps(raw["steps"]) {
+		return
+	}
+	b, err := json.Marshal(raw)
+	if err != nil {
+		return
+	}
+	var m Metrics
+	if json.Unmarshal(b, &m) != nil {
+		return
+	}
+	executors := map[string][2]string{}
+	var walk func(any)
+	walk = func(v any) {
+		switch v := v.(type) {
+		case []any:
+			for _, x := range v {
+				walk(x)
+			}
+		case map[string]any:
+			name, _ := v["step_name"].(string)
+			typ, _ := v["executor_type"].(string)
+			exec, _ := v["executor_name"].(string)
+			if name != "" && typ != "" {
+				executors[name] = [2]string{typ, exec}
+			}
+			walk(v["steps"])
+		}
+	}
+	walk(doc["step_results"])
+	for name, st := range m.Steps {
+		if e, ok := executors[name]; ok && st.ExecutorType == "unknown" {
+			st.ExecutorType, st.ExecutorName = e[0], e[1]
+		}
+	}
+	b, err = json.Marshal(m)
+	if err != nil {
+		return
+	}
+	var out map[string]any
+	if json.Unmarshal(b, &out) == nil {
+		if d, had := raw["duration"]; had {
+			out["duration"] = d
+		}
+		doc["metrics"] = out
+	}
+}
+
+// oldSteps reports whether a stored steps map has a step in the shape
+// before agno's StepMetrics.
+func oldSteps(steps any) bool {
+	m, _ := steps.(map[string]any)
+	for _, st := range m {
+		if st, ok := st.(map[string]any); ok {
+			if _, ok := st["executor_type"]; !ok {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // RunOutput is a workflow run (agno's WorkflowRunOutput).

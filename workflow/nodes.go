@@ -455,9 +455,9 @@ func (x *execution) execStep(ctx context.Context, s *Step, addr string, in *Step
 	if m != nil {
 		x.mu.Lock()
 		if x.out.Metrics.Steps == nil {
-			x.out.Metrics.Steps = map[string]*run.Metrics{}
+			x.out.Metrics.Steps = map[string]*StepMetrics{}
 		}
-		x.out.Metrics.Steps[s.Name] = m
+		x.out.Metrics.Steps[s.Name] = &StepMetrics{StepName: s.Name, ExecutorType: kind, ExecutorName: s.Agent.Name(), Metrics: m}
 		x.mu.Unlock()
 	}
 	return &StepOutput{StepName: s.Name, StepID: id, StepType: s.nodeType(), ExecutorType: kind, ExecutorName: s.Agent.Name(),
