@@ -195,6 +195,7 @@ type OS struct {
 	log          *slog.Logger
 	instantiated time.Time
 	eng          *runs.Engine
+	intents      cancelIntents
 	// verifier checks JWTs; nil outside JWT mode.
 	verifier *auth.Verifier
 

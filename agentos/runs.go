@@ -186,6 +186,7 @@ func (o *OS) handleRun(k kind) http.HandlerFunc {
 			return
 		}
 		defer rf.release()
+		o.honorCancelIntent(r.Context(), ex.ID(), rf.req)
 		if rf.background {
 			if o.cfg.Store == nil {
 				writeError(w, http.StatusBadRequest, "Background runs need a database: configure [storage] (the default SQLite store is used by agno agentos start)")
@@ -312,14 +313,30 @@ func (o *OS) knownRun(ctx context.Context, runID, componentID string) bool {
 
 // cancel is POST .../runs/{run_id}/cancel: {} for a known run, wherever
 // it executes (its owner sees the request within a poll, at once with
-// signals); 404 for an unknown one.
+// signals); {} as agno for an unknown one too, keeping the caller's
+// intent when no run has the id (cancelintent.go).
 func (o *OS) cancel(w http.ResponseWriter, r *http.Request, componentID string) {
 	runID := r.PathValue("run_id")
-	if !o.knownRun(r.Context(), runID, componentID) {
-		writeError(w, http.StatusNotFound, "Run not found")
+	// An isolated caller must name a session it owns, and no session owns
+	// a run that does not exist: that stays a 404 (agno's ownership check).
+	known := o.knownRun(r.Context(), runID, componentID)
+	if !known && scopedUser(r.Context()) == "" {
+		unused, err := o.runIDUnused(r.Context(), runID)
+		if err != nil {
+			fail(w, err)
+			return
+		}
+		if unused && checkClientID(runID) == nil {
+			o.intents.add(runID, callerUser(r.Context()), componentID, time.Now())
+		}
+		writeJSON(w, http.StatusOK, struct{}{})
 		return
 	}
 	if scopedUser(r.Context()) != "" && !o.ownRunForm(w, r, runID) {
+		return
+	}
+	if !known {
+		writeError(w, http.StatusNotFound, "Run not found")
 		return
 	}
 	if _, err := o.eng.Cancel(r.Context(), runID); err != nil && !errors.Is(err, run.ErrNotFound) {
@@ -329,9 +346,7 @@ func (o *OS) cancel(w http.ResponseWriter, r *http.Request, componentID string) 
 	writeJSON(w, http.StatusOK, struct{}{}) // agno answers {}
 }
 
-// handleCancel is POST .../runs/{run_id}/cancel: {} for a known run (the
-// intent is recorded when it has not started yet), 404 for an unknown
-// one.
+// handleCancel is POST .../runs/{run_id}/cancel.
 func (o *OS) handleCancel(k kind) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		ex, ok := o.executor(w, r, k)

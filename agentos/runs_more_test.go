@@ -169,20 +169,41 @@ func TestCancelRuns(t *testing.T) {
 	}
 	waitStatus(t, store, runID, run.StatusCancelled)
 
-	// Unknown runs are refused and no intent is kept: one would cancel the
-	// run that later takes the id. Unknown agents 404 too.
-	resp = postForm(t, srv, "/agents/slow/runs/no-such-run/cancel", nil)
-	var nf map[string]any
-	decode(t, resp, &nf)
-	if resp.StatusCode != 404 || nf["detail"] != "Run not found" {
-		t.Fatalf("cancel unknown run: %d %v", resp.StatusCode, nf)
-	}
+	// Cancel before start, as agno: {} for a run id nobody has yet, and
+	// the run that then takes the id, asked for by the same caller on the
+	// same agent within a minute, ends CANCELLED.
 	b.unblock()
-	resp = postForm(t, srv, "/agents/slow/runs", url.Values{"message": {"go"}, "run_id": {"no-such-run"}, "stream": {"false"}})
+	resp = postForm(t, srv, "/agents/slow/runs/early-run/cancel", nil)
+	if body, _ := io.ReadAll(resp.Body); resp.StatusCode != 200 || string(body) != "{}" {
+		t.Fatalf("cancel before start: %d %s", resp.StatusCode, body)
+	}
+	resp = postForm(t, srv, "/agents/slow/runs", url.Values{"message": {"go"}, "run_id": {"early-run"}, "stream": {"false"}})
+	var early map[string]any
+	decode(t, resp, &early)
+	if early["status"] != "CANCELLED" {
+		t.Fatalf("a run cancelled before it started: %d %v", resp.StatusCode, early)
+	}
+	// The intent was used once: it does not outlive its run.
+	if resp := postForm(t, srv, "/agents/slow/runs/early-run/cancel", nil); resp.StatusCode != 200 {
+		t.Fatalf("cancel of an ended run: %d", resp.StatusCode)
+	}
+	// An intent on another component does not cancel this agent's run.
+	if resp := postForm(t, srv, "/workflows/slow-flow/runs/agent-run/cancel", nil); resp.StatusCode != 200 {
+		t.Fatalf("cancel before start on a workflow: %d", resp.StatusCode)
+	}
+	resp = postForm(t, srv, "/agents/slow/runs", url.Values{"message": {"go"}, "run_id": {"agent-run"}, "stream": {"false"}})
 	var later map[string]any
 	decode(t, resp, &later)
 	if later["status"] != "COMPLETED" {
-		t.Fatalf("a run given the id of an earlier refused cancel: %d %v", resp.StatusCode, later)
+		t.Fatalf("a run given the id of another component's cancel: %d %v", resp.StatusCode, later)
+	}
+	// An id taken when the cancel came keeps no intent: the next run
+	// under it (were it free again) is not cancelled by it.
+	if resp := postForm(t, srv, "/workflows/slow-flow/runs/agent-run/cancel", nil); resp.StatusCode != 200 {
+		t.Fatalf("cancel of another component's run: %d", resp.StatusCode)
+	}
+	if resp := postForm(t, srv, "/agents/slow/runs/agent-run/cancel", nil); resp.StatusCode != 200 {
+		t.Fatalf("cancel of a completed run: %d", resp.StatusCode)
 	}
 	resp = postForm(t, srv, "/agents/nope/runs/x/cancel", nil)
 	var e map[string]any
@@ -201,6 +222,26 @@ func TestCancelRuns(t *testing.T) {
 	decode(t, resp, &e)
 	if resp.StatusCode != 404 || e["detail"] != "Workflow not found" {
 		t.Fatalf("cancel on unknown workflow: %d %v", resp.StatusCode, e)
+	}
+
+	// A workflow cancelled before it started ends CANCELLED (its step
+	// would wait for the cancel forever).
+	if resp := postForm(t, srv, "/workflows/slow-flow/runs/early-flow/cancel", nil); resp.StatusCode != 200 {
+		t.Fatalf("workflow cancel before start: %d", resp.StatusCode)
+	}
+	done := make(chan map[string]any, 1)
+	go func() {
+		var out map[string]any
+		decode(t, postForm(t, srv, "/workflows/slow-flow/runs", url.Values{"message": {"go"}, "run_id": {"early-flow"}, "stream": {"false"}}), &out)
+		done <- out
+	}()
+	select {
+	case out := <-done:
+		if out["status"] != "CANCELLED" {
+			t.Fatalf("a workflow cancelled before it started: %v", out)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("a workflow cancelled before it started is still running")
 	}
 }
 

@@ -148,6 +148,7 @@ func (o *OS) handleWorkflowRun(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer rf.release()
+	o.honorCancelIntent(r.Context(), wf.ID(), rf.req)
 	req := rf.req
 	if rf.background {
 		if o.cfg.Store == nil {

@@ -84,6 +84,9 @@ type Request struct {
 	// (background and WebSocket runs): every event gets its event_index
 	// and is stored as the run goes.
 	Resumable bool
+	// Cancelled: the run was cancelled before it began (agno's
+	// cancel-before-start); it starts and ends CANCELLED at once.
+	Cancelled bool
 }
 
 // WithAdditionalData passes data to workflow steps.

@@ -164,7 +164,7 @@ func (w *Workflow) executeAgent(ctx context.Context, req *run.Request, emit run.
 	x.out = w.newOutput(req)
 	x.direct = true
 	if err := x.begin(ctx, false); err != nil { // the row is the workflow run's, or written at finish
-		return x.finish(err), fmt.Errorf("%w: %v", ErrRunFailed, err)
+		return x.result(x.finish(err))
 	}
 	defer x.release()
 	x.send(&run.WorkflowAgentStarted{EventBase: run.EventBase{WorkflowID: w.cfg.ID, WorkflowName: w.cfg.Name, SessionID: req.SessionID}}, true)
@@ -234,9 +234,5 @@ func (w *Workflow) executeAgent(ctx context.Context, req *run.Request, emit run.
 		x.send(&run.WorkflowAgentCompleted{EventBase: run.EventBase{WorkflowID: w.cfg.ID, WorkflowName: w.cfg.Name,
 			RunID: agentRunID, SessionID: req.SessionID}, Content: agentContent}, true)
 	}
-	out := x.finish(err)
-	if out.Status == run.StatusError {
-		return out, x.failed()
-	}
-	return out, nil
+	return x.result(x.finish(err))
 }

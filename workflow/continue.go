@@ -59,7 +59,7 @@ func (w *Workflow) executeContinue(ctx context.Context, req *ContinueRequest, em
 	out.Resume, out.PausedStepIndex, out.PausedStepName, out.PauseKind = nil, nil, "", ""
 	out.ErrorRequirements = nil // agno clears them once the human decided
 	if err := x.persist(false); err != nil {
-		return x.finish(err), x.failed()
+		return x.result(x.finish(err))
 	}
 	if n := w.Notifier(); n != nil {
 		n.Resumed(w, out.RunID)

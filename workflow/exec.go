@@ -120,7 +120,7 @@ func (w *Workflow) execute(ctx context.Context, req *run.Request, emit run.Emitt
 			x.release()
 			return nil, err
 		}
-		return x.finish(err), fmt.Errorf("%w: %v", ErrRunFailed, err)
+		return x.result(x.finish(err))
 	}
 	defer x.release()
 	if inner != nil {
@@ -134,11 +134,15 @@ func (w *Workflow) execute(ctx context.Context, req *run.Request, emit run.Emitt
 			x.refused = true
 			return nil, err
 		}
-		out := x.finish(err)
-		return out, x.failed()
+		return x.result(x.finish(err))
 	}
 	err = x.run(func() error { return x.drive(input, 0) })
-	out := x.finish(err)
+	return x.result(x.finish(err))
+}
+
+// result is what Execute returns for a finished run: an error only when
+// it ended ERROR (a run cancelled before it began is CANCELLED, as agno).
+func (x *execution) result(out *RunOutput) (*RunOutput, error) {
 	if out.Status == run.StatusError {
 		return out, x.failed()
 	}
@@ -214,6 +218,9 @@ func (x *execution) begin(parent context.Context, create bool) error {
 	x.ctx, x.cancel = ctx, cancel
 	if !x.unregistered {
 		x.onRelease(x.w.canceller().Register(x.out.RunID, cancel))
+	}
+	if x.req.Cancelled {
+		cancel(run.ErrCancelled)
 	}
 	x.rc = run.NewContext(nil)
 	x.rc.RunID, x.rc.SessionID, x.rc.UserID = x.out.RunID, x.out.SessionID, x.out.UserID

@@ -45,7 +45,9 @@ func (s *Spec) Execute(ctx context.Context, req *run.Request, emit run.Emitter) 
 		err = st.keepMedia()
 	}
 	if err != nil {
-		return st.fail(err), nil
+		// Cancelled before it began (a cancel that came first): CANCELLED,
+		// not the ERROR of the store read the cancel cut short.
+		return st.conclude(err), nil
 	}
 
 	for attempt := 0; attempt <= s.Retries; attempt++ {
@@ -164,6 +166,9 @@ func (st *runState) setup(parent context.Context) error {
 	st.ctx, st.cancel = ctx, cancel
 	unregister := s.canceller().Register(st.out.RunID, cancel)
 	st.onFinish(unregister)
+	if st.req.Cancelled {
+		cancel(run.ErrCancelled)
+	}
 
 	if len(st.req.OutputSchema) > 0 {
 		sch, err := RequestSchema(st.req.OutputSchema)
