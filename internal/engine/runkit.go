@@ -45,9 +45,6 @@ func addModelUsage(mm *run.ModelMetrics, u *model.Usage) {
 	mm.ReasoningTokens += u.ReasoningTokens
 	mm.CacheReadTokens += u.CacheReadTokens
 	mm.CacheWriteTokens += u.CacheWriteTokens
-	if mm.TimeToFirstToken == 0 && u.TimeToFirstToken > 0 {
-		mm.TimeToFirstToken = u.TimeToFirstToken.Seconds()
-	}
 }
 
 // mergeMetrics adds the token counts and cost of o (a run) into m (its

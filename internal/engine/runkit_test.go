@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"encoding/json"
 	"testing"
 	"time"
 
@@ -24,11 +25,16 @@ func TestAddUsageTotalsAndPerModel(t *testing.T) {
 		t.Fatalf("time to first token = %v, want 1.5", m.TimeToFirstToken)
 	}
 	models := m.Details["model"]
-	if len(models) != 1 || models[0].ID != "gpt" || models[0].InputTokens != 4 || models[0].TotalTokens != 7 || models[0].TimeToFirstToken != 1.5 {
+	if len(models) != 1 || models[0].ID != "gpt" || models[0].InputTokens != 4 || models[0].TotalTokens != 7 {
 		t.Fatalf("details[model] = %+v", models)
 	}
 	if out := m.Details["output_model"]; len(out) != 1 || out[0].ID != "small" || out[0].OutputTokens != 7 {
 		t.Fatalf("details[output_model] = %+v", out)
+	}
+	// As agno's ModelMetrics.to_dict: its fields alone, zero counts left out.
+	b, _ := json.Marshal(m.Details["output_model"][0])
+	if got, want := string(b), `{"id":"small","provider":"OpenAI","output_tokens":7,"total_tokens":7}`; got != want {
+		t.Fatalf("details[output_model] as JSON = %s, want %s", got, want)
 	}
 }
 
