@@ -565,7 +565,7 @@ func (o *OS) runPerformanceEval(ctx context.Context, st *eval.Store, in *evalRun
 }
 
 func (o *OS) runReliabilityEval(ctx context.Context, st *eval.Store, in *evalRunInput, t *evalTarget) (*EvalSchema, error) {
-	if len(in.ExpectedToolCalls) == 0 {
+	if in.ExpectedToolCalls == nil { // absent or null, as agno's `is None`: [] expects no tool call
 		return nil, errStatus(http.StatusBadRequest, "expected_tool_calls is required for reliability evaluations")
 	}
 	e, err := eval.NewReliability(eval.ReliabilityConfig{Name: in.Name, UserID: t.user, Agent: t.agent, Team: t.team, Input: in.Input,

@@ -316,7 +316,7 @@ func TestEvalsBadRequests(t *testing.T) {
 		{map[string]any{"team_id": "nope", "eval_type": "accuracy", "input": "x"}, 404, "Team with id 'nope' not found"},
 		{map[string]any{"agent_id": "calc", "eval_type": "accuracy", "input": "x"}, 400, "expected_output is required for accuracy evaluation"},
 		{map[string]any{"agent_id": "calc", "eval_type": "reliability", "input": "x"}, 400, "expected_tool_calls is required for reliability evaluations"},
-		{map[string]any{"agent_id": "calc", "eval_type": "reliability", "input": "x", "expected_tool_calls": []string{}}, 400, "expected_tool_calls is required for reliability evaluations"},
+		{map[string]any{"agent_id": "calc", "eval_type": "reliability", "input": "x", "expected_tool_calls": nil}, 400, "expected_tool_calls is required for reliability evaluations"},
 		{map[string]any{"agent_id": "calc", "eval_type": "agent_as_judge", "input": "x"}, 400, "criteria is required for agent-as-judge evaluation"},
 	} {
 		status, v := post(tc.body)
@@ -346,8 +346,17 @@ func TestEvalsBadRequests(t *testing.T) {
 		}
 		evalWantValidation(t, fmt.Sprint(tc.body), v, tc.loc, tc.typ)
 	}
+	// expected_tool_calls = [] is a request (agno checks `is None`): no
+	// tool call is expected, so calc's multiply fails it.
+	status, v := post(map[string]any{"agent_id": "calc", "eval_type": "reliability", "input": "What is 10 times 5?", "expected_tool_calls": []string{}})
+	if d := obj(obj(v)["eval_data"]); status != 200 || d["eval_status"] != "FAILED" || fmt.Sprint(d["failed_tool_calls"]) != "[multiply]" {
+		t.Fatalf("reliability expecting no tool call: %d %v", status, v)
+	}
+	if status, v := call(t, srv, "DELETE", "/eval-runs", map[string]any{"eval_run_ids": []any{obj(v)["id"]}}); status != 204 {
+		t.Fatalf("delete the valid run: %d %v", status, v)
+	}
 	// A model that cannot be had is a 400 naming the fix.
-	status, v := post(map[string]any{"agent_id": "calc", "eval_type": "accuracy", "input": "x", "expected_output": "4", "model_id": "m", "model_provider": "acme"})
+	status, v = post(map[string]any{"agent_id": "calc", "eval_type": "accuracy", "input": "x", "expected_output": "4", "model_id": "m", "model_provider": "acme"})
 	if status != 400 || !strings.Contains(fmt.Sprint(obj(v)["detail"]), "GET /models") {
 		t.Fatalf("unknown provider: %d %v", status, v)
 	}
