@@ -313,6 +313,12 @@ func TestWorkflowHITLOverSSEAndHTTP(t *testing.T) {
 	if !strings.HasSuffix(got, "StepPaused WorkflowPaused WorkflowRunOutput") { // A8 case 4
 		t.Fatalf("events %s", got)
 	}
+	// agno's legacy WorkflowRunOutput: its content_type defaults to "str",
+	// and the resume state kept for the continuation is not sent.
+	legacy := evs[len(evs)-1].data
+	if _, leaked := legacy["resume_state"]; leaked || legacy["content_type"] != "str" || legacy["status"] != "PAUSED" {
+		t.Errorf("WorkflowRunOutput: %v", legacy)
+	}
 	paused := evs[len(evs)-2].data
 	reqs := paused["step_requirements"].([]any)
 	req := reqs[0].(map[string]any)

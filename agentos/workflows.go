@@ -169,7 +169,7 @@ func (o *OS) handleWorkflowRun(w http.ResponseWriter, r *http.Request) {
 			workflowError(w, err)
 			return
 		}
-		writeJSON(w, http.StatusOK, out)
+		writeJSON(w, http.StatusOK, clientOutput(out))
 		return
 	}
 	if err := wf.ValidateInput(req.Input); err != nil {
@@ -204,6 +204,18 @@ func (o *OS) startWorkflowBackground(w http.ResponseWriter, r *http.Request, wf 
 		func(ctx context.Context) { _, _ = wf.Execute(ctx, req, nil) })
 }
 
+// clientOutput is a workflow run as agno's clients get it: without the
+// resume state kept for its continuation, and with agno's default
+// content_type "str".
+func clientOutput(out *workflow.RunOutput) *workflow.RunOutput {
+	c := *out
+	c.Resume = nil
+	if c.ContentType == "" {
+		c.ContentType = "str"
+	}
+	return &c
+}
+
 // streamWorkflow streams a workflow (run or continue) as SSE; a run that
 // ends paused is followed by agno's legacy WorkflowRunOutput event.
 func streamWorkflow(w http.ResponseWriter, exec func(run.Emitter) (*workflow.RunOutput, error)) {
@@ -214,7 +226,7 @@ func streamWorkflow(w http.ResponseWriter, exec func(run.Emitter) (*workflow.Run
 		return
 	}
 	if out != nil && out.Status == run.StatusPaused {
-		sse.json("WorkflowRunOutput", out)
+		sse.json("WorkflowRunOutput", clientOutput(out))
 	}
 }
 
@@ -257,7 +269,7 @@ func (o *OS) handleWorkflowContinue(w http.ResponseWriter, r *http.Request) {
 			workflowContinueError(w, err)
 			return
 		}
-		writeJSON(w, http.StatusOK, out)
+		writeJSON(w, http.StatusOK, clientOutput(out))
 		return
 	}
 	if err := o.checkPaused(ctx, runID, wf.ID()); err != nil {
