@@ -79,8 +79,25 @@ type RunContent struct {
 	ContentType      string `json:"content_type,omitempty"`
 	ReasoningContent string `json:"reasoning_content,omitempty"`
 	*ContentExtras
-	// WorkflowAgent marks content of a workflow agent's answer.
-	WorkflowAgent bool `json:"workflow_agent"`
+	// WorkflowAgent marks content of a workflow agent's answer. agno's
+	// agent content events always carry it, its team ones never: set it
+	// with ContentFlag. The values it points to are shared: never write
+	// through it.
+	WorkflowAgent *bool `json:"workflow_agent,omitempty"`
+}
+
+var flagFalse, flagTrue = false, true
+
+// ContentFlag is RunContent.WorkflowAgent for content on b: absent in a
+// team's events, else whether a workflow agent answers.
+func ContentFlag(b *EventBase, workflowAgent bool) *bool {
+	switch {
+	case b.TeamID != "":
+		return nil
+	case workflowAgent:
+		return &flagTrue
+	}
+	return &flagFalse
 }
 
 // ContentExtras are the less common RunContent fields.

@@ -107,6 +107,21 @@ func TestCoordinateStreamsMemberEvents(t *testing.T) {
 	if got := strings.Join(memberKinds, " "); !strings.Contains(got, "RunStarted") || !strings.Contains(got, "RunContent") || !strings.Contains(got, "RunCompleted") {
 		t.Fatalf("member events: %v", got)
 	}
+	// As agno's events: an agent's content carries workflow_agent (false
+	// here), a team's has no such field.
+	for _, e := range evs {
+		c, ok := e.(*run.RunContent)
+		if !ok {
+			continue
+		}
+		raw, _ := json.Marshal(c)
+		var m map[string]any
+		_ = json.Unmarshal(raw, &m)
+		flag, has := m["workflow_agent"]
+		if team := c.TeamID != ""; team && has || !team && flag != false {
+			t.Errorf("%s: %s", e.Kind(), raw)
+		}
+	}
 	// Member events sit between the delegation's start and completion.
 	start, end := strings.Index(kinds(evs), "TeamToolCallStarted"), strings.Index(kinds(evs), "TeamToolCallCompleted")
 	if m := strings.Index(kinds(evs), " RunContent"); m < start || m > end {

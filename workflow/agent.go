@@ -178,7 +178,7 @@ func (w *Workflow) executeAgent(ctx context.Context, req *run.Request, emit run.
 					if call.executed() {
 						return true // agno drops the agent's words after the workflow ran
 					}
-					c.WorkflowAgent = true
+					c.WorkflowAgent = run.ContentFlag(&c.EventBase, true)
 				}
 				return x.forward(e)
 			}

@@ -138,7 +138,8 @@ func (st *runState) invoke(m model.Model) (_ *model.Response, err error) {
 	st.content = append(st.content, resp.Content...)
 	st.reasoning = append(st.reasoning, resp.ReasoningContent...)
 	if !req.Stream && !structured && resp.Content != "" && st.stream {
-		st.send(&run.RunContent{EventBase: st.base(), Content: resp.Content, ContentType: "str", ReasoningContent: resp.ReasoningContent})
+		b := st.base()
+		st.send(&run.RunContent{EventBase: b, Content: resp.Content, ContentType: "str", ReasoningContent: resp.ReasoningContent, WorkflowAgent: run.ContentFlag(&b, false)})
 	}
 	addUsage(st.out.Metrics, "model", info, &resp.Usage)
 	if st.wantsEvent() {
@@ -196,6 +197,7 @@ func (d *deltas) next(st *runState, start time.Time, c *model.Chunk) *run.RunCon
 	// The second run.Now would give, without a wall-clock read per token.
 	e.CreatedAt = (d.wall + int64(time.Since(start))) / int64(time.Second)
 	e.Content, e.ContentType, e.ReasoningContent = c.Content, "str", c.ReasoningContent
+	e.WorkflowAgent = run.ContentFlag(&d.base, false)
 	return e
 }
 
@@ -440,7 +442,8 @@ func (st *runState) appendToolResults(batch []*call) bool {
 			if c.fn.ShowResult && c.result.Content != "" {
 				st.content = append(st.content, c.result.Content...)
 				if st.stream {
-					st.send(&run.RunContent{EventBase: st.base(), Content: c.result.Content, ContentType: "str"})
+					b := st.base()
+					st.send(&run.RunContent{EventBase: b, Content: c.result.Content, ContentType: "str", WorkflowAgent: run.ContentFlag(&b, false)})
 				}
 			}
 			if c.fn.StopAfterToolCall || c.result.Stop {

@@ -37,7 +37,8 @@ func (st *runState) parseStructured() {
 	}
 	st.out.Content = value
 	if st.stream {
-		st.send(&run.RunContent{EventBase: st.base(), Content: value, ContentType: st.out.ContentType})
+		b := st.base()
+		st.send(&run.RunContent{EventBase: b, Content: value, ContentType: st.out.ContentType, WorkflowAgent: run.ContentFlag(&b, false)})
 	}
 }
 
