@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"sync"
 	"time"
 
@@ -58,6 +59,7 @@ type Run struct {
 	// emitter is called from several goroutines.
 	emitting sync.Mutex
 	failed   error
+	begun    time.Time // for the duration logEnd reports
 	stream   *stream
 	gen      int
 	closed   bool
@@ -155,7 +157,7 @@ func (e *Engine) Claim(ctx context.Context, row storage.Run, version int64, next
 
 func (e *Engine) newRun(row storage.Run, resumable bool, cancel context.CancelCauseFunc) *Run {
 	r := &Run{e: e, row: row, resumable: resumable, cancel: cancel, started: make(chan struct{}), indexed: map[run.Event]int64{},
-		unregister: func() {}}
+		unregister: func() {}, begun: time.Now()}
 	if cancel == nil {
 		r.cancel = func(error) {}
 	}
@@ -366,6 +368,40 @@ type Finish struct {
 // stored, its member runs and the session change. Then the run's own
 // terminal events may be delivered, and Close releases it.
 func (r *Run) Finish(ctx context.Context, f Finish) error {
+	err := r.finish(ctx, f)
+	r.logEnd(err)
+	return err
+}
+
+// logEnd writes the one line an operator reads of a run that ended: at
+// ERROR when it failed or its end could not be stored, with the reason.
+func (r *Run) logEnd(storeErr error) {
+	level := slog.LevelInfo
+	attrs := []slog.Attr{slog.String("run_id", r.row.RunID), slog.String("component", r.row.ComponentID),
+		slog.String("session_id", r.row.SessionID), slog.String("status", string(r.row.Status)),
+		slog.Int64("duration_ms", time.Since(r.begun).Milliseconds())}
+	if r.row.ParentRunID != "" {
+		attrs = append(attrs, slog.String("parent_run_id", r.row.ParentRunID))
+	}
+	if r.row.Status == run.StatusError {
+		level = slog.LevelError
+		var doc struct {
+			Content any `json:"content"`
+		}
+		if json.Unmarshal(r.row.Data, &doc) == nil {
+			if reason, ok := doc.Content.(string); ok && reason != "" {
+				attrs = append(attrs, slog.String("reason", reason))
+			}
+		}
+	}
+	if storeErr != nil {
+		level = slog.LevelError
+		attrs = append(attrs, slog.String("error", storeErr.Error()))
+	}
+	r.e.log.LogAttrs(context.Background(), level, "run ended", attrs...)
+}
+
+func (r *Run) finish(ctx context.Context, f Finish) error {
 	if r.stream != nil && len(f.Terminal) > 0 {
 		r.stream.expectTerminal(len(f.Terminal))
 	}

@@ -65,7 +65,8 @@ func (s *Spec) Execute(ctx context.Context, req *run.Request, emit run.Emitter) 
 		if err == nil || !retryable(err) || st.ctx.Err() != nil {
 			break
 		}
-		s.logger.Warn("run attempt failed", "run_id", st.out.RunID, "attempt", attempt+1, "error", err)
+		s.logger.Warn("run attempt failed", "run_id", st.out.RunID, "component", s.ID, "session_id", st.out.SessionID,
+			"attempt", attempt+1, "of", s.Retries+1, "error", err)
 	}
 	return st.conclude(err), nil
 }

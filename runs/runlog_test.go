@@ -1,0 +1,80 @@
+package runs_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"log/slog"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/agno-go/agno/run"
+	"github.com/agno-go/agno/runs"
+	"github.com/agno-go/agno/storage/memory"
+)
+
+// syncBuffer is a log sink the engine's goroutines may write to.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) lines() []map[string]any {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []map[string]any
+	for _, l := range strings.Split(strings.TrimSpace(s.b.String()), "\n") {
+		var m map[string]any
+		if json.Unmarshal([]byte(l), &m) == nil {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// Every run that ends writes one line an operator can read: its id,
+// component, session, status and duration, at ERROR with the reason when
+// it failed.
+func TestRunEndIsLogged(t *testing.T) {
+	var sink syncBuffer
+	e := started(t, engine(t, memory.New(), "logs", func(c *runs.Config) {
+		c.Logger = slog.New(slog.NewJSONHandler(&sink, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	}))
+	ctx := context.Background()
+	for id, end := range map[string]struct {
+		status run.Status
+		doc    string
+	}{
+		"r-ok":  {run.StatusCompleted, `{"run_id":"r-ok","status":"COMPLETED","content":"fine"}`},
+		"r-bad": {run.StatusError, `{"run_id":"r-bad","status":"ERROR","content":"the model refused: quota"}`},
+	} {
+		h, err := e.Begin(ctx, runs.Begin{Row: row(id), Session: session(id)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := h.Finish(ctx, runs.Finish{Status: end.status, Doc: json.RawMessage(end.doc)}); err != nil {
+			t.Fatal(err)
+		}
+		h.Close()
+	}
+	ended := map[string]map[string]any{}
+	for _, l := range sink.lines() {
+		if l["msg"] == "run ended" {
+			ended[l["run_id"].(string)] = l
+		}
+	}
+	ok, bad := ended["r-ok"], ended["r-bad"]
+	if ok == nil || ok["level"] != "INFO" || ok["status"] != "COMPLETED" || ok["component"] != component || ok["session_id"] != "s-r-ok" || ok["duration_ms"] == nil || ok["reason"] != nil {
+		t.Errorf("a completed run's line: %v", ok)
+	}
+	if bad == nil || bad["level"] != "ERROR" || bad["status"] != "ERROR" || bad["reason"] != "the model refused: quota" {
+		t.Errorf("a failed run's line: %v", bad)
+	}
+}
