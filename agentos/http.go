@@ -37,7 +37,7 @@ func (o *OS) Handler() http.Handler {
 	h = o.protect(h)
 	h = o.cors(h)
 	h = recoverPanics(h, o)
-	return stripTrailingSlash(h)
+	return stripTrailingSlash(o.accessLog(h))
 }
 
 // unmatched answers requests no route takes as FastAPI does, before

@@ -120,6 +120,10 @@ type Config struct {
 	// long for its next request (default DefaultIdleTimeout; [agentos]
 	// idle_timeout_seconds).
 	IdleTimeout time.Duration
+	// AccessLog writes one INFO line per request (method, path, status,
+	// bytes, duration, run id); [agentos] access_log, on by default at
+	// --log-level debug.
+	AccessLog bool
 	// BodyReadTimeout closes the connection of a request whose body
 	// sends nothing for that long (default DefaultBodyReadTimeout). It
 	// bounds each wait for the next bytes, not the whole body: a large

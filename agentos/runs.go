@@ -127,6 +127,7 @@ func (o *OS) parseRunForm(r *http.Request, w http.ResponseWriter) (_ *runForm, o
 	if req.RunID == "" {
 		req.RunID = run.NewID()
 	}
+	noteRunID(r.Context(), req.RunID)
 	req.Stream = stream
 	return &runForm{req: req, stream: stream, background: background, uploads: f}, true
 }

@@ -86,8 +86,11 @@ type AgentOSConfig struct {
 	LeaseSeconds int `toml:"lease_seconds"`
 	// IdleTimeoutSeconds closes a keep-alive connection that waited that
 	// long for its next request (default 120; agno's uvicorn: 5).
-	IdleTimeoutSeconds int            `toml:"idle_timeout_seconds"`
-	Registry           RegistryConfig `toml:"registry"`
+	IdleTimeoutSeconds int `toml:"idle_timeout_seconds"`
+	// AccessLog writes one line per request (default: on at --log-level
+	// debug, else off).
+	AccessLog *bool          `toml:"access_log"`
+	Registry  RegistryConfig `toml:"registry"`
 	// Authorization is [agentos.authorization]: JWT mode when present
 	// (nil when absent).
 	Authorization *AuthorizationConfig `toml:"authorization"`

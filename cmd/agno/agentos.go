@@ -10,6 +10,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -176,6 +177,7 @@ func startAgentOS(ctx context.Context, f startFlags, ready chan<- string) error 
 		Tracing:     agentos.TracingConfig{Enabled: cfg.Tracing.Enabled, OTLPEndpoint: cfg.Tracing.OTLPEndpoint},
 		SecurityKey: key, Authorization: authz, ProtectedMode: &protected, CORSOrigins: cfg.AgentOS.CORSAllowedOrigins, AllowedHosts: cfg.AgentOS.AllowedHosts,
 		MaxUploadBytes: cfg.AgentOS.MaxUploadBytes, MaxFileBytes: cfg.AgentOS.MaxFileBytes, IdleTimeout: time.Duration(cfg.AgentOS.IdleTimeoutSeconds) * time.Second,
+		AccessLog: accessLogOn(cfg.AgentOS.AccessLog, f.logLevel),
 		Slack:     res.Slack,
 		MCPServer: res.MCPServer,
 		A2A:       res.A2A,
@@ -426,4 +428,12 @@ func authorizationConfig(cfg *config.Config, osID string) (*auth.Config, error) 
 		out.Audience = osID // agno expects the AgentOS id
 	}
 	return out, nil
+}
+
+// accessLogOn is [agentos] access_log, or on at --log-level debug.
+func accessLogOn(set *bool, logLevel string) bool {
+	if set != nil {
+		return *set
+	}
+	return strings.EqualFold(logLevel, "debug")
 }
