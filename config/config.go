@@ -102,6 +102,9 @@ type RegistryConfig struct {
 	// workflow files, absolute after Load (default agents, teams,
 	// workflows beside the config file).
 	Sources []string `toml:"sources"`
+	// defaulted: Sources are DefaultSources, not the file's: a missing one
+	// is no mistake of the user's.
+	defaulted bool
 	// RefreshOnStart scans Sources when AgentOS starts (default true).
 	RefreshOnStart bool `toml:"refresh_on_start"`
 }
@@ -481,6 +484,7 @@ func lastKey(key string) string {
 
 func (c *Config) validate(p *problems, md *toml.MetaData) {
 	a := &c.AgentOS
+	a.Registry.defaulted = !md.IsDefined("agentos", "registry", "sources")
 	if md.IsDefined("agentos", "host") && strings.TrimSpace(a.Host) == "" {
 		p.at("agentos.host", "agentos.host is empty: use \"0.0.0.0\" to listen on every interface or \"127.0.0.1\" for this machine only")
 	}

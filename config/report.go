@@ -20,6 +20,9 @@ type Report struct {
 	RefreshOnStart bool
 	// Sources are the configured directories (absolute).
 	Sources []string
+	// DefaultSources: Sources were not set in the file (agents, teams,
+	// workflows beside it), so a missing one is reported, not warned.
+	DefaultSources bool
 	// Scanned has one entry per directory actually scanned.
 	Scanned  []ScannedDir
 	Counts   Counts
@@ -75,6 +78,8 @@ func (r Report) String() string {
 type reportLine struct {
 	warn bool
 	msg  string
+	// built: Build already logged it, with its fields.
+	built bool
 }
 
 func (r Report) lines() []reportLine {
@@ -84,6 +89,7 @@ func (r Report) lines() []reportLine {
 	}
 	for _, m := range r.MissingKeys {
 		add(true, "model %q: its API key variable %s is not set; runs using it will fail until you export %s=<your key> and restart", m.Model, m.Env, m.Env)
+		out[len(out)-1].built = true
 	}
 	if len(r.Scanned) == 0 && !r.scanned() {
 		switch {
@@ -107,6 +113,8 @@ func (r Report) lines() []reportLine {
 		switch {
 		case d.Err != nil:
 			add(true, "registry: scanned %s (%s): unreadable: %v", d.Path, kind, d.Err)
+		case !d.Exists && r.DefaultSources:
+			add(false, "registry: scanned %s (%s): not there (a default source; create it to add %s)", d.Path, kind, kind)
 		case !d.Exists:
 			add(true, "registry: scanned %s (%s): missing; create it or fix [agentos.registry] sources in %s (relative paths are relative to that file)", d.Path, kind, r.ConfigFile)
 		case len(d.Files) == 0:
@@ -156,9 +164,13 @@ func indent(err error) string {
 	return strings.ReplaceAll(err.Error(), "\n", "\n    ")
 }
 
-// Log writes the report to a logger: findings at info, problems at warn.
+// Log writes the report to a logger: findings at info, problems at warn;
+// what Build warned of already is not said twice.
 func (r Report) Log(log *slog.Logger) {
 	for _, l := range r.lines() {
+		if l.built {
+			continue
+		}
 		if l.warn {
 			log.Warn(l.msg)
 		} else {

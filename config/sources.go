@@ -49,7 +49,7 @@ type FileResult struct {
 // Unlike Build it scans whatever registry_auto_populate and
 // refresh_on_start say: asking for a reload is asking for the scan.
 func (c *Config) LoadSources(ctx context.Context, base *Resources, fn Functions) (*Sources, Report) {
-	report := Report{ConfigFile: c.Path, AutoPopulate: true, RefreshOnStart: true, Sources: slices.Clone(c.AgentOS.Registry.Sources)}
+	report := Report{ConfigFile: c.Path, AutoPopulate: true, RefreshOnStart: true, Sources: slices.Clone(c.AgentOS.Registry.Sources), DefaultSources: c.AgentOS.Registry.defaulted}
 	if base == nil {
 		report.Failures = append(report.Failures, Failure{Err: errors.New("config: LoadSources needs the Resources returned by Build")})
 		return &Sources{}, report
@@ -90,7 +90,7 @@ func (r *Resources) WithCatalog(agents []*agent.Agent, teams []*team.Team, workf
 // versions to fall back on for dependencies (nil at start-up).
 func (c *Config) loadSources(ctx context.Context, r *Resources, prev map[Kind]map[string]any) (*Sources, Report) {
 	report := Report{ConfigFile: c.Path, AutoPopulate: c.AgentOS.RegistryAutoPopulate, RefreshOnStart: c.AgentOS.Registry.RefreshOnStart,
-		Sources: slices.Clone(c.AgentOS.Registry.Sources)}
+		Sources: slices.Clone(c.AgentOS.Registry.Sources), DefaultSources: c.AgentOS.Registry.defaulted}
 	l := &loader{cfg: c, res: r, fn: r.fn, prev: prev, byID: map[Kind]map[string]*resFile{KindAgent: {}, KindTeam: {}, KindWorkflow: {}}}
 	for _, dir := range c.AgentOS.Registry.Sources {
 		sd, files := scanDir(dir)

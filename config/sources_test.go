@@ -1,8 +1,10 @@
 package config_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"slices"
@@ -327,6 +329,18 @@ func TestSourcesReport(t *testing.T) {
 		}
 		if res.Report.Scanned[0].Exists || !res.Report.Scanned[2].Exists {
 			t.Errorf("scanned %+v", res.Report.Scanned)
+		}
+	})
+	// Sources the file never set are agno's defaults: one that is not
+	// there is said at INFO, not warned; a model's missing key is warned
+	// once (by Build, with its fields), not again by the report's log.
+	t.Run("default sources", func(t *testing.T) {
+		res, dir := tree(t, map[string]string{"config.toml": baseConfig, "agents/a.toml": "name = \"A\"\n"})
+		var logs bytes.Buffer
+		res.Report.Log(slog.New(slog.NewTextHandler(&logs, nil)))
+		want := "level=INFO msg=\"registry: scanned " + filepath.Join(dir, "teams") + " (team files): not there (a default source; create it to add team files)\""
+		if !strings.Contains(logs.String(), want) || strings.Contains(logs.String(), "level=WARN") {
+			t.Errorf("report log:\n%s\nwant %s and no warning", logs.String(), want)
 		}
 	})
 	t.Run("a file as a source", func(t *testing.T) {
