@@ -16,6 +16,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/agno-go/agno/config"
 	"github.com/agno-go/agno/hitl"
 	"github.com/agno-go/agno/run"
 	"github.com/agno-go/agno/workflow"
@@ -62,8 +63,30 @@ var isTerminal = func(r io.Reader) bool {
 
 type hitlOptions struct {
 	socket  string
+	config  string
 	json    bool
 	timeout time.Duration
+}
+
+// resolveSocket picks the socket: --socket, else AGNO_HITL_SOCKET, else
+// [workflows.hitl] socket_path of --config (config.toml here by default,
+// where agno agentos start looks), else the built-in default.
+func (o *hitlOptions) resolveSocket(cmd *cobra.Command) error {
+	if cmd.Flags().Changed("socket") || os.Getenv("AGNO_HITL_SOCKET") != "" {
+		return nil
+	}
+	if _, err := os.Stat(o.config); err != nil {
+		if cmd.Flags().Changed("config") {
+			return usageErr(cmd, fmt.Errorf("--config %s: %w", o.config, err))
+		}
+		return nil
+	}
+	cfg, err := config.Load(o.config)
+	if err != nil {
+		return err
+	}
+	o.socket = cfg.Workflows.HITL.SocketPath
+	return nil
 }
 
 func newHITLCmd() *cobra.Command {
@@ -95,7 +118,9 @@ the console ends at end of input. Exit status: 0 ok, 1 error, 2 usage.`,
 	}
 	cmd.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageErr(c, err) })
 	pf := cmd.PersistentFlags()
-	pf.StringVar(&o.socket, "socket", socket, "HITL socket path (default from AGNO_HITL_SOCKET)")
+	pf.StringVar(&o.socket, "socket", socket, "HITL socket path (default from AGNO_HITL_SOCKET, else from --config)")
+	pf.StringVar(&o.config, "config", "config.toml", "the config.toml whose [workflows.hitl] socket_path to use, when it exists and --socket is not given")
+	cmd.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error { return o.resolveSocket(cmd) }
 	pf.BoolVar(&o.json, "json", false, "machine-readable JSON output")
 	pf.DurationVar(&o.timeout, "timeout", 10*time.Second, "how long to wait for the server to connect and answer")
 

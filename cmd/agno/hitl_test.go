@@ -419,3 +419,38 @@ func TestHITLInteractive(t *testing.T) {
 		t.Fatalf("processed %d r2 %+v", processed.Load(), r2)
 	}
 }
+
+// Without --socket, agno hitl takes the socket from the config the
+// server was started with, as agno agentos start resolves it.
+func TestHITLSocketFromConfig(t *testing.T) {
+	store := memory.New()
+	var processed atomic.Int32
+	w := confirmFlow(t, store, &processed)
+	c := newConsole(t, w)
+	pause(t, w, "r1")
+	cfgPath := filepath.Join(filepath.Dir(c.socket), "config.toml")
+	if err := os.WriteFile(cfgPath, []byte("[workflows.hitl]\nsocket_path = \"hitl.sock\"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("AGNO_HITL_SOCKET", "")
+	run := func(args ...string) (string, error) {
+		cmd := newRootCmd()
+		var out bytes.Buffer
+		cmd.SetOut(&out)
+		cmd.SetErr(&out)
+		cmd.SetArgs(args)
+		err := cmd.Execute()
+		return out.String(), err
+	}
+	out, err := run("hitl", "--config", cfgPath, "list", "--json")
+	if err != nil || !strings.Contains(out, `"run_id":"r1"`) {
+		t.Fatalf("hitl --config: %v %s", err, out)
+	}
+	// --socket still wins; a --config that is not there is a usage error.
+	if _, err := run("hitl", "--config", cfgPath, "--socket", filepath.Join(filepath.Dir(c.socket), "none.sock"), "list"); err == nil {
+		t.Error("--socket did not win over --config")
+	}
+	if _, err := run("hitl", "--config", filepath.Join(t.TempDir(), "nope.toml"), "list"); exitCode(err) != 2 {
+		t.Errorf("a missing --config: %v (exit %d)", err, exitCode(err))
+	}
+}
