@@ -46,6 +46,8 @@ type Content struct {
 	CreatedAt  int64  `json:"created_at,omitempty"`
 	UpdatedAt  int64  `json:"updated_at,omitempty"`
 	ExternalID string `json:"external_id,omitempty"`
+	// Skipped: SkipIfExists left it alone, its hash already stored.
+	Skipped bool `json:"-"`
 }
 
 // Auth is agno's ContentAuth.

@@ -398,7 +398,7 @@ func (k *Knowledge) skip(ctx context.Context, c *Content, hash string, m insertM
 		return false, err
 	}
 	k.log.Debug("knowledge: content already exists, skipping", "content_hash", hash)
-	c.Status = contents.StatusCompleted
+	c.Status, c.Skipped = contents.StatusCompleted, true
 	return true, k.updateContent(ctx, c)
 }
 

@@ -163,7 +163,7 @@ func knowledgeAdd(ctx context.Context, cmd *cobra.Command, f knowledgeAddFlags, 
 	}
 
 	bar := newProgress(cmd.ErrOrStderr(), len(items), src.dir)
-	var done, failed int
+	var done, failed, kept int
 	for i, in := range items {
 		label := in.URL
 		if in.Path != "" {
@@ -185,13 +185,19 @@ func knowledgeAdd(ctx context.Context, cmd *cobra.Command, f knowledgeAddFlags, 
 			status = "skipped (left out by --include / --exclude)"
 		case got[0].Status == contents.StatusFailed:
 			status, failed = "failed: "+got[0].StatusMessage, failed+1
+		case allSkipped(got):
+			status, kept = "skipped (already stored: --skip-if-exists)", kept+1
 		default:
 			done++
 		}
 		bar.step(i+1, label, status)
 	}
 	bar.finish()
-	fmt.Fprintf(cmd.OutOrStdout(), "Ingested %d of %d into knowledge base %q (%s).\n", done, len(items), name, storeText(cfg))
+	msg := fmt.Sprintf("Ingested %d of %d into knowledge base %q (%s)", done, len(items), name, storeText(cfg))
+	if kept > 0 {
+		msg += fmt.Sprintf("; %d already stored, skipped", kept)
+	}
+	fmt.Fprintln(cmd.OutOrStdout(), msg+".")
 	if failed > 0 {
 		return fmt.Errorf("%d of %d failed (see above)", failed, len(items))
 	}
@@ -315,4 +321,15 @@ func shorten(s string, n int) string {
 		return s
 	}
 	return "…" + string(r[len(r)-n+1:])
+}
+
+// allSkipped reports whether every content of one item was already
+// stored (--skip-if-exists).
+func allSkipped(got []*knowledge.Content) bool {
+	for _, c := range got {
+		if !c.Skipped {
+			return false
+		}
+	}
+	return len(got) > 0
 }

@@ -112,10 +112,11 @@ func TestKnowledgeAddDirectory(t *testing.T) {
 		t.Errorf("csv: %q", got)
 	}
 
-	// Again with --skip-if-exists: nothing changes.
-	if _, stderr, err := runAgno(t, "knowledge", "add", fx.Root, "--config", cfgPath, "--metadata", `{"source": "ops-share"}`, "--skip-if-exists", "--include", "*.md"); err != nil ||
-		!strings.Contains(stderr, "[2/2] guide/setup/install.md: completed") {
-		t.Fatalf("rerun: %v\n%s", err, stderr)
+	// Again with --skip-if-exists: nothing changes, and it says so.
+	if stdout, stderr, err := runAgno(t, "knowledge", "add", fx.Root, "--config", cfgPath, "--metadata", `{"source": "ops-share"}`, "--skip-if-exists", "--include", "*.md"); err != nil ||
+		!strings.Contains(stderr, "[2/2] guide/setup/install.md: skipped (already stored: --skip-if-exists)") ||
+		!strings.Contains(stdout, "Ingested 0 of 2") || !strings.Contains(stdout, "; 2 already stored, skipped.") {
+		t.Fatalf("rerun: %v\n%s\n%s", err, stdout, stderr)
 	}
 	if _, total, _ := kb.GetContent(context.Background(), contents.ListOptions{}); total != 4 {
 		t.Errorf("rerun made %d contents", total)
