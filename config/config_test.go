@@ -224,6 +224,11 @@ func TestValidationMessages(t *testing.T) {
 		{"shell timeout", "[toolkits.shell]\ntimeout_seconds = 0\n", 2, []string{"toolkits.shell.timeout_seconds = 0"}},
 		{"daytona language", "[toolkits.daytona]\nlanguage = \"ruby\"\n", 2, []string{"language = \"ruby\"", "python"}},
 		{"syntax", "[agentos]\nname = \"x\n", 2, []string{"config.toml:2", "strings cannot contain newlines"}},
+		// A construct left open is reported where it began, not where the
+		// parser gave up.
+		{"open table header", "[agentos\nport = 1\n", 1, []string{"config.toml:1", "to end table name"}},
+		{"open multiline string", "[agentos]\nname = \"\"\"abc\n\nport = 1\n", 2, []string{"config.toml:2", "unexpected EOF"}},
+		{"open array", "[agentos]\ncors_allowed_origins = [\"a\",\n\"b\",\n\n", 2, []string{"config.toml:2", "EOF"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -74,7 +74,7 @@ func (p *problems) err() error { return errors.Join(p.errs...) }
 func decodeStrict(file, src string, v any, idx *keyIndex) (md toml.MetaData, fatal, unknown error) {
 	md, err := toml.Decode(src, v)
 	if err != nil {
-		return md, syntaxError(file, err), nil
+		return md, syntaxError(file, src, err), nil
 	}
 	p := &problems{file: file, idx: idx}
 	seen := map[string]bool{}
@@ -108,14 +108,15 @@ func toPath(k []string) keyPath {
 }
 
 // syntaxError turns the TOML library's error into an Error with the line.
-func syntaxError(file string, err error) error {
+func syntaxError(file, src string, err error) error {
 	var pe toml.ParseError
 	if errors.As(err, &pe) {
 		msg := pe.Message
 		if pe.LastKey != "" {
 			msg = fmt.Sprintf("key %q: %s", pe.LastKey, pe.Message)
 		}
-		return &Error{File: file, Line: pe.Position.Line, Column: pe.Position.Col, Key: pe.LastKey, Msg: msg}
+		line, col := syntaxPosition(src, pe)
+		return &Error{File: file, Line: line, Column: col, Key: pe.LastKey, Msg: msg}
 	}
 	// Type mismatches come as plain errors: "toml: line 3 (last key
 	// "agentos.port"): incompatible types: TOML value has type string;
@@ -129,6 +130,48 @@ func syntaxError(file string, err error) error {
 		return &Error{File: file, Line: line, Key: m[2], Msg: fmt.Sprintf("key %q: %s", m[2], msg)}
 	}
 	return &Error{File: file, Msg: strings.TrimPrefix(err.Error(), "toml: ")}
+}
+
+// syntaxPosition is where the user has to look. The parser reports where
+// it gave up, which for a construct left open (a table header without
+// its "]", a string without its closing quotes, an array without "]") is
+// a later line or the end of the file: point at the line the construct
+// began on instead.
+func syntaxPosition(src string, pe toml.ParseError) (line, col int) {
+	line, col = pe.Position.Line, pe.Position.Col
+	open := strings.Contains(pe.Message, "EOF") || strings.Contains(pe.Message, `'\n'`)
+	if !open || src == "" {
+		return line, col
+	}
+	lines := strings.Split(src, "\n")
+	if line > len(lines) {
+		line = len(lines)
+	}
+	begins := func(l string) bool {
+		l = strings.TrimSpace(l)
+		if strings.Contains(pe.Message, "table name") || strings.Contains(pe.Message, "table array name") {
+			return strings.HasPrefix(l, "[")
+		}
+		if pe.LastKey == "" {
+			return false
+		}
+		k := pe.LastKey[strings.LastIndexByte(pe.LastKey, '.')+1:]
+		for _, q := range []string{k, `"` + k + `"`, "'" + k + "'"} {
+			if rest, ok := strings.CutPrefix(l, q); ok && strings.HasPrefix(strings.TrimSpace(rest), "=") {
+				return true
+			}
+		}
+		return false
+	}
+	for i := line; i >= 1; i-- {
+		if begins(lines[i-1]) {
+			if i != line {
+				return i, 0
+			}
+			return line, col
+		}
+	}
+	return line, col
 }
 
 var (

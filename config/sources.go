@@ -233,7 +233,7 @@ func (l *loader) parseData(path string, data []byte, dirKind Kind) *resFile {
 		Kind any `toml:"kind"`
 	}
 	if _, err := toml.Decode(src, &probe); err != nil {
-		f.fail(syntaxError(path, err))
+		f.fail(syntaxError(path, src, err))
 		return f
 	}
 	p := &problems{file: path, idx: f.idx}
