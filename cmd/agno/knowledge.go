@@ -25,16 +25,15 @@ import (
 
 func newKnowledgeCmd() *cobra.Command {
 	cmd := &cobra.Command{Use: "knowledge", Short: "Manage the knowledge bases of config.toml"}
-	cmd.AddCommand(newKnowledgeAddCmd())
+	cmd.AddCommand(newKnowledgeAddCmd(), newKnowledgeListCmd(), newKnowledgeSearchCmd(), newKnowledgeRemoveCmd())
 	return cmd
 }
 
 type knowledgeAddFlags struct {
-	config, settings, knowledge string
+	kbFlags
 	name, description, metadata string
 	include, exclude            []string
 	upsert, skipIfExists        bool
-	logLevel                    string
 }
 
 func newKnowledgeAddCmd() *cobra.Command {
@@ -60,10 +59,8 @@ AgentOS may run meanwhile: it sees the new contents at once.`,
 			return knowledgeAdd(ctx, cmd, f, args[0])
 		},
 	}
+	f.kbFlags.bind(cmd)
 	fl := cmd.Flags()
-	fl.StringVar(&f.config, "config", "config.toml", "path of config.toml")
-	fl.StringVar(&f.settings, "settings", "", "path of settings.json (default: settings.json beside the config, when present)")
-	fl.StringVar(&f.knowledge, "knowledge", "", "the [knowledge.NAME] to ingest into (needed when config.toml has several)")
 	fl.StringVar(&f.name, "name", "", "content name (default: the file name or the URL)")
 	fl.StringVar(&f.description, "description", "", "content description")
 	fl.StringVar(&f.metadata, "metadata", "", `metadata as a JSON object, e.g. '{"team": "ops"}'`)
@@ -71,7 +68,6 @@ AgentOS may run meanwhile: it sees the new contents at once.`,
 	fl.StringArrayVar(&f.exclude, "exclude", nil, `skip files or directories matching this glob ("drafts"); repeatable`)
 	fl.BoolVar(&f.upsert, "upsert", true, "replace what an earlier ingestion of the same content stored")
 	fl.BoolVar(&f.skipIfExists, "skip-if-exists", false, "leave contents already stored alone")
-	fl.StringVar(&f.logLevel, "log-level", "warn", "log level: debug, info, warn, error")
 	return cmd
 }
 
@@ -104,12 +100,9 @@ func loadConfig(configPath, settingsPath string, logger *slog.Logger) (*config.C
 }
 
 func knowledgeAdd(ctx context.Context, cmd *cobra.Command, f knowledgeAddFlags, target string) error {
-	logger, err := newLoggerTo(cmd.ErrOrStderr(), f.logLevel)
-	if err != nil {
-		return usageErr(cmd, err)
-	}
 	var md map[string]any
 	if f.metadata != "" {
+		var err error
 		if md, err = knowledge.DecodeMetadata([]byte(f.metadata)); err != nil {
 			return usageErr(cmd, fmt.Errorf(`--metadata must be a JSON object, for example '{"team": "ops"}': %w`, err))
 		}
@@ -118,20 +111,12 @@ func knowledgeAdd(ctx context.Context, cmd *cobra.Command, f knowledgeAddFlags, 
 	if err != nil {
 		return err
 	}
-	cfg, err := loadConfig(f.config, f.settings, logger)
+	kb, err := f.open(ctx, cmd)
 	if err != nil {
 		return err
 	}
-	name, err := pickKnowledge(cfg, f.knowledge)
-	if err != nil {
-		return usageErr(cmd, err)
-	}
-	res, err := cfg.OpenKnowledge(ctx)
-	if err != nil {
-		return err
-	}
-	defer res.Close()
-	kb := res.Knowledge[name]
+	defer kb.Close()
+	name, cfg := kb.name, kb.cfg
 
 	base := knowledge.Input{Name: f.name, Description: f.description, Metadata: md, Upsert: &f.upsert, SkipIfExists: f.skipIfExists}
 	var items []knowledge.Input
