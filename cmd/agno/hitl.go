@@ -752,7 +752,11 @@ func pausedComponent(p *hitl.Pause) string {
 }
 
 // describe prints a pause in full, with the commands that answer it.
-func describe(w io.Writer, p *hitl.Pause) {
+func describe(w io.Writer, p *hitl.Pause) { describePause(w, p, true) }
+
+// describePause shows a pause; withCommands adds the agno hitl command
+// lines that answer it from another terminal.
+func describePause(w io.Writer, p *hitl.Pause, withCommands bool) {
 	fmt.Fprintf(w, "Run:        %s\n", p.RunID)
 	name := p.ComponentID()
 	if n := p.ComponentName(); n != name {
@@ -766,7 +770,9 @@ func describe(w io.Writer, p *hitl.Pause) {
 	if p.PauseKind == "error" && len(p.ErrorRequirements) > 0 {
 		er := p.ErrorRequirements[len(p.ErrorRequirements)-1]
 		fmt.Fprintf(w, "Step:       %s (failed after %d retries)\nError:      %s\n", er.StepName, er.RetryCount, er.Error)
-		fmt.Fprintf(w, "Answer:     agno hitl approve %s   (retry the step)\n            agno hitl reject %s    (skip it)\n", p.RunID, p.RunID)
+		if withCommands {
+			fmt.Fprintf(w, "Answer:     agno hitl approve %s   (retry the step)\n            agno hitl reject %s    (skip it)\n", p.RunID, p.RunID)
+		}
 		return
 	}
 	r := active(p)
@@ -785,14 +791,18 @@ func describe(w io.Writer, p *hitl.Pause) {
 	case "confirmation":
 		fmt.Fprintf(w, "Message:    %s\n", firstNonEmpty(r.ConfirmationMessage, "(none)"))
 		fmt.Fprintf(w, "On reject:  %s\n", firstNonEmpty(string(r.OnReject), "skip"))
-		fmt.Fprintf(w, "Answer:     agno hitl approve %s\n            agno hitl reject %s --note \"…\"\n", p.RunID, p.RunID)
+		if withCommands {
+			fmt.Fprintf(w, "Answer:     agno hitl approve %s\n            agno hitl reject %s --note \"…\"\n", p.RunID, p.RunID)
+		}
 	case "output_review":
 		fmt.Fprintf(w, "Message:    %s\n", firstNonEmpty(r.OutputReviewMessage, "(none)"))
 		if r.StepOutput != nil {
 			fmt.Fprintf(w, "Output:\n%s\n", indent(r.StepOutput.ContentString()))
 		}
 		fmt.Fprintf(w, "On reject:  %s (retry %d of %d)\n", firstNonEmpty(string(r.OnReject), "skip"), r.RetryCount, r.MaxRetries)
-		fmt.Fprintf(w, "Answer:     agno hitl approve %s\n            agno hitl reject %s --note \"what to change\"\n", p.RunID, p.RunID)
+		if withCommands {
+			fmt.Fprintf(w, "Answer:     agno hitl approve %s\n            agno hitl reject %s --note \"what to change\"\n", p.RunID, p.RunID)
+		}
 	case "user_input":
 		fmt.Fprintf(w, "Message:    %s\n", firstNonEmpty(r.UserInputMessage, "(none)"))
 		fmt.Fprintln(w, "Fields:")
@@ -801,7 +811,9 @@ func describe(w io.Writer, p *hitl.Pause) {
 			fmt.Fprintf(w, "  %-12s %-6s%s\n", f.Name, typeName(f.FieldType), fieldHint(f))
 			sets = append(sets, "--set "+f.Name+"=…")
 		}
-		fmt.Fprintf(w, "Answer:     agno hitl input %s %s\n", p.RunID, strings.Join(sets, " "))
+		if withCommands {
+			fmt.Fprintf(w, "Answer:     agno hitl input %s %s\n", p.RunID, strings.Join(sets, " "))
+		}
 	case "route_selection":
 		fmt.Fprintf(w, "Message:    %s\n", firstNonEmpty(r.UserInputMessage, "(none)"))
 		many := "one"
@@ -809,7 +821,9 @@ func describe(w io.Writer, p *hitl.Pause) {
 			many = "one or more"
 		}
 		fmt.Fprintf(w, "Choices:    %s (pick %s)\n", strings.Join(r.AvailableChoices, ", "), many)
-		fmt.Fprintf(w, "Answer:     agno hitl select %s ROUTE…\n", p.RunID)
+		if withCommands {
+			fmt.Fprintf(w, "Answer:     agno hitl select %s ROUTE…\n", p.RunID)
+		}
 	case "executor":
 		if p.Kind() == "workflow" {
 			fmt.Fprintf(w, "Executor:   %s %q (run %s)\n", r.ExecutorType, r.ExecutorName, r.ExecutorRunID)
@@ -822,7 +836,9 @@ func describe(w io.Writer, p *hitl.Pause) {
 			args, _ := json.Marshal(er.ToolExecution.ToolArgs)
 			fmt.Fprintf(w, "  %s(%s) — waits for %s\n", er.ToolExecution.ToolName, args, er.PauseType())
 		}
-		fmt.Fprintf(w, "Answer:     agno hitl approve %s\n            agno hitl reject %s --note \"…\"\n", p.RunID, p.RunID)
+		if withCommands {
+			fmt.Fprintf(w, "Answer:     agno hitl approve %s\n            agno hitl reject %s --note \"…\"\n", p.RunID, p.RunID)
+		}
 	}
 }
 

@@ -27,6 +27,7 @@ func newRootCmd() *cobra.Command {
 	root.AddCommand(newHITLCmd())
 	root.AddCommand(newKnowledgeCmd())
 	root.AddCommand(newConfigCmd())
+	root.AddCommand(newRunCmd())
 	root.AddCommand(newSlackCmd())
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error { return usageErr(cmd, err) })
 	strictGroups(root)
