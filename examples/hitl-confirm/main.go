@@ -6,12 +6,12 @@
 //
 //	go run ./examples/hitl-confirm            # offline, fake model
 //	go run ./examples/hitl-confirm -yes
+//	go run ./examples/hitl-confirm -h        # the flags every example shares
 package main
 
 import (
 	"bufio"
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -19,6 +19,7 @@ import (
 	"strings"
 
 	"github.com/agno-go/agno/agent"
+	"github.com/agno-go/agno/examples/internal/exampleflags"
 	"github.com/agno-go/agno/model"
 	"github.com/agno-go/agno/model/modeltest"
 	"github.com/agno-go/agno/model/openai"
@@ -34,27 +35,30 @@ type emailArgs struct {
 }
 
 func main() {
-	yes := flag.Bool("yes", false, "confirm without asking")
-	flag.Parse()
-	if err := runExample(context.Background(), os.Stdin, os.Stdout, *yes); err != nil {
-		fmt.Fprintln(os.Stderr, "error:", err)
-		os.Exit(1)
+	// Always offline: the model is a built-in fake.
+	f, err := exampleflags.Parse("hitl-confirm", "a tool call waits for a human's confirmation (y/n on stdin, or -yes)", os.Args[1:], os.Stdout, nil)
+	if err != nil {
+		exampleflags.Exit(err)
 	}
+	exampleflags.Exit(runExample(context.Background(), os.Stdin, os.Stdout, f.Yes, f.DB))
 }
 
-func runExample(ctx context.Context, in io.Reader, out io.Writer, autoYes bool) error {
+func runExample(ctx context.Context, in io.Reader, out io.Writer, autoYes bool, dbPath string) error {
 	srv := modeltest.NewServer(modeltest.ServerConfig{Responder: fakeMailer})
 	defer srv.Close()
 	m, err := openai.New(openai.Config{BaseURL: srv.URL, APIKey: "offline", ID: "fake-model", Compatible: true})
 	if err != nil {
 		return err
 	}
-	dir, err := os.MkdirTemp("", "agno-hitl-")
-	if err != nil {
-		return err
+	if dbPath == "" {
+		dir, err := os.MkdirTemp("", "agno-hitl-")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(dir)
+		dbPath = filepath.Join(dir, "agno.db")
 	}
-	defer os.RemoveAll(dir)
-	store, err := sqlite.Open(ctx, sqlite.Config{Path: filepath.Join(dir, "agno.db")})
+	store, err := sqlite.Open(ctx, sqlite.Config{Path: dbPath})
 	if err != nil {
 		return err
 	}

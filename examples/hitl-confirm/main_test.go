@@ -9,7 +9,7 @@ import (
 
 func TestConfirmFlow(t *testing.T) {
 	var out bytes.Buffer
-	if err := runExample(context.Background(), strings.NewReader("y\n"), &out, false); err != nil {
+	if err := runExample(context.Background(), strings.NewReader("y\n"), &out, false, ""); err != nil {
 		t.Fatal(err)
 	}
 	got := out.String()
@@ -22,7 +22,7 @@ func TestConfirmFlow(t *testing.T) {
 
 func TestRejectFlow(t *testing.T) {
 	var out bytes.Buffer
-	if err := runExample(context.Background(), strings.NewReader("n\n"), &out, false); err != nil {
+	if err := runExample(context.Background(), strings.NewReader("n\n"), &out, false, ""); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(out.String(), "status: COMPLETED — Done: The human declined.") {

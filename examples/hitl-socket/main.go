@@ -7,7 +7,7 @@
 //	go run ./examples/hitl-socket                 # terminal 1
 //	agno hitl list; agno hitl approve <run_id>    # terminal 2
 //
-// -auto-approve answers from this process instead (as a socket client);
+// -yes answers from this process instead (as a socket client);
 // -db keeps runs in SQLite, so a paused run outlives the process.
 package main
 
@@ -22,6 +22,7 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/agno-go/agno/examples/internal/exampleflags"
 	"github.com/agno-go/agno/hitl"
 	"github.com/agno-go/agno/run"
 	"github.com/agno-go/agno/storage"
@@ -34,25 +35,25 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	if err := runExample(ctx, os.Args[1:], os.Stdout, logger); err != nil {
-		fmt.Fprintln(os.Stderr, "error:", err)
-		os.Exit(1)
-	}
+	exampleflags.Exit(runExample(ctx, os.Args[1:], os.Stdout, logger))
 }
 
 func runExample(ctx context.Context, args []string, stdout io.Writer, logger *slog.Logger) error {
-	fs := flag.NewFlagSet("hitl-socket", flag.ContinueOnError)
-	fs.SetOutput(stdout)
 	socketDefault := os.Getenv("AGNO_HITL_SOCKET")
 	if socketDefault == "" {
 		socketDefault = "/tmp/agno-hitl.sock"
 	}
-	socket := fs.String("socket", socketDefault, "HITL socket path (default from AGNO_HITL_SOCKET)")
-	autoApprove := fs.Bool("auto-approve", false, "approve the pause from this process, for a run without a human")
-	dbPath := fs.String("db", "", "SQLite file for sessions and runs (default: in memory)")
-	if err := fs.Parse(args); err != nil {
+	var socket string
+	var autoApprove bool
+	flags, err := exampleflags.Parse("hitl-socket", "a workflow step waits for approval over the HITL socket (agno hitl answers it)", args, stdout, func(fs *flag.FlagSet) {
+		fs.StringVar(&socket, "socket", socketDefault, "HITL socket path (default from AGNO_HITL_SOCKET)")
+		fs.BoolVar(&autoApprove, "auto-approve", false, "the same as -yes (its earlier name)")
+	})
+	if err != nil {
 		return err
 	}
+	autoApprove = autoApprove || flags.Yes
+	dbPath := &flags.DB
 
 	var store storage.Store = memory.New()
 	if *dbPath != "" {
@@ -76,7 +77,7 @@ func runExample(ctx context.Context, args []string, stdout io.Writer, logger *sl
 		return err
 	}
 
-	srv, err := hitl.NewServer(hitl.Config{SocketPath: *socket, Workflows: []*workflow.Workflow{w}, Logger: logger})
+	srv, err := hitl.NewServer(hitl.Config{SocketPath: socket, Workflows: []*workflow.Workflow{w}, Logger: logger})
 	if err != nil {
 		return err
 	}
@@ -85,11 +86,11 @@ func runExample(ctx context.Context, args []string, stdout io.Writer, logger *sl
 		return err
 	}
 	defer srv.Close()
-	fmt.Fprintf(stdout, "HITL socket: %s\n", *socket)
+	fmt.Fprintf(stdout, "HITL socket: %s\n", socket)
 
 	// This process watches the socket too: it learns there when the run,
 	// continued by whoever answers, ends.
-	c, err := hitl.Dial(ctx, *socket)
+	c, err := hitl.Dial(ctx, socket)
 	if err != nil {
 		return err
 	}
@@ -108,7 +109,7 @@ func runExample(ctx context.Context, args []string, stdout io.Writer, logger *sl
 	req := out.ActiveRequirement()
 	fmt.Fprintf(stdout, "Run %s is %s (waiting_for_human) at step %q: %s\n", out.RunID, out.Status, req.StepName, req.ConfirmationMessage)
 
-	if *autoApprove {
+	if autoApprove {
 		p, err := c.Find(ctx, out.RunID)
 		if err != nil {
 			return err
@@ -123,9 +124,9 @@ func runExample(ctx context.Context, args []string, stdout io.Writer, logger *sl
 		if err := c.Answer(ctx, p, answers); err != nil {
 			return err
 		}
-		fmt.Fprintln(stdout, "Approved over the socket (-auto-approve).")
+		fmt.Fprintln(stdout, "Approved over the socket (-yes).")
 	} else {
-		fmt.Fprintf(stdout, "Answer from another terminal:\n  agno hitl approve %s --socket %s\n", out.RunID, *socket)
+		fmt.Fprintf(stdout, "Answer from another terminal:\n  agno hitl approve %s --socket %s\n", out.RunID, socket)
 	}
 
 	f, err := c.Wait(ctx, out.RunID)

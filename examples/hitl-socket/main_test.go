@@ -35,7 +35,7 @@ func TestAutoApprove(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	var out bytes.Buffer
-	if err := runExample(ctx, []string{"-socket", socket, "-auto-approve"}, &out, quiet); err != nil {
+	if err := runExample(ctx, []string{"-socket", socket, "-yes"}, &out, quiet); err != nil {
 		t.Fatal(err)
 	}
 	got := out.String()

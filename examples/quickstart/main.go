@@ -12,12 +12,12 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"os"
 	"strings"
 
 	"github.com/agno-go/agno/agent"
+	"github.com/agno-go/agno/examples/internal/exampleflags"
 	"github.com/agno-go/agno/model"
 	"github.com/agno-go/agno/model/modeltest"
 	"github.com/agno-go/agno/model/openai"
@@ -37,16 +37,15 @@ func getWeather(_ context.Context, a cityArgs) (string, error) {
 }
 
 func main() {
-	offline := flag.Bool("offline", false, "use a built-in fake OpenAI-compatible server")
-	flag.Parse()
-	question := strings.Join(flag.Args(), " ")
+	f, err := exampleflags.Parse("quickstart", "an agent with a weather tool answers a question (the words after the flags)", os.Args[1:], os.Stdout, nil)
+	if err != nil {
+		exampleflags.Exit(err)
+	}
+	question := strings.Join(f.Args, " ")
 	if question == "" {
 		question = "What's the weather in SF?"
 	}
-	if err := runQuickstart(context.Background(), question, *offline, os.Stdout); err != nil {
-		fmt.Fprintln(os.Stderr, "error:", err)
-		os.Exit(1)
-	}
+	exampleflags.Exit(runQuickstart(context.Background(), question, f.Offline, os.Stdout))
 }
 
 func runQuickstart(ctx context.Context, question string, offline bool, out *os.File) error {
