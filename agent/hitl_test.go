@@ -17,7 +17,7 @@ import (
 
 type emailArgs struct {
 	To      string `json:"to"`
-	Subject string `json:"subject"`
+	Subject string `json:"subject,omitempty"`
 }
 
 // hitlTools returns a confirmation tool that counts its executions and a

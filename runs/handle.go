@@ -395,8 +395,10 @@ func (r *Run) logEnd(storeErr error) {
 		}
 	}
 	if storeErr != nil {
+		// The caller gets ERROR: the log says so, and what was not kept.
 		level = slog.LevelError
-		attrs = append(attrs, slog.String("error", storeErr.Error()))
+		attrs[3] = slog.String("status", string(run.StatusError))
+		attrs = append(attrs, slog.String("unsaved_status", string(r.row.Status)), slog.String("error", storeErr.Error()))
 	}
 	r.e.log.LogAttrs(context.Background(), level, "run ended", attrs...)
 }

@@ -78,3 +78,32 @@ func TestRunEndIsLogged(t *testing.T) {
 		t.Errorf("a failed run's line: %v", bad)
 	}
 }
+
+// A run whose end could not be stored ends ERROR for its caller: its line
+// says ERROR too, with the status that was not kept and why.
+func TestRunEndNotStoredIsLoggedAsError(t *testing.T) {
+	var sink syncBuffer
+	st := newFaulty(memory.New())
+	e := started(t, engine(t, st, "logs", func(c *runs.Config) {
+		c.Logger = slog.New(slog.NewJSONHandler(&sink, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	}))
+	ctx := context.Background()
+	h, err := e.Begin(ctx, runs.Begin{Row: row("r-lost"), Session: session("r-lost")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	st.fail("SaveRow", true)
+	if err := h.Finish(ctx, runs.Finish{Status: run.StatusCompleted, Doc: json.RawMessage(`{"run_id":"r-lost","status":"COMPLETED"}`)}); err == nil {
+		t.Fatal("Finish stored on a failing store")
+	}
+	for _, l := range sink.lines() {
+		if l["msg"] == "run ended" && l["run_id"] == "r-lost" {
+			if l["level"] != "ERROR" || l["status"] != "ERROR" || l["unsaved_status"] != "COMPLETED" || l["error"] == nil {
+				t.Errorf("line: %v", l)
+			}
+			return
+		}
+	}
+	t.Error("no run ended line")
+}

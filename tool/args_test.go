@@ -3,6 +3,7 @@ package tool_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"strings"
 	"testing"
 
@@ -363,7 +364,14 @@ func TestTypedHandlerRejectsWrongTypes(t *testing.T) {
 	if err != nil || res.Content != "42" {
 		t.Fatalf("Invoke = %q, %v; want 42", res.Content, err)
 	}
+	// A wrong type fails the schema check, which names the tool.
 	_, err = f.Invoke(context.Background(), &tool.Call{Function: f}, f.DecodeArguments(`{"n": "many"}`).Values)
+	var ve *tool.ValidationError
+	if !errors.As(err, &ve) || !strings.HasPrefix(err.Error(), "1 validation error for count\n") {
+		t.Fatalf("err = %v, want a validation error naming the tool", err)
+	}
+	// What the schema cannot say (an int's range) still fails decoding.
+	_, err = f.Invoke(context.Background(), &tool.Call{Function: f}, f.DecodeArguments(`{"n": 100000000000000000000000}`).Values)
 	if err == nil || !strings.Contains(err.Error(), "invalid arguments for count") {
 		t.Fatalf("err = %v, want an invalid-arguments error naming the tool", err)
 	}
@@ -371,7 +379,7 @@ func TestTypedHandlerRejectsWrongTypes(t *testing.T) {
 
 func TestArgumentsExact(t *testing.T) {
 	f := tool.Must(tool.New("t", "d", func(_ context.Context, a struct {
-		S string `json:"s"`
+		S string `json:"s,omitempty"`
 		B *bool  `json:"b,omitempty"`
 	}) (string, error) {
 		return a.S, nil

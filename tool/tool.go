@@ -98,11 +98,13 @@ type Function struct {
 	entrypoint uintptr
 
 	// Derived by Validate: the user-input fields, the parameters whose
-	// schema admits a string, and the schema as written before Validate
-	// hid the user-input fields from it.
+	// schema admits a string, the schema as written before Validate hid
+	// the user-input fields from it, and that schema parsed for
+	// CheckArguments.
 	userInputSchema  []run.UserInputField
 	stringParams     map[string]bool
 	sourceParameters json.RawMessage
+	argsSchema       *object
 	prepared         bool
 
 	// shared is f as a one-function set and its definition, built once
@@ -247,8 +249,12 @@ func (f *Function) validate() error {
 	}
 	f.stringParams = stringParams(root, props)
 	f.userInputSchema = nil
+	f.argsSchema = root
 	params := source
 	if f.RequiresUserInput {
+		// deriveUserInput edits root; the call is checked against the
+		// whole schema, human-filled fields included.
+		f.argsSchema, _, _ = parseParameters(source)
 		hidden, err := f.deriveUserInput(root, props)
 		if err != nil {
 			return err
@@ -364,9 +370,10 @@ func (f *Function) UserInputSchema(args map[string]any) []run.UserInputField {
 	return out
 }
 
-// InvokeArgs runs the tool with decoded arguments; when nothing wraps the
-// call and the arguments are exactly their JSON text, a typed tool decodes
-// that text directly.
+// InvokeArgs runs the tool with decoded arguments, checked as Invoke
+// checks them; when nothing wraps the call and the arguments are exactly
+// their JSON text, a typed tool decodes that text directly (or their
+// converted form, when the check converted any).
 func (f *Function) InvokeArgs(ctx context.Context, call *Call, args Arguments, extra ...Hook) (res Result, err error) {
 	if f.rawHandler == nil || !args.Exact || len(f.Hooks)+len(extra) > 0 {
 		return f.Invoke(ctx, call, args.Values, extra...)
@@ -376,16 +383,29 @@ func (f *Function) InvokeArgs(ctx context.Context, call *Call, args Arguments, e
 			err = safe.FromPanic(nil, "tool "+f.Name, p)
 		}
 	}()
-	return f.rawHandler(ctx, []byte(args.Normalized))
+	raw := []byte(args.Normalized)
+	vals, changed, err := f.checkArguments(args.Values)
+	if err != nil {
+		return Result{}, err
+	}
+	if changed {
+		if raw, err = marshalNoEscape(vals); err != nil {
+			return Result{}, err
+		}
+	}
+	return f.rawHandler(ctx, raw)
 }
 
 // Invoke runs the tool through its hooks, then the extra hooks (an agent's
-// tool_hooks, outermost first). A panic in the tool becomes an error.
+// tool_hooks, outermost first). Inside them the arguments are checked
+// (CheckArguments): a mismatch is a *ValidationError, the text agno hands
+// the model, and the handler does not run. A panic in the tool becomes an
+// error.
 func (f *Function) Invoke(ctx context.Context, call *Call, args map[string]any, extra ...Hook) (res Result, err error) {
 	if f.Handler == nil {
 		return Result{}, fmt.Errorf("tool %q has no handler", f.Name)
 	}
-	h := f.Handler
+	h := f.checked(f.Handler)
 	hooks := append(append([]Hook(nil), extra...), f.Hooks...)
 	for i := len(hooks) - 1; i >= 0; i-- {
 		h = wrap(hooks[i], call, h)

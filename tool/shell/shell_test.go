@@ -149,7 +149,11 @@ func TestShellModeIsOptIn(t *testing.T) {
 	if _, ok := schema.Properties["command"]; ok || len(schema.Required) != 1 || schema.Required[0] != "args" {
 		t.Fatalf("default schema %s", plain.Parameters)
 	}
-	if _, err := invoke(t, context.Background(), plain, map[string]any{"command": "echo hi"}); !errors.Is(err, ErrInvalidArgs) {
+	// The schema has no command: the call is refused before it runs, args
+	// missing (agno's validate_call).
+	var ve *tool.ValidationError
+	if _, err := invoke(t, context.Background(), plain, map[string]any{"command": "echo hi"}); !errors.As(err, &ve) ||
+		len(ve.Errors) != 1 || ve.Errors[0].Loc != "args" || ve.Errors[0].Type != "missing_argument" {
 		t.Fatalf("command without AllowShell: %v", err)
 	}
 
