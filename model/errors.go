@@ -18,14 +18,22 @@ type ProviderError struct {
 	RetryAfter time.Duration
 	// ContextOverflow marks "input too long" errors.
 	ContextOverflow bool
-	Err             error
+	// Endpoint is the server asked, when it is not the provider's own
+	// (an OpenAI-compatible one): the message names it, since Provider
+	// keeps agno's value ("OpenAI" for OpenAILike).
+	Endpoint string
+	Err      error
 }
 
 func (e *ProviderError) Error() string {
-	if e.StatusCode != 0 {
-		return fmt.Sprintf("%s: status %d: %s", e.Provider, e.StatusCode, e.Message)
+	who := e.Provider
+	if e.Endpoint != "" {
+		who = "OpenAI-compatible endpoint " + e.Endpoint
 	}
-	return fmt.Sprintf("%s: %s", e.Provider, e.Message)
+	if e.StatusCode != 0 {
+		return fmt.Sprintf("%s: status %d: %s", who, e.StatusCode, e.Message)
+	}
+	return fmt.Sprintf("%s: %s", who, e.Message)
 }
 
 func (e *ProviderError) Unwrap() error { return e.Err }

@@ -62,7 +62,7 @@ func (m *Model) call(ctx context.Context, do func(a *attempt) error) error {
 // providerError turns whatever a request returned into a ProviderError that
 // carries the provider's own message.
 func (m *Model) providerError(err error, a *attempt) *model.ProviderError {
-	pe := &model.ProviderError{Provider: m.info.Provider, Model: m.info.ID, Err: err}
+	pe := &model.ProviderError{Provider: m.info.Provider, Model: m.info.ID, Endpoint: m.endpoint, Err: err}
 	var se *ssestream.StreamError
 	switch {
 	case a != nil && a.status >= 400:

@@ -97,6 +97,8 @@ type Model struct {
 	info       model.Info
 	chat       sdk.ChatCompletionService
 	compatible bool
+	// endpoint names a compatible server in errors (no credentials).
+	endpoint string
 	// sleep waits between retries; tests replace it to observe delays.
 	sleep func(ctx context.Context, d time.Duration) error
 }
@@ -167,6 +169,9 @@ func New(cfg Config) (*Model, error) {
 		},
 		compatible: cfg.Compatible,
 		sleep:      httpretry.Sleep,
+	}
+	if cfg.Compatible {
+		m.endpoint = redactedURL(cfg.BaseURL)
 	}
 	retry := httpretry.Policy{
 		MaxRetries: maxRetries,
@@ -240,4 +245,15 @@ func (m *Model) Generate(ctx context.Context, req *model.Request) iter.Seq2[*mod
 		}
 		yield(c, nil)
 	}
+}
+
+// redactedURL is u without credentials or query (a key may ride in
+// either), for messages.
+func redactedURL(u string) string {
+	p, err := url.Parse(u)
+	if err != nil || p.Host == "" {
+		return "(unparsable base_url)"
+	}
+	p.User, p.RawQuery, p.Fragment = nil, "", ""
+	return p.String()
 }

@@ -779,3 +779,31 @@ func TestNetworkErrorIsRetried(t *testing.T) {
 		t.Errorf("content %q attempts %d waits %v", r.Content, attempts, *waits)
 	}
 }
+
+// An OpenAI-compatible server keeps agno's provider ("OpenAI", as
+// OpenAILike inherits it) in the run's fields, but its errors name the
+// endpoint that answered, without credentials, so a local server's
+// failure is not read as OpenAI's.
+func TestCompatibleErrorsNameTheEndpoint(t *testing.T) {
+	srv := modeltest.NewServer(modeltest.ServerConfig{Script: []modeltest.Response{{Status: http.StatusInternalServerError, ErrorMessage: "model not loaded"}}})
+	t.Cleanup(srv.Close)
+	u := strings.Replace(srv.URL, "http://", "http://user:secret@", 1) + "?api-key=secret"
+	m, err := New(Config{BaseURL: u, HTTPClient: srv.Client(), ID: "local", Compatible: true, MaxRetries: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = model.Collect(m.Generate(context.Background(), userRequest(false, "hi")))
+	pe, ok := model.AsProviderError(err)
+	if !ok || pe.Provider != "OpenAI" || m.Info().Name != "OpenAILike" {
+		t.Fatalf("err %v, info %+v", err, m.Info())
+	}
+	want := "OpenAI-compatible endpoint " + srv.URL + ": status 500: model not loaded"
+	if err.Error() != want || strings.Contains(err.Error(), "secret") {
+		t.Errorf("error %q, want %q", err, want)
+	}
+	// OpenAI itself is named as before.
+	_, m2 := newServer(t, modeltest.ServerConfig{Script: []modeltest.Response{{Status: http.StatusInternalServerError, ErrorMessage: "boom"}}}, Config{MaxRetries: -1})
+	if _, err := model.Collect(m2.Generate(context.Background(), userRequest(false, "hi"))); err == nil || !strings.HasPrefix(err.Error(), "OpenAI: status 500") {
+		t.Errorf("openai error %v", err)
+	}
+}
