@@ -1,49 +1,22 @@
 package runs_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"log/slog"
-	"strings"
-	"sync"
 	"testing"
 
+	"github.com/agno-go/agno/internal/testlog"
 	"github.com/agno-go/agno/run"
 	"github.com/agno-go/agno/runs"
 	"github.com/agno-go/agno/storage/memory"
 )
 
-// syncBuffer is a log sink the engine's goroutines may write to.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) lines() []map[string]any {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	var out []map[string]any
-	for _, l := range strings.Split(strings.TrimSpace(s.b.String()), "\n") {
-		var m map[string]any
-		if json.Unmarshal([]byte(l), &m) == nil {
-			out = append(out, m)
-		}
-	}
-	return out
-}
-
 // Every run that ends writes one line an operator can read: its id,
 // component, session, status and duration, at ERROR with the reason when
 // it failed.
 func TestRunEndIsLogged(t *testing.T) {
-	var sink syncBuffer
+	var sink testlog.Buffer
 	e := started(t, engine(t, memory.New(), "logs", func(c *runs.Config) {
 		c.Logger = slog.New(slog.NewJSONHandler(&sink, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}))
@@ -65,7 +38,7 @@ func TestRunEndIsLogged(t *testing.T) {
 		h.Close()
 	}
 	ended := map[string]map[string]any{}
-	for _, l := range sink.lines() {
+	for _, l := range sink.Records() {
 		if l["msg"] == "run ended" {
 			ended[l["run_id"].(string)] = l
 		}
@@ -82,7 +55,7 @@ func TestRunEndIsLogged(t *testing.T) {
 // A run whose end could not be stored ends ERROR for its caller: its line
 // says ERROR too, with the status that was not kept and why.
 func TestRunEndNotStoredIsLoggedAsError(t *testing.T) {
-	var sink syncBuffer
+	var sink testlog.Buffer
 	st := newFaulty(memory.New())
 	e := started(t, engine(t, st, "logs", func(c *runs.Config) {
 		c.Logger = slog.New(slog.NewJSONHandler(&sink, &slog.HandlerOptions{Level: slog.LevelDebug}))
@@ -97,7 +70,7 @@ func TestRunEndNotStoredIsLoggedAsError(t *testing.T) {
 	if err := h.Finish(ctx, runs.Finish{Status: run.StatusCompleted, Doc: json.RawMessage(`{"run_id":"r-lost","status":"COMPLETED"}`)}); err == nil {
 		t.Fatal("Finish stored on a failing store")
 	}
-	for _, l := range sink.lines() {
+	for _, l := range sink.Records() {
 		if l["msg"] == "run ended" && l["run_id"] == "r-lost" {
 			if l["level"] != "ERROR" || l["status"] != "ERROR" || l["unsaved_status"] != "COMPLETED" || l["error"] == nil {
 				t.Errorf("line: %v", l)

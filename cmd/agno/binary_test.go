@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/agno-go/agno/internal/testlog"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -81,7 +82,7 @@ func writeTree(t *testing.T, dir string, files map[string]string) {
 type agnoProcess struct {
 	cmd    *exec.Cmd
 	base   string
-	logs   *lockedBuffer
+	logs   *testlog.Buffer
 	exited chan error
 }
 
@@ -95,7 +96,7 @@ func startAgno(t *testing.T, bin string, args, env []string) *agnoProcess {
 	// The process is killed at the end: its temporary files (the upload
 	// spool) go with the test's directory.
 	cmd.Env = append(append(os.Environ(), "TMPDIR="+t.TempDir()), env...)
-	p := &agnoProcess{cmd: cmd, base: fmt.Sprintf("http://127.0.0.1:%d", port), logs: &lockedBuffer{}, exited: make(chan error, 1)}
+	p := &agnoProcess{cmd: cmd, base: fmt.Sprintf("http://127.0.0.1:%d", port), logs: &testlog.Buffer{}, exited: make(chan error, 1)}
 	cmd.Stdout, cmd.Stderr = p.logs, p.logs
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

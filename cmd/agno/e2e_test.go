@@ -13,7 +13,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -239,25 +238,6 @@ func fakeModel(req *model.Request) modeltest.Response {
 		return modeltest.Response{ToolCalls: []model.ToolCall{modeltest.ToolCall("d1", "delegate_task_to_member", `{"member_id":"researcher","task":"find it"}`)}}
 	}
 	return modeltest.Response{Content: "Answer: " + last.Content}
-}
-
-// lockedBuffer collects a child's output; exec copies into it from its
-// own goroutines while the test reads it.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }
 
 func referenceServer(t *testing.T) (node, entry string) {

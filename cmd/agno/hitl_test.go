@@ -17,6 +17,7 @@ import (
 
 	"github.com/agno-go/agno/agent"
 	"github.com/agno-go/agno/hitl"
+	"github.com/agno-go/agno/internal/testlog"
 	"github.com/agno-go/agno/model"
 	"github.com/agno-go/agno/model/modeltest"
 	"github.com/agno-go/agno/run"
@@ -339,24 +340,6 @@ func TestHITLUsageAndErrors(t *testing.T) {
 	}
 }
 
-// syncBuffer is written by the command and read by the test.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 func waitFor(t *testing.T, cond func() bool) {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
@@ -376,7 +359,7 @@ func TestHITLWatch(t *testing.T) {
 
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	var out syncBuffer
+	var out testlog.Buffer
 	cmd := newRootCmd()
 	cmd.SetOut(&out)
 	cmd.SetArgs([]string{"hitl", "--socket", c.socket, "watch", "--json"})

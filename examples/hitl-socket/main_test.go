@@ -8,11 +8,11 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/agno-go/agno/hitl"
+	"github.com/agno-go/agno/internal/testlog"
 	"go.uber.org/goleak"
 )
 
@@ -54,23 +54,6 @@ func TestAutoApprove(t *testing.T) {
 	}
 }
 
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // The two-terminal flow: the example waits; another client approves the
 // run id it printed.
 func TestHumanApprovesFromAnotherClient(t *testing.T) {
@@ -78,7 +61,7 @@ func TestHumanApprovesFromAnotherClient(t *testing.T) {
 	socket := filepath.Join(dir, "hitl.sock")
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	var out syncBuffer
+	var out testlog.Buffer
 	done := make(chan error, 1)
 	go func() {
 		done <- runExample(ctx, []string{"-socket", socket, "-db", filepath.Join(dir, "agno.db")}, &out, quiet)

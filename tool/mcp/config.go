@@ -80,7 +80,9 @@ type Config struct {
 	// Env is merged over the default environment the server inherits (HOME,
 	// LOGNAME, PATH, SHELL, TERM, USER on Unix).
 	Env map[string]string
-	// Stderr receives the server's standard error; default os.Stderr.
+	// Stderr receives the server's standard error. By default each line
+	// is logged at INFO ("MCP server stderr") with the server's Name, so
+	// that the lines of several servers can be told apart.
 	Stderr io.Writer
 	// TerminateGrace: see DefaultTerminateGrace.
 	TerminateGrace time.Duration
@@ -173,9 +175,6 @@ func resolve(cfg Config) (*settings, error) {
 	}
 	if s.TerminateGrace == 0 {
 		s.TerminateGrace = DefaultTerminateGrace
-	}
-	if s.Stderr == nil {
-		s.Stderr = os.Stderr
 	}
 
 	kind := s.Transport

@@ -173,7 +173,7 @@ func (t *Tools) transport(ctx context.Context, headers map[string]string) (sdk.T
 		}
 		return tr, nil, nil, nil
 	case TransportStdio:
-		return &stdioTransport{argv: t.set.argv, env: t.set.env, stderr: t.set.Stderr, grace: t.set.TerminateGrace}, nil, nil, nil
+		return &stdioTransport{argv: t.set.argv, env: t.set.env, stderr: t.set.Stderr, log: t.set.Logger, name: t.set.Name, grace: t.set.TerminateGrace}, nil, nil, nil
 	}
 	client, gate, release := t.httpClient(headers)
 	gate.connecting.Store(&ctx)

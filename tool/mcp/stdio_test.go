@@ -2,8 +2,10 @@ package mcp
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"slices"
@@ -13,6 +15,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/agno-go/agno/internal/testlog"
 )
 
 // stdioConfig runs the test server binary as a stdio child.
@@ -222,5 +226,38 @@ func TestStdioConnectFailureLeavesNothing(t *testing.T) {
 	tools.set.argv = []string{filepath.Join(t.TempDir(), "gone")}
 	if err := tools.Connect(context.Background()); err == nil || !strings.Contains(err.Error(), "gone") {
 		t.Fatalf("Connect with a missing executable: %v", err)
+	}
+}
+
+// A stdio server's standard error is logged line by line under its name,
+// the last line too when it has no newline, so that the lines of several
+// servers can be told apart.
+func TestStdioStderrIsAttributed(t *testing.T) {
+	var sink testlog.Buffer
+	logger := slog.New(slog.NewJSONHandler(&sink, nil))
+	tools, err := New(Config{Name: "files", Command: serverBinary(t), Args: []string{"-stderr", `Secure MCP Filesystem Server running on stdio\nallowed: /tmp\nno newline`}, Logger: logger})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if err := tools.Connect(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := tools.Close(); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, l := range strings.Split(strings.TrimSpace(sink.String()), "\n") {
+		var rec map[string]any
+		if json.Unmarshal([]byte(l), &rec) == nil && rec["msg"] == "MCP server stderr" {
+			if rec["server"] != "files" || rec["level"] != "INFO" {
+				t.Errorf("record %v", rec)
+			}
+			got = append(got, rec["line"].(string))
+		}
+	}
+	want := []string{"Secure MCP Filesystem Server running on stdio", "allowed: /tmp", "no newline"}
+	if !slices.Equal(got, want) {
+		t.Errorf("lines %q, want %q\n%s", got, want, sink.String())
 	}
 }

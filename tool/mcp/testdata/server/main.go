@@ -18,6 +18,7 @@ import (
 	"net/http"
 	"os"
 	"strconv"
+	"strings"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -71,7 +72,11 @@ func main() {
 	hangInit := flag.String("hang-init", "", "never answer server/discover or initialize while this file exists")
 	hangList := flag.String("hang-list", "", "never answer tools/list while this file exists")
 	started := flag.String("started", "", "append the pid to this file on start, to count the processes started")
+	banner := flag.String("stderr", "", "write this to standard error on start (\\n ends a line), as servers print banners")
 	flag.Parse()
+	if *banner != "" {
+		fmt.Fprint(os.Stderr, strings.ReplaceAll(*banner, `\n`, "\n"))
+	}
 	if *started != "" {
 		f, err := os.OpenFile(*started, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
 		if err != nil {
