@@ -1,52 +1,25 @@
 package agentos_test
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"log/slog"
 	"net/http/httptest"
 	"net/url"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/coder/websocket"
 
 	"github.com/agno-go/agno/agentos"
+	"github.com/agno-go/agno/internal/testlog"
 )
-
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-// requests are the access log's lines.
-func (l *lockedBuffer) requests() []map[string]any {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	var out []map[string]any
-	for _, line := range strings.Split(l.b.String(), "\n") {
-		var m map[string]any
-		if json.Unmarshal([]byte(line), &m) == nil && m["msg"] == "request" {
-			out = append(out, m)
-		}
-	}
-	return out
-}
 
 // With the access log on, each request is one line with its method,
 // path, status, size, duration and run; a stream still flushes and the
 // WebSocket still upgrades through it.
 func TestAccessLog(t *testing.T) {
-	var logs lockedBuffer
+	var logs testlog.Buffer
 	o, _ := fixture(t, agentos.Config{AccessLog: true, Logger: slog.New(slog.NewJSONHandler(&logs, nil))})
 	srv := httptest.NewServer(o.Handler())
 	defer srv.Close()
@@ -76,7 +49,7 @@ func TestAccessLog(t *testing.T) {
 	}
 	var lines []map[string]any
 	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-		if lines = logs.requests(); len(lines) >= len(want) {
+		if lines = logs.Messages("request"); len(lines) >= len(want) {
 			break
 		}
 	}

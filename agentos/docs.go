@@ -161,8 +161,10 @@ func buildAPIRoutes() []apiRoute {
 
 		{Pattern: "GET /openapi.json", Tag: "Docs", Summary: "This OpenAPI document", Result: "OpenAPI 3.1 document"},
 		// knowledge routes: knowledgeAPIRoutes (knowledge.go), appended below
-		{Pattern: "GET /docs", Tag: "Docs", Summary: "Human-readable route list", Result: "HTML page"},
-		{Pattern: "GET /redoc", Tag: "Docs", Summary: "ReDoc view of /openapi.json", Result: "HTML page"},
+		{Pattern: "GET /docs", Tag: "Docs", Summary: "Route reference with a Try it form per route",
+			Desc: "Server-rendered; a small inline script adds the forms, which call this server with fetch(). Loads nothing from other sites.", Result: "HTML page"},
+		{Pattern: "GET /redoc", Tag: "Docs", Summary: "Two-pane reference of /openapi.json",
+			Desc: "Rendered on the server from this document: navigation by tag, operations, parameters, bodies, responses and schemas. No script, nothing loaded from other sites.", Result: "HTML page"},
 	}
 	routes = append(routes, knowledgeAPIRoutes()...)
 	routes = append(routes, controlAPIRoutes()...)
@@ -203,6 +205,31 @@ func resourceTypeStrings() []string {
 	return out
 }
 
+// tagDescriptions describe every tag a route may carry (a test checks
+// that none is missing): the document's tags array is built from them.
+var tagDescriptions = map[string]string{
+	"Core":       "Home, health and readiness probes, configuration and models of this AgentOS.",
+	"Agents":     "The agents this AgentOS serves: run them (streamed, or in the background), continue paused runs, cancel runs and resume their event streams.",
+	"Teams":      "Teams of agents, run like agents: a leader model delegates to the members.",
+	"Workflows":  "Workflows of steps: runs, paused steps awaiting a human, and a WebSocket for live runs.",
+	"Sessions":   "Stored sessions of agents, teams and workflows, and the runs in them.",
+	"Memory":     "Memories the agents keep about users: topics, per-user counts and optimization.",
+	"Knowledge":  "Knowledge bases: upload and manage content, follow its processing, search it.",
+	"Registry":   "Every resource wired into the agents, teams and workflows: models, tools, databases, step functions.",
+	"Approvals":  "Human approvals of paused runs' tool calls (needs a database).",
+	"Schedules":  "Cron schedules that run agents, teams and workflows, and their runs (needs a database).",
+	"Traces":     "Traces of runs kept in the database, their spans and per-session statistics.",
+	"Metrics":    "Daily usage metrics aggregated from the stored sessions (needs a database).",
+	"Evals":      "Evaluation runs of agents and teams and their results (needs a database).",
+	"Components": "Agents, teams and workflows stored in the database, with versioned configs.",
+	"Database":   "Schema migrations of the databases.",
+	"Docs":       "This OpenAPI document and its HTML views: /docs (reference with Try it forms) and /redoc (two-pane reference).",
+	"Slack":      "The Slack interface: app manifest, and the events and interactivity endpoints Slack calls, signed with the app's signing secret.",
+	"MCP":        "The Model Context Protocol server: AgentOS's tools over streamable HTTP.",
+	"A2A":        "The Agent-to-Agent protocol interface: agent cards and JSON-RPC endpoints of the agents, teams and workflows.",
+	"AGUI":       "The AG-UI protocol interface: runs an agent for AG-UI front ends.",
+}
+
 func (o *OS) docsRoutes(mux routeMux) {
 	var once sync.Once
 	var served []apiRoute
@@ -214,41 +241,31 @@ func (o *OS) docsRoutes(mux routeMux) {
 		writeJSON(w, http.StatusOK, o.openAPI(registered()))
 	})
 	mux.HandleFunc("GET /docs", func(w http.ResponseWriter, _ *http.Request) {
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		if _, err := io.WriteString(w, o.docsPage(registered())); err != nil {
-			o.log.Warn("could not render /docs", "error", err)
-		}
+		o.writeHTML(w, docsCSP, o.docsPage(registered()))
 	})
 	mux.HandleFunc("GET /redoc", func(w http.ResponseWriter, _ *http.Request) {
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		if _, err := io.WriteString(w, strings.Replace(redocPage, "{{title}}", html.EscapeString(o.cfg.Name), 1)); err != nil {
-			o.log.Warn("could not render /redoc", "error", err)
+		page, err := referencePage(o.openAPI(registered()))
+		if err != nil {
+			writeError(w, http.StatusInternalServerError, err.Error())
+			return
 		}
+		o.writeHTML(w, referenceCSP, page)
 	})
 }
 
-// redocPage is FastAPI's get_redoc_html: the page is served locally and
-// the browser loads ReDoc's script; without it, the noscript text points
-// to /docs, which needs no script.
-var redocPage = `<!DOCTYPE html>
-<html>
-<head>
-<title>{{title}} - ReDoc</title>
-<meta charset="utf-8"/>
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<link href="https://fonts.googleapis.com/css?family=Montserrat:300,400,700|Roboto:300,400,700" rel="stylesheet">
-<link rel="shortcut icon" href="https://fastapi.tiangolo.com/img/favicon.png">
-<style>
-body { margin: 0; padding: 0; }
-</style>
-</head>
-<body>
-<noscript>ReDoc requires Javascript to function. Please enable it to browse the documentation, or read <a href="/docs">/docs</a>.</noscript>
-<redoc spec-url="/openapi.json"></redoc>
-<script src="https://cdn.jsdelivr.net/npm/redoc@2/bundles/redoc.standalone.js"> </script>
-</body>
-</html>
-`
+// writeHTML answers a docs page under its Content-Security-Policy: the
+// pages load nothing from other sites, and the policy makes a browser
+// refuse anything else, injected markup included.
+func (o *OS) writeHTML(w http.ResponseWriter, csp, page string) {
+	h := w.Header()
+	h.Set("Content-Type", "text/html; charset=utf-8")
+	h.Set("Content-Security-Policy", csp)
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Referrer-Policy", "no-referrer")
+	if _, err := io.WriteString(w, page); err != nil {
+		o.log.Warn("could not write a docs page", "error", err)
+	}
+}
 
 // registeredRoutes keeps the documented routes mux serves under exactly
 // their pattern.
@@ -309,7 +326,11 @@ func (o *OS) openAPI(routes []apiRoute) map[string]any {
 	}
 	tagList := []map[string]any{}
 	for t := range tags {
-		tagList = append(tagList, map[string]any{"name": t})
+		tag := map[string]any{"name": t}
+		if d := tagDescriptions[t]; d != "" {
+			tag["description"] = d
+		}
+		tagList = append(tagList, tag)
 	}
 	sort.Slice(tagList, func(i, j int) bool { return tagList[i]["name"].(string) < tagList[j]["name"].(string) })
 	info := map[string]any{"title": o.cfg.Name, "version": o.cfg.Version}
@@ -317,8 +338,12 @@ func (o *OS) openAPI(routes []apiRoute) map[string]any {
 		info["description"] = o.cfg.Description
 	}
 	return map[string]any{
-		"openapi":    "3.1.0",
-		"info":       info,
+		"openapi": "3.1.0",
+		"info":    info,
+		// Relative to the document's URL: the server is whatever address
+		// or proxy the client reached the document through. Taken from
+		// Host or X-Forwarded-*, any request could name another server.
+		"servers":    []map[string]any{{"url": "/", "description": "This server"}},
 		"tags":       tagList,
 		"paths":      paths,
 		"components": openAPIComponents,
@@ -383,18 +408,67 @@ func (o *OS) operation(rt apiRoute) map[string]any {
 		ok["content"] = body
 	}
 	responses := map[string]any{strconv.Itoa(status): ok}
-	errRef := map[string]any{"application/json": map[string]any{"schema": map[string]any{"$ref": "#/components/schemas/ErrorResponse"}}}
-	if !rt.open() {
-		responses["401"] = map[string]any{"description": "Missing or invalid bearer token", "content": errRef}
-	}
-	if len(pathParams(rt.path())) > 0 {
-		responses["404"] = map[string]any{"description": "Not found", "content": errRef}
-	}
-	if len(rt.Query)+len(rt.Form)+len(rt.JSON) > 0 {
-		responses["422"] = map[string]any{"description": "Validation error", "content": map[string]any{"application/json": map[string]any{"schema": map[string]any{"$ref": "#/components/schemas/HTTPValidationError"}}}}
+	for _, e := range o.routeErrors(rt) {
+		switch {
+		case e.Ref != "":
+			responses[strconv.Itoa(e.Status)] = map[string]any{"$ref": "#/components/responses/" + e.Ref}
+		case e.Text:
+			responses[strconv.Itoa(e.Status)] = map[string]any{"description": e.Desc, "content": map[string]any{"text/plain": map[string]any{"schema": map[string]any{"type": "string"}}}}
+		default:
+			responses[strconv.Itoa(e.Status)] = map[string]any{"description": e.Desc, "content": errorContent("ErrorResponse")}
+		}
 	}
 	op["responses"] = responses
 	return op
+}
+
+// apiError is one 4xx answer a route documents: a shared response of
+// components/responses (Ref), or its own description.
+type apiError struct {
+	Status int
+	Ref    string
+	Desc   string
+	Text   bool // a text/plain body, not agno's {"detail"}
+}
+
+// routeErrors are the 4xx answers rt may give. Like the security
+// requirement they are documented whatever the configuration; the
+// descriptions of 401 and 403 say when they apply.
+func (o *OS) routeErrors(rt apiRoute) []apiError {
+	if rt.Status == http.StatusSwitchingProtocols {
+		// The WebSocket library refuses a bad handshake itself, in text.
+		return []apiError{
+			{Status: http.StatusBadRequest, Desc: "Not a valid WebSocket handshake", Text: true},
+			{Status: http.StatusForbidden, Ref: "ProtectedMode"},
+			{Status: http.StatusUpgradeRequired, Desc: "Not a WebSocket upgrade request", Text: true},
+		}
+	}
+	var out []apiError
+	if len(rt.Form)+len(rt.JSON) > 0 || slices.ContainsFunc(rt.Query, func(p apiParam) bool { return p.Name == pTableQ.Name }) {
+		out = append(out, apiError{Status: http.StatusBadRequest, Ref: "BadRequest"})
+	}
+	switch {
+	case o.slackOpenPath(openAPIPath(rt.path())):
+		// Slack's routes are exempt from protected mode; the signature
+		// guards them.
+		out = append(out, apiError{Status: http.StatusForbidden, Desc: "Invalid Slack signature"})
+	case rt.open():
+		out = append(out, apiError{Status: http.StatusForbidden, Ref: "ProtectedMode"})
+	default:
+		out = append(out, apiError{Status: http.StatusUnauthorized, Ref: "Unauthorized"}, apiError{Status: http.StatusForbidden, Ref: "Forbidden"})
+	}
+	if len(pathParams(rt.path())) > 0 {
+		out = append(out, apiError{Status: http.StatusNotFound, Ref: "NotFound"})
+	}
+	if len(rt.Query)+len(rt.Form)+len(rt.JSON) > 0 {
+		out = append(out, apiError{Status: http.StatusUnprocessableEntity, Ref: "UnprocessableEntity"})
+	}
+	slices.SortFunc(out, func(a, b apiError) int { return a.Status - b.Status })
+	return out
+}
+
+func errorContent(schema string) map[string]any {
+	return map[string]any{"application/json": map[string]any{"schema": map[string]any{"$ref": "#/components/schemas/" + schema}}}
 }
 
 func paramSchema(p apiParam) map[string]any {
@@ -466,7 +540,16 @@ func isIdentRune(r rune) bool {
 
 var openAPIComponents = map[string]any{
 	"securitySchemes": map[string]any{
-		"HTTPBearer": map[string]any{"type": "http", "scheme": "bearer", "description": "OS_SECURITY_KEY as a bearer token"},
+		"HTTPBearer": map[string]any{"type": "http", "scheme": "bearer", "description": "OS_SECURITY_KEY as a bearer token, or a JWT when authorization is configured"},
+	},
+	// The 4xx answers routeErrors shares, with agno's bodies.
+	"responses": map[string]any{
+		"BadRequest":          map[string]any{"description": "A body or parameter the route cannot use: malformed form data, invalid JSON in a field, an unsupported file, table without db_id", "content": errorContent("ErrorResponse")},
+		"Unauthorized":        map[string]any{"description": "Missing or invalid bearer token (when OS_SECURITY_KEY or JWT authorization is configured)", "content": errorContent("ErrorResponse")},
+		"Forbidden":           map[string]any{"description": "Refused: the token lacks the route's scopes (JWT authorization), or, in protected mode (no key configured), the client is not on this machine or is a page of another site (421 when Host names another machine)", "content": errorContent("ErrorResponse")},
+		"ProtectedMode":       map[string]any{"description": "Refused in protected mode (no key configured): the client is not on this machine or is a page of another site (421 when Host names another machine)", "content": errorContent("ErrorResponse")},
+		"NotFound":            map[string]any{"description": "Not found", "content": errorContent("ErrorResponse")},
+		"UnprocessableEntity": map[string]any{"description": "Validation error: a parameter or field is missing or invalid", "content": errorContent("HTTPValidationError")},
 	},
 	"schemas": map[string]any{
 		"ErrorResponse": map[string]any{"type": "object", "required": []string{"detail"},
@@ -506,11 +589,30 @@ var openAPIComponents = map[string]any{
 	},
 }
 
+// htmlBuf builds the docs pages by hand (see docsPage on why not
+// html/template): markup goes through raw, every text through esc.
+type htmlBuf struct{ strings.Builder }
+
+func (b *htmlBuf) raw(parts ...string) {
+	for _, p := range parts {
+		b.WriteString(p)
+	}
+}
+
+func (b *htmlBuf) esc(parts ...string) {
+	for _, p := range parts {
+		b.WriteString(html.EscapeString(p))
+	}
+}
+
 // docsPage renders the /docs page. It is written by hand, not with
 // html/template: text/template's executor calls reflect's MethodByName,
 // which makes the linker keep every exported method of every type in
 // the binary (the SDKs' generated types above all): about 30 MB of binary
 // and 8 MB of resident pages.
+//
+// The reference is plain HTML, complete without script; docsScript (an
+// inline script the CSP admits by hash) shows a Try it form per route.
 func (o *OS) docsPage(routes []apiRoute) string {
 	type group struct {
 		Tag    string
@@ -529,133 +631,158 @@ func (o *OS) docsPage(routes []apiRoute) string {
 	}
 	sort.Slice(groups, func(i, j int) bool { return groups[i].Tag < groups[j].Tag })
 
-	var b strings.Builder
-	esc := func(parts ...string) {
-		for _, p := range parts {
-			b.WriteString(html.EscapeString(p))
-		}
-	}
-	raw := func(parts ...string) {
-		for _, p := range parts {
-			b.WriteString(p)
-		}
-	}
-	raw(docsHead[0])
-	esc(o.cfg.Name)
-	raw(docsHead[1])
-	esc(o.cfg.Name)
-	raw(docsHead[2])
-	esc(o.cfg.Version)
-	raw(docsHead[3])
+	var b htmlBuf
+	b.raw(docsHead[0])
+	b.esc(o.cfg.Name)
+	b.raw(docsHead[1], "<style>", docsStyle, "</style>", docsHead[2])
+	b.esc(o.cfg.Name)
+	b.raw(docsHead[3])
+	b.esc(o.cfg.Version)
+	b.raw(docsHead[4])
 	if o.cfg.Description != "" {
-		raw("<p>")
-		esc(o.cfg.Description)
-		raw("</p>")
+		b.raw("<p>")
+		b.esc(o.cfg.Description)
+		b.raw("</p>\n")
 	}
-	raw("\n")
+	b.raw(`<form id="auth" class="auth" hidden><label>Bearer token <input id="token" type="password" autocomplete="off" spellcheck="false"></label> <span class="muted">Try it sends it with each request; it stays in this tab's sessionStorage.</span></form>` + "\n")
+	b.raw(`<nav class="toc">`)
+	for i, g := range groups {
+		if i > 0 {
+			b.raw(" · ")
+		}
+		b.raw(`<a href="#tag-`)
+		b.esc(g.Tag)
+		b.raw(`">`)
+		b.esc(g.Tag)
+		b.raw("</a>")
+	}
+	b.raw("</nav>\n")
 	for _, g := range groups {
-		raw("<h2>")
-		esc(g.Tag)
-		raw("</h2>\n")
+		b.raw(`<h2 id="tag-`)
+		b.esc(g.Tag)
+		b.raw(`">`)
+		b.esc(g.Tag)
+		b.raw("</h2>\n")
+		if d := tagDescriptions[g.Tag]; d != "" {
+			b.raw(`<p class="muted">`)
+			b.esc(d)
+			b.raw("</p>\n")
+		}
 		for _, rt := range g.Routes {
-			method, path := rt.method(), openAPIPath(rt.path())
-			raw(`<details id="`)
-			esc(strings.ToLower(method), "-", path)
-			raw("\">\n<summary><span class=\"m ")
-			esc(strings.ToLower(method))
-			raw(`">`)
-			esc(method)
-			raw("</span><code>")
-			esc(path)
-			raw("</code> — ")
-			esc(rt.Summary)
-			if rt.open() {
-				raw(` <em class="muted">open</em>`)
-			}
-			raw("</summary>\n")
-			if rt.Desc != "" {
-				raw("<p>")
-				esc(rt.Desc)
-				raw("</p>")
-			}
-			raw("\n")
-			for _, ps := range []struct {
-				title  string
-				params []apiParam
-			}{{"Query parameters", rt.Query}, {"Form fields (multipart/form-data or x-www-form-urlencoded)", rt.Form}, {"JSON body", rt.JSON}} {
-				if len(ps.params) > 0 {
-					raw("<p>", ps.title, "</p>")
-					writeDocsParams(&b, ps.params)
-				}
-				raw("\n")
-			}
-			raw("<p>Answers: ")
-			esc(rt.Result)
-			if rt.Stream {
-				raw(" (Server-Sent Events when streaming)")
-			}
-			raw("</p>\n</details>\n")
+			o.writeDocsRoute(&b, rt)
 		}
 	}
-	raw("\n</body>\n</html>\n")
+	b.raw("<script>", docsScript, "</script>\n</body>\n</html>\n")
 	return b.String()
 }
 
-func writeDocsParams(b *strings.Builder, params []apiParam) {
-	esc := func(s string) { b.WriteString(html.EscapeString(s)) }
-	b.WriteString("<table><tr><th>name</th><th>type</th><th>description</th></tr>\n")
+func (o *OS) writeDocsRoute(b *htmlBuf, rt apiRoute) {
+	method, path := rt.method(), openAPIPath(rt.path())
+	b.raw(`<details id="`)
+	b.esc(strings.ToLower(method), "-", path)
+	b.raw("\">\n<summary><span class=\"m ")
+	b.esc(strings.ToLower(method))
+	b.raw(`">`)
+	b.esc(method)
+	b.raw("</span><code>")
+	b.esc(path)
+	b.raw("</code> — ")
+	b.esc(rt.Summary)
+	if rt.open() {
+		b.raw(` <em class="muted">open</em>`)
+	}
+	b.raw("</summary>\n")
+	if rt.Desc != "" {
+		b.raw("<p>")
+		b.esc(rt.Desc)
+		b.raw("</p>\n")
+	}
+	for _, ps := range []struct {
+		title  string
+		params []apiParam
+	}{{"Query parameters", rt.Query}, {"Form fields (multipart/form-data or x-www-form-urlencoded)", rt.Form}, {"JSON body", rt.JSON}} {
+		if len(ps.params) > 0 {
+			b.raw("<p>", ps.title, "</p>")
+			writeDocsParams(b, ps.params)
+			b.raw("\n")
+		}
+	}
+	b.raw("<p>Answers: ")
+	b.esc(rt.Result)
+	if rt.Stream {
+		b.raw(" (Server-Sent Events when streaming)")
+	}
+	b.raw("</p>\n")
+	if errs := o.routeErrors(rt); len(errs) > 0 {
+		b.raw(`<p class="muted">Errors:`)
+		for i, e := range errs {
+			if i > 0 {
+				b.raw(";")
+			}
+			b.raw(" <code>", strconv.Itoa(e.Status), "</code> ")
+			b.esc(e.description())
+		}
+		b.raw("</p>\n")
+	}
+	writeTryIt(b, rt)
+	b.raw("</details>\n")
+}
+
+// description is the text the document gives e.
+func (e apiError) description() string {
+	if e.Ref == "" {
+		return e.Desc
+	}
+	r, _ := openAPIComponents["responses"].(map[string]any)[e.Ref].(map[string]any)
+	d, _ := r["description"].(string)
+	return d
+}
+
+func writeDocsParams(b *htmlBuf, params []apiParam) {
+	b.raw("<table><tr><th>name</th><th>type</th><th>description</th></tr>\n")
 	for _, p := range params {
-		b.WriteString("<tr><td><code>")
-		esc(p.Name)
-		b.WriteString("</code>")
+		b.raw("<tr><td><code>")
+		b.esc(p.Name)
+		b.raw("</code>")
 		if p.Required {
-			b.WriteString(" *")
+			b.raw(" *")
 		}
-		b.WriteString("</td><td>")
-		esc(p.Type)
+		b.raw("</td><td>")
+		b.esc(p.Type)
 		if p.Default != nil {
-			esc(fmt.Sprintf(" = %v", p.Default))
+			b.esc(fmt.Sprintf(" = %v", p.Default))
 		}
-		b.WriteString("</td><td>")
-		esc(p.Desc)
+		b.raw("</td><td>")
+		b.esc(p.Desc)
 		if len(p.Enum) > 0 {
-			b.WriteString(" (")
+			b.raw(" (")
 			for i, e := range p.Enum {
 				if i > 0 {
-					b.WriteString(", ")
+					b.raw(", ")
 				}
-				b.WriteString("<code>")
-				esc(e)
-				b.WriteString("</code>")
+				b.raw("<code>")
+				b.esc(e)
+				b.raw("</code>")
 			}
-			b.WriteString(")")
+			b.raw(")")
 		}
-		b.WriteString("</td></tr>\n")
+		b.raw("</td></tr>\n")
 	}
-	b.WriteString("</table>")
+	b.raw("</table>")
 }
 
 // docsHead is the page up to the routes, split where the title, the
-// title again and the version go.
-var docsHead = [4]string{`<!doctype html>
+// style, the title again and the version go.
+var docsHead = [5]string{`<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>`, ` — API</title>
-<style>
-body{font:15px/1.5 system-ui,sans-serif;margin:0 auto;max-width:960px;padding:1.5rem;color:#1c1c1c}
-h1{margin-bottom:.2rem}h2{border-bottom:1px solid #ddd;margin-top:2rem}
-details{border:1px solid #e3e3e3;border-radius:6px;margin:.4rem 0;padding:.4rem .7rem}
-summary{cursor:pointer}code{font:13px ui-monospace,monospace}
-.m{display:inline-block;min-width:4.2rem;font:bold 12px ui-monospace,monospace;text-align:center;border-radius:4px;padding:.1rem .3rem;color:#fff;margin-right:.5rem}
-.get{background:#2f7fd0}.post{background:#2c9a58}.patch{background:#c58a12}.delete{background:#c63f3f}.put{background:#7a55c7}
-table{border-collapse:collapse;margin:.4rem 0}td,th{border:1px solid #e3e3e3;padding:.2rem .5rem;text-align:left;vertical-align:top}
-.muted{color:#666}
-</style>
+`, `
 </head>
 <body>
 <h1>`, `</h1>
-<p class="muted">Version `, `. Machine-readable: <a href="/openapi.json"><code>/openapi.json</code></a> (OpenAPI 3.1).
+<p class="muted">Version `, `. Machine-readable: <a href="/openapi.json"><code>/openapi.json</code></a> (OpenAPI 3.1); two-pane reference: <a href="/redoc"><code>/redoc</code></a>.
 Routes marked <em>open</em> need no bearer token; the others need <code>Authorization: Bearer &lt;OS_SECURITY_KEY&gt;</code> when a key is set.</p>
 `}

@@ -1,39 +1,20 @@
 package agentos
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"log/slog"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"go.uber.org/goleak"
 
+	"github.com/agno-go/agno/internal/testlog"
 	"github.com/agno-go/agno/run"
 	"github.com/agno-go/agno/storage"
 	"github.com/agno-go/agno/storage/memory"
 )
-
-// syncBuffer is a log sink safe for the prune loop's goroutine.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // The loop prunes at start and every interval, logs each prune with its
 // counts, keeps runs in flight, and stops without a goroutine left.
@@ -55,7 +36,7 @@ func TestRetentionLoop(t *testing.T) {
 	}
 	mk("s-old", "r-old", run.StatusCompleted, old)
 	mk("s-running", "r-running", run.StatusRunning, old)
-	var logs syncBuffer
+	var logs testlog.Buffer
 	log := slog.New(slog.NewTextHandler(&logs, nil))
 	before := goleak.IgnoreCurrent() // the store's own goroutines run on
 	stop, err := StartRetention(st, RetentionConfig{Policy: storage.RetentionPolicy{MaxAge: 7 * 24 * time.Hour}, Interval: 20 * time.Millisecond}, log)

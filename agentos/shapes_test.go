@@ -508,10 +508,20 @@ func TestRedoc(t *testing.T) {
 	if resp.StatusCode != http.StatusOK || !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/html") {
 		t.Fatalf("GET /redoc: %d %s", resp.StatusCode, resp.Header.Get("Content-Type"))
 	}
-	for _, want := range []string{`<redoc spec-url="/openapi.json">`, "redoc.standalone.js", "Agno AgentOS - ReDoc"} {
+	// Rendered on the server from /openapi.json: no script, nothing from
+	// a CDN (docs_offline_test.go checks every reference).
+	for _, want := range []string{"<title>Agno AgentOS — API reference</title>", `id="op-get_agents"`, `href="#op-post_agents_agent_id_runs"`, `id="schema-ErrorResponse"`} {
 		if !strings.Contains(string(body), want) {
 			t.Errorf("/redoc lacks %q", want)
 		}
+	}
+	for _, banned := range []string{"<script", "redoc.standalone.js", "cdn.", "fonts.googleapis"} {
+		if strings.Contains(string(body), banned) {
+			t.Errorf("/redoc has %q", banned)
+		}
+	}
+	if csp := resp.Header.Get("Content-Security-Policy"); !strings.HasPrefix(csp, "default-src 'none'") {
+		t.Errorf("/redoc Content-Security-Policy %q", csp)
 	}
 }
 
