@@ -19,6 +19,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/agno-go/agno/agent/agentconfig"
 	"github.com/agno-go/agno/internal/engine"
 	"github.com/agno-go/agno/run"
 	"github.com/agno-go/agno/tool"
@@ -27,26 +28,27 @@ import (
 // Config configures an Agent. Field names follow agno's Agent; defaults are
 // agno's unless noted. The toml tags are the keys of an agent file
 // (agents/<id>.toml): a file decodes onto this same struct, and the
-// engine runs it as validated, without a copy per field.
-type Config = engine.AgentConfig
+// engine runs it as validated, without a copy per field. Its fields are
+// documented in package agentconfig (go doc ./agent/agentconfig Config).
+type Config = agentconfig.Config
 
 // Knowledge is what an agent searches (agno's KnowledgeProtocol):
 // *knowledge.Knowledge implements it.
-type Knowledge = engine.Knowledge
+type Knowledge = agentconfig.Knowledge
 
 // Fallbacks are per-failure fallback model lists (agno's FallbackConfig).
-type Fallbacks = engine.Fallbacks
+type Fallbacks = agentconfig.Fallbacks
 
 // OutputSchema is a structured-output schema; build it with
 // OutputSchemaFor or OutputSchemaFromJSON.
-type OutputSchema = engine.OutputSchema
+type OutputSchema = agentconfig.OutputSchema
 
 // PreHook, PostHook, HookInput and CheckError are the guardrail types.
 type (
-	PreHook    = engine.PreHook
-	PostHook   = engine.PostHook
-	HookInput  = engine.HookInput
-	CheckError = engine.CheckError
+	PreHook    = agentconfig.PreHook
+	PostHook   = agentconfig.PostHook
+	HookInput  = agentconfig.HookInput
+	CheckError = agentconfig.CheckError
 )
 
 // Agent is a configured agent; safe for concurrent use.

@@ -669,7 +669,7 @@ func (st *runState) fail(err error) *run.Output {
 	ev := &run.RunError{EventBase: st.base(), Content: err.Error()}
 	var ce *CheckError
 	if errors.As(err, &ce) {
-		ev.ErrorType, ev.ErrorID, ev.AdditionalData = ce.typeName(), ce.errorID(), ce.AdditionalData
+		ev.ErrorType, ev.ErrorID, ev.AdditionalData = ce.TypeName(), ce.ErrorID(), ce.AdditionalData
 	} else if pe, ok := model.AsProviderError(err); ok {
 		ev.ErrorType = "ModelProviderError"
 		ev.AdditionalData = map[string]any{"status_code": pe.StatusCode, "model": pe.Model, "provider": pe.Provider}

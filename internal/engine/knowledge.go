@@ -18,20 +18,6 @@ import (
 	"github.com/agno-go/agno/tool"
 )
 
-// Knowledge is what an agent or a team leader searches: agno's
-// KnowledgeProtocol as agents use it. *knowledge.Knowledge implements
-// it; a custom retriever (agno's knowledge_retriever) can too.
-type Knowledge interface {
-	// Retrieve returns the documents most relevant to query; maxResults
-	// 0 is the knowledge base's default.
-	Retrieve(ctx context.Context, query string, maxResults int, filters filter.Filters) ([]*document.Document, error)
-	// BuildContext is the system-prompt snippet (agno's build_context).
-	BuildContext(ctx context.Context, enableAgenticFilters bool) (string, error)
-	// ValidateFilters keeps the filters whose keys the knowledge base
-	// knows and returns the keys it dropped.
-	ValidateFilters(ctx context.Context, f filter.Filters) (filter.Filters, []string, error)
-}
-
 // SearchKnowledgeName is the name of the knowledge search tool.
 const SearchKnowledgeName = "search_knowledge_base"
 

@@ -61,7 +61,7 @@ func (st *runState) callModel() (*model.Response, error) {
 	if err == nil || st.ctx.Err() != nil {
 		return resp, err
 	}
-	for _, m := range st.spec.fallbacks().pick(err) {
+	for _, m := range pickFallbacks(st.spec.fallbacks(), err) {
 		st.spec.logger.Warn("model failed, trying fallback", "error", err, "fallback", m.Info().ID)
 		if resp, ferr := st.invoke(m); ferr == nil {
 			return resp, nil
@@ -72,7 +72,7 @@ func (st *runState) callModel() (*model.Response, error) {
 	return nil, err
 }
 
-func (f Fallbacks) pick(err error) []model.Model {
+func pickFallbacks(f Fallbacks, err error) []model.Model {
 	pe, ok := model.AsProviderError(err)
 	if !ok {
 		return f.OnError

@@ -7,7 +7,6 @@ package engine
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"log/slog"
 	"reflect"
@@ -90,61 +89,6 @@ func (s *Spec) Cancel(ctx context.Context, runID string) (bool, error) {
 	return s.canceller().Cancel(ctx, runID)
 }
 
-// Fallbacks are models tried when the primary fails (agno's
-// FallbackConfig). A rate limit uses OnRateLimit (else OnError); a
-// context overflow only OnContextOverflow; other 4xx never fall back.
-type Fallbacks struct {
-	OnError           []model.Model
-	OnRateLimit       []model.Model
-	OnContextOverflow []model.Model
-}
-
-// PreHook runs before the model; it may change the input. A *CheckError
-// ends the run with status ERROR (no retry); other errors are logged.
-type PreHook func(ctx context.Context, in *HookInput) error
-
-// PostHook runs after a successful run; a *CheckError fails the run.
-type PostHook func(ctx context.Context, out *run.Output) error
-
-// HookInput is what a pre-hook sees and may change.
-type HookInput struct {
-	Input      string
-	RunContext *run.Context
-}
-
-// CheckError is a guardrail verdict (agno's InputCheckError /
-// OutputCheckError).
-type CheckError struct {
-	Message string
-	// Trigger names the check that fired (agno's check_trigger).
-	Trigger string
-	// Output marks an output check.
-	Output bool
-	// AdditionalData rides along on the RunError event.
-	AdditionalData map[string]any
-}
-
-func (e *CheckError) Error() string { return e.Message }
-
-// typeName and errorID are agno's exception type and error_id
-// (check_trigger, which defaults to input/output_not_allowed).
-func (e *CheckError) typeName() string {
-	if e.Output {
-		return "output_check_error"
-	}
-	return "input_check_error"
-}
-
-func (e *CheckError) errorID() string {
-	switch {
-	case e.Trigger != "":
-		return e.Trigger
-	case e.Output:
-		return "output_not_allowed"
-	}
-	return "input_not_allowed"
-}
-
 // Iterations is an outer loop around the model loop: each iteration runs
 // the model loop to its end; Before may add a user message and events,
 // After reports events and whether the goal is reached.
@@ -172,15 +116,6 @@ type MemberResult struct {
 	Pending []*run.Requirement
 	// Runs are the members' new outputs.
 	Runs []*run.Output
-}
-
-// OutputSchema asks the model for structured output. Type, when set, is
-// the Go type content is decoded into; else content becomes a map.
-type OutputSchema struct {
-	Name   string
-	Schema json.RawMessage
-	Strict bool
-	Type   reflect.Type
 }
 
 // Prepare validates the spec and resolves static tools, so runs only do
