@@ -2,10 +2,8 @@ package tool
 
 import (
 	"encoding/json"
-	"math"
-	"strconv"
+	"github.com/agno-go/agno/internal/pyrepr"
 	"strings"
-	"unicode"
 )
 
 // argsKwargs is the arguments object as pydantic prints it for a missing
@@ -22,7 +20,7 @@ func pyTypeName(v any) string {
 	case string:
 		return "str"
 	case json.Number:
-		if isFloatText(x) {
+		if pyrepr.IsFloat(x) {
 			return "float"
 		}
 		return "int"
@@ -80,9 +78,9 @@ func writePyRepr(b *strings.Builder, v any, depth int) {
 			b.WriteString("False")
 		}
 	case string:
-		writePyString(b, x)
+		pyrepr.Quote(b, x)
 	case json.Number:
-		b.WriteString(pyNumber(x))
+		b.WriteString(pyrepr.Number(x))
 	case []any:
 		b.WriteByte('[')
 		for i, e := range x {
@@ -100,7 +98,7 @@ func writePyRepr(b *strings.Builder, v any, depth int) {
 			if i > 0 {
 				b.WriteString(", ")
 			}
-			writePyString(b, k)
+			pyrepr.Quote(b, k)
 			b.WriteString(": ")
 			writePyRepr(b, x.vals[k], depth+1)
 		}
@@ -119,74 +117,4 @@ func writePyRepr(b *strings.Builder, v any, depth int) {
 			b.WriteString("None")
 		}
 	}
-}
-
-// pyNumber is Python's repr of a JSON number: an int as its digits, a
-// float in the shortest form that reads back, with ".0" or a two-digit
-// exponent.
-func pyNumber(n json.Number) string {
-	s := string(n)
-	if !isFloatText(n) {
-		if strings.Trim(s, "-0") == "" {
-			return "0"
-		}
-		return s
-	}
-	f, _ := strconv.ParseFloat(s, 64)
-	switch {
-	case math.IsInf(f, 1):
-		return "inf"
-	case math.IsInf(f, -1):
-		return "-inf"
-	}
-	e := strconv.FormatFloat(f, 'e', -1, 64)
-	exp, _ := strconv.Atoi(e[strings.IndexByte(e, 'e')+1:])
-	if exp < -4 || exp >= 16 {
-		return e
-	}
-	fixed := strconv.FormatFloat(f, 'f', -1, 64)
-	if !strings.Contains(fixed, ".") {
-		fixed += ".0"
-	}
-	return fixed
-}
-
-// writePyString writes Python's repr of a str: single quotes unless the
-// text has one and no double quote, and escapes for what is not printable.
-func writePyString(b *strings.Builder, s string) {
-	q := '\''
-	if strings.ContainsRune(s, '\'') && !strings.ContainsRune(s, '"') {
-		q = '"'
-	}
-	b.WriteRune(q)
-	for _, r := range s {
-		switch {
-		case r == q || r == '\\':
-			b.WriteByte('\\')
-			b.WriteRune(r)
-		case r == '\n':
-			b.WriteString(`\n`)
-		case r == '\r':
-			b.WriteString(`\r`)
-		case r == '\t':
-			b.WriteString(`\t`)
-		case unicode.IsPrint(r):
-			b.WriteRune(r)
-		case r < 0x100:
-			b.WriteString(`\x`)
-			b.WriteString(hex(uint64(r), 2))
-		case r < 0x10000:
-			b.WriteString(`\u`)
-			b.WriteString(hex(uint64(r), 4))
-		default:
-			b.WriteString(`\U`)
-			b.WriteString(hex(uint64(r), 8))
-		}
-	}
-	b.WriteRune(q)
-}
-
-func hex(n uint64, width int) string {
-	s := strconv.FormatUint(n, 16)
-	return strings.Repeat("0", width-len(s)) + s
 }

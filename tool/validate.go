@@ -3,6 +3,7 @@ package tool
 import (
 	"context"
 	"encoding/json"
+	"github.com/agno-go/agno/internal/pyrepr"
 	"maps"
 	"math"
 	"math/big"
@@ -670,7 +671,7 @@ func numericValue(v any) (*big.Rat, bool) {
 		}
 		return new(big.Rat), true
 	case json.Number:
-		if !isFloatText(x) {
+		if !pyrepr.IsFloat(x) {
 			return new(big.Rat).SetString(string(x))
 		}
 		// A float is compared as json.loads reads it (1e400 is inf),
@@ -684,14 +685,10 @@ func numericValue(v any) (*big.Rat, bool) {
 	return nil, false
 }
 
-// isFloatText reports whether a JSON number is a float to Python's
-// json.loads (it has a fraction or an exponent).
-func isFloatText(n json.Number) bool { return strings.ContainsAny(string(n), ".eE") }
-
 func (c *checker) integer(v any) (any, bool) {
 	switch x := v.(type) {
 	case json.Number:
-		if !isFloatText(x) {
+		if !pyrepr.IsFloat(x) {
 			return v, false
 		}
 		f, _ := strconv.ParseFloat(string(x), 64)

@@ -66,7 +66,12 @@ func TestAgentRunSpans(t *testing.T) {
 		modeltest.Response{Content: "5", Usage: &model.Usage{InputTokens: 20, OutputTokens: 1, TotalTokens: 21}},
 	)
 	fake.ModelID, fake.ProviderName = "gpt-test", "OpenAI"
-	add := tool.Must(tool.New("add", "adds two numbers", func(_ context.Context, a struct{ A, B int }) (int, error) { return a.A + a.B, nil }))
+	add := tool.Must(tool.New("add", "adds two numbers", func(_ context.Context, a struct {
+		A int `json:"a"`
+		B int `json:"b"`
+	}) (int, error) {
+		return a.A + a.B, nil
+	}))
 	fail := tool.Must(tool.New("fail", "fails", func(context.Context, struct{}) (string, error) { return "", errors.New("boom") }))
 	a, err := agent.New(agent.Config{ID: "calc", Name: "Calc Agent", Model: fake, Tools: []tool.Provider{add, fail}})
 	if err != nil {

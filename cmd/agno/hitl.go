@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -440,18 +439,7 @@ func (o *hitlOptions) interactive(cmd *cobra.Command) error {
 	defer c.Close()
 	out := cmd.OutOrStdout()
 
-	lines := make(chan string)
-	go func() { // ends at end of input (the process exits otherwise)
-		defer close(lines)
-		sc := bufio.NewScanner(in)
-		for sc.Scan() {
-			select {
-			case lines <- sc.Text():
-			case <-ctx.Done():
-				return
-			}
-		}
-	}()
+	lines := stdinLines(ctx, in) // ends at end of input (the process exits otherwise)
 	anns := make(chan *hitl.Announcement)
 	annCtx, stopAnns := context.WithCancel(ctx)
 	annDone := make(chan struct{})

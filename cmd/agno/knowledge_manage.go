@@ -65,6 +65,21 @@ func (f kbFlags) open(ctx context.Context, cmd *cobra.Command) (*openedKB, error
 
 func (k *openedKB) Close() error { return k.res.Close() }
 
+// withKB runs fn on the knowledge base the flags name, open for the
+// command's duration; SIGINT or SIGTERM cancels it.
+func (f *kbFlags) withKB(fn func(ctx context.Context, cmd *cobra.Command, kb *openedKB, args []string) error) func(*cobra.Command, []string) error {
+	return func(cmd *cobra.Command, args []string) error {
+		ctx, stop := signalContext(cmd)
+		defer stop()
+		kb, err := f.open(ctx, cmd)
+		if err != nil {
+			return err
+		}
+		defer kb.Close()
+		return fn(ctx, cmd, kb, args)
+	}
+}
+
 func signalContext(cmd *cobra.Command) (context.Context, context.CancelFunc) {
 	return signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 }
@@ -77,14 +92,7 @@ func newKnowledgeListCmd() *cobra.Command {
 		Use:   "list [--knowledge NAME]",
 		Short: "List a knowledge base's contents with their status",
 		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			ctx, stop := signalContext(cmd)
-			defer stop()
-			kb, err := f.open(ctx, cmd)
-			if err != nil {
-				return err
-			}
-			defer kb.Close()
+		RunE: f.withKB(func(ctx context.Context, cmd *cobra.Command, kb *openedKB, _ []string) error {
 			list, total, err := kb.GetContent(ctx, contents.ListOptions{Limit: limit})
 			if err != nil {
 				return err
@@ -113,7 +121,7 @@ func newKnowledgeListCmd() *cobra.Command {
 			}
 			fmt.Fprintf(out, "%d of %d contents in knowledge base %q (%s).\n", len(list), total, kb.name, storeText(kb.cfg))
 			return nil
-		},
+		}),
 	}
 	f.bind(cmd)
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON (agno's content fields) instead of a table")
@@ -140,23 +148,16 @@ func newKnowledgeSearchCmd() *cobra.Command {
 			if len(args) != 1 || strings.TrimSpace(args[0]) == "" {
 				return usageErr(cmd, errors.New(`give one query, quoted: agno knowledge search "how do refunds work"`))
 			}
-			return nil
-		},
-		RunE: func(cmd *cobra.Command, args []string) error {
 			if limit < 0 {
 				return usageErr(cmd, fmt.Errorf("--limit %d: give a positive number of results, or leave it out for the knowledge base's max_results", limit))
 			}
-			st, err := parseSearchType(searchType)
-			if err != nil {
+			if _, err := parseSearchType(searchType); err != nil {
 				return usageErr(cmd, err)
 			}
-			ctx, stop := signalContext(cmd)
-			defer stop()
-			kb, err := f.open(ctx, cmd)
-			if err != nil {
-				return err
-			}
-			defer kb.Close()
+			return nil
+		},
+		RunE: f.withKB(func(ctx context.Context, cmd *cobra.Command, kb *openedKB, args []string) error {
+			st, _ := parseSearchType(searchType) // checked in Args
 			docs, err := kb.Search(ctx, args[0], knowledge.SearchOptions{MaxResults: limit, SearchType: st})
 			if err != nil {
 				return err
@@ -182,7 +183,7 @@ func newKnowledgeSearchCmd() *cobra.Command {
 				fmt.Fprintf(out, "%d. %s%s\n   %s\n", i+1, cmpOr(d.Name, d.ContentID), score, shorten(strings.Join(strings.Fields(d.Content), " "), 300))
 			}
 			return nil
-		},
+		}),
 	}
 	f.bind(cmd)
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the documents as JSON (agno's Document fields, without embeddings)")
@@ -220,16 +221,9 @@ agno knowledge list prints, or by its name when only one content has it.
 			}
 			return nil
 		},
-		RunE: func(cmd *cobra.Command, args []string) error {
-			ctx, stop := signalContext(cmd)
-			defer stop()
-			kb, err := f.open(ctx, cmd)
-			if err != nil {
-				return err
-			}
-			defer kb.Close()
+		RunE: f.withKB(func(ctx context.Context, cmd *cobra.Command, kb *openedKB, args []string) error {
 			return knowledgeRemove(ctx, cmd.OutOrStdout(), kb, args, all)
-		},
+		}),
 	}
 	f.bind(cmd)
 	cmd.Flags().BoolVar(&all, "all", false, "remove every content")

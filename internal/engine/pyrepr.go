@@ -2,6 +2,7 @@ package engine
 
 import (
 	"encoding/json"
+	"github.com/agno-go/agno/internal/pyrepr"
 	"sort"
 	"strconv"
 	"strings"
@@ -34,15 +35,11 @@ func writeRepr(b *strings.Builder, v any) {
 			b.WriteString("False")
 		}
 	case string:
-		b.WriteString(pyQuote(x))
+		pyrepr.Quote(b, x)
 	case json.Number:
-		b.WriteString(x.String())
+		b.WriteString(pyrepr.Number(x))
 	case float64:
-		if x == float64(int64(x)) && x < 1e16 && x > -1e16 {
-			b.WriteString(strconv.FormatFloat(x, 'f', 1, 64))
-		} else {
-			b.WriteString(strconv.FormatFloat(x, 'g', -1, 64))
-		}
+		b.WriteString(pyrepr.Float(x))
 	case int:
 		b.WriteString(strconv.Itoa(x))
 	case int64:
@@ -67,7 +64,7 @@ func writeRepr(b *strings.Builder, v any) {
 			if i > 0 {
 				b.WriteString(", ")
 			}
-			b.WriteString(pyQuote(k))
+			pyrepr.Quote(b, k)
 			b.WriteString(": ")
 			writeRepr(b, x[k])
 		}
@@ -85,33 +82,4 @@ func writeRepr(b *strings.Builder, v any) {
 		}
 		writeRepr(b, generic)
 	}
-}
-
-func pyQuote(s string) string {
-	q := byte('\'')
-	if strings.Contains(s, "'") && !strings.Contains(s, "\"") {
-		q = '"'
-	}
-	var b strings.Builder
-	b.WriteByte(q)
-	for _, r := range s {
-		switch {
-		case r == rune(q) || r == '\\':
-			b.WriteByte('\\')
-			b.WriteRune(r)
-		case r == '\n':
-			b.WriteString(`\n`)
-		case r == '\t':
-			b.WriteString(`\t`)
-		case r == '\r':
-			b.WriteString(`\r`)
-		case r < 0x20 || r == 0x7f:
-			b.WriteString(`\x`)
-			b.WriteString(strconv.FormatInt(int64(r)+0x100, 16)[1:])
-		default:
-			b.WriteRune(r)
-		}
-	}
-	b.WriteByte(q)
-	return b.String()
 }
