@@ -163,7 +163,7 @@ func (s *Store) ListSessions(_ context.Context, q storage.SessionQuery) ([]*stor
 		if (q.CreatedAfter != 0 && x.CreatedAt < q.CreatedAfter) || (q.CreatedBefore != 0 && x.CreatedAt > q.CreatedBefore) {
 			continue
 		}
-		out = append(out, x.Clone())
+		out = append(out, x) // cloned once cut to the page
 	}
 	slices.SortFunc(out, func(a, b *storage.Session) int {
 		var c int
@@ -184,7 +184,11 @@ func (s *Store) ListSessions(_ context.Context, q storage.SessionQuery) ([]*stor
 		return c
 	})
 	total := len(out)
-	return paginate(out, q.Limit, q.Page), total, nil
+	page := slices.Clone(paginate(out, q.Limit, q.Page))
+	for i, x := range page {
+		page[i] = x.Clone()
+	}
+	return page, total, nil
 }
 
 // encodable refuses sessions the SQL backends could not store either

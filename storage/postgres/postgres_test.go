@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"sync"
 	"testing"
 
@@ -283,4 +284,63 @@ func TestUpdateConflict(t *testing.T) {
 	}
 	defer st.Close()
 	storetest.UpdateConflict(t, st, 3)
+}
+
+// The queries of one session's rows and the session listings are served
+// by an index in their order: with sequential scans priced out, no plan
+// sorts and every plan reads an index (the shape a planner without
+// statistics, autovacuum off, still has in front of it).
+func TestSessionQueriesHaveTheirIndex(t *testing.T) {
+	st := openFresh(t)
+	ctx := t.Context()
+	conn, err := st.pool.Acquire(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Release()
+	if _, err := conn.Exec(ctx, "SET enable_seqscan = off"); err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Exec(context.Background(), "RESET enable_seqscan")
+	plan := func(query string, args []any) string {
+		rows, err := conn.Query(ctx, "EXPLAIN "+query, args...)
+		if err != nil {
+			t.Fatalf("%s: %v", query, err)
+		}
+		defer rows.Close()
+		var lines []string
+		for rows.Next() {
+			var l string
+			if err := rows.Scan(&l); err != nil {
+				t.Fatal(err)
+			}
+			lines = append(lines, l)
+		}
+		return strings.Join(lines, "\n")
+	}
+	for name, tc := range map[string]struct {
+		q     storage.RunQuery
+		index string
+	}{
+		"history":     {storage.RunQuery{SessionID: "s1", TopLevel: true, Newest: true, Limit: 10}, "agno_runs_session_idx"},
+		"member runs": {storage.RunQuery{ParentRunID: "r1"}, "agno_runs_parent_idx"},
+		"a component": {storage.RunQuery{ComponentID: "a", Newest: true, Limit: 20}, "agno_runs_component_idx"},
+	} {
+		query, args := st.d.ListRuns(tc.q, "row_seq")
+		if p := plan(query, args); !strings.Contains(p, tc.index) || strings.Contains(p, "Sort") {
+			t.Errorf("%s: plan\n%s\ndoes not read %s in order", name, p, tc.index)
+		}
+	}
+	for name, q := range map[string]storage.SessionQuery{
+		"all, newest":       {SortOrder: storage.Desc, Limit: 20, Page: 1},
+		"by update":         {SortBy: "updated_at", SortOrder: storage.Desc, Limit: 20, Page: 1},
+		"an agent's (agno)": {SessionType: storage.SessionAgent, ComponentID: "a", SortOrder: storage.Desc, Limit: 20, Page: 1},
+		"a user's":          {UserID: "u", SortOrder: storage.Desc, Limit: 20, Page: 1},
+		"of a type":         {SessionType: storage.SessionWorkflow, Limit: 20, Page: 1},
+	} {
+		_, list, args := st.d.ListSessions(q)
+		if p := plan(list, args); strings.Contains(p, "Sort") || !strings.Contains(p, "Index") {
+			t.Errorf("%s: plan\n%s\nsorts outside an index", name, p)
+		}
+	}
 }

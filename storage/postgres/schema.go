@@ -109,6 +109,31 @@ var migrations = []migration{
 		`CREATE INDEX agno_runs_status_owner_idx ON {schema}.agno_runs (status, owner)`,
 		`CREATE INDEX agno_runs_updated_idx ON {schema}.agno_runs (updated_at)`,
 	}},
+	{table: "agno_runs", version: 3, stmts: []string{
+		// A session's top-level runs (history, listings) are one range of
+		// this index: with parent_run_id after session_id, no query of a
+		// session walks the top-level runs of every session.
+		`DROP INDEX {schema}.agno_runs_session_idx`,
+		`CREATE INDEX agno_runs_session_idx ON {schema}.agno_runs (session_id, parent_run_id, created_at, row_seq)`,
+	}},
+	{table: "agno_sessions", version: 2, stmts: []string{
+		// Each listing order ends in session_id, the tie-break, so a page is
+		// read from the index in order and the read stops at the page.
+		`DROP INDEX {schema}.agno_sessions_created_idx`,
+		`DROP INDEX {schema}.agno_sessions_updated_idx`,
+		`DROP INDEX {schema}.agno_sessions_type_created_idx`,
+		`DROP INDEX {schema}.agno_sessions_user_idx`,
+		`DROP INDEX {schema}.agno_sessions_agent_idx`,
+		`DROP INDEX {schema}.agno_sessions_team_idx`,
+		`DROP INDEX {schema}.agno_sessions_workflow_idx`,
+		`CREATE INDEX agno_sessions_created_idx ON {schema}.agno_sessions (created_at, session_id COLLATE "C")`,
+		`CREATE INDEX agno_sessions_updated_idx ON {schema}.agno_sessions (updated_at, session_id COLLATE "C")`,
+		`CREATE INDEX agno_sessions_type_created_idx ON {schema}.agno_sessions (session_type, created_at, session_id COLLATE "C")`,
+		`CREATE INDEX agno_sessions_user_idx ON {schema}.agno_sessions (user_id, created_at, session_id COLLATE "C")`,
+		`CREATE INDEX agno_sessions_agent_idx ON {schema}.agno_sessions (agent_id, session_type, created_at, session_id COLLATE "C")`,
+		`CREATE INDEX agno_sessions_team_idx ON {schema}.agno_sessions (team_id, session_type, created_at, session_id COLLATE "C")`,
+		`CREATE INDEX agno_sessions_workflow_idx ON {schema}.agno_sessions (workflow_id, session_type, created_at, session_id COLLATE "C")`,
+	}},
 	{table: "agno_instances", version: 1, stmts: []string{
 		// AgentOS processes and their last heartbeat (the run lease).
 		`CREATE TABLE {schema}.agno_instances (

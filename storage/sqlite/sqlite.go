@@ -308,6 +308,12 @@ func open(ctx context.Context, cfg Config, ms []migration) (*Store, error) {
 	if s.applied > 0 {
 		log.Info("sqlite: schema migrated", "path", path, "migrations", s.applied)
 	}
+	// Planner statistics for the queries no index hint pins (SQLite's
+	// advice for long-lived connections); analysis_limit keeps it to
+	// milliseconds on a large file.
+	if _, err := w.ExecContext(ctx, "PRAGMA analysis_limit = 400; PRAGMA optimize = 0x10002"); err != nil {
+		log.Warn("sqlite: PRAGMA optimize failed; queries may plan without statistics", "path", path, "error", err)
+	}
 	if !inMemory {
 		rq := url.Values{"_pragma": append([]string{"query_only(1)"}, common["_pragma"]...)}
 		r, err := sql.Open("sqlite", path+"?"+rq.Encode())

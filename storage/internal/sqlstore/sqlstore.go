@@ -209,11 +209,22 @@ func (d *Dialect) ListSessions(q storage.SessionQuery) (count, list string, args
 		b.Where("session_type = " + b.Arg(string(q.SessionType)))
 	}
 	if q.ComponentID != "" {
-		// The owning id depends on the type (Session.ComponentID); spelled
-		// out per column so each branch can use its index.
+		// The owning id depends on the type (Session.ComponentID). With the
+		// type given (agno's clients always give it) it is one column, so a
+		// page is one range of that column's index; else each branch is
+		// spelled out so each can use its index.
 		a := b.Arg(q.ComponentID)
-		b.Where("((session_type = 'team' AND team_id = " + a + ") OR (session_type = 'workflow' AND workflow_id = " + a +
-			") OR (session_type NOT IN ('team', 'workflow') AND agent_id = " + a + "))")
+		switch q.SessionType {
+		case storage.SessionTeam:
+			b.Where("team_id = " + a)
+		case storage.SessionWorkflow:
+			b.Where("workflow_id = " + a)
+		case "":
+			b.Where("((session_type = 'team' AND team_id = " + a + ") OR (session_type = 'workflow' AND workflow_id = " + a +
+				") OR (session_type NOT IN ('team', 'workflow') AND agent_id = " + a + "))")
+		default:
+			b.Where("agent_id = " + a)
+		}
 	}
 	if q.UserID != "" {
 		b.Where("user_id = " + b.Arg(q.UserID))
@@ -471,8 +482,16 @@ func (d *Dialect) ListRuns(q storage.RunQuery, seqColumn string) (string, []any)
 		dir = "DESC"
 	}
 	from := d.Runs
-	if d.IndexedBy != nil && q.SessionID == "" && len(q.SessionIDs) == 0 && q.ComponentID == "" && q.ParentRunID == "" {
+	if d.IndexedBy != nil {
+		// The index meant for each shape, whatever the statistics say:
+		// without them SQLite may walk every top-level run to spare a sort.
 		switch {
+		case q.SessionID != "" || len(q.SessionIDs) > 0:
+			from += d.IndexedBy("session_idx")
+		case q.ParentRunID != "":
+			from += d.IndexedBy("parent_idx")
+		case q.ComponentID != "":
+			from += d.IndexedBy("component_idx")
 		case len(q.Status) > 0 && !slices.Contains(q.Status, run.StatusCompleted):
 			from += d.IndexedBy("status_owner_idx")
 		case q.UpdatedAfter != 0:
