@@ -1,6 +1,7 @@
 package config
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -307,7 +308,8 @@ func (c *Config) openStore(ctx context.Context) (storage.Store, error) {
 	s := c.Storage
 	switch s.Driver {
 	case DriverMemory:
-		return memory.New(), nil
+		// Bounded: a process that is never restarted must not grow forever.
+		return memory.New(memory.MaxRuns(cmp.Or(s.Retention.MaxRuns, DefaultMemoryMaxRuns))), nil
 	case DriverPostgres:
 		dsn := os.Getenv(s.DSNEnv)
 		if dsn == "" {

@@ -168,7 +168,9 @@ const (
 // StorageConfig is [storage]: where sessions, runs and events are kept.
 type StorageConfig struct {
 	// Driver is "sqlite" (default), "postgres" or "memory" (nothing
-	// survives the process; for tests and demos).
+	// survives the process; for tests and demos; it keeps the newest
+	// [storage.retention] max_runs top-level runs, default
+	// DefaultMemoryMaxRuns, with their events).
 	Driver string `toml:"driver"`
 	// Path is the SQLite file (default agno.db beside the config file).
 	Path string `toml:"path"`
@@ -361,6 +363,9 @@ const (
 	DefaultDSNEnv       = "AGNO_POSTGRES_DSN"
 	DefaultSocketPath   = "agno-hitl.sock"
 )
+
+// DefaultMemoryMaxRuns bounds driver = "memory": about 10 KB a run.
+const DefaultMemoryMaxRuns = 10_000
 
 // DefaultIdleTimeoutSeconds is agentos.idle_timeout_seconds' default.
 const DefaultIdleTimeoutSeconds = 120

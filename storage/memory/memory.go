@@ -33,7 +33,19 @@ type Store struct {
 	blobs    map[string]blob
 	// instances are heartbeats of AgentOS processes.
 	instances map[string]int64
+	// maxRuns bounds the top-level runs kept (0: no bound); see MaxRuns.
+	// ended counts the runs that ended since the last prune.
+	maxRuns, ended int
 }
+
+// Option configures New.
+type Option func(*Store)
+
+// MaxRuns keeps about n top-level runs: every n/10 runs that end, the
+// finished ones older than the n newest go (so at most n + n/10 stay),
+// with their member runs and events, as RetentionPolicy.MaxRuns prunes.
+// Runs in flight or paused stay whatever their age.
+func MaxRuns(n int) Option { return func(s *Store) { s.maxRuns = max(n, 0) } }
 
 // blob is a stored file and the session it belongs to.
 type blob struct {
@@ -43,9 +55,10 @@ type blob struct {
 
 var _ storage.Store = (*Store)(nil)
 
-// New returns an empty store.
-func New() *Store {
-	return &Store{
+// New returns an empty store. It keeps everything until it is closed
+// unless MaxRuns bounds it (about 10 KB per run with its events).
+func New(opts ...Option) *Store {
+	s := &Store{
 		sessions:  map[string]*storage.Session{},
 		runs:      map[string]*storage.Run{},
 		events:    map[string][]storage.Event{},
@@ -54,6 +67,10 @@ func New() *Store {
 		blobs:     map[string]blob{},
 		instances: map[string]int64{},
 	}
+	for _, o := range opts {
+		o(s)
+	}
+	return s
 }
 
 func (s *Store) check() error {
@@ -451,7 +468,27 @@ func (s *Store) SaveRun(_ context.Context, w storage.RunWrite) error {
 	if sess != nil {
 		s.sessions[w.SessionID] = sess
 	}
+	if w.Run != nil && !storage.Unfinished(w.Run.Status) {
+		s.boundLocked()
+	}
 	return nil
+}
+
+// boundLocked prunes to maxRuns every maxRuns/10 runs that end, so the
+// sort the prune does is paid once per tenth of the bound.
+func (s *Store) boundLocked() {
+	if s.maxRuns == 0 {
+		return
+	}
+	if s.ended++; s.ended < max(s.maxRuns/10, 1) {
+		return
+	}
+	s.ended = 0
+	if len(s.runs) <= s.maxRuns {
+		return
+	}
+	var res storage.PruneResult
+	s.pruneRunsLocked(storage.RetentionPolicy{MaxRuns: s.maxRuns}, 0, &res)
 }
 
 // ClaimRun implements storage.Store.
