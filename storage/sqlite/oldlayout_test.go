@@ -30,7 +30,7 @@ func TestOpenOldLayout(t *testing.T) {
 	// An older release: every table but agno_blobs, agno_runs at version
 	// 2, agno_sessions at 1 (before the listing indexes).
 	for _, m := range migrations {
-		if m.table == "agno_blobs" || m.table == "agno_runs" && m.version > 2 || m.table == "agno_sessions" && m.version > 1 {
+		if m.table == "agno_blobs" || m.table == "agno_session_counts" || m.table == "agno_runs" && m.version > 2 || m.table == "agno_sessions" && m.version > 1 {
 			continue
 		}
 		for _, stmt := range m.stmts {
@@ -45,8 +45,8 @@ func TestOpenOldLayout(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if st.applied != 3 {
-		t.Errorf("applied %d migrations, want 3 (agno_blobs, the session and run indexes)", st.applied)
+	if st.applied != 4 {
+		t.Errorf("applied %d migrations, want 4 (agno_blobs, the session and run indexes, the session counts)", st.applied)
 	}
 	v := versions(t, st.w)
 	for table, want := range map[string]int64{"agno_run_events": 1, "agno_memories": 1, "agno_instances": 1} {

@@ -127,6 +127,29 @@ var migrations = []migration{
 		`CREATE INDEX agno_sessions_team_idx ON agno_sessions (team_id, session_type, created_at, session_id)`,
 		`CREATE INDEX agno_sessions_workflow_idx ON agno_sessions (workflow_id, session_type, created_at, session_id)`,
 	}},
+	{table: "agno_session_counts", version: 1, stmts: []string{
+		// total_count of the session listings without reading the matching
+		// rows: counts by scope ('all', 't:'+type, 'c:'+owner,
+		// 'tc:'+type+':'+owner), kept by triggers in the writing transaction.
+		`CREATE TABLE agno_session_counts (
+			scope TEXT PRIMARY KEY,
+			n     INTEGER NOT NULL
+		) WITHOUT ROWID`,
+		`INSERT INTO agno_session_counts (scope, n) SELECT scope, COUNT(*) FROM (SELECT 'all' AS scope FROM agno_sessions UNION ALL SELECT 't:' || session_type AS scope FROM agno_sessions UNION ALL SELECT 'c:' || (CASE session_type WHEN 'team' THEN team_id WHEN 'workflow' THEN workflow_id ELSE agent_id END) AS scope FROM agno_sessions UNION ALL SELECT 'tc:' || session_type || ':' || (CASE session_type WHEN 'team' THEN team_id WHEN 'workflow' THEN workflow_id ELSE agent_id END) AS scope FROM agno_sessions) GROUP BY scope`,
+		`CREATE TRIGGER agno_sessions_counted AFTER INSERT ON agno_sessions BEGIN
+			INSERT INTO agno_session_counts (scope, n) VALUES ('all', 1), ('t:' || NEW.session_type, 1), ('c:' || (CASE NEW.session_type WHEN 'team' THEN NEW.team_id WHEN 'workflow' THEN NEW.workflow_id ELSE NEW.agent_id END), 1), ('tc:' || NEW.session_type || ':' || (CASE NEW.session_type WHEN 'team' THEN NEW.team_id WHEN 'workflow' THEN NEW.workflow_id ELSE NEW.agent_id END), 1)
+				ON CONFLICT (scope) DO UPDATE SET n = n + 1;
+		END`,
+		`CREATE TRIGGER agno_sessions_uncounted AFTER DELETE ON agno_sessions BEGIN
+			UPDATE agno_session_counts SET n = n - 1 WHERE scope IN ('all', 't:' || OLD.session_type, 'c:' || (CASE OLD.session_type WHEN 'team' THEN OLD.team_id WHEN 'workflow' THEN OLD.workflow_id ELSE OLD.agent_id END), 'tc:' || OLD.session_type || ':' || (CASE OLD.session_type WHEN 'team' THEN OLD.team_id WHEN 'workflow' THEN OLD.workflow_id ELSE OLD.agent_id END));
+		END`,
+		`CREATE TRIGGER agno_sessions_recounted AFTER UPDATE OF session_type, agent_id, team_id, workflow_id ON agno_sessions
+		WHEN OLD.session_type IS NOT NEW.session_type OR OLD.agent_id IS NOT NEW.agent_id OR OLD.team_id IS NOT NEW.team_id OR OLD.workflow_id IS NOT NEW.workflow_id BEGIN
+			UPDATE agno_session_counts SET n = n - 1 WHERE scope IN ('all', 't:' || OLD.session_type, 'c:' || (CASE OLD.session_type WHEN 'team' THEN OLD.team_id WHEN 'workflow' THEN OLD.workflow_id ELSE OLD.agent_id END), 'tc:' || OLD.session_type || ':' || (CASE OLD.session_type WHEN 'team' THEN OLD.team_id WHEN 'workflow' THEN OLD.workflow_id ELSE OLD.agent_id END));
+			INSERT INTO agno_session_counts (scope, n) VALUES ('all', 1), ('t:' || NEW.session_type, 1), ('c:' || (CASE NEW.session_type WHEN 'team' THEN NEW.team_id WHEN 'workflow' THEN NEW.workflow_id ELSE NEW.agent_id END), 1), ('tc:' || NEW.session_type || ':' || (CASE NEW.session_type WHEN 'team' THEN NEW.team_id WHEN 'workflow' THEN NEW.workflow_id ELSE NEW.agent_id END), 1)
+				ON CONFLICT (scope) DO UPDATE SET n = n + 1;
+		END`,
+	}},
 	{table: "agno_instances", version: 1, stmts: []string{
 		// AgentOS processes and their last heartbeat (the run lease).
 		`CREATE TABLE agno_instances (

@@ -156,7 +156,8 @@ var dialect = sqlstore.Dialect{
 	HasTopic: func(a string) string {
 		return "EXISTS (SELECT 1 FROM json_each(topics) WHERE json_each.value = " + a + ")"
 	},
-	IndexedBy: func(index string) string { return " INDEXED BY agno_runs_" + index },
+	IndexedBy:     func(index string) string { return " INDEXED BY agno_runs_" + index },
+	SessionCounts: "agno_session_counts",
 }
 
 // statements are prepared once at Open: parsing SQL is a good part of a

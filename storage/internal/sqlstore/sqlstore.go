@@ -41,6 +41,11 @@ type Dialect struct {
 	// a whole index in creation order to save a sort, rather than seek
 	// the few runs in flight or just written.
 	IndexedBy func(index string) string
+	// SessionCounts is a table of session counts kept by triggers, by
+	// scope: 'all', 't:'+type, 'c:'+owner, 'tc:'+type+':'+owner (owner is
+	// Session.ComponentID). It gives total_count when a listing filters
+	// by type and owner only; "" counts the rows.
+	SessionCounts string
 }
 
 // Scanner is a row: *sql.Row, *sql.Rows, pgx.Row and pgx.Rows all fit.
@@ -205,8 +210,10 @@ func decodeObject(b []byte) (map[string]any, error) {
 // ListSessions renders the count and page queries of q; both take args.
 func (d *Dialect) ListSessions(q storage.SessionQuery) (count, list string, args []any) {
 	b := d.NewBuilder()
+	var typeArg, ownerArg string
 	if q.SessionType != "" {
-		b.Where("session_type = " + b.Arg(string(q.SessionType)))
+		typeArg = b.Arg(string(q.SessionType))
+		b.Where("session_type = " + typeArg)
 	}
 	if q.ComponentID != "" {
 		// The owning id depends on the type (Session.ComponentID). With the
@@ -214,6 +221,7 @@ func (d *Dialect) ListSessions(q storage.SessionQuery) (count, list string, args
 		// page is one range of that column's index; else each branch is
 		// spelled out so each can use its index.
 		a := b.Arg(q.ComponentID)
+		ownerArg = a
 		switch q.SessionType {
 		case storage.SessionTeam:
 			b.Where("team_id = " + a)
@@ -248,6 +256,20 @@ func (d *Dialect) ListSessions(q storage.SessionQuery) (count, list string, args
 	dir := direction(q.SortOrder)
 	where := b.SQL()
 	count = "SELECT COUNT(*) FROM " + d.Sessions + where
+	if d.SessionCounts != "" && q.UserID == "" && q.NameContains == "" && q.CreatedAfter == 0 && q.CreatedBefore == 0 {
+		// total_count without reading the matching rows: the count the
+		// triggers keep for this type and owner.
+		scope := "'all'"
+		switch {
+		case typeArg != "" && ownerArg != "":
+			scope = "'tc:' || " + typeArg + " || ':' || " + ownerArg
+		case typeArg != "":
+			scope = "'t:' || " + typeArg
+		case ownerArg != "":
+			scope = "'c:' || " + ownerArg
+		}
+		count = "SELECT COALESCE((SELECT n FROM " + d.SessionCounts + " WHERE scope = " + scope + "), 0)"
+	}
 	list = "SELECT " + SessionColumns + " FROM " + d.Sessions + where +
 		" ORDER BY " + col + " " + dir + ", session_id" + d.Collate + " " + dir + LimitOffset(q.Limit, q.Page)
 	return count, list, b.Args
