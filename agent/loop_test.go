@@ -229,6 +229,25 @@ func TestToolCallLimit(t *testing.T) {
 	}
 }
 
+// A retried run has its whole tool_call_limit again: the first try's
+// calls do not count against the second.
+func TestToolCallLimitIsPerTry(t *testing.T) {
+	fake := modeltest.New(
+		calls(modeltest.ToolCall("c1", "echo", `{"text":"a"}`)),
+		modeltest.Response{Err: errors.New("flaky")},
+		calls(modeltest.ToolCall("c2", "echo", `{"text":"b"}`)),
+		text("done"),
+	)
+	a := newAgent(t, agent.Config{Model: fake, Tools: []tool.Provider{echoTool(t)}, ToolCallLimit: 1, Retries: 1, DelayBetweenRetries: time.Millisecond})
+	out, _ := a.Run(context.Background(), "go")
+	if out.Status != run.StatusCompleted || out.Content != "done" {
+		t.Fatalf("status %s content %q", out.Status, out.Content)
+	}
+	if msgs := toolMessages(fake.Requests()[3]); len(msgs) != 1 || msgs[0].Content != "echo:b" {
+		t.Fatalf("the retry's tool call: %+v", msgs)
+	}
+}
+
 func TestStopAfterToolCallShowsResult(t *testing.T) {
 	fake := modeltest.New(calls(modeltest.ToolCall("c1", "echo", `{"text":"final"}`)), text("never"))
 	a := newAgent(t, agent.Config{Model: fake, Tools: []tool.Provider{echoTool(t, tool.StopAfterToolCall())}})

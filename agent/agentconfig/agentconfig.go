@@ -108,8 +108,10 @@ type Config struct {
 	// ToolHooks wrap every tool call, the first outermost (agno's
 	// tool_hooks middleware).
 	ToolHooks []tool.Hook `toml:"-"`
-	// ToolCallLimit caps the tool calls of a run (0: no limit). Calls past
-	// it are not run; the model is told the limit was reached.
+
+	// ToolCallLimit caps the tool calls of each try of a run (0: no
+	// limit); a retry has the whole limit again. Calls past it are not
+	// run; the model is told the limit was reached.
 	ToolCallLimit int `toml:"tool_call_limit"`
 	// ToolChoice controls tool use: none, auto, required, or one named
 	// function. Nil leaves it to the provider; it is not sent without tools.

@@ -371,6 +371,9 @@ func (st *runState) reloadState() error {
 func (st *runState) attempt() error {
 	st.content, st.reasoning = st.content[:0], st.reasoning[:0]
 	st.out.Tools, st.out.Requirements = nil, nil
+	// Each try has the whole tool_call_limit, as agno's retries call the
+	// model afresh.
+	st.toolCalls = 0
 	input := st.req.Input
 	if err := st.runPreHooks(&input); err != nil {
 		return err
