@@ -108,7 +108,6 @@ type Config struct {
 	// ToolHooks wrap every tool call, the first outermost (agno's
 	// tool_hooks middleware).
 	ToolHooks []tool.Hook `toml:"-"`
-
 	// ToolCallLimit caps the tool calls of each try of a run (0: no
 	// limit); a retry has the whole limit again. Calls past it are not
 	// run; the model is told the limit was reached.
