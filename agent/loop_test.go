@@ -13,6 +13,7 @@ import (
 	"github.com/agno-go/agno/model"
 	"github.com/agno-go/agno/model/modeltest"
 	"github.com/agno-go/agno/run"
+	"github.com/agno-go/agno/storage/memory"
 	"github.com/agno-go/agno/tool"
 )
 
@@ -467,5 +468,39 @@ func TestDefaultID(t *testing.T) {
 	}
 	if got := agent.DefaultID(""); len(got) != 36 {
 		t.Fatalf("got %q", got)
+	}
+}
+
+// store_tool_messages = false keeps neither the tool results nor the
+// assistant messages that made those calls, as agno's scrub does: a stored
+// history never holds a call without its result.
+func TestStoreToolMessagesOffDropsTheCalls(t *testing.T) {
+	fake := modeltest.New(calls(modeltest.ToolCall("c1", "echo", `{"text":"a"}`)), text("done"))
+	st := memory.New()
+	no := false
+	a := newAgent(t, agent.Config{Model: fake, Tools: []tool.Provider{echoTool(t)}, Store: st, StoreToolMessages: &no})
+	out, _ := a.Run(context.Background(), "go")
+	if out.Status != run.StatusCompleted {
+		t.Fatalf("status %s", out.Status)
+	}
+	rec, err := st.GetRun(context.Background(), out.RunID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Messages []model.Message `json:"messages"`
+	}
+	if err := json.Unmarshal(rec.Data, &doc); err != nil {
+		t.Fatal(err)
+	}
+	var roles []string
+	for _, m := range doc.Messages {
+		roles = append(roles, string(m.Role))
+		if m.Role == model.RoleTool || len(m.ToolCalls) > 0 {
+			t.Errorf("stored %s message %+v", m.Role, m)
+		}
+	}
+	if len(roles) == 0 || roles[len(roles)-1] != "assistant" {
+		t.Errorf("stored roles %v", roles)
 	}
 }

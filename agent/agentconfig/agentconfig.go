@@ -157,7 +157,8 @@ type Config struct {
 	// messages (returned and stored); by default only its own.
 	StoreHistoryMessages bool `toml:"store_history_messages"`
 	// StoreToolMessages keeps tool-result messages in the run's messages
-	// (returned and stored; default true); false drops them.
+	// (returned and stored; default true); false drops them and the
+	// assistant messages that made those calls, as agno does.
 	StoreToolMessages *bool `toml:"store_tool_messages"`
 	// AddSessionSummary puts the stored session summary in the system
 	// message even when EnableSessionSummaries is off (not in agno).

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -763,12 +764,24 @@ func (st *runState) storedMessages() []model.Message {
 	if st.spec.StoreHistoryMessages && !off(st.spec.StoreToolMessages) {
 		return st.messages
 	}
+	// Without tool messages, the assistant messages that made those calls
+	// go too (agno's scrub_tool_results_from_run_output): a stored call
+	// without its result is a history some providers refuse.
+	var dropped map[string]bool
+	if off(st.spec.StoreToolMessages) {
+		dropped = map[string]bool{}
+		for _, m := range st.messages {
+			if m.Role == model.RoleTool && m.ToolCallID != "" {
+				dropped[m.ToolCallID] = true
+			}
+		}
+	}
 	out := make([]model.Message, 0, len(st.messages))
 	for _, m := range st.messages {
 		if m.FromHistory && !st.spec.StoreHistoryMessages {
 			continue
 		}
-		if off(st.spec.StoreToolMessages) && m.Role == model.RoleTool {
+		if dropped != nil && (m.Role == model.RoleTool || m.Role == model.RoleAssistant && slices.ContainsFunc(m.ToolCalls, func(tc model.ToolCall) bool { return dropped[tc.ID] })) {
 			continue
 		}
 		out = append(out, m)
