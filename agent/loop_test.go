@@ -361,6 +361,25 @@ func TestFallbackModel(t *testing.T) {
 	}
 }
 
+// A context overflow falls back to fallback_models when there is no
+// list of its own, as agno's get_fallback_models does.
+func TestContextOverflowFallsBackToOnError(t *testing.T) {
+	overflow := &model.ProviderError{StatusCode: 400, Message: "maximum context length exceeded", ContextOverflow: true}
+	primary := modeltest.New(modeltest.Response{Err: overflow})
+	backup := modeltest.New(text("from backup"))
+	a := newAgent(t, agent.Config{Model: primary, FallbackModels: []model.Model{backup}})
+	if out, _ := a.Run(context.Background(), "go"); out.Content != "from backup" {
+		t.Fatalf("status %s content %q", out.Status, out.Content)
+	}
+	// Its own list wins.
+	primary = modeltest.New(modeltest.Response{Err: overflow})
+	big, backup := modeltest.New(text("from the big one")), modeltest.New(text("from backup"))
+	a = newAgent(t, agent.Config{Model: primary, Fallbacks: &agent.Fallbacks{OnError: []model.Model{backup}, OnContextOverflow: []model.Model{big}}})
+	if out, _ := a.Run(context.Background(), "go"); out.Content != "from the big one" || backup.Calls() != 0 {
+		t.Fatalf("content %q, backup calls %d", out.Content, backup.Calls())
+	}
+}
+
 func TestInputGuardrailIsNotRetried(t *testing.T) {
 	fake := modeltest.New(text("never"))
 	guard := func(_ context.Context, in *agent.HookInput) error {

@@ -47,8 +47,8 @@ type Config struct {
 	// Model answers the run. Required: agent.New fails without it.
 	Model model.Model `toml:"model"`
 	// FallbackModels are tried, in order, when Model fails with a server,
-	// network or rate-limit error (agno's fallback_config on_error); not
-	// on other 4xx errors nor on a context overflow.
+	// network or rate-limit error or a context overflow (agno's
+	// fallback_config on_error); not on other 4xx errors.
 	FallbackModels []model.Model `toml:"fallback_models"`
 	// Fallbacks gives per-failure fallback lists (agno's fallback_config);
 	// when set, FallbackModels is ignored.
@@ -266,11 +266,11 @@ type Knowledge interface {
 }
 
 // Fallbacks are models tried when the primary fails (agno's
-// FallbackConfig). A rate limit uses OnRateLimit (else OnError); a
-// context overflow only OnContextOverflow; other 4xx never fall back.
+// FallbackConfig). A rate limit uses OnRateLimit, a context overflow
+// OnContextOverflow, each else OnError; other 4xx never fall back.
 type Fallbacks struct {
 	// OnError are tried on server, network and other non-client errors,
-	// and on rate limits when OnRateLimit is empty.
+	// and on rate limits and context overflows without their own list.
 	OnError []model.Model
 	// OnRateLimit are tried when the provider rate-limits (429, 529).
 	OnRateLimit []model.Model

@@ -79,7 +79,12 @@ func pickFallbacks(f Fallbacks, err error) []model.Model {
 	}
 	switch {
 	case pe.ContextOverflow:
-		return f.OnContextOverflow
+		// An overflow is a reason to fall back even without its own list
+		// (agno's get_fallback_models): on_error then.
+		if len(f.OnContextOverflow) > 0 {
+			return f.OnContextOverflow
+		}
+		return f.OnError
 	case pe.RateLimited():
 		if len(f.OnRateLimit) > 0 {
 			return f.OnRateLimit
