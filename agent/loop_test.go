@@ -523,3 +523,20 @@ func TestStoreToolMessagesOffDropsTheCalls(t *testing.T) {
 		t.Errorf("stored roles %v", roles)
 	}
 }
+
+// The user message is sent as typed: {var} in it are not resolved from
+// session state, dependencies or metadata. agno's agent resolves them there
+// too; here a caller's text cannot pull the agent's dependencies into the
+// conversation (only the system message, which the agent's author writes,
+// is resolved).
+func TestUserMessageIsNotResolved(t *testing.T) {
+	fake := modeltest.New(text("ok"))
+	a := newAgent(t, agent.Config{Model: fake, SessionState: map[string]any{"city": "Paris"}, Dependencies: map[string]any{"api_key": "secret"}})
+	if _, err := a.Run(context.Background(), "Weather in {city}? My key is {api_key}."); err != nil {
+		t.Fatal(err)
+	}
+	msgs := fake.Requests()[0].Messages
+	if got := msgs[len(msgs)-1].Content; got != "Weather in {city}? My key is {api_key}." {
+		t.Errorf("user message %q", got)
+	}
+}

@@ -428,3 +428,17 @@ func TestConfigValidation(t *testing.T) {
 		t.Fatalf("legacy respond_directly → %s", tm.Mode())
 	}
 }
+
+// agno's team leader leaves {var} in the user message as sent (only its
+// system message is resolved), unlike an agent.
+func TestTeamUserMessageIsNotResolved(t *testing.T) {
+	leader := modeltest.New(modeltest.Response{Content: "ok"})
+	tm := newTeam(t, team.Config{Name: "T", Model: leader, Members: []run.Executor{member(t, "m", "r", modeltest.New(modeltest.Response{Content: "x"}))}, SessionState: map[string]any{"city": "Paris"}})
+	if _, err := tm.Run(context.Background(), "Weather in {city}?"); err != nil {
+		t.Fatal(err)
+	}
+	msgs := leader.Requests()[0].Messages
+	if got := msgs[len(msgs)-1].Content; got != "Weather in {city}?" {
+		t.Errorf("team user message %q", got)
+	}
+}

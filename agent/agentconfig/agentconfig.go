@@ -75,7 +75,9 @@ type Config struct {
 	BuildContext *bool `toml:"build_context"`
 	// ResolveInContext replaces {var} in the system message with the
 	// value from session state, dependencies, metadata or user_id, in that
-	// order; unknown names stay as written (default true).
+	// order; unknown names stay as written (default true). Unlike agno's
+	// agent, the user message is never resolved: a caller's text must not
+	// pull dependencies into the conversation.
 	ResolveInContext *bool `toml:"resolve_in_context"`
 	// UseInstructionTags wraps the instructions in <instructions> tags.
 	UseInstructionTags bool `toml:"use_instruction_tags"`
