@@ -519,7 +519,7 @@ func TestDatabaseMigrate(t *testing.T) {
 	}
 	r := compPost(t, srv, "/databases/agno-db/migrate", "")
 	compStatus(t, r, http.StatusOK)
-	if v, err := e.res.DB.Versions(ctx); err != nil || v["agno_eval_runs"] != 2 || v["agno_approvals"] != 1 || v["agno_schedules"] == 0 || v["agno_traces"] == 0 || v["agno_metrics"] != 1 {
+	if v, err := e.res.DB.Versions(ctx); err != nil || v["agno_eval_runs"] != 3 || v["agno_approvals"] != 2 || v["agno_schedules"] == 0 || v["agno_traces"] == 0 || v["agno_metrics"] != 1 {
 		t.Fatalf("versions after migrate: %v %v", v, err)
 	}
 	if _, err := e.res.DB.Exec(ctx, `SELECT COUNT(*) FROM {t:agno_eval_runs}`); err != nil {

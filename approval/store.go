@@ -59,7 +59,17 @@ func Migrations(db *sqldb.DB) []sqldb.Migration {
 		"workflow_id", "user_id", "schedule_id", "schedule_run_id", "created_at", "run_status"} {
 		stmts = append(stmts, `CREATE INDEX IF NOT EXISTS idx_agno_approvals_`+c+` ON {t:agno_approvals} (`+c+`)`)
 	}
-	return []sqldb.Migration{{Table: Table, Version: 1, Stmts: stmts}}
+	return []sqldb.Migration{{Table: Table, Version: 1, Stmts: stmts}, {Table: Table, Version: 2, Stmts: []string{
+		// The listing's order (created_at DESC, id) ends the indexes of
+		// all approvals, of a status (the pending queue) and of a user
+		// (scoped callers), so a page is read in order and stops there.
+		`DROP INDEX IF EXISTS {t:idx_agno_approvals_created_at}`,
+		`DROP INDEX IF EXISTS {t:idx_agno_approvals_status}`,
+		`DROP INDEX IF EXISTS {t:idx_agno_approvals_user_id}`,
+		`CREATE INDEX idx_agno_approvals_created_at ON {t:agno_approvals} (created_at DESC, id)`,
+		`CREATE INDEX idx_agno_approvals_status ON {t:agno_approvals} (status, created_at DESC, id)`,
+		`CREATE INDEX idx_agno_approvals_user_id ON {t:agno_approvals} (user_id, created_at DESC, id)`,
+	}}}
 }
 
 // NewStore opens the store, migrating the table to its current version.
@@ -253,16 +263,22 @@ func (f Filter) where() (string, []any) {
 	return " WHERE " + strings.Join(conds, " AND "), args
 }
 
+// queries renders the count and page queries of f.
+func (f Filter) queries() (count, list string, args []any) {
+	where, args := f.where()
+	list = `SELECT ` + columns + ` FROM {t:agno_approvals}` + where + ` ORDER BY created_at DESC, id`
+	if f.Limit > 0 {
+		list += fmt.Sprintf(" LIMIT %d OFFSET %d", f.Limit, sqldb.Offset(f.Page, f.Limit))
+	}
+	return `SELECT COUNT(*) FROM {t:agno_approvals}` + where, list, args
+}
+
 // List returns a page of approvals, newest first, and how many match.
 func (s *Store) List(ctx context.Context, f Filter) ([]*Approval, int, error) {
-	where, args := f.where()
+	count, q, args := f.queries()
 	var total int
-	if err := s.db.QueryRow(ctx, `SELECT COUNT(*) FROM {t:agno_approvals}`+where, args...).Scan(&total); err != nil {
+	if err := s.db.QueryRow(ctx, count, args...).Scan(&total); err != nil {
 		return nil, 0, fmt.Errorf("approval: count: %w", err)
-	}
-	q := `SELECT ` + columns + ` FROM {t:agno_approvals}` + where + ` ORDER BY created_at DESC, id`
-	if f.Limit > 0 {
-		q += fmt.Sprintf(" LIMIT %d OFFSET %d", f.Limit, sqldb.Offset(f.Page, f.Limit))
 	}
 	rows, err := s.db.Query(ctx, q, args...)
 	if err != nil {

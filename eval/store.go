@@ -71,6 +71,15 @@ func Migrations(db *sqldb.DB) []sqldb.Migration {
 	}}, {Table: Table, Version: 2, Stmts: []string{ // who ran each eval
 		`ALTER TABLE {t:agno_eval_runs} ADD COLUMN created_by TEXT`,
 		`CREATE INDEX IF NOT EXISTS idx_agno_eval_runs_created_by ON {t:agno_eval_runs} (created_by)`,
+	}}, {Table: Table, Version: 3, Stmts: []string{
+		// The listing's orders (created_at, or updated_at falling back to
+		// it, then run_id, one direction) end the indexes of all runs and
+		// of a user's, so a page is read in order and stops there.
+		`DROP INDEX IF EXISTS {t:idx_agno_eval_runs_created_at}`,
+		`DROP INDEX IF EXISTS {t:idx_agno_eval_runs_created_by}`,
+		`CREATE INDEX idx_agno_eval_runs_created_at ON {t:agno_eval_runs} (created_at, run_id)`,
+		`CREATE INDEX idx_agno_eval_runs_updated_at ON {t:agno_eval_runs} ((COALESCE(updated_at, created_at)), run_id)`,
+		`CREATE INDEX idx_agno_eval_runs_created_by ON {t:agno_eval_runs} (created_by, created_at, run_id)`,
 	}}}
 }
 
@@ -188,11 +197,10 @@ func init() {
 	}
 }
 
-// List returns one page of the eval runs matching q and how many match
-// in all.
-func (s *Store) List(ctx context.Context, q Query) ([]*Record, int, error) {
+// queries renders the count and page queries of q; the page query takes
+// paging (LIMIT and OFFSET, if any) after args.
+func (q Query) queries() (count, list string, args, paging []any, err error) {
 	var where []string
-	var args []any
 	eq := func(col, v string) {
 		if v != "" {
 			where = append(where, col+" = ?")
@@ -223,15 +231,11 @@ func (s *Store) List(ctx context.Context, q Query) ([]*Record, int, error) {
 	case ComponentWorkflow:
 		where = append(where, "workflow_id IS NOT NULL")
 	default:
-		return nil, 0, fmt.Errorf("eval: component type %q; use agent, team or workflow", q.Component)
+		return "", "", nil, nil, fmt.Errorf("eval: component type %q; use agent, team or workflow", q.Component)
 	}
 	cond := ""
 	if len(where) > 0 {
 		cond = " WHERE " + strings.Join(where, " AND ")
-	}
-	var total int
-	if err := s.db.QueryRow(ctx, `SELECT COUNT(*) FROM {t:agno_eval_runs}`+cond, args...).Scan(&total); err != nil {
-		return nil, 0, err
 	}
 	dir := "DESC"
 	if strings.EqualFold(q.SortOrder, "asc") {
@@ -254,9 +258,23 @@ func (s *Store) List(ctx context.Context, q Query) ([]*Record, int, error) {
 			offset = sqldb.Offset(q.Page, q.Limit) // saturates: a far page is empty, not the first
 		}
 		page = " LIMIT ? OFFSET ?"
-		args = append(args, q.Limit, offset)
+		paging = []any{q.Limit, offset}
 	}
-	rows, err := s.db.Query(ctx, `SELECT `+columns+` FROM {t:agno_eval_runs}`+cond+order+page, args...)
+	return `SELECT COUNT(*) FROM {t:agno_eval_runs}` + cond, `SELECT ` + columns + ` FROM {t:agno_eval_runs}` + cond + order + page, args, paging, nil
+}
+
+// List returns one page of the eval runs matching q and how many match
+// in all.
+func (s *Store) List(ctx context.Context, q Query) ([]*Record, int, error) {
+	count, list, args, paging, err := q.queries()
+	if err != nil {
+		return nil, 0, err
+	}
+	var total int
+	if err := s.db.QueryRow(ctx, count, args...).Scan(&total); err != nil {
+		return nil, 0, err
+	}
+	rows, err := s.db.Query(ctx, list, append(args, paging...)...)
 	if err != nil {
 		return nil, 0, err
 	}

@@ -30,7 +30,7 @@ func TestStore(t *testing.T) {
 		if _, err := eval.NewStore(ctx, db); err != nil { // a second start migrates nothing
 			t.Fatal(err)
 		}
-		if v, _ := db.Versions(ctx); v[eval.Table] != 2 {
+		if v, _ := db.Versions(ctx); v[eval.Table] != 3 {
 			t.Fatalf("versions %v", v)
 		}
 		recs := []*eval.Record{

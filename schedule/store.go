@@ -74,6 +74,19 @@ func Migrations(db *sqldb.DB) []sqldb.Migration {
 			`CREATE INDEX IF NOT EXISTS idx_agno_schedule_runs_schedule_id ON {t:agno_schedule_runs} (schedule_id, created_at)`,
 			`CREATE INDEX IF NOT EXISTS idx_agno_schedule_runs_status ON {t:agno_schedule_runs} (status)`,
 		}},
+		// The listings' orders end their indexes (all schedules, an
+		// owner's, a schedule's runs), so a page is read in order and
+		// stops there.
+		{Table: "agno_schedules", Version: 3, Stmts: []string{
+			`DROP INDEX IF EXISTS {t:idx_agno_schedules_created_at}`,
+			`DROP INDEX IF EXISTS {t:idx_agno_schedules_created_by}`,
+			`CREATE INDEX idx_agno_schedules_created_at ON {t:agno_schedules} (created_at DESC, id)`,
+			`CREATE INDEX idx_agno_schedules_created_by ON {t:agno_schedules} (created_by, created_at DESC, id)`,
+		}},
+		{Table: "agno_schedule_runs", Version: 2, Stmts: []string{
+			`DROP INDEX IF EXISTS {t:idx_agno_schedule_runs_schedule_id}`,
+			`CREATE INDEX idx_agno_schedule_runs_schedule_id ON {t:agno_schedule_runs} (schedule_id, created_at DESC, attempt DESC, id)`,
+		}},
 	}
 }
 
@@ -259,10 +272,10 @@ func paging(limit, page int) (int, int) {
 	return limit, sqldb.Offset(page, limit) // saturates: a far page is empty, not the first
 }
 
-// List returns a page of schedules, newest first, and how many match.
-func (st *Store) List(ctx context.Context, o ListOptions) ([]*Schedule, int, error) {
+// queries renders the count and page queries of o; the page query takes
+// LIMIT and OFFSET after args.
+func (o ListOptions) queries() (count, list string, args []any) {
 	var conds []string
-	var args []any
 	if o.Enabled != nil {
 		conds, args = append(conds, `enabled = ?`), append(args, *o.Enabled)
 	}
@@ -273,13 +286,19 @@ func (st *Store) List(ctx context.Context, o ListOptions) ([]*Schedule, int, err
 	if len(conds) > 0 {
 		where = `WHERE ` + strings.Join(conds, ` AND `)
 	}
+	return `SELECT COUNT(*) FROM {t:agno_schedules} ` + where,
+		`SELECT ` + scheduleColumns + ` FROM {t:agno_schedules} ` + where + ` ORDER BY created_at DESC, id LIMIT ? OFFSET ?`, args
+}
+
+// List returns a page of schedules, newest first, and how many match.
+func (st *Store) List(ctx context.Context, o ListOptions) ([]*Schedule, int, error) {
+	count, list, args := o.queries()
 	var total int
-	if err := st.db.QueryRow(ctx, `SELECT COUNT(*) FROM {t:agno_schedules} `+where, args...).Scan(&total); err != nil {
+	if err := st.db.QueryRow(ctx, count, args...).Scan(&total); err != nil {
 		return nil, 0, err
 	}
 	limit, offset := paging(o.Limit, o.Page)
-	rows, err := st.db.Query(ctx, `SELECT `+scheduleColumns+` FROM {t:agno_schedules} `+where+
-		` ORDER BY created_at DESC, id LIMIT ? OFFSET ?`, append(args, limit, offset)...)
+	rows, err := st.db.Query(ctx, list, append(args, limit, offset)...)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -594,6 +613,11 @@ func (st *Store) GetRun(ctx context.Context, id string) (*Run, error) {
 	return r, err
 }
 
+// listRuns is the page query of a schedule's runs (schedule_id, LIMIT,
+// OFFSET).
+const listRuns = `SELECT ` + runColumns + ` FROM {t:agno_schedule_runs} WHERE schedule_id = ?
+	ORDER BY created_at DESC, attempt DESC, id LIMIT ? OFFSET ?`
+
 // ListRuns returns a page of a schedule's runs, newest first, and how
 // many it has.
 func (st *Store) ListRuns(ctx context.Context, scheduleID string, limit, page int) ([]*Run, int, error) {
@@ -602,8 +626,7 @@ func (st *Store) ListRuns(ctx context.Context, scheduleID string, limit, page in
 		return nil, 0, err
 	}
 	limit, offset := paging(limit, page)
-	rows, err := st.db.Query(ctx, `SELECT `+runColumns+` FROM {t:agno_schedule_runs} WHERE schedule_id = ?
-		ORDER BY created_at DESC, attempt DESC, id LIMIT ? OFFSET ?`, scheduleID, limit, offset)
+	rows, err := st.db.Query(ctx, listRuns, scheduleID, limit, offset)
 	if err != nil {
 		return nil, 0, err
 	}

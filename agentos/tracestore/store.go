@@ -132,6 +132,15 @@ func Migrations(db *sqldb.DB) []sqldb.Migration {
 			`CREATE INDEX IF NOT EXISTS agno_spans_parent_span_id ON {t:agno_spans} (parent_span_id)`,
 			`CREATE INDEX IF NOT EXISTS agno_spans_start_time ON {t:agno_spans} (start_time)`,
 		}},
+		{Table: "agno_traces", Version: 2, Stmts: []string{
+			// The listing's order (start_time DESC, trace_id) ends the
+			// indexes of all traces and of a user's (scoped callers), so
+			// a page is read in order and stops there.
+			`DROP INDEX IF EXISTS {t:agno_traces_start_time}`,
+			`DROP INDEX IF EXISTS {t:agno_traces_user_id}`,
+			`CREATE INDEX agno_traces_start_time ON {t:agno_traces} (start_time DESC, trace_id)`,
+			`CREATE INDEX agno_traces_user_id ON {t:agno_traces} (user_id, start_time DESC, trace_id)`,
+		}},
 	}
 }
 
@@ -378,20 +387,30 @@ func scanTrace(sc sqldb.Row) (*Trace, error) {
 	return &t, nil
 }
 
+// traceQueries renders the count and page queries of q; the page query
+// takes LIMIT and OFFSET after args.
+func (q Query) traceQueries() (count, list string, args []any, err error) {
+	where, args, err := q.where("")
+	if err != nil {
+		return "", "", nil, err
+	}
+	return `SELECT COUNT(*) FROM {t:agno_traces} t` + where,
+		`SELECT ` + traceColumns + ` FROM {t:agno_traces} t` + where + ` ORDER BY t.start_time DESC, t.trace_id LIMIT ? OFFSET ?`, args, nil
+}
+
 // Traces returns one page of the traces q selects, newest start first,
 // and how many it selects in all. A bad filter is a *FilterError.
 func (s *Store) Traces(ctx context.Context, q Query) ([]*Trace, int, error) {
-	where, args, err := q.where("")
+	count, list, args, err := q.traceQueries()
 	if err != nil {
 		return nil, 0, err
 	}
 	var total int
-	if err := s.db.QueryRow(ctx, `SELECT COUNT(*) FROM {t:agno_traces} t`+where, args...).Scan(&total); err != nil {
+	if err := s.db.QueryRow(ctx, count, args...).Scan(&total); err != nil {
 		return nil, 0, fmt.Errorf("tracestore: count traces: %w", err)
 	}
 	limit, offset := q.page()
-	rows, err := s.db.Query(ctx, `SELECT `+traceColumns+` FROM {t:agno_traces} t`+where+
-		` ORDER BY t.start_time DESC, t.trace_id LIMIT ? OFFSET ?`, append(args, limit, offset)...)
+	rows, err := s.db.Query(ctx, list, append(args, limit, offset)...)
 	if err != nil {
 		return nil, 0, fmt.Errorf("tracestore: list traces: %w", err)
 	}

@@ -71,12 +71,14 @@ func (m *Memory) List(ctx context.Context, opts ListOptions) ([]Row, int, error)
 	}
 	m.mu.RUnlock()
 	desc := opts.SortOrder != SortAsc
+	// The tie-break id runs in the sort's direction, as the SQL stores'
+	// (one index serves a column both ways).
 	slices.SortFunc(rows, func(a, b Row) int {
-		c := less(a, b)
+		c := cmp.Or(less(a, b), cmp.Compare(a.ID, b.ID))
 		if desc {
 			c = -c
 		}
-		return cmp.Or(c, cmp.Compare(a.ID, b.ID))
+		return c
 	})
 	total := len(rows)
 	if opts.Limit > 0 {

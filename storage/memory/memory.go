@@ -785,9 +785,7 @@ func (s *Store) ListMemories(_ context.Context, q storage.MemoryQuery) ([]*stora
 	var out []*storage.Memory
 	for _, m := range s.memories {
 		if MatchMemory(m, q) {
-			c := *m
-			c.Topics = append([]string(nil), m.Topics...)
-			out = append(out, &c)
+			out = append(out, m)
 		}
 	}
 	slices.SortFunc(out, func(a, b *storage.Memory) int {
@@ -804,7 +802,14 @@ func (s *Store) ListMemories(_ context.Context, q storage.MemoryQuery) ([]*stora
 		return c
 	})
 	total := len(out)
-	return paginate(out, q.Limit, q.Page), total, nil
+	// Only the page is copied: the rest of the matches stay unread.
+	page := paginate(out, q.Limit, q.Page)
+	for i, m := range page {
+		c := *m
+		c.Topics = append([]string(nil), m.Topics...)
+		page[i] = &c
+	}
+	return page, total, nil
 }
 
 // DeleteMemories implements storage.Store.

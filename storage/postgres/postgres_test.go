@@ -111,7 +111,7 @@ func TestMigrations(t *testing.T) {
 	checkSeed(t, st)
 	st.Close()
 
-	next := append(append([]migration{}, migrations...), migration{table: "agno_memories", version: 2, stmts: []string{
+	next := append(append([]migration{}, migrations...), migration{table: "agno_memories", version: latest["agno_memories"] + 1, stmts: []string{
 		`ALTER TABLE {schema}.agno_memories ADD COLUMN importance INTEGER NOT NULL DEFAULT 0`,
 	}})
 	st, err = open(ctx, cfg, next)
@@ -122,8 +122,8 @@ func TestMigrations(t *testing.T) {
 		t.Errorf("upgrade applied %d migrations, want 1", st.applied)
 	}
 	v := versions(t, conn, schema)["agno_memories"]
-	if v[0] != 2 || v[1] != first["agno_memories"][1] {
-		t.Errorf("agno_memories version row %v, want version 2 with created_at %d", v, first["agno_memories"][1])
+	if v[0] != latest["agno_memories"]+1 || v[1] != first["agno_memories"][1] {
+		t.Errorf("agno_memories version row %v, want version %d with created_at %d", v, latest["agno_memories"]+1, first["agno_memories"][1])
 	}
 	var importance int
 	if err := conn.QueryRow(ctx, `SELECT importance FROM `+pgx.Identifier{schema, "agno_memories"}.Sanitize()+
@@ -286,10 +286,10 @@ func TestUpdateConflict(t *testing.T) {
 	storetest.UpdateConflict(t, st, 3)
 }
 
-// The queries of one session's rows and the session listings are served
-// by an index in their order: with sequential scans priced out, no plan
-// sorts and every plan reads an index (the shape a planner without
-// statistics, autovacuum off, still has in front of it).
+// The queries of one session's rows and the session and memory listings
+// are served by an index in their order: with sequential scans priced
+// out, no plan sorts and every plan reads an index (the shape a planner
+// without statistics, autovacuum off, still has in front of it).
 func TestSessionQueriesHaveTheirIndex(t *testing.T) {
 	st := openFresh(t)
 	ctx := t.Context()
@@ -339,6 +339,19 @@ func TestSessionQueriesHaveTheirIndex(t *testing.T) {
 		"of a type":         {SessionType: storage.SessionWorkflow, Limit: 20, Page: 1},
 	} {
 		_, list, args := st.d.ListSessions(q)
+		if p := plan(list, args); strings.Contains(p, "Sort") || !strings.Contains(p, "Index") {
+			t.Errorf("%s: plan\n%s\nsorts outside an index", name, p)
+		}
+	}
+	for name, q := range map[string]storage.MemoryQuery{
+		"memories, newest":      {SortOrder: storage.Desc, Limit: 20, Page: 1},
+		"memories, oldest":      {SortBy: "created_at", SortOrder: storage.Asc, Limit: 20, Page: 2},
+		"memories, by creation": {SortBy: "created_at", SortOrder: storage.Desc, Limit: 20, Page: 1},
+		"a user's memories":     {UserID: "u", SortOrder: storage.Desc, Limit: 20, Page: 1},
+		"an agent's memories":   {AgentID: "a", SortOrder: storage.Desc, Limit: 20, Page: 1},
+		"a team's memories":     {TeamID: "t", SortOrder: storage.Asc, Limit: 20, Page: 1},
+	} {
+		_, list, args := st.d.ListMemories(q)
 		if p := plan(list, args); strings.Contains(p, "Sort") || !strings.Contains(p, "Index") {
 			t.Errorf("%s: plan\n%s\nsorts outside an index", name, p)
 		}

@@ -134,6 +134,20 @@ var migrations = []migration{
 		`CREATE INDEX agno_sessions_team_idx ON {schema}.agno_sessions (team_id, session_type, created_at, session_id COLLATE "C")`,
 		`CREATE INDEX agno_sessions_workflow_idx ON {schema}.agno_sessions (workflow_id, session_type, created_at, session_id COLLATE "C")`,
 	}},
+	{table: "agno_memories", version: 2, stmts: []string{
+		// Each listing order ends in memory_id, the tie-break, so a page is
+		// read from the index in order (either direction) and stops there.
+		`DROP INDEX {schema}.agno_memories_user_idx`,
+		`DROP INDEX {schema}.agno_memories_agent_idx`,
+		`DROP INDEX {schema}.agno_memories_team_idx`,
+		`DROP INDEX {schema}.agno_memories_updated_idx`,
+		`DROP INDEX {schema}.agno_memories_created_idx`,
+		`CREATE INDEX agno_memories_user_idx ON {schema}.agno_memories (user_id, updated_at, memory_id COLLATE "C")`,
+		`CREATE INDEX agno_memories_agent_idx ON {schema}.agno_memories (agent_id, updated_at, memory_id COLLATE "C")`,
+		`CREATE INDEX agno_memories_team_idx ON {schema}.agno_memories (team_id, updated_at, memory_id COLLATE "C")`,
+		`CREATE INDEX agno_memories_updated_idx ON {schema}.agno_memories (updated_at, memory_id COLLATE "C")`,
+		`CREATE INDEX agno_memories_created_idx ON {schema}.agno_memories (created_at, memory_id COLLATE "C")`,
+	}},
 	{table: "agno_instances", version: 1, stmts: []string{
 		// AgentOS processes and their last heartbeat (the run lease).
 		`CREATE TABLE {schema}.agno_instances (

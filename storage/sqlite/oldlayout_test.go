@@ -28,9 +28,10 @@ func TestOpenOldLayout(t *testing.T) {
 		updated_at INTEGER NOT NULL
 	)`)
 	// An older release: every table but agno_blobs, agno_runs at version
-	// 2, agno_sessions at 1 (before the listing indexes).
+	// 2, agno_sessions and agno_memories at 1 (before the listing indexes).
 	for _, m := range migrations {
-		if m.table == "agno_blobs" || m.table == "agno_session_counts" || m.table == "agno_runs" && m.version > 2 || m.table == "agno_sessions" && m.version > 1 {
+		if m.table == "agno_blobs" || m.table == "agno_session_counts" || m.table == "agno_runs" && m.version > 2 ||
+			(m.table == "agno_sessions" || m.table == "agno_memories") && m.version > 1 {
 			continue
 		}
 		for _, stmt := range m.stmts {
@@ -45,17 +46,17 @@ func TestOpenOldLayout(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if st.applied != 4 {
-		t.Errorf("applied %d migrations, want 4 (agno_blobs, the session and run indexes, the session counts)", st.applied)
+	if st.applied != 5 {
+		t.Errorf("applied %d migrations, want 5 (agno_blobs, the session, run and memory indexes, the session counts)", st.applied)
 	}
 	v := versions(t, st.w)
-	for table, want := range map[string]int64{"agno_run_events": 1, "agno_memories": 1, "agno_instances": 1} {
+	for table, want := range map[string]int64{"agno_run_events": 1, "agno_instances": 1} {
 		if v[table] != [3]int64{want, 5, 5} {
 			t.Errorf("%s version row %v, want [%d 5 5] untouched", table, v[table], want)
 		}
 	}
-	if v["agno_sessions"][0] != 2 || v["agno_runs"][0] != 3 {
-		t.Errorf("sessions %v, runs %v: not migrated", v["agno_sessions"], v["agno_runs"])
+	if v["agno_sessions"][0] != 2 || v["agno_runs"][0] != 3 || v["agno_memories"][0] != 2 {
+		t.Errorf("sessions %v, runs %v, memories %v: not migrated", v["agno_sessions"], v["agno_runs"], v["agno_memories"])
 	}
 	if v["agno_blobs"][0] != 1 {
 		t.Errorf("agno_blobs version row %v", v["agno_blobs"])

@@ -100,3 +100,24 @@ func TestQueriesOfOneSessionOrRunUseTheirIndex(t *testing.T) {
 		}
 	}
 }
+
+// The memory listings read their page from an index in their order: all
+// memories by update or creation (either way) and a user's, an agent's or
+// a team's by update.
+func TestMemoryListingsUseTheirIndex(t *testing.T) {
+	st := openTemp(t)
+	for name, q := range map[string]storage.MemoryQuery{
+		"newest":      {SortOrder: storage.Desc, Limit: 20, Page: 1},
+		"oldest":      {SortBy: "created_at", SortOrder: storage.Asc, Limit: 20, Page: 2},
+		"by creation": {SortBy: "created_at", SortOrder: storage.Desc, Limit: 20, Page: 1},
+		"a user's":    {UserID: "u", SortOrder: storage.Desc, Limit: 20, Page: 1},
+		"an agent's":  {AgentID: "a", SortOrder: storage.Desc, Limit: 20, Page: 1},
+		"a team's":    {TeamID: "t", SortOrder: storage.Asc, Limit: 20, Page: 1},
+	} {
+		_, list, args := st.d.ListMemories(q)
+		text := queryPlan(t, st, list, args)
+		if strings.Contains(text, "TEMP B-TREE") || !strings.Contains(text, "USING INDEX") {
+			t.Errorf("%s: plan %q sorts outside an index", name, text)
+		}
+	}
+}

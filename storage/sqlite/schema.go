@@ -150,6 +150,20 @@ var migrations = []migration{
 				ON CONFLICT (scope) DO UPDATE SET n = n + 1;
 		END`,
 	}},
+	{table: "agno_memories", version: 2, stmts: []string{
+		// Each listing order ends in memory_id, the tie-break, so a page is
+		// read from the index in order (either direction) and stops there.
+		`DROP INDEX agno_memories_user_idx`,
+		`DROP INDEX agno_memories_agent_idx`,
+		`DROP INDEX agno_memories_team_idx`,
+		`DROP INDEX agno_memories_updated_idx`,
+		`DROP INDEX agno_memories_created_idx`,
+		`CREATE INDEX agno_memories_user_idx ON agno_memories (user_id, updated_at, memory_id)`,
+		`CREATE INDEX agno_memories_agent_idx ON agno_memories (agent_id, updated_at, memory_id)`,
+		`CREATE INDEX agno_memories_team_idx ON agno_memories (team_id, updated_at, memory_id)`,
+		`CREATE INDEX agno_memories_updated_idx ON agno_memories (updated_at, memory_id)`,
+		`CREATE INDEX agno_memories_created_idx ON agno_memories (created_at, memory_id)`,
+	}},
 	{table: "agno_instances", version: 1, stmts: []string{
 		// AgentOS processes and their last heartbeat (the run lease).
 		`CREATE TABLE agno_instances (

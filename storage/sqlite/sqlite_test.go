@@ -162,7 +162,7 @@ func TestMigrations(t *testing.T) {
 	st.Close()
 
 	// A database at an older version gets the newer migrations.
-	next := append(append([]migration{}, migrations...), migration{table: "agno_memories", version: 2, stmts: []string{
+	next := append(append([]migration{}, migrations...), migration{table: "agno_memories", version: latest["agno_memories"] + 1, stmts: []string{
 		`ALTER TABLE agno_memories ADD COLUMN importance INTEGER NOT NULL DEFAULT 0`,
 	}})
 	st, err = open(ctx, Config{Path: path, Logger: quiet}, next)
@@ -173,8 +173,8 @@ func TestMigrations(t *testing.T) {
 		t.Errorf("upgrade applied %d migrations, want 1", st.applied)
 	}
 	v := versions(t, st.w)["agno_memories"]
-	if v[0] != 2 || v[1] != first["agno_memories"][1] {
-		t.Errorf("agno_memories version row %v, want version 2 with created_at %d", v, first["agno_memories"][1])
+	if v[0] != latest["agno_memories"]+1 || v[1] != first["agno_memories"][1] {
+		t.Errorf("agno_memories version row %v, want version %d with created_at %d", v, latest["agno_memories"]+1, first["agno_memories"][1])
 	}
 	var importance int
 	if err := st.r.QueryRowContext(ctx, `SELECT importance FROM agno_memories WHERE memory_id = 'm1'`).Scan(&importance); err != nil {
@@ -183,7 +183,7 @@ func TestMigrations(t *testing.T) {
 	checkSeed(t, st)
 	st.Close()
 
-	// The build that knows only version 1 refuses the newer database.
+	// The build that knows only the released versions refuses the newer database.
 	if st, err := Open(ctx, Config{Path: path, Logger: quiet}); err == nil {
 		st.Close()
 		t.Error("opening a database newer than this build: no error")

@@ -224,12 +224,13 @@ var sortColumns = map[string]string{
 	"size":         "COALESCE(size, -1)",
 }
 
-// List implements contents.Store. Rows are ordered by the sort column,
-// then by id ascending; the count and the page read one snapshot.
-func (s *Store) List(ctx context.Context, opts contents.ListOptions) ([]contents.Row, int, error) {
+// queries renders the count query of opts and its list query, unpaged.
+// The tie-break id runs in the sort's direction, so one index serves a
+// column both ways.
+func (s *Store) queries(opts contents.ListOptions) (count, list string, args []any, err error) {
 	col, ok := sortColumns[opts.SortBy]
 	if !ok {
-		return nil, 0, fmt.Errorf("pgcontents: cannot sort by %q: use created_at, updated_at, name, size, status or access_count", opts.SortBy)
+		return "", "", nil, fmt.Errorf("pgcontents: cannot sort by %q: use created_at, updated_at, name, size, status or access_count", opts.SortBy)
 	}
 	dir := "DESC"
 	if opts.SortOrder == contents.SortAsc {
@@ -239,11 +240,22 @@ func (s *Store) List(ctx context.Context, opts contents.ListOptions) ([]contents
 	if opts.LinkedTo != "" {
 		where, args = ` WHERE linked_to = $1`, append(args, opts.LinkedTo)
 	}
-	q := `SELECT ` + columns + ` FROM ` + s.t + where + ` ORDER BY ` + col + ` ` + dir + `, id COLLATE "C" ASC`
+	return `SELECT COUNT(*) FROM ` + s.t + where,
+		`SELECT ` + columns + ` FROM ` + s.t + where + ` ORDER BY ` + col + ` ` + dir + `, id COLLATE "C" ` + dir, args, nil
+}
+
+// List implements contents.Store. Rows are ordered by the sort column,
+// then by id in the same direction; the count and the page read one
+// snapshot.
+func (s *Store) List(ctx context.Context, opts contents.ListOptions) ([]contents.Row, int, error) {
+	count, q, args, err := s.queries(opts)
+	if err != nil {
+		return nil, 0, err
+	}
 	var total int
 	out := []contents.Row{}
-	err := pgx.BeginTxFunc(ctx, s.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
-		if err := tx.QueryRow(ctx, `SELECT COUNT(*) FROM `+s.t+where, args...).Scan(&total); err != nil {
+	err = pgx.BeginTxFunc(ctx, s.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
+		if err := tx.QueryRow(ctx, count, args...).Scan(&total); err != nil {
 			return err
 		}
 		pageArgs := args
@@ -297,7 +309,8 @@ const lockClass = 0x61676b6e // "agkn"
 
 // migration brings the table to a version. Versions start at 1 and only
 // grow; a released migration is never edited, a change is a new version.
-// {t} stands for the quoted table, {idx} for the index-name prefix.
+// {t} stands for the quoted table, {idx} for the index-name prefix and
+// {schema} for the quoted schema.
 type migration struct {
 	version int64
 	stmts   []string
@@ -326,6 +339,18 @@ var migrations = []migration{
 		`CREATE INDEX "{idx}_created_idx" ON {t} (created_at)`,
 		`CREATE INDEX "{idx}_updated_idx" ON {t} (updated_at)`,
 	}},
+	{version: 2, stmts: []string{
+		// The listing orders (created_at or updated_at, then id, one
+		// direction) end these indexes, of all rows and of a knowledge
+		// base's, so a page is read in order and stops there.
+		`DROP INDEX {schema}."{idx}_linked_created_idx"`,
+		`DROP INDEX {schema}."{idx}_created_idx"`,
+		`DROP INDEX {schema}."{idx}_updated_idx"`,
+		`CREATE INDEX "{idx}_linked_created_idx" ON {t} (linked_to, created_at, id COLLATE "C")`,
+		`CREATE INDEX "{idx}_linked_updated_idx" ON {t} (linked_to, updated_at, id COLLATE "C")`,
+		`CREATE INDEX "{idx}_created_idx" ON {t} (created_at, id COLLATE "C")`,
+		`CREATE INDEX "{idx}_updated_idx" ON {t} (updated_at, id COLLATE "C")`,
+	}},
 }
 
 var errForeign = errors.New("pgcontents: the schema holds a table of that name that this store did not create; choose another Config.Table or Config.Schema")
@@ -345,7 +370,7 @@ func runMigrations(ctx context.Context, tx pgx.Tx, schema, table string) (int, e
 		Kind:     storeKind,
 		Foreign:  errForeign,
 		Exists:   pgxmigrate.Exists(schema),
-		Expand:   strings.NewReplacer("{t}", t, "{idx}", table).Replace,
+		Expand:   strings.NewReplacer("{t}", t, "{idx}", table, "{schema}", pgx.Identifier{schema}.Sanitize()).Replace,
 	}
 	ms := make([]migrate.Migration, len(migrations))
 	for i, m := range migrations {

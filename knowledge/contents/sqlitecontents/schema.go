@@ -45,6 +45,18 @@ var migrations = []migration{
 		`CREATE INDEX "{idx}_created_idx" ON {t} (created_at)`,
 		`CREATE INDEX "{idx}_updated_idx" ON {t} (updated_at)`,
 	}},
+	{version: 2, stmts: []string{
+		// The listing orders (created_at or updated_at, then id, one
+		// direction) end these indexes, of all rows and of a knowledge
+		// base's, so a page is read in order and stops there.
+		`DROP INDEX "{idx}_linked_created_idx"`,
+		`DROP INDEX "{idx}_created_idx"`,
+		`DROP INDEX "{idx}_updated_idx"`,
+		`CREATE INDEX "{idx}_linked_created_idx" ON {t} (linked_to, created_at, id)`,
+		`CREATE INDEX "{idx}_linked_updated_idx" ON {t} (linked_to, updated_at, id)`,
+		`CREATE INDEX "{idx}_created_idx" ON {t} (created_at, id)`,
+		`CREATE INDEX "{idx}_updated_idx" ON {t} (updated_at, id)`,
+	}},
 }
 
 var errForeign = errors.New("sqlitecontents: the database holds a table of that name that this store did not create; choose another Config.Table")

@@ -285,12 +285,13 @@ var sortColumns = map[string]string{
 	"size":         "COALESCE(size, -1)",
 }
 
-// List implements contents.Store. Rows are ordered by the sort column,
-// then by id ascending.
-func (s *Store) List(ctx context.Context, opts contents.ListOptions) ([]contents.Row, int, error) {
+// queries renders the count query of opts and its list query, unpaged.
+// The tie-break id runs in the sort's direction, so one index serves a
+// column both ways.
+func (s *Store) queries(opts contents.ListOptions) (count, list string, args []any, err error) {
 	col, ok := sortColumns[opts.SortBy]
 	if !ok {
-		return nil, 0, fmt.Errorf("sqlitecontents: cannot sort by %q: use created_at, updated_at, name, size, status or access_count", opts.SortBy)
+		return "", "", nil, fmt.Errorf("sqlitecontents: cannot sort by %q: use created_at, updated_at, name, size, status or access_count", opts.SortBy)
 	}
 	dir := "DESC"
 	if opts.SortOrder == contents.SortAsc {
@@ -300,16 +301,26 @@ func (s *Store) List(ctx context.Context, opts contents.ListOptions) ([]contents
 	if opts.LinkedTo != "" {
 		where, args = ` WHERE linked_to = ?`, append(args, opts.LinkedTo)
 	}
+	return `SELECT COUNT(*) FROM ` + s.t + where,
+		`SELECT ` + columns + ` FROM ` + s.t + where + ` ORDER BY ` + col + ` ` + dir + `, id ` + dir, args, nil
+}
+
+// List implements contents.Store. Rows are ordered by the sort column,
+// then by id, in the same direction.
+func (s *Store) List(ctx context.Context, opts contents.ListOptions) ([]contents.Row, int, error) {
+	count, q, args, err := s.queries(opts)
+	if err != nil {
+		return nil, 0, err
+	}
 	tx, err := s.r.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 	if err != nil {
 		return nil, 0, fmt.Errorf("sqlitecontents: list: %w", err)
 	}
 	defer tx.Rollback()
 	var total int
-	if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM `+s.t+where, args...).Scan(&total); err != nil {
+	if err := tx.QueryRowContext(ctx, count, args...).Scan(&total); err != nil {
 		return nil, 0, fmt.Errorf("sqlitecontents: list: %w", err)
 	}
-	q := `SELECT ` + columns + ` FROM ` + s.t + where + ` ORDER BY ` + col + ` ` + dir + `, id ASC`
 	if opts.Limit > 0 {
 		page := int64(max(opts.Page, 1))
 		limit := int64(opts.Limit)

@@ -6,6 +6,7 @@ package sqldbtest
 import (
 	"context"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/agno-go/agno/storage/postgres/pgtest"
@@ -42,4 +43,69 @@ func Postgres(t testing.TB) *sqldb.DB {
 	// closed before the schema is dropped.
 	t.Cleanup(func() { db.Close() })
 	return db
+}
+
+// Plan returns the plan of q (written with ? and {t:name}): SQLite's
+// EXPLAIN QUERY PLAN details, or Postgres' EXPLAIN with sequential scans
+// priced out, the shape a planner without statistics still has in front
+// of it.
+func Plan(t testing.TB, db *sqldb.DB, q string, args ...any) string {
+	t.Helper()
+	ctx := context.Background()
+	conn, err := db.SQL.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	explain := "EXPLAIN QUERY PLAN "
+	if db.Kind == sqldb.Postgres {
+		explain = "EXPLAIN "
+		if _, err := conn.ExecContext(ctx, "SET enable_seqscan = off"); err != nil {
+			t.Fatal(err)
+		}
+		defer conn.ExecContext(ctx, "RESET enable_seqscan")
+	}
+	rows, err := conn.QueryContext(ctx, explain+db.Rebind(q), args...)
+	if err != nil {
+		t.Fatalf("%s: %v", q, err)
+	}
+	defer rows.Close()
+	cols, err := rows.Columns()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lines []string
+	for rows.Next() {
+		cells := make([]any, len(cols))
+		var detail string
+		for i := range cells {
+			cells[i] = new(any)
+		}
+		cells[len(cells)-1] = &detail // the plan text is the last column on both
+		if err := rows.Scan(cells...); err != nil {
+			t.Fatal(err)
+		}
+		lines = append(lines, detail)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return strings.Join(lines, "\n")
+}
+
+// ReadsInOrder fails the test when q's plan sorts or reads no index: a
+// page must come from an index in the query's order, so its cost does
+// not grow with the table.
+func ReadsInOrder(t testing.TB, db *sqldb.DB, name, q string, args ...any) {
+	t.Helper()
+	p := Plan(t, db, q, args...)
+	sorts, indexed := strings.Contains(p, "TEMP B-TREE"), strings.Contains(p, "USING INDEX") || strings.Contains(p, "USING COVERING INDEX")
+	if db.Kind == sqldb.Postgres {
+		sorts, indexed = strings.Contains(p, "Sort"), strings.Contains(p, "Index")
+	}
+	if sorts || !indexed {
+		t.Errorf("%s: plan\n%s\nsorts outside an index", name, p)
+		return
+	}
+	t.Logf("%s: %s", name, strings.ReplaceAll(p, "\n", "; "))
 }
