@@ -147,6 +147,7 @@ $(model_toml "$2")
 
 [storage]
 driver = "$3"
+${STORAGE_TOML:-}
 EOF
 }
 

@@ -17,6 +17,7 @@ TOKENS=${TOKENS:-5}        # fakellm tokens per answer
 TOKEN_DELAY=${TOKEN_DELAY:-0s}
 STORAGE=${STORAGE:-sqlite} # sqlite (what agno agentos start uses by default), postgres or memory
 PG_DSN=${PG_DSN:-postgres://postgres@127.0.0.1:5432/test?sslmode=disable} # STORAGE=postgres: a fresh schema per row
+STORAGE_TOML=${STORAGE_TOML:-} # more [storage] keys, e.g. "max_conns = 8"
 PORT=${PORT:-}             # AgentOS port; default: the first free one from 17777
 OUT=${OUT:-}               # also write the report (markdown) to this file
 KEEP_WORK=${KEEP_WORK:-0}  # 1: keep the work directory (configs, logs, JSON results)
