@@ -96,9 +96,9 @@ func runOnce(ctx context.Context, cmd *cobra.Command, f runFlags, name, message 
 	if f.session == "" {
 		f.session = uuid.NewString()
 	}
-	t := &runTerminal{out: cmd.OutOrStdout(), log: cmd.ErrOrStderr(), quiet: f.quiet, yes: f.yes, lines: stdinLines(ctx, cmd.InOrStdin())}
+	t := &runTerminal{out: cmd.OutOrStdout(), progress: cmd.ErrOrStderr(), prompt: cmd.ErrOrStderr(), yes: f.yes, lines: stdinLines(ctx, cmd.InOrStdin())}
 	if f.quiet {
-		t.log = io.Discard
+		t.progress = io.Discard // the questions a pause asks are still asked
 	}
 	opts := []run.Option{run.WithSessionID(f.session), run.WithStreamEvents(true)}
 	if f.user != "" {
@@ -186,16 +186,19 @@ func stdinLines(ctx context.Context, in io.Reader) <-chan string {
 
 // runTerminal prints a run's stream and asks the human what a pause needs.
 type runTerminal struct {
-	out, log    io.Writer
-	quiet, yes  bool
-	lines       <-chan string
-	wroteAnswer bool // the answer so far does not end in a newline
+	out io.Writer // the answer
+	// progress gets tool calls and steps (io.Discard with --quiet); prompt
+	// the questions a pause asks.
+	progress, prompt io.Writer
+	yes              bool
+	lines            <-chan string
+	wroteAnswer      bool // the answer so far does not end in a newline
 }
 
 var errRunStopped = errors.New("run did not complete")
 
 func (t *runTerminal) ask(prompt string) (string, bool) {
-	fmt.Fprint(t.log, prompt)
+	fmt.Fprint(t.prompt, prompt)
 	l, ok := <-t.lines
 	return strings.TrimSpace(l), ok
 }
@@ -233,14 +236,14 @@ func (t *runTerminal) stream(events iter.Seq2[run.Event, error], shows, ends fun
 			if e.Tool != nil {
 				t.endLine()
 				args, _ := json.Marshal(e.Tool.ToolArgs)
-				fmt.Fprintf(t.log, "→ %s(%s)\n", e.Tool.ToolName, args)
+				fmt.Fprintf(t.progress, "→ %s(%s)\n", e.Tool.ToolName, args)
 			}
 		case *run.ToolCallError:
 			t.endLine()
-			fmt.Fprintf(t.log, "✗ tool call failed: %s\n", e.Error)
+			fmt.Fprintf(t.progress, "✗ tool call failed: %s\n", e.Error)
 		case *run.StepStarted:
 			t.endLine()
-			fmt.Fprintf(t.log, "── step %s ──\n", b.StepName)
+			fmt.Fprintf(t.progress, "── step %s ──\n", b.StepName)
 		}
 	}
 	t.endLine()
@@ -278,7 +281,7 @@ func (t *runTerminal) executor(ctx context.Context, id string, events iter.Seq2[
 			if err := t.answerRequirements(run.Active(reqs)); err != nil {
 				return err
 			}
-			fmt.Fprintln(t.log, "Continuing…")
+			fmt.Fprintln(t.progress, "Continuing…")
 			events = cont(run.ContinueRequest{RunID: b.RunID, SessionID: b.SessionID, Requirements: reqs, StreamEvents: true})
 		case *run.RunError:
 			return fmt.Errorf("%w: %s", errRunStopped, e.Content)
@@ -311,7 +314,7 @@ func (t *runTerminal) answerRequirements(reqs []*run.Requirement) error {
 			if errors.Is(err, io.EOF) {
 				return fmt.Errorf("%w: paused for %s, and the input ended before an answer", errRunStopped, call)
 			}
-			fmt.Fprintf(t.log, "%v; try again.\n", err)
+			fmt.Fprintf(t.prompt, "%v; try again.\n", err)
 		}
 	}
 	return nil
@@ -321,7 +324,7 @@ func (t *runTerminal) answerOne(r *run.Requirement, call string) error {
 	switch {
 	case r.NeedsConfirmation():
 		if t.yes {
-			fmt.Fprintf(t.log, "Confirmed %s (--yes).\n", call)
+			fmt.Fprintf(t.progress, "Confirmed %s (--yes).\n", call)
 			return r.Confirm()
 		}
 		l, ok := t.ask(fmt.Sprintf("The run wants to call %s. Allow? [y/N] ", call))
@@ -334,7 +337,7 @@ func (t *runTerminal) answerOne(r *run.Requirement, call string) error {
 		note, _ := t.ask("Note for the model (optional): ")
 		return r.Reject(note)
 	case r.NeedsUserInput():
-		fmt.Fprintf(t.log, "%s needs input.\n", call)
+		fmt.Fprintf(t.prompt, "%s needs input.\n", call)
 		values := map[string]any{}
 		for _, f := range r.UserInputSchema {
 			if f.Value != nil {
@@ -358,9 +361,9 @@ func (t *runTerminal) answerOne(r *run.Requirement, call string) error {
 	case r.NeedsUserFeedback():
 		sel := map[string][]string{}
 		for _, q := range r.UserFeedbackSchema {
-			fmt.Fprintf(t.log, "%s\n", q.Question)
+			fmt.Fprintf(t.prompt, "%s\n", q.Question)
 			for i, o := range q.Options {
-				fmt.Fprintf(t.log, "  %d) %s\n", i+1, o.Label)
+				fmt.Fprintf(t.prompt, "  %d) %s\n", i+1, o.Label)
 			}
 			l, ok := t.ask("Choice(s) by number or label, comma-separated: ")
 			if !ok {
@@ -405,9 +408,7 @@ func (t *runTerminal) workflow(ctx context.Context, w *workflow.Workflow, events
 		}
 		switch e := last.(type) {
 		case *run.WorkflowCompleted:
-			if s, ok := e.Content.(string); ok && s != "" && !t.quiet {
-				fmt.Fprintf(t.log, "── %s completed ──\n", w.Name())
-			}
+			fmt.Fprintf(t.progress, "── %s completed ──\n", w.Name())
 			return nil
 		case *run.WorkflowPaused:
 			b := e.Base()
@@ -423,16 +424,16 @@ func (t *runTerminal) workflow(ctx context.Context, w *workflow.Workflow, events
 				if answers, err = p.Approve(""); err != nil {
 					return fmt.Errorf("--yes cannot answer this pause: %w", err)
 				}
-				fmt.Fprintf(t.log, "Approved step %s (--yes).\n", out.PausedStepName)
+				fmt.Fprintf(t.progress, "Approved step %s (--yes).\n", out.PausedStepName)
 			} else {
-				describePause(t.log, p, false)
+				describePause(t.prompt, p, false)
 				var action string
-				answers, action = promptAnswer(t.log, t.lines, p, false)
+				answers, action = promptAnswer(t.prompt, t.lines, p, false)
 				if action != "answer" {
 					return fmt.Errorf("%w: run %s is left paused; answer it later with agno hitl while AgentOS serves this config", errRunStopped, out.RunID)
 				}
 			}
-			fmt.Fprintln(t.log, "Continuing…")
+			fmt.Fprintln(t.progress, "Continuing…")
 			events = w.ContinueStream(ctx, workflow.ContinueRequest{RunID: out.RunID, SessionID: out.SessionID, UserID: out.UserID, Output: out, StepRequirements: answers, StreamEvents: true})
 		case *run.WorkflowError:
 			return fmt.Errorf("%w: %s", errRunStopped, e.Error)

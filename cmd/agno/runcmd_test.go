@@ -81,6 +81,12 @@ func TestRunCommand(t *testing.T) {
 		t.Fatalf("stored runs %+v %v", runs, err)
 	}
 
+	// --quiet leaves out tool calls, not the question a pause asks.
+	out, errOut, code = runWithInput("y\n", "run", "ops", "say hello", "--config", cfgPath, "--quiet")
+	if code != 0 || out != "The shell said: hello from the shell\n" || !strings.Contains(errOut, "Allow? [y/N]") || strings.Contains(errOut, "→") || strings.Contains(errOut, "Continuing") {
+		t.Errorf("--quiet: exit %d\n%s\n%s", code, out, errOut)
+	}
+
 	// A refusal goes back to the model; the tool does not run.
 	out, errOut, code = runWithInput("n\nnot now\n", "run", "Ops", "say hello", "--config", cfgPath)
 	if code != 0 || strings.Contains(out, "hello from the shell") {
