@@ -2,8 +2,9 @@ package tool
 
 import (
 	"encoding/json"
-	"github.com/agno-go/agno/internal/pyrepr"
 	"strings"
+
+	"github.com/agno-go/agno/internal/pyrepr"
 )
 
 // argsKwargs is the arguments object as pydantic prints it for a missing
@@ -57,64 +58,18 @@ func truncateRepr(s string) string {
 func utf8RuneStart(b byte) bool { return b&0xC0 != 0x80 }
 
 // pyRepr renders a JSON value as Python's repr() of what json.loads gives.
-func pyRepr(v any) string {
-	var b strings.Builder
-	writePyRepr(&b, v, 0)
-	return b.String()
-}
+func pyRepr(v any) string { return pyrepr.Repr(v) }
 
-func writePyRepr(b *strings.Builder, v any, depth int) {
-	if depth > maxCheckDepth {
-		b.WriteString("...")
-		return
+// Keys and Value make an object a pyrepr.Ordered: printed in its order.
+func (o *object) Keys() []string       { return o.keys }
+func (o *object) Value(key string) any { return o.vals[key] }
+
+// WritePyRepr writes the arguments as pydantic prints them.
+func (a argsKwargs) WritePyRepr(b *strings.Builder) {
+	b.WriteString("ArgsKwargs(()")
+	if len(a.kwargs.keys) > 0 {
+		b.WriteString(", ")
+		pyrepr.Write(b, a.kwargs)
 	}
-	switch x := v.(type) {
-	case nil:
-		b.WriteString("None")
-	case bool:
-		if x {
-			b.WriteString("True")
-		} else {
-			b.WriteString("False")
-		}
-	case string:
-		pyrepr.Quote(b, x)
-	case json.Number:
-		b.WriteString(pyrepr.Number(x))
-	case []any:
-		b.WriteByte('[')
-		for i, e := range x {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			writePyRepr(b, e, depth+1)
-		}
-		b.WriteByte(']')
-	case map[string]any:
-		writePyRepr(b, orderedLike(x, nil), depth)
-	case *object:
-		b.WriteByte('{')
-		for i, k := range x.keys {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			pyrepr.Quote(b, k)
-			b.WriteString(": ")
-			writePyRepr(b, x.vals[k], depth+1)
-		}
-		b.WriteByte('}')
-	case argsKwargs:
-		b.WriteString("ArgsKwargs(()")
-		if len(x.kwargs.keys) > 0 {
-			b.WriteString(", ")
-			writePyRepr(b, x.kwargs, depth+1)
-		}
-		b.WriteByte(')')
-	default:
-		if j, ok := asJSON(x); ok {
-			writePyRepr(b, j, depth+1)
-		} else {
-			b.WriteString("None")
-		}
-	}
+	b.WriteByte(')')
 }

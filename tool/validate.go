@@ -3,13 +3,14 @@ package tool
 import (
 	"context"
 	"encoding/json"
-	"github.com/agno-go/agno/internal/pyrepr"
 	"maps"
 	"math"
 	"math/big"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/agno-go/agno/internal/pyrepr"
 )
 
 // ValidationError is a tool call whose arguments do not fit the tool's

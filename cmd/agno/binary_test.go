@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"github.com/agno-go/agno/internal/testlog"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/agno-go/agno/internal/testlog"
 )
 
 // builtAgno is the agno binary, built once for the package's e2e tests

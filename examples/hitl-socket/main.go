@@ -53,11 +53,11 @@ func runExample(ctx context.Context, args []string, stdout io.Writer, logger *sl
 		return err
 	}
 	autoApprove = autoApprove || flags.Yes
-	dbPath := &flags.DB
+	dbPath := flags.DB
 
 	var store storage.Store = memory.New()
-	if *dbPath != "" {
-		st, err := sqlite.Open(ctx, sqlite.Config{Path: *dbPath, Logger: logger})
+	if dbPath != "" {
+		st, err := sqlite.Open(ctx, sqlite.Config{Path: dbPath, Logger: logger})
 		if err != nil {
 			return err
 		}
@@ -132,8 +132,8 @@ func runExample(ctx context.Context, args []string, stdout io.Writer, logger *sl
 	f, err := c.Wait(ctx, out.RunID)
 	if errors.Is(err, context.Canceled) {
 		fmt.Fprintf(stdout, "Stopped; run %s is still paused", out.RunID)
-		if *dbPath != "" {
-			fmt.Fprintf(stdout, " in %s: start again with -db %s to answer it", *dbPath, *dbPath)
+		if dbPath != "" {
+			fmt.Fprintf(stdout, " in %s: start again with -db %s to answer it", dbPath, dbPath)
 		}
 		fmt.Fprintln(stdout, ".")
 		return nil

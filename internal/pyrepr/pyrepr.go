@@ -4,13 +4,112 @@
 package pyrepr
 
 import (
+	"bytes"
 	"encoding/json"
-	"github.com/agno-go/agno/internal/pyjson"
+	"maps"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
+
+	"github.com/agno-go/agno/internal/pyjson"
 )
+
+// Ordered is a mapping that keeps its keys' order, as a Python dict keeps
+// insertion order; plain maps are written with their keys sorted.
+type Ordered interface {
+	Keys() []string
+	Value(key string) any
+}
+
+// Writer writes its own repr (a Python object that is not JSON-like).
+type Writer interface {
+	WritePyRepr(b *strings.Builder)
+}
+
+// maxDepth bounds nesting; deeper values are written "...".
+const maxDepth = 64
+
+// Repr is Python's repr() of a JSON-like value (nil, bool, string,
+// json.Number, float64, int, int64, []any, map[string]any, Ordered);
+// anything else is written as what json.loads makes of its JSON.
+func Repr(v any) string {
+	var b strings.Builder
+	Write(&b, v)
+	return b.String()
+}
+
+// Write writes Repr(v) to b.
+func Write(b *strings.Builder, v any) { write(b, v, 0) }
+
+func write(b *strings.Builder, v any, depth int) {
+	if depth > maxDepth {
+		b.WriteString("...")
+		return
+	}
+	switch x := v.(type) {
+	case nil:
+		b.WriteString("None")
+	case bool:
+		if x {
+			b.WriteString("True")
+		} else {
+			b.WriteString("False")
+		}
+	case string:
+		Quote(b, x)
+	case json.Number:
+		b.WriteString(Number(x))
+	case float64:
+		b.WriteString(Float(x))
+	case int:
+		b.WriteString(strconv.Itoa(x))
+	case int64:
+		b.WriteString(strconv.FormatInt(x, 10))
+	case []any:
+		b.WriteByte('[')
+		for i, e := range x {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			write(b, e, depth+1)
+		}
+		b.WriteByte(']')
+	case map[string]any:
+		dict(b, slices.Sorted(maps.Keys(x)), func(k string) any { return x[k] }, depth)
+	case Ordered:
+		dict(b, x.Keys(), x.Value, depth)
+	case Writer:
+		x.WritePyRepr(b)
+	default:
+		raw, err := json.Marshal(x)
+		var back any
+		if err == nil {
+			d := json.NewDecoder(bytes.NewReader(raw))
+			d.UseNumber()
+			err = d.Decode(&back)
+		}
+		if err != nil {
+			b.WriteString("None")
+			return
+		}
+		write(b, back, depth+1)
+	}
+}
+
+func dict(b *strings.Builder, keys []string, value func(string) any, depth int) {
+	b.WriteByte('{')
+	for i, k := range keys {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		Quote(b, k)
+		b.WriteString(": ")
+		write(b, value(k), depth+1)
+	}
+	b.WriteByte('}')
+}
 
 // Quote writes Python's repr of a str: single quotes unless the text has
 // one and no double quote, and escapes for what is not printable.

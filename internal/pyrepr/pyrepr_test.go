@@ -25,3 +25,31 @@ func TestRepr(t *testing.T) {
 		}
 	}
 }
+
+type ordered struct{ keys []string }
+
+func (o ordered) Keys() []string     { return o.keys }
+func (o ordered) Value(k string) any { return len(k) }
+
+type point struct {
+	X int     `json:"x"`
+	Y float64 `json:"y"`
+}
+
+func TestReprValues(t *testing.T) {
+	for _, c := range []struct {
+		in   any
+		want string
+	}{
+		{map[string]any{"b": true, "a": nil, "c": []any{json.Number("1"), 2.5, "x"}}, "{'a': None, 'b': True, 'c': [1, 2.5, 'x']}"},
+		{ordered{[]string{"zz", "a"}}, "{'zz': 2, 'a': 1}"},
+		// Other values go through their JSON: a whole float is an int there.
+		{point{X: 1, Y: 2}, "{'x': 1, 'y': 2}"},
+		{[]any{int64(3), 7}, "[3, 7]"},
+		{make(chan int), "None"},
+	} {
+		if got := Repr(c.in); got != c.want {
+			t.Errorf("Repr(%#v) = %s, want %s", c.in, got, c.want)
+		}
+	}
+}
