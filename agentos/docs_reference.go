@@ -245,18 +245,7 @@ func (r *refRenderer) page() {
 		b.raw(`<section id="schemas"><h2>Schemas</h2>` + "\n")
 		for _, name := range sortedKeys(schemas) {
 			s := jsonObj(schemas[name])
-			b.raw(`<article class="op" id="schema-`)
-			b.esc(name)
-			b.raw(`"><h3>`)
-			b.esc(name)
-			b.raw("</h3>\n")
-			if d := jsonStr(s["description"]); d != "" {
-				b.raw("<p>")
-				b.esc(d)
-				b.raw("</p>\n")
-			}
-			r.schemaBlock(s, 0)
-			b.raw("</article>\n")
+			r.component("schema-", name, jsonStr(s["description"]), func() { r.schemaBlock(s, 0) })
 		}
 		b.raw("</section>\n")
 	}
@@ -264,15 +253,7 @@ func (r *refRenderer) page() {
 		b.raw(`<section id="responses"><h2>Responses</h2>` + "\n")
 		for _, name := range sortedKeys(responses) {
 			resp := jsonObj(responses[name])
-			b.raw(`<article class="op" id="response-`)
-			b.esc(name)
-			b.raw(`"><h3>`)
-			b.esc(name)
-			b.raw("</h3>\n<p>")
-			b.esc(jsonStr(resp["description"]))
-			b.raw("</p>\n")
-			r.content(jsonObj(resp["content"]))
-			b.raw("</article>\n")
+			r.component("response-", name, jsonStr(resp["description"]), func() { r.content(jsonObj(resp["content"])) })
 		}
 		b.raw("</section>\n")
 	}
@@ -576,3 +557,21 @@ td table{margin-top:.3rem}
 .muted{color:#666}.req{color:#c63f3f;font-size:12px}.open{color:#2c9a58}
 @media (max-width:800px){body{display:block}.side{position:static;height:auto}main{padding:1rem}}
 `
+
+// component writes one entry of the components sections: its anchor
+// (prefix+name), heading, description and body.
+func (r *refRenderer) component(prefix, name, desc string, body func()) {
+	b := &r.b
+	b.raw(`<article class="op" id="` + prefix)
+	b.esc(name)
+	b.raw(`"><h3>`)
+	b.esc(name)
+	b.raw("</h3>\n")
+	if desc != "" {
+		b.raw("<p>")
+		b.esc(desc)
+		b.raw("</p>\n")
+	}
+	body()
+	b.raw("</article>\n")
+}
