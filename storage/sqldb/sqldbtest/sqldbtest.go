@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agno-go/agno/internal/plantest"
 	"github.com/agno-go/agno/storage/postgres/pgtest"
 	"github.com/agno-go/agno/storage/sqldb"
 )
@@ -98,14 +99,5 @@ func Plan(t testing.TB, db *sqldb.DB, q string, args ...any) string {
 // not grow with the table.
 func ReadsInOrder(t testing.TB, db *sqldb.DB, name, q string, args ...any) {
 	t.Helper()
-	p := Plan(t, db, q, args...)
-	sorts, indexed := strings.Contains(p, "TEMP B-TREE"), strings.Contains(p, "USING INDEX") || strings.Contains(p, "USING COVERING INDEX")
-	if db.Kind == sqldb.Postgres {
-		sorts, indexed = strings.Contains(p, "Sort"), strings.Contains(p, "Index")
-	}
-	if sorts || !indexed {
-		t.Errorf("%s: plan\n%s\nsorts outside an index", name, p)
-		return
-	}
-	t.Logf("%s: %s", name, strings.ReplaceAll(p, "\n", "; "))
+	plantest.ReadsInOrder(t, name, Plan(t, db, q, args...), db.Kind == sqldb.Postgres)
 }
