@@ -8,7 +8,9 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
+	"sync"
 	"syscall"
 
 	"github.com/BurntSushi/toml"
@@ -63,8 +65,8 @@ otherwise (--strict: warnings fail too). For CI.`,
 var errCheckFailed = errors.New("config check failed")
 
 func configCheck(ctx context.Context, out io.Writer, f configFlags, connect, strict bool) error {
-	h := &checkHandler{w: out}
-	logger := slog.New(h)
+	h := &checkLog{w: out}
+	logger := slog.New(&checkHandler{log: h})
 	cfg, err := loadConfig(f.config, f.settings, logger)
 	if err != nil {
 		return err
@@ -103,28 +105,26 @@ func configCheck(ctx context.Context, out io.Writer, f configFlags, connect, str
 	return nil
 }
 
+// checkLog is where a check's findings go, and how many were warnings.
+type checkLog struct {
+	mu       sync.Mutex
+	w        io.Writer
+	warnings int
+}
+
 // checkHandler prints log records as a checklist: "warning: ..." for
 // problems, the message alone for findings, attributes after it.
 type checkHandler struct {
-	w        io.Writer
-	attrs    []slog.Attr
-	warnings int
-	parent   *checkHandler // counts go to the root
-}
-
-func (h *checkHandler) root() *checkHandler {
-	for h.parent != nil {
-		h = h.parent
-	}
-	return h
+	log   *checkLog
+	attrs []slog.Attr
 }
 
 func (h *checkHandler) Enabled(_ context.Context, l slog.Level) bool { return l >= slog.LevelInfo }
 
 func (h *checkHandler) Handle(_ context.Context, r slog.Record) error {
 	var b strings.Builder
-	if r.Level >= slog.LevelWarn {
-		h.root().warnings++
+	warn := r.Level >= slog.LevelWarn
+	if warn {
 		b.WriteString("warning: ")
 	}
 	b.WriteString(r.Message)
@@ -137,12 +137,17 @@ func (h *checkHandler) Handle(_ context.Context, r slog.Record) error {
 	}
 	r.Attrs(attr)
 	b.WriteByte('\n')
-	_, err := io.WriteString(h.root().w, b.String())
+	h.log.mu.Lock()
+	defer h.log.mu.Unlock()
+	if warn {
+		h.log.warnings++
+	}
+	_, err := io.WriteString(h.log.w, b.String())
 	return err
 }
 
 func (h *checkHandler) WithAttrs(as []slog.Attr) slog.Handler {
-	return &checkHandler{attrs: append(append([]slog.Attr(nil), h.attrs...), as...), parent: h}
+	return &checkHandler{log: h.log, attrs: append(slices.Clone(h.attrs), as...)}
 }
 
 func (h *checkHandler) WithGroup(string) slog.Handler { return h }
