@@ -376,9 +376,12 @@ func (r *Run) Finish(ctx context.Context, f Finish) error {
 // logEnd writes the one line an operator reads of a run that ended: at
 // ERROR when it failed or its end could not be stored, with the reason.
 func (r *Run) logEnd(storeErr error) {
-	level := slog.LevelInfo
+	level, status := slog.LevelInfo, r.row.Status
+	if storeErr != nil {
+		status = run.StatusError // what the caller gets
+	}
 	attrs := []slog.Attr{slog.String("run_id", r.row.RunID), slog.String("component", r.row.ComponentID),
-		slog.String("session_id", r.row.SessionID), slog.String("status", string(r.row.Status)),
+		slog.String("session_id", r.row.SessionID), slog.String("status", string(status)),
 		slog.Int64("duration_ms", time.Since(r.begun).Milliseconds())}
 	if r.row.ParentRunID != "" {
 		attrs = append(attrs, slog.String("parent_run_id", r.row.ParentRunID))
@@ -395,9 +398,7 @@ func (r *Run) logEnd(storeErr error) {
 		}
 	}
 	if storeErr != nil {
-		// The caller gets ERROR: the log says so, and what was not kept.
 		level = slog.LevelError
-		attrs[3] = slog.String("status", string(run.StatusError))
 		attrs = append(attrs, slog.String("unsaved_status", string(r.row.Status)), slog.String("error", storeErr.Error()))
 	}
 	r.e.log.LogAttrs(context.Background(), level, "run ended", attrs...)
