@@ -131,27 +131,26 @@ type runnable struct {
 // findRunnable looks name up as an id, then as a name (case-insensitive),
 // among the agents, teams and workflows loaded.
 func findRunnable(res *config.Resources, name string) (runnable, error) {
-	var found []runnable
-	var labels, all []string
-	match := func(id, n string) bool {
-		return id == name || strings.EqualFold(n, name) || strings.EqualFold(id, name)
+	type candidate struct {
+		label, id, name string
+		r               runnable
 	}
+	var cands []candidate
 	for _, a := range res.Agents {
-		all = append(all, "agent "+a.ID())
-		if match(a.ID(), a.Name()) {
-			found, labels = append(found, runnable{agent: a}), append(labels, "agent "+a.ID())
-		}
+		cands = append(cands, candidate{"agent " + a.ID(), a.ID(), a.Name(), runnable{agent: a}})
 	}
 	for _, t := range res.Teams {
-		all = append(all, "team "+t.ID())
-		if match(t.ID(), t.Name()) {
-			found, labels = append(found, runnable{team: t}), append(labels, "team "+t.ID())
-		}
+		cands = append(cands, candidate{"team " + t.ID(), t.ID(), t.Name(), runnable{team: t}})
 	}
 	for _, w := range res.Workflows {
-		all = append(all, "workflow "+w.ID())
-		if match(w.ID(), w.Name()) {
-			found, labels = append(found, runnable{workflow: w}), append(labels, "workflow "+w.ID())
+		cands = append(cands, candidate{"workflow " + w.ID(), w.ID(), w.Name(), runnable{workflow: w}})
+	}
+	var found []runnable
+	var labels, all []string
+	for _, c := range cands {
+		all = append(all, c.label)
+		if strings.EqualFold(c.id, name) || strings.EqualFold(c.name, name) {
+			found, labels = append(found, c.r), append(labels, c.label)
 		}
 	}
 	switch len(found) {
