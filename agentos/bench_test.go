@@ -89,4 +89,9 @@ func benchHTTPRun(b *testing.B, storeKind string, stream bool) {
 		}
 	})
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "runs/s")
+	if s, ok := store.(*sqlite.Store); ok {
+		st := s.Stats()
+		b.ReportMetric(float64(st.Writes)/float64(b.N), "writes/run")
+		b.ReportMetric(float64(st.Commits)/float64(b.N), "commits/run")
+	}
 }

@@ -67,16 +67,23 @@ func TestQueriesOfOneSessionOrRunUseTheirIndex(t *testing.T) {
 			t.Errorf("%s: plan %q does not seek through %s", name, text, tc.index)
 		}
 	}
-	for name, q := range map[string]storage.SessionQuery{
-		"all, newest":       {SortOrder: storage.Desc, Limit: 20, Page: 1},
-		"by update":         {SortBy: "updated_at", SortOrder: storage.Desc, Limit: 20, Page: 1},
-		"an agent's (agno)": {SessionType: storage.SessionAgent, ComponentID: "a", SortOrder: storage.Desc, Limit: 20, Page: 1},
-		"a team's":          {SessionType: storage.SessionTeam, ComponentID: "t", Limit: 20, Page: 1},
-		"a user's":          {UserID: "u", SortOrder: storage.Desc, Limit: 20, Page: 1},
-		"of a type":         {SessionType: storage.SessionWorkflow, Limit: 20, Page: 1},
+	for name, tc := range map[string]struct {
+		q     storage.SessionQuery
+		index string // the (partial) index it must seek, if one
+	}{
+		"all, newest":       {storage.SessionQuery{SortOrder: storage.Desc, Limit: 20, Page: 1}, ""},
+		"by update":         {storage.SessionQuery{SortBy: "updated_at", SortOrder: storage.Desc, Limit: 20, Page: 1}, ""},
+		"an agent's (agno)": {storage.SessionQuery{SessionType: storage.SessionAgent, ComponentID: "a", SortOrder: storage.Desc, Limit: 20, Page: 1}, "agno_sessions_agent_idx"},
+		"a team's":          {storage.SessionQuery{SessionType: storage.SessionTeam, ComponentID: "t", Limit: 20, Page: 1}, "agno_sessions_team_idx"},
+		"a user's":          {storage.SessionQuery{UserID: "u", SortOrder: storage.Desc, Limit: 20, Page: 1}, "agno_sessions_user_idx"},
+		"of a type":         {storage.SessionQuery{SessionType: storage.SessionWorkflow, Limit: 20, Page: 1}, ""},
 	} {
-		_, list, args := st.d.ListSessions(q)
-		plantest.ReadsInOrder(t, name, plantest.SQLite(t, st.r, list, args...), false)
+		_, list, args := st.d.ListSessions(tc.q)
+		text := plantest.SQLite(t, st.r, list, args...)
+		plantest.ReadsInOrder(t, name, text, false)
+		if tc.index != "" && !strings.Contains(text, "SEARCH agno_sessions USING INDEX "+tc.index+" (") {
+			t.Errorf("%s: plan %q does not seek through %s", name, text, tc.index)
+		}
 	}
 }
 

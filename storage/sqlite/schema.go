@@ -127,6 +127,19 @@ var migrations = []migration{
 		`CREATE INDEX agno_sessions_team_idx ON agno_sessions (team_id, session_type, created_at, session_id)`,
 		`CREATE INDEX agno_sessions_workflow_idx ON agno_sessions (workflow_id, session_type, created_at, session_id)`,
 	}},
+	{table: "agno_sessions", version: 3, stmts: []string{
+		// A session has one owner and often no user: an index of a column
+		// holds only the sessions that set it, so a new session writes
+		// four index entries, not seven (ListSessions says col <> '').
+		`DROP INDEX agno_sessions_user_idx`,
+		`DROP INDEX agno_sessions_agent_idx`,
+		`DROP INDEX agno_sessions_team_idx`,
+		`DROP INDEX agno_sessions_workflow_idx`,
+		`CREATE INDEX agno_sessions_user_idx ON agno_sessions (user_id, created_at, session_id) WHERE user_id <> ''`,
+		`CREATE INDEX agno_sessions_agent_idx ON agno_sessions (agent_id, session_type, created_at, session_id) WHERE agent_id <> ''`,
+		`CREATE INDEX agno_sessions_team_idx ON agno_sessions (team_id, session_type, created_at, session_id) WHERE team_id <> ''`,
+		`CREATE INDEX agno_sessions_workflow_idx ON agno_sessions (workflow_id, session_type, created_at, session_id) WHERE workflow_id <> ''`,
+	}},
 	{table: "agno_session_counts", version: 1, stmts: []string{
 		// total_count of the session listings without reading the matching
 		// rows: counts by scope ('all', 't:'+type, 'c:'+owner,

@@ -163,9 +163,9 @@ var dialect = sqlstore.Dialect{
 // statements are prepared once at Open: parsing SQL is a good part of a
 // short SQLite write.
 type statements struct {
-	ensureSession, updateSession, createRun, updateRun, nextSeq, insertEvent, upsertMemory, putBlob *sql.Stmt // on the writer
-	takePending, claim, heartbeat, txSession                                                        *sql.Stmt
-	getSession, getRun, listEvents, getMemory, getBlob                                              *sql.Stmt // on the readers
+	ensureSession, updateSession, updateSessionDoc, createRun, updateRun, nextSeq, insertEvent, upsertMemory, putBlob *sql.Stmt // on the writer
+	takePending, claim, heartbeat, txSession                                                                          *sql.Stmt
+	getSession, getRun, listEvents, getMemory, getBlob                                                                *sql.Stmt // on the readers
 }
 
 func (s *Store) prepare(ctx context.Context) error {
@@ -180,6 +180,12 @@ func (s *Store) prepare(ctx context.Context) error {
 		{&s.st.updateSession, s.w, `UPDATE agno_sessions SET session_type = ?2, agent_id = ?3, team_id = ?4,
 			workflow_id = ?5, user_id = ?6, session_name = ?7, session_state = ?8, metadata = ?9, summary = ?10,
 			metrics = ?11, data = ?12, created_at = ?13, updated_at = ?14, version = ?15
+			WHERE session_id = ?1 AND version = ?16`},
+		// The same with the indexed columns kept (a run's end, most
+		// updates): SQLite rewrites the entry of every index whose column
+		// is SET, changed or not, so this touches the updated_at index only.
+		{&s.st.updateSessionDoc, s.w, `UPDATE agno_sessions SET session_name = ?7, session_state = ?8, metadata = ?9,
+			summary = ?10, metrics = ?11, data = ?12, updated_at = ?14, version = ?15
 			WHERE session_id = ?1 AND version = ?16`},
 		{&s.st.createRun, s.w, `INSERT INTO agno_runs (run_id, row_seq, session_id, parent_run_id, session_type,
 				component_id, user_id, status, created_at, updated_at, data, owner, listed, version)
@@ -363,7 +369,7 @@ func (s *Store) Close() error {
 	if s.closed.Swap(true) {
 		return nil
 	}
-	for _, st := range []*sql.Stmt{s.st.ensureSession, s.st.updateSession, s.st.createRun, s.st.updateRun, s.st.nextSeq, s.st.insertEvent,
+	for _, st := range []*sql.Stmt{s.st.ensureSession, s.st.updateSession, s.st.updateSessionDoc, s.st.createRun, s.st.updateRun, s.st.nextSeq, s.st.insertEvent,
 		s.st.upsertMemory, s.st.putBlob, s.st.getSession, s.st.getRun, s.st.listEvents, s.st.getMemory, s.st.getBlob,
 		s.st.takePending, s.st.claim, s.st.heartbeat, s.st.txSession} {
 		if st != nil {
@@ -690,16 +696,14 @@ func (s *Store) UpdateSession(ctx context.Context, id string, fn func(*storage.S
 		if err != nil {
 			return nil, err
 		}
-		old := cur.Version
+		old, keys := cur.Version, keysOf(cur)
 		next, row, err := sqlstore.ApplyUpdate(cur, fn)
 		if err != nil {
 			return nil, err
 		}
 		var n int64
 		err = s.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
-			res, err := tx.StmtContext(ctx, s.st.updateSession).ExecContext(ctx,
-				id, string(next.SessionType), next.AgentID, next.TeamID, next.WorkflowID, next.UserID, next.SessionName,
-				row.State, row.Metadata, row.Summary, row.Metrics, row.Data, next.CreatedAt, next.UpdatedAt, next.Version, old)
+			res, err := s.updateSessionIn(ctx, tx, keys, next, row, old)
 			if err != nil {
 				return err
 			}
@@ -717,6 +721,29 @@ func (s *Store) UpdateSession(ctx context.Context, id string, fn func(*storage.S
 		}
 	}
 	return nil, fmt.Errorf("session %q: update lost to concurrent writers %d times: %w", id, s.attempts, storage.ErrConflict)
+}
+
+// sessionKeys are a session's indexed columns other than updated_at.
+type sessionKeys struct {
+	typ                         storage.SessionType
+	agent, team, workflow, user string
+	created                     int64
+}
+
+func keysOf(s *storage.Session) sessionKeys {
+	return sessionKeys{s.SessionType, s.AgentID, s.TeamID, s.WorkflowID, s.UserID, s.CreatedAt}
+}
+
+// updateSessionIn writes next over the row at version old, whose indexed
+// columns were keys: only its documents when those are kept.
+func (s *Store) updateSessionIn(ctx context.Context, tx *sql.Tx, keys sessionKeys, next *storage.Session, row sqlstore.SessionRow, old int64) (sql.Result, error) {
+	stmt := s.st.updateSession
+	if keysOf(next) == keys {
+		stmt = s.st.updateSessionDoc
+	}
+	return tx.StmtContext(ctx, stmt).ExecContext(ctx,
+		next.SessionID, string(next.SessionType), next.AgentID, next.TeamID, next.WorkflowID, next.UserID, next.SessionName,
+		row.State, row.Metadata, row.Summary, row.Metrics, row.Data, next.CreatedAt, next.UpdatedAt, next.Version, old)
 }
 
 // ListSessions implements storage.Store.
@@ -935,13 +962,19 @@ func (s *Store) StartRun(ctx context.Context, sess *storage.Session, r *storage.
 	var stored *storage.Session
 	err := s.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		if ns != nil {
-			if _, err := tx.StmtContext(ctx, s.st.ensureSession).ExecContext(ctx, ns.SessionID, string(ns.SessionType), ns.AgentID, ns.TeamID,
+			res, err := tx.StmtContext(ctx, s.st.ensureSession).ExecContext(ctx, ns.SessionID, string(ns.SessionType), ns.AgentID, ns.TeamID,
 				ns.WorkflowID, ns.UserID, ns.SessionName, row.State, row.Metadata, row.Summary, row.Metrics, row.Data,
-				ns.CreatedAt, ns.UpdatedAt, ns.Version); err != nil {
+				ns.CreatedAt, ns.UpdatedAt, ns.Version)
+			if err != nil {
 				return err
 			}
-			var err error
-			if stored, err = sqlstore.ScanSession(tx.StmtContext(ctx, s.st.txSession).QueryRowContext(ctx, ns.SessionID)); err != nil {
+			// A session this insert created is the one given: no read back.
+			if n, err := res.RowsAffected(); err == nil && n == 1 {
+				stored, err = sqlstore.Normalize(ns, row)
+				if err != nil {
+					return err
+				}
+			} else if stored, err = sqlstore.ScanSession(tx.StmtContext(ctx, s.st.txSession).QueryRowContext(ctx, ns.SessionID)); err != nil {
 				return err
 			}
 		}
@@ -1010,14 +1043,12 @@ func (s *Store) SaveRun(ctx context.Context, w storage.RunWrite) error {
 		if err != nil {
 			return err
 		}
-		old := cur.Version
+		old, keys := cur.Version, keysOf(cur)
 		next, row, err := sqlstore.ApplyUpdate(cur, w.Session)
 		if err != nil {
 			return err
 		}
-		_, err = tx.StmtContext(ctx, s.st.updateSession).ExecContext(ctx,
-			w.SessionID, string(next.SessionType), next.AgentID, next.TeamID, next.WorkflowID, next.UserID, next.SessionName,
-			row.State, row.Metadata, row.Summary, row.Metrics, row.Data, next.CreatedAt, next.UpdatedAt, next.Version, old)
+		_, err = s.updateSessionIn(ctx, tx, keys, next, row, old)
 		return err
 	})
 	if errors.Is(err, errNotWritten) && w.Run != nil {

@@ -220,22 +220,25 @@ func (d *Dialect) ListSessions(q storage.SessionQuery) (count, list string, args
 		// type given (agno's clients always give it) it is one column, so a
 		// page is one range of that column's index; else each branch is
 		// spelled out so each can use its index.
+		// The owner and user indexes hold only rows with the column set
+		// (SQLite's are partial, WHERE col <> ''): each filter says so
+		// literally, so the planner may use them.
 		a := b.Arg(q.ComponentID)
 		ownerArg = a
 		switch q.SessionType {
 		case storage.SessionTeam:
-			b.Where("team_id = " + a)
+			b.Where("team_id = " + a + " AND team_id <> ''")
 		case storage.SessionWorkflow:
-			b.Where("workflow_id = " + a)
+			b.Where("workflow_id = " + a + " AND workflow_id <> ''")
 		case "":
-			b.Where("((session_type = 'team' AND team_id = " + a + ") OR (session_type = 'workflow' AND workflow_id = " + a +
-				") OR (session_type NOT IN ('team', 'workflow') AND agent_id = " + a + "))")
+			b.Where("((session_type = 'team' AND team_id = " + a + " AND team_id <> '') OR (session_type = 'workflow' AND workflow_id = " + a +
+				" AND workflow_id <> '') OR (session_type NOT IN ('team', 'workflow') AND agent_id = " + a + " AND agent_id <> ''))")
 		default:
-			b.Where("agent_id = " + a)
+			b.Where("agent_id = " + a + " AND agent_id <> ''")
 		}
 	}
 	if q.UserID != "" {
-		b.Where("user_id = " + b.Arg(q.UserID))
+		b.Where("user_id = " + b.Arg(q.UserID) + " AND user_id <> ''")
 	}
 	if q.NameContains != "" {
 		b.Where(d.Contains("session_name", b.Arg(q.NameContains)))
