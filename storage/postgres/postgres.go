@@ -176,15 +176,16 @@ func open(ctx context.Context, cfg Config, ms []migration) (*Store, error) {
 func build(schema string) (*sqlstore.Dialect, queries) {
 	t := func(name string) string { return pgx.Identifier{schema, name}.Sanitize() }
 	d := &sqlstore.Dialect{
-		Sessions:  t("agno_sessions"),
-		Runs:      t("agno_runs"),
-		Events:    t("agno_run_events"),
-		Memories:  t("agno_memories"),
-		Instances: t("agno_instances"),
-		Arg:       func(n int) string { return "$" + strconv.Itoa(n) },
-		Contains:  func(h, n string) string { return "strpos(lower(" + h + "), lower(" + n + "::text)) > 0" },
-		Collate:   ` COLLATE "C"`,
-		HasTopic:  func(a string) string { return "topics @> jsonb_build_array(" + a + "::text)" },
+		Sessions:      t("agno_sessions"),
+		Runs:          t("agno_runs"),
+		Events:        t("agno_run_events"),
+		Memories:      t("agno_memories"),
+		Instances:     t("agno_instances"),
+		SessionCounts: t("agno_session_counts"),
+		Arg:           func(n int) string { return "$" + strconv.Itoa(n) },
+		Contains:      func(h, n string) string { return "strpos(lower(" + h + "), lower(" + n + "::text)) > 0" },
+		Collate:       ` COLLATE "C"`,
+		HasTopic:      func(a string) string { return "topics @> jsonb_build_array(" + a + "::text)" },
 	}
 	q := queries{
 		getSession: `SELECT ` + sqlstore.SessionColumns + ` FROM ` + d.Sessions + ` WHERE session_id = $1`,

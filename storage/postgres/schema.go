@@ -148,6 +148,58 @@ var migrations = []migration{
 		`CREATE INDEX agno_memories_updated_idx ON {schema}.agno_memories (updated_at, memory_id COLLATE "C")`,
 		`CREATE INDEX agno_memories_created_idx ON {schema}.agno_memories (created_at, memory_id COLLATE "C")`,
 	}},
+	{table: "agno_session_counts", version: 1, stmts: []string{
+		// total_count of the session listings without reading the matching
+		// rows (they are not all-visible without autovacuum, so even an
+		// index-only count reads the heap): counts by scope ('all',
+		// 't:'+type, 'c:'+owner, 'tc:'+type+':'+owner) in shards, a
+		// backend's own, so concurrent session creations do not queue on
+		// one counter row. A listing sums the scope's shards.
+		`CREATE TABLE {schema}.agno_session_counts (
+			scope TEXT NOT NULL,
+			shard SMALLINT NOT NULL,
+			n     BIGINT NOT NULL,
+			PRIMARY KEY (scope, shard)
+		)`,
+		// Inserts and deletes count once per statement, from its transition
+		// table: a bulk insert updates each counter once, not once per row
+		// (every update of a row in one transaction adds a version that
+		// the next one walks).
+		`CREATE FUNCTION {schema}.agno_sessions_count() RETURNS trigger LANGUAGE plpgsql AS $$
+		BEGIN
+			INSERT INTO {schema}.agno_session_counts AS c (scope, shard, n)
+				SELECT scope, pg_backend_pid() % 16, CASE TG_OP WHEN 'DELETE' THEN -COUNT(*) ELSE COUNT(*) END
+				FROM changed s, LATERAL unnest(ARRAY['all', 't:' || s.session_type, 'c:' || (CASE s.session_type WHEN 'team' THEN s.team_id WHEN 'workflow' THEN s.workflow_id ELSE s.agent_id END), 'tc:' || s.session_type || ':' || (CASE s.session_type WHEN 'team' THEN s.team_id WHEN 'workflow' THEN s.workflow_id ELSE s.agent_id END)]) AS scope GROUP BY scope
+				ON CONFLICT (scope, shard) DO UPDATE SET n = c.n + excluded.n;
+			RETURN NULL;
+		END
+		$$`,
+		// A session that changes owner or type moves between scopes (rare:
+		// a row trigger on those columns only).
+		`CREATE FUNCTION {schema}.agno_sessions_recount() RETURNS trigger LANGUAGE plpgsql AS $$
+		BEGIN
+			INSERT INTO {schema}.agno_session_counts AS c (scope, shard, n)
+				SELECT scope, pg_backend_pid() % 16, SUM(d) FROM (
+					SELECT unnest(ARRAY['all', 't:' || OLD.session_type, 'c:' || (CASE OLD.session_type WHEN 'team' THEN OLD.team_id WHEN 'workflow' THEN OLD.workflow_id ELSE OLD.agent_id END), 'tc:' || OLD.session_type || ':' || (CASE OLD.session_type WHEN 'team' THEN OLD.team_id WHEN 'workflow' THEN OLD.workflow_id ELSE OLD.agent_id END)]) AS scope, -1 AS d
+					UNION ALL SELECT unnest(ARRAY['all', 't:' || NEW.session_type, 'c:' || (CASE NEW.session_type WHEN 'team' THEN NEW.team_id WHEN 'workflow' THEN NEW.workflow_id ELSE NEW.agent_id END), 'tc:' || NEW.session_type || ':' || (CASE NEW.session_type WHEN 'team' THEN NEW.team_id WHEN 'workflow' THEN NEW.workflow_id ELSE NEW.agent_id END)]), 1) moves
+				GROUP BY scope
+				ON CONFLICT (scope, shard) DO UPDATE SET n = c.n + excluded.n;
+			RETURN NULL;
+		END
+		$$`,
+		// The triggers lock the sessions against writes until the backfill
+		// below commits: every session is counted once.
+		`CREATE TRIGGER agno_sessions_counted AFTER INSERT ON {schema}.agno_sessions
+			REFERENCING NEW TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION {schema}.agno_sessions_count()`,
+		`CREATE TRIGGER agno_sessions_uncounted AFTER DELETE ON {schema}.agno_sessions
+			REFERENCING OLD TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION {schema}.agno_sessions_count()`,
+		`CREATE TRIGGER agno_sessions_recounted AFTER UPDATE OF session_type, agent_id, team_id, workflow_id ON {schema}.agno_sessions
+			FOR EACH ROW WHEN (OLD.session_type IS DISTINCT FROM NEW.session_type OR OLD.agent_id IS DISTINCT FROM NEW.agent_id
+				OR OLD.team_id IS DISTINCT FROM NEW.team_id OR OLD.workflow_id IS DISTINCT FROM NEW.workflow_id)
+			EXECUTE FUNCTION {schema}.agno_sessions_recount()`,
+		`INSERT INTO {schema}.agno_session_counts (scope, shard, n)
+			SELECT scope, 0, COUNT(*) FROM {schema}.agno_sessions s, LATERAL unnest(ARRAY['all', 't:' || s.session_type, 'c:' || (CASE s.session_type WHEN 'team' THEN s.team_id WHEN 'workflow' THEN s.workflow_id ELSE s.agent_id END), 'tc:' || s.session_type || ':' || (CASE s.session_type WHEN 'team' THEN s.team_id WHEN 'workflow' THEN s.workflow_id ELSE s.agent_id END)]) AS scope GROUP BY scope`,
+	}},
 	{table: "agno_instances", version: 1, stmts: []string{
 		// AgentOS processes and their last heartbeat (the run lease).
 		`CREATE TABLE {schema}.agno_instances (

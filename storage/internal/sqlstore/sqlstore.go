@@ -43,7 +43,7 @@ type Dialect struct {
 	IndexedBy func(index string) string
 	// SessionCounts is a table of session counts kept by triggers, by
 	// scope: 'all', 't:'+type, 'c:'+owner, 'tc:'+type+':'+owner (owner is
-	// Session.ComponentID). It gives total_count when a listing filters
+	// Session.ComponentID), the sum of its rows n. It gives total_count when a listing filters
 	// by type and owner only; "" counts the rows.
 	SessionCounts string
 }
@@ -262,16 +262,18 @@ func (d *Dialect) ListSessions(q storage.SessionQuery) (count, list string, args
 	if d.SessionCounts != "" && q.UserID == "" && q.NameContains == "" && q.CreatedAfter == 0 && q.CreatedBefore == 0 {
 		// total_count without reading the matching rows: the count the
 		// triggers keep for this type and owner.
+		typ, owner := "CAST("+typeArg+" AS TEXT)", "CAST("+ownerArg+" AS TEXT)"
 		scope := "'all'"
 		switch {
 		case typeArg != "" && ownerArg != "":
-			scope = "'tc:' || " + typeArg + " || ':' || " + ownerArg
+			scope = "'tc:' || " + typ + " || ':' || " + owner
 		case typeArg != "":
-			scope = "'t:' || " + typeArg
+			scope = "'t:' || " + typ
 		case ownerArg != "":
-			scope = "'c:' || " + ownerArg
+			scope = "'c:' || " + owner
 		}
-		count = "SELECT COALESCE((SELECT n FROM " + d.SessionCounts + " WHERE scope = " + scope + "), 0)"
+		// A scope is one row (SQLite) or a row per shard (Postgres).
+		count = "SELECT CAST(COALESCE(SUM(n), 0) AS BIGINT) FROM " + d.SessionCounts + " WHERE scope = " + scope
 	}
 	list = "SELECT " + SessionColumns + " FROM " + d.Sessions + where +
 		" ORDER BY " + col + " " + dir + ", session_id" + d.Collate + " " + dir + LimitOffset(q.Limit, q.Page)

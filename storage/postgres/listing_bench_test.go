@@ -1,0 +1,61 @@
+package postgres
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/agno-go/agno/storage"
+	"github.com/agno-go/agno/storage/postgres/pgtest"
+)
+
+// seedSessions writes n agent sessions (4 agents) with one top-level run
+// each straight into the tables of a fresh schema, then opens the store
+// on it as AgentOS would.
+func seedSessions(b *testing.B, n int) *Store {
+	b.Helper()
+	dsn := pgtest.DSN(b)
+	schema := pgtest.Schema(b, dsn)
+	st, err := Open(b.Context(), Config{DSN: dsn, Schema: schema, Logger: quiet})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, q := range []string{
+		`INSERT INTO ` + st.d.Sessions + ` (session_id, session_type, agent_id, user_id, created_at, updated_at, version)
+			SELECT 's' || lpad(i::text, 7, '0'), 'agent', 'agent-' || (i % 4), 'u', i, i, 1 FROM generate_series(0, $1 - 1) i`,
+		`INSERT INTO ` + st.d.Runs + ` (run_id, session_id, session_type, component_id, status, created_at, updated_at, data)
+			SELECT 'rs' || lpad(i::text, 7, '0'), 's' || lpad(i::text, 7, '0'), 'agent', 'agent-' || (i % 4), 'COMPLETED', i, i, '{}' FROM generate_series(0, $1 - 1) i`,
+	} {
+		if _, err := st.pool.Exec(b.Context(), q, n); err != nil {
+			b.Fatal(err)
+		}
+	}
+	st.Close()
+	if st, err = Open(b.Context(), Config{DSN: dsn, Schema: schema, Logger: quiet}); err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { st.Close() })
+	return st
+}
+
+// The first page of agno's session list and a new session's history on
+// 1,000 and 100,000 sessions, as storage/sqlite's BenchmarkListing:
+// AGNO_TEST_POSTGRES_DSN=... go test -run '^$' -bench Listing ./storage/postgres/
+func BenchmarkListing(b *testing.B) {
+	for _, n := range []int{1000, 100000} {
+		st := seedSessions(b, n)
+		b.Run(fmt.Sprintf("history/sessions=%d", n), func(b *testing.B) {
+			for b.Loop() {
+				if _, err := st.ListRuns(b.Context(), storage.RunQuery{SessionID: "new-session", TopLevel: true, Newest: true, Limit: 3}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run(fmt.Sprintf("sessions-page1/sessions=%d", n), func(b *testing.B) {
+			for b.Loop() {
+				if _, _, err := st.ListSessions(b.Context(), storage.SessionQuery{SessionType: storage.SessionAgent, ComponentID: "agent-1", SortOrder: storage.Desc, Limit: 20, Page: 1}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
