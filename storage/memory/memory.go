@@ -23,6 +23,7 @@ type Store struct {
 	mu       sync.RWMutex
 	closed   bool
 	sessions map[string]*storage.Session
+	order    sessionOrder // the sessions in listing order
 	runs     map[string]*storage.Run
 	events   map[string][]storage.Event
 	memories map[string]*storage.Memory
@@ -60,6 +61,7 @@ var _ storage.Store = (*Store)(nil)
 func New(opts ...Option) *Store {
 	s := &Store{
 		sessions:  map[string]*storage.Session{},
+		order:     sessionOrder{},
 		runs:      map[string]*storage.Run{},
 		events:    map[string][]storage.Event{},
 		memories:  map[string]*storage.Memory{},
@@ -110,6 +112,7 @@ func (s *Store) ensureLocked(sess *storage.Session) (*storage.Session, bool, err
 	}
 	c.Version = 1
 	s.sessions[c.SessionID] = c
+	s.order.add(c)
 	return c.Clone(), true, nil
 }
 
@@ -153,6 +156,7 @@ func (s *Store) updateSessionLocked(id string, fn func(*storage.Session) error) 
 	c.Version = cur.Version + 1
 	c.UpdatedAt = max(run.Now(), cur.UpdatedAt)
 	s.sessions[id] = c
+	s.order.replace(cur, c)
 	return c.Clone(), nil
 }
 
@@ -163,6 +167,16 @@ func (s *Store) ListSessions(_ context.Context, q storage.SessionQuery) ([]*stor
 	if err := s.check(); err != nil {
 		return nil, 0, err
 	}
+	if inCreationOrder(q) {
+		page, total := s.order.page(q, func(id string) *storage.Session { return s.sessions[id] })
+		return page, total, nil
+	}
+	page, total := s.scanSessions(q)
+	return page, total, nil
+}
+
+// scanSessions answers q by filtering and sorting every session.
+func (s *Store) scanSessions(q storage.SessionQuery) ([]*storage.Session, int) {
 	var out []*storage.Session
 	for _, x := range s.sessions {
 		if q.SessionType != "" && x.SessionType != q.SessionType {
@@ -200,12 +214,16 @@ func (s *Store) ListSessions(_ context.Context, q storage.SessionQuery) ([]*stor
 		}
 		return c
 	})
-	total := len(out)
-	page := slices.Clone(paginate(out, q.Limit, q.Page))
-	for i, x := range page {
-		page[i] = x.Clone()
+	return clonePage(out, q.Limit, q.Page), len(out)
+}
+
+// clonePage copies the sessions of one page (the rest are not copied).
+func clonePage(items []*storage.Session, limit, page int) []*storage.Session {
+	out := slices.Clone(paginate(items, limit, page))
+	for i, x := range out {
+		out[i] = x.Clone()
 	}
-	return page, total, nil
+	return out
 }
 
 // encodable refuses sessions the SQL backends could not store either
@@ -220,20 +238,21 @@ func encodable(s *storage.Session) error {
 }
 
 func paginate[T any](items []T, limit, page int) []T {
+	start, end := pageRange(len(items), limit, page)
+	return items[start:end]
+}
+
+// pageRange is the [start, end) of a page of n items.
+func pageRange(n, limit, page int) (start, end int) {
 	if limit <= 0 {
-		return items
+		return 0, n
 	}
-	if page < 1 {
-		page = 1
+	page = max(page, 1)
+	if page-1 > n/limit {
+		return n, n // also guards (page-1)*limit against overflow
 	}
-	if page-1 > len(items)/limit {
-		return nil // also guards (page-1)*limit against overflow
-	}
-	start := (page - 1) * limit
-	if start >= len(items) {
-		return nil
-	}
-	return items[start:min(start+limit, len(items))]
+	start = min((page-1)*limit, n)
+	return start, min(start+limit, n)
 }
 
 // DeleteSessions implements storage.Store.
@@ -244,6 +263,9 @@ func (s *Store) DeleteSessions(_ context.Context, ids ...string) error {
 		return err
 	}
 	for _, id := range ids {
+		if cur, ok := s.sessions[id]; ok {
+			s.order.remove(cur)
+		}
 		delete(s.sessions, id)
 		for bid, b := range s.blobs {
 			if b.session == id {
@@ -466,6 +488,7 @@ func (s *Store) SaveRun(_ context.Context, w storage.RunWrite) error {
 		}
 	}
 	if sess != nil {
+		s.order.replace(s.sessions[w.SessionID], sess)
 		s.sessions[w.SessionID] = sess
 	}
 	if w.Run != nil && !storage.Unfinished(w.Run.Status) {

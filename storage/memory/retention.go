@@ -54,6 +54,7 @@ func (s *Store) pruneSessionsLocked(cutoff int64, res *storage.PruneResult) {
 		}) {
 			continue
 		}
+		s.order.remove(sess)
 		delete(s.sessions, id)
 		res.Sessions++
 		for bid, b := range s.blobs {

@@ -1,0 +1,97 @@
+package memory
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"reflect"
+	"testing"
+
+	"github.com/agno-go/agno/storage"
+)
+
+// Listings in creation order read the kept order; after random creates,
+// owner, user and creation changes, deletes and pruning they give what
+// filtering and sorting every session gives, page by page.
+func TestSessionOrderMatchesAScan(t *testing.T) {
+	ctx := t.Context()
+	rng := rand.New(rand.NewPCG(1, 2))
+	s := New()
+	types := []storage.SessionType{storage.SessionAgent, storage.SessionTeam, storage.SessionWorkflow}
+	pick := func(xs ...string) string { return xs[rng.IntN(len(xs))] }
+	setOwner := func(x *storage.Session, owner string) {
+		x.AgentID, x.TeamID, x.WorkflowID = "", "", ""
+		switch x.SessionType {
+		case storage.SessionTeam:
+			x.TeamID = owner
+		case storage.SessionWorkflow:
+			x.WorkflowID = owner
+		default:
+			x.AgentID = owner
+		}
+	}
+	for i := range 400 {
+		x := &storage.Session{SessionID: fmt.Sprintf("s%03d", rng.IntN(1000)), SessionType: types[rng.IntN(3)],
+			UserID: pick("", "u1", "u2"), SessionName: pick("alpha", "beta", ""), CreatedAt: int64(rng.IntN(50) + 1)}
+		setOwner(x, pick("", "o1", "o2", "o3"))
+		if _, _, err := s.EnsureSession(ctx, x); err != nil {
+			t.Fatal(err)
+		}
+		if i%7 == 0 {
+			_, _ = s.UpdateSession(ctx, x.SessionID, func(c *storage.Session) error {
+				c.UserID = pick("", "u1", "u3")
+				c.CreatedAt = int64(rng.IntN(50) + 1)
+				setOwner(c, pick("o1", "o4"))
+				return nil
+			})
+		}
+		if i%11 == 0 {
+			if err := s.DeleteSessions(ctx, fmt.Sprintf("s%03d", rng.IntN(1000))); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	s.mu.Lock()
+	s.pruneSessionsLocked(10, &storage.PruneResult{}) // sessions last updated before 10
+	s.mu.Unlock()
+
+	checked := 0
+	for _, typ := range append(types, "") {
+		for _, owner := range []string{"", "o1", "o4", "none"} {
+			for _, user := range []string{"", "u1", "u3"} {
+				for _, q := range []storage.SessionQuery{
+					{SortOrder: storage.Desc, Limit: 7, Page: 1},
+					{SortOrder: storage.Desc, Limit: 7, Page: 3},
+					{SortBy: "created_at", SortOrder: storage.Asc, Limit: 5, Page: 2},
+					{SortOrder: storage.Asc},
+					{Limit: 4, Page: 1 << 40},
+					{NameContains: "alp", Limit: 3, Page: 2},
+					{CreatedAfter: 10, CreatedBefore: 30, SortOrder: storage.Desc, Limit: 6, Page: 1},
+				} {
+					q.SessionType, q.ComponentID, q.UserID = typ, owner, user
+					s.mu.RLock()
+					want, wantTotal := s.scanSessions(q)
+					s.mu.RUnlock()
+					got, total, err := s.ListSessions(ctx, q)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if total != wantTotal || !reflect.DeepEqual(ids(got), ids(want)) {
+						t.Errorf("%+v: got %v (total %d), a scan gives %v (total %d)", q, ids(got), total, ids(want), wantTotal)
+					}
+					checked += len(want)
+				}
+			}
+		}
+	}
+	if checked < 500 {
+		t.Fatalf("only %d sessions compared: the scenario lists too little", checked)
+	}
+}
+
+func ids(ss []*storage.Session) []string {
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = s.SessionID
+	}
+	return out
+}
