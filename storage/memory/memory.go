@@ -262,10 +262,14 @@ func (s *Store) DeleteSessions(_ context.Context, ids ...string) error {
 	if err := s.check(); err != nil {
 		return err
 	}
+	var gone []*storage.Session
 	for _, id := range ids {
 		if cur, ok := s.sessions[id]; ok {
-			s.order.remove(cur)
+			gone = append(gone, cur)
 		}
+	}
+	s.order.removeAll(gone)
+	for _, id := range ids {
 		delete(s.sessions, id)
 		for bid, b := range s.blobs {
 			if b.session == id {

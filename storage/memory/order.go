@@ -74,11 +74,36 @@ func (o sessionOrder) remove(s *storage.Session) {
 		if i, ok := slices.BinarySearchFunc(keys, k, compareCreated); ok {
 			keys = slices.Delete(keys, i, i+1)
 		}
-		if len(keys) == 0 {
-			delete(o, sc)
-		} else {
-			o[sc] = keys
+		o.set(sc, keys)
+	}
+}
+
+// removeAll removes many sessions with one pass over each scope they are
+// in (one removal at a time moves the rest of the scope each time).
+func (o sessionOrder) removeAll(ss []*storage.Session) {
+	if len(ss) == 1 {
+		o.remove(ss[0])
+		return
+	}
+	gone := map[scope]map[createdKey]bool{}
+	for _, s := range ss {
+		for _, sc := range scopesOf(s) {
+			if gone[sc] == nil {
+				gone[sc] = map[createdKey]bool{}
+			}
+			gone[sc][keyOf(s)] = true
 		}
+	}
+	for sc, keys := range gone {
+		o.set(sc, slices.DeleteFunc(o[sc], func(k createdKey) bool { return keys[k] }))
+	}
+}
+
+func (o sessionOrder) set(sc scope, keys []createdKey) {
+	if len(keys) == 0 {
+		delete(o, sc)
+	} else {
+		o[sc] = keys
 	}
 }
 

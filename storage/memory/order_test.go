@@ -49,10 +49,19 @@ func TestSessionOrderMatchesAScan(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
+		if i%13 == 0 {
+			if err := s.DeleteSessions(ctx, fmt.Sprintf("s%03d", rng.IntN(1000)), fmt.Sprintf("s%03d", rng.IntN(1000)), x.SessionID); err != nil {
+				t.Fatal(err)
+			}
+		}
 	}
 	s.mu.Lock()
-	s.pruneSessionsLocked(10, &storage.PruneResult{}) // sessions last updated before 10
+	pruned := &storage.PruneResult{}
+	s.pruneSessionsLocked(10, pruned) // sessions last updated before 10
 	s.mu.Unlock()
+	if pruned.Sessions < 2 {
+		t.Fatalf("pruning took %d sessions: the scenario does not prune several", pruned.Sessions)
+	}
 
 	checked := 0
 	for _, typ := range append(types, "") {

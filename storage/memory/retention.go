@@ -48,13 +48,15 @@ func (s *Store) pruneSessionsLocked(cutoff int64, res *storage.PruneResult) {
 	for _, r := range s.runs {
 		bySession[r.SessionID] = append(bySession[r.SessionID], r)
 	}
+	var gone []*storage.Session
+	defer func() { s.order.removeAll(gone) }()
 	for id, sess := range s.sessions {
 		if sess.UpdatedAt >= cutoff || slices.ContainsFunc(bySession[id], func(r *storage.Run) bool {
 			return storage.Unfinished(r.Status) || r.UpdatedAt >= cutoff
 		}) {
 			continue
 		}
-		s.order.remove(sess)
+		gone = append(gone, sess)
 		delete(s.sessions, id)
 		res.Sessions++
 		for bid, b := range s.blobs {
