@@ -3,6 +3,7 @@ package run
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 
 	"github.com/agno-go/agno/model"
 )
@@ -56,6 +57,9 @@ type Output struct {
 	// second time. Nil when the stored document is not the output (not
 	// stored, a failed write, member responses left out of storage).
 	Stored json.RawMessage `json:"-"`
+	// StoredEvents are Events as stored, one per event (nil where one was
+	// not): Encode joins them rather than encode the events again.
+	StoredEvents []json.RawMessage `json:"-"`
 }
 
 // Encode is the output's JSON: Stored with the events added when it has
@@ -68,7 +72,7 @@ func (o *Output) Encode() ([]byte, error) {
 	if len(o.Events) == 0 {
 		return doc, nil
 	}
-	evs, err := EncodeJSON(o.Events)
+	evs, err := o.encodeEvents()
 	if err != nil {
 		return nil, err
 	}
@@ -80,6 +84,27 @@ func (o *Output) Encode() ([]byte, error) {
 	out = append(out, `"events":`...)
 	out = append(out, evs...)
 	return append(out, '}'), nil
+}
+
+// encodeEvents is the JSON array of Events, from StoredEvents when each
+// event has its stored JSON.
+func (o *Output) encodeEvents() ([]byte, error) {
+	if len(o.StoredEvents) != len(o.Events) || slices.ContainsFunc(o.StoredEvents, func(e json.RawMessage) bool { return e == nil }) {
+		return EncodeJSON(o.Events)
+	}
+	n := 2
+	for _, e := range o.StoredEvents {
+		n += len(e) + 1
+	}
+	out := make([]byte, 0, n)
+	out = append(out, '[')
+	for i, e := range o.StoredEvents {
+		if i > 0 {
+			out = append(out, ',')
+		}
+		out = append(out, e...)
+	}
+	return append(out, ']'), nil
 }
 
 // ContentString returns the content as text (see ContentText).

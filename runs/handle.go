@@ -216,27 +216,31 @@ func (r *Run) rowCopy() *storage.Run {
 // a batch once BatchEvents are queued. Nobody follows such a run from
 // storage, so a timed batch would only add a write per run (with
 // thousands of runs in flight, one more in SQLite's single writer queue).
-func (r *Run) Record(e run.Event) {
+// It returns the event's JSON as stored (nil when it is not), so the run's
+// output need not encode it again.
+func (r *Run) Record(e run.Event) json.RawMessage {
 	if r == nil || r.resumable {
-		return
+		return nil
 	}
-	r.queue(e)
+	_, data := r.queue(e)
+	return data
 }
 
-// queue gives an event the next index and queues it for storage.
-func (r *Run) queue(e run.Event) int64 {
-	data, err := json.Marshal(e)
+// queue gives an event the next index and queues it for storage; data is
+// its JSON (nil when it does not encode).
+func (r *Run) queue(e run.Event) (idx int64, data json.RawMessage) {
+	data, err := run.EncodeJSON(e)
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	idx := r.next
+	idx = r.next
 	if err != nil {
 		// Not stored, and not buffered either (it does not encode there
 		// for the same reason): it takes no index, or indexes would skip.
-		return idx
+		return idx, nil
 	}
 	r.next++
 	if r.e.st == nil {
-		return idx
+		return idx, data
 	}
 	r.pending = append(r.pending, storage.Event{RunID: r.row.RunID, Seq: idx, Data: data})
 	switch {
@@ -245,7 +249,7 @@ func (r *Run) queue(e run.Event) int64 {
 	case r.timer == nil && r.resumable:
 		r.flushSoonLocked(r.e.cfg.BatchDelay)
 	}
-	return idx
+	return idx, data
 }
 
 // flushSoonLocked schedules a batch write; needs r.mu.
@@ -335,7 +339,7 @@ func (r *Run) Emitter(next run.Emitter) run.Emitter {
 		delete(r.indexed, e)
 		r.mu.Unlock()
 		if !ok {
-			idx = r.queue(e)
+			idx, _ = r.queue(e)
 		}
 		if p, err := payload(e, idx, r.row.RunID); err == nil {
 			r.stream.add(Event{Index: idx, Name: e.Kind(), Payload: p}, ok)
@@ -409,7 +413,7 @@ func (r *Run) finish(ctx context.Context, f Finish) error {
 		r.stream.expectTerminal(len(f.Terminal))
 	}
 	for _, e := range f.Terminal {
-		idx := r.queue(run.Stamp(e))
+		idx, _ := r.queue(run.Stamp(e))
 		r.mu.Lock()
 		r.indexed[e] = idx
 		r.mu.Unlock()

@@ -137,10 +137,11 @@ func (s *runState) record(e run.Event) {
 	if !s.storeEvents() || s.spec.skips(e.Kind()) {
 		return
 	}
+	data := s.h.Record(e)
 	s.mu.Lock()
 	s.out.Events = append(s.out.Events, e)
+	s.out.StoredEvents = append(s.out.StoredEvents, data)
 	s.mu.Unlock()
-	s.h.Record(e)
 }
 
 func (st *runState) storeEvents() bool { return st.spec.StoreEvents || st.req.StoreEvents }
