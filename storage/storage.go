@@ -76,6 +76,20 @@ func (s *Session) ComponentID() string {
 	return s.AgentID
 }
 
+// SetComponentID makes id the session's owner as ComponentID reads it
+// (the agent, team or workflow id its type names); the other two clear.
+func (s *Session) SetComponentID(id string) {
+	s.AgentID, s.TeamID, s.WorkflowID = "", "", ""
+	switch s.SessionType {
+	case SessionTeam:
+		s.TeamID = id
+	case SessionWorkflow:
+		s.WorkflowID = id
+	default:
+		s.AgentID = id
+	}
+}
+
 // Summary is a session summary (agno's SessionSummary).
 type Summary struct {
 	Summary   string   `json:"summary"`

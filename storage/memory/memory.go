@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"iter"
 	"maps"
 	"slices"
 	"strings"
@@ -25,8 +26,11 @@ type Store struct {
 	sessions map[string]*storage.Session
 	order    sessionOrder // the sessions in listing order
 	runs     map[string]*storage.Run
-	events   map[string][]storage.Event
-	memories map[string]*storage.Memory
+	// sessionRuns are the ids of each session's runs (a run never changes
+	// session), so a session's runs are read without a scan.
+	sessionRuns map[string]map[string]struct{}
+	events      map[string][]storage.Event
+	memories    map[string]*storage.Memory
 	// runOrder breaks created_at ties by insertion, as SQL backends do
 	// with their row sequence.
 	runOrder map[string]int64
@@ -60,14 +64,15 @@ var _ storage.Store = (*Store)(nil)
 // unless MaxRuns bounds it (about 10 KB per run with its events).
 func New(opts ...Option) *Store {
 	s := &Store{
-		sessions:  map[string]*storage.Session{},
-		order:     sessionOrder{},
-		runs:      map[string]*storage.Run{},
-		events:    map[string][]storage.Event{},
-		memories:  map[string]*storage.Memory{},
-		runOrder:  map[string]int64{},
-		blobs:     map[string]blob{},
-		instances: map[string]int64{},
+		sessions:    map[string]*storage.Session{},
+		order:       sessionOrder{},
+		runs:        map[string]*storage.Run{},
+		sessionRuns: map[string]map[string]struct{}{},
+		events:      map[string][]storage.Event{},
+		memories:    map[string]*storage.Memory{},
+		runOrder:    map[string]int64{},
+		blobs:       map[string]blob{},
+		instances:   map[string]int64{},
 	}
 	for _, o := range opts {
 		o(s)
@@ -276,13 +281,12 @@ func (s *Store) DeleteSessions(_ context.Context, ids ...string) error {
 				delete(s.blobs, bid)
 			}
 		}
-		for rid, r := range s.runs {
-			if r.SessionID == id {
-				delete(s.runs, rid)
-				delete(s.events, rid)
-				delete(s.runOrder, rid)
-			}
+		for rid := range s.sessionRuns[id] {
+			delete(s.runs, rid)
+			delete(s.events, rid)
+			delete(s.runOrder, rid)
 		}
+		delete(s.sessionRuns, id)
 	}
 	return nil
 }
@@ -322,6 +326,10 @@ func (s *Store) createLocked(r *storage.Run) error {
 	s.nextRun++
 	s.runOrder[r.RunID] = s.nextRun
 	s.runs[r.RunID] = c
+	if s.sessionRuns[c.SessionID] == nil {
+		s.sessionRuns[c.SessionID] = map[string]struct{}{}
+	}
+	s.sessionRuns[c.SessionID][c.RunID] = struct{}{}
 	return nil
 }
 
@@ -651,11 +659,10 @@ func (s *Store) ListRuns(_ context.Context, q storage.RunQuery) ([]*storage.Run,
 		return nil, err
 	}
 	var out []*storage.Run
-	for _, r := range s.runs {
-		if !MatchRun(r, q) {
-			continue
+	for r := range s.candidateRuns(q) {
+		if MatchRun(r, q) {
+			out = append(out, r) // cloned once cut to the limit
 		}
-		out = append(out, cloneRun(r))
 	}
 	slices.SortFunc(out, func(a, b *storage.Run) int {
 		c := cmp.Compare(a.CreatedAt, b.CreatedAt)
@@ -670,7 +677,41 @@ func (s *Store) ListRuns(_ context.Context, q storage.RunQuery) ([]*storage.Run,
 	if q.Limit > 0 && len(out) > q.Limit {
 		out = out[:q.Limit]
 	}
+	for i, r := range out {
+		out[i] = cloneRun(r)
+	}
 	return out, nil
+}
+
+// candidateRuns are the runs q can match: those of the sessions it names,
+// else all.
+func (s *Store) candidateRuns(q storage.RunQuery) iter.Seq[*storage.Run] {
+	ids := q.SessionIDs
+	if q.SessionID != "" {
+		ids = []string{q.SessionID}
+	}
+	return func(yield func(*storage.Run) bool) {
+		if len(ids) == 0 {
+			for _, r := range s.runs {
+				if !yield(r) {
+					return
+				}
+			}
+			return
+		}
+		seen := map[string]bool{}
+		for _, sid := range ids {
+			if seen[sid] {
+				continue
+			}
+			seen[sid] = true
+			for rid := range s.sessionRuns[sid] {
+				if r := s.runs[rid]; r != nil && !yield(r) {
+					return
+				}
+			}
+		}
+	}
 }
 
 // MatchRun applies a RunQuery to one run.

@@ -18,21 +18,10 @@ func TestSessionOrderMatchesAScan(t *testing.T) {
 	s := New()
 	types := []storage.SessionType{storage.SessionAgent, storage.SessionTeam, storage.SessionWorkflow}
 	pick := func(xs ...string) string { return xs[rng.IntN(len(xs))] }
-	setOwner := func(x *storage.Session, owner string) {
-		x.AgentID, x.TeamID, x.WorkflowID = "", "", ""
-		switch x.SessionType {
-		case storage.SessionTeam:
-			x.TeamID = owner
-		case storage.SessionWorkflow:
-			x.WorkflowID = owner
-		default:
-			x.AgentID = owner
-		}
-	}
 	for i := range 400 {
 		x := &storage.Session{SessionID: fmt.Sprintf("s%03d", rng.IntN(1000)), SessionType: types[rng.IntN(3)],
 			UserID: pick("", "u1", "u2"), SessionName: pick("alpha", "beta", ""), CreatedAt: int64(rng.IntN(50) + 1)}
-		setOwner(x, pick("", "o1", "o2", "o3"))
+		x.SetComponentID(pick("", "o1", "o2", "o3"))
 		if _, _, err := s.EnsureSession(ctx, x); err != nil {
 			t.Fatal(err)
 		}
@@ -40,7 +29,7 @@ func TestSessionOrderMatchesAScan(t *testing.T) {
 			_, _ = s.UpdateSession(ctx, x.SessionID, func(c *storage.Session) error {
 				c.UserID = pick("", "u1", "u3")
 				c.CreatedAt = int64(rng.IntN(50) + 1)
-				setOwner(c, pick("o1", "o4"))
+				c.SetComponentID(pick("o1", "o4"))
 				return nil
 			})
 		}

@@ -38,6 +38,14 @@ func (s *Store) Prune(_ context.Context, p storage.RetentionPolicy) (storage.Pru
 func (s *Store) deleteRunLocked(id string, res *storage.PruneResult) {
 	res.Runs++
 	res.Events += int64(len(s.events[id]))
+	if r, ok := s.runs[id]; ok {
+		if set := s.sessionRuns[r.SessionID]; set != nil {
+			delete(set, id)
+			if len(set) == 0 {
+				delete(s.sessionRuns, r.SessionID)
+			}
+		}
+	}
 	delete(s.runs, id)
 	delete(s.events, id)
 	delete(s.runOrder, id)

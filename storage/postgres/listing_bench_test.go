@@ -1,11 +1,11 @@
 package postgres
 
 import (
-	"fmt"
 	"testing"
 
 	"github.com/agno-go/agno/storage"
 	"github.com/agno-go/agno/storage/postgres/pgtest"
+	"github.com/agno-go/agno/storage/storetest"
 )
 
 // seedSessions writes n agent sessions (4 agents) with one top-level run
@@ -37,25 +37,8 @@ func seedSessions(b *testing.B, n int) *Store {
 	return st
 }
 
-// The first page of agno's session list and a new session's history on
-// 1,000 and 100,000 sessions, as storage/sqlite's BenchmarkListing:
+// storetest.BenchListing on this store:
 // AGNO_TEST_POSTGRES_DSN=... go test -run '^$' -bench Listing ./storage/postgres/
 func BenchmarkListing(b *testing.B) {
-	for _, n := range []int{1000, 100000} {
-		st := seedSessions(b, n)
-		b.Run(fmt.Sprintf("history/sessions=%d", n), func(b *testing.B) {
-			for b.Loop() {
-				if _, err := st.ListRuns(b.Context(), storage.RunQuery{SessionID: "new-session", TopLevel: true, Newest: true, Limit: 3}); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
-		b.Run(fmt.Sprintf("sessions-page1/sessions=%d", n), func(b *testing.B) {
-			for b.Loop() {
-				if _, _, err := st.ListSessions(b.Context(), storage.SessionQuery{SessionType: storage.SessionAgent, ComponentID: "agent-1", SortOrder: storage.Desc, Limit: 20, Page: 1}); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
-	}
+	storetest.BenchListing(b, func(b *testing.B, n int) storage.Store { return seedSessions(b, n) })
 }

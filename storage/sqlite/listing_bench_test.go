@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/agno-go/agno/storage"
+	"github.com/agno-go/agno/storage/storetest"
 )
 
 // seedSessions writes n agent sessions with one top-level run each, in
@@ -44,25 +45,8 @@ func seedSessions(b *testing.B, n int) *Store {
 	return st
 }
 
-// What a run with add_history_to_context reads in a new session, and
-// the first page of agno's session list, on stores of 1,000 and 100,000
-// sessions: go test -run '^$' -bench Listing ./storage/sqlite/
+// storetest.BenchListing on this store:
+// go test -run '^$' -bench Listing ./storage/sqlite/
 func BenchmarkListing(b *testing.B) {
-	for _, n := range []int{1000, 100000} {
-		st := seedSessions(b, n)
-		b.Run(fmt.Sprintf("history/sessions=%d", n), func(b *testing.B) {
-			for b.Loop() {
-				if _, err := st.ListRuns(b.Context(), storage.RunQuery{SessionID: "new-session", TopLevel: true, Newest: true, Limit: 3}); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
-		b.Run(fmt.Sprintf("sessions-page1/sessions=%d", n), func(b *testing.B) {
-			for b.Loop() {
-				if _, _, err := st.ListSessions(b.Context(), storage.SessionQuery{SessionType: storage.SessionAgent, ComponentID: "agent-1", SortOrder: storage.Desc, Limit: 20, Page: 1}); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
-	}
+	storetest.BenchListing(b, func(b *testing.B, n int) storage.Store { return seedSessions(b, n) })
 }

@@ -26,15 +26,7 @@ func SessionCountsMatchTheRows(t *testing.T, st storage.Store, d *sqlstore.Diale
 	for i := range 60 {
 		typ := types[i%3]
 		s := &storage.Session{SessionID: fmt.Sprintf("s%02d", i), SessionType: typ, UserID: "u"}
-		owner := fmt.Sprintf("o%d", i%4)
-		switch typ {
-		case storage.SessionTeam:
-			s.TeamID = owner
-		case storage.SessionWorkflow:
-			s.WorkflowID = owner
-		default:
-			s.AgentID = owner
-		}
+		s.SetComponentID(fmt.Sprintf("o%d", i%4))
 		if _, _, err := st.EnsureSession(ctx, s); err != nil {
 			t.Fatal(err)
 		}
