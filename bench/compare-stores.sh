@@ -125,8 +125,8 @@ rows() {
 report() {
 	echo "## AgentOS stores side by side ($(date -u +%Y-%m-%dT%H:%MZ))"
 	echo
-	echo "- commit: $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)$([[ -n $(git -C "$ROOT" status --porcelain 2>/dev/null) ]] && echo ' (working tree has changes)')"
-	echo "- $(go version), $(nproc) CPUs ($(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n1)), Linux $(uname -r)"
+	commit_line
+	machine_line
 	echo "- fakellm: TTFT $TTFT, $TOKENS tokens, token delay $TOKEN_DELAY; stream=$([[ $STREAM == 1 ]] && echo true || echo false); $ROUNDS interleaved rounds, $DURATION per row after a warm-up of max($WARMUP, c) runs; a fresh server and database per row"
 	[[ -n $PEER_CMD ]] && echo "- $PEER_NAME: \`$PEER_CMD\`"
 	local r

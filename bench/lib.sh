@@ -199,3 +199,12 @@ start_agentos() { # log
 	tail -n 40 "$1" >&2
 	die "AgentOS did not answer $OS_URL/health within 30s"
 }
+
+# commit_line and machine_line: the report's first lines, what was measured
+# and where.
+commit_line() {
+	echo "- commit: $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)$([[ -n $(git -C "$ROOT" status --porcelain 2>/dev/null) ]] && echo ' (working tree has changes)')"
+}
+machine_line() {
+	echo "- $(go version), $(nproc) CPUs ($(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n1)), Linux $(uname -r)"
+}

@@ -105,8 +105,8 @@ done
 report() {
 	echo "## AgentOS end to end ($(date -u +%Y-%m-%dT%H:%MZ))"
 	echo
-	echo "- commit: $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)$([[ -n $(git -C "$ROOT" status --porcelain 2>/dev/null) ]] && echo ' (working tree has changes)')"
-	echo "- $(go version), $(nproc) CPUs ($(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n1)), Linux $(uname -r)"
+	commit_line
+	machine_line
 	echo "- fakellm: TTFT $TTFT, $TOKENS tokens, token delay $TOKEN_DELAY; storage $STORAGE; ${DURATION} per row after a warm-up of max($WARMUP, c) runs; fresh AgentOS, fakellm and database per row"
 	echo "- load generator, AgentOS and fakellm share the machine"
 	echo
