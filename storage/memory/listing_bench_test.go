@@ -24,6 +24,11 @@ func BenchmarkListing(b *testing.B) {
 			if err := s.CreateRun(b.Context(), r); err != nil {
 				b.Fatal(err)
 			}
+			m := &storage.Memory{MemoryID: "m" + x.SessionID, Memory: "m", UserID: fmt.Sprintf("user-%d", i%4), AgentID: x.AgentID,
+				CreatedAt: int64(i + 1), UpdatedAt: int64(i + 1)}
+			if err := s.UpsertMemory(b.Context(), m); err != nil {
+				b.Fatal(err)
+			}
 		}
 		return s
 	})

@@ -31,6 +31,7 @@ type Store struct {
 	sessionRuns map[string]map[string]struct{}
 	events      map[string][]storage.Event
 	memories    map[string]*storage.Memory
+	memOrder    memoryOrder // the memories in listing orders
 	// runOrder breaks created_at ties by insertion, as SQL backends do
 	// with their row sequence.
 	runOrder map[string]int64
@@ -65,7 +66,8 @@ var _ storage.Store = (*Store)(nil)
 func New(opts ...Option) *Store {
 	s := &Store{
 		sessions:    map[string]*storage.Session{},
-		order:       sessionOrder{},
+		order:       sessionOrder{order[scope]{}},
+		memOrder:    newMemoryOrder(),
 		runs:        map[string]*storage.Run{},
 		sessionRuns: map[string]map[string]struct{}{},
 		events:      map[string][]storage.Event{},
@@ -792,10 +794,10 @@ func (s *Store) UpsertMemory(_ context.Context, m *storage.Memory) error {
 	if err := s.check(); err != nil {
 		return err
 	}
-	c := *m
-	c.Topics = append([]string(nil), m.Topics...)
+	c := cloneMemory(m)
 	now := run.Now()
-	if old, ok := s.memories[m.MemoryID]; ok {
+	old := s.memories[m.MemoryID]
+	if old != nil {
 		c.CreatedAt = old.CreatedAt
 	} else if c.CreatedAt == 0 {
 		c.CreatedAt = now
@@ -803,8 +805,15 @@ func (s *Store) UpsertMemory(_ context.Context, m *storage.Memory) error {
 	if c.UpdatedAt == 0 {
 		c.UpdatedAt = now
 	}
-	s.memories[m.MemoryID] = &c
+	s.memories[m.MemoryID] = c
+	s.memOrder.put(old, c)
 	return nil
+}
+
+func cloneMemory(m *storage.Memory) *storage.Memory {
+	c := *m
+	c.Topics = append([]string(nil), m.Topics...)
+	return &c
 }
 
 // GetMemory implements storage.Store.
@@ -818,9 +827,7 @@ func (s *Store) GetMemory(_ context.Context, id string) (*storage.Memory, error)
 	if !ok {
 		return nil, fmt.Errorf("memory %q: %w", id, storage.ErrNotFound)
 	}
-	c := *m
-	c.Topics = append([]string(nil), m.Topics...)
-	return &c, nil
+	return cloneMemory(m), nil
 }
 
 // MatchMemory applies a MemoryQuery's filters to one memory.
@@ -850,6 +857,15 @@ func (s *Store) ListMemories(_ context.Context, q storage.MemoryQuery) ([]*stora
 	if err := s.check(); err != nil {
 		return nil, 0, err
 	}
+	if page, total, ok := s.memOrder.page(q, func(id string) *storage.Memory { return s.memories[id] }); ok {
+		return page, total, nil
+	}
+	page, total := s.scanMemories(q)
+	return page, total, nil
+}
+
+// scanMemories answers q by filtering and sorting every memory.
+func (s *Store) scanMemories(q storage.MemoryQuery) ([]*storage.Memory, int) {
 	var out []*storage.Memory
 	for _, m := range s.memories {
 		if MatchMemory(m, q) {
@@ -869,15 +885,12 @@ func (s *Store) ListMemories(_ context.Context, q storage.MemoryQuery) ([]*stora
 		}
 		return c
 	})
-	total := len(out)
 	// Only the page is copied: the rest of the matches stay unread.
 	page := paginate(out, q.Limit, q.Page)
 	for i, m := range page {
-		c := *m
-		c.Topics = append([]string(nil), m.Topics...)
-		page[i] = &c
+		page[i] = cloneMemory(m)
 	}
-	return page, total, nil
+	return page, len(out)
 }
 
 // DeleteMemories implements storage.Store.
@@ -887,9 +900,14 @@ func (s *Store) DeleteMemories(_ context.Context, ids ...string) error {
 	if err := s.check(); err != nil {
 		return err
 	}
+	var gone []*storage.Memory
 	for _, id := range ids {
-		delete(s.memories, id)
+		if m, ok := s.memories[id]; ok {
+			gone = append(gone, m)
+			delete(s.memories, id)
+		}
 	}
+	s.memOrder.removeAll(gone)
 	return nil
 }
 

@@ -8,6 +8,79 @@ import (
 	"github.com/agno-go/agno/storage"
 )
 
+// orderKey orders rows as the SQL listings do: a time, then the id.
+type orderKey struct {
+	at int64
+	id string
+}
+
+func compareKeys(a, b orderKey) int {
+	return cmp.Or(cmp.Compare(a.at, b.at), strings.Compare(a.id, b.id))
+}
+
+// order keeps, per scope (what a listing filters on), row ids in one
+// listing order, so a listing in that order reads its page from one end
+// and its total_count is a length: its cost does not grow with the store.
+type order[S comparable] map[S][]orderKey
+
+func (o order[S]) add(k orderKey, scopes []S) {
+	for _, sc := range scopes {
+		keys := o[sc]
+		i, _ := slices.BinarySearchFunc(keys, k, compareKeys)
+		o[sc] = slices.Insert(keys, i, k)
+	}
+}
+
+func (o order[S]) remove(k orderKey, scopes []S) {
+	for _, sc := range scopes {
+		keys := o[sc]
+		if i, ok := slices.BinarySearchFunc(keys, k, compareKeys); ok {
+			keys = slices.Delete(keys, i, i+1)
+		}
+		o.set(sc, keys)
+	}
+}
+
+// removeAll removes many rows with one pass over each scope they are in
+// (one removal at a time moves the rest of the scope each time).
+func (o order[S]) removeAll(gone map[S]map[orderKey]bool) {
+	for sc, keys := range gone {
+		o.set(sc, slices.DeleteFunc(o[sc], func(k orderKey) bool { return keys[k] }))
+	}
+}
+
+func (o order[S]) set(sc S, keys []orderKey) {
+	if len(keys) == 0 {
+		delete(o, sc)
+	} else {
+		o[sc] = keys
+	}
+}
+
+// window is the ids of one page of scope sc (newest first unless asc) and
+// the scope's size.
+func (o order[S]) window(sc S, asc bool, limit, page int) ([]string, int) {
+	keys := o[sc]
+	start, end := pageRange(len(keys), limit, page)
+	ids := make([]string, 0, end-start)
+	for i := start; i < end; i++ {
+		if asc {
+			ids = append(ids, keys[i].id)
+		} else {
+			ids = append(ids, keys[len(keys)-1-i].id)
+		}
+	}
+	return ids, len(keys)
+}
+
+// all is every id of scope sc in listing order.
+func (o order[S]) all(sc S, asc bool) []string {
+	ids, _ := o.window(sc, asc, 0, 1)
+	return ids
+}
+
+// --- sessions: in creation order (agno's default) ---
+
 // scope is what a session listing filters on: type, owner
 // (Session.ComponentID) and user, "" for any. A session is in every scope
 // its own values or "" make up.
@@ -15,24 +88,6 @@ type scope struct {
 	typ         storage.SessionType
 	owner, user string
 }
-
-// createdKey orders sessions as the SQL listings do: created_at, then
-// session_id.
-type createdKey struct {
-	created int64
-	id      string
-}
-
-func compareCreated(a, b createdKey) int {
-	return cmp.Or(cmp.Compare(a.created, b.created), strings.Compare(a.id, b.id))
-}
-
-// sessionOrder keeps, per scope, the sessions in creation order, so a
-// listing in that order (agno's default) reads its page from one end and
-// its total_count is a length: its cost does not grow with the store.
-type sessionOrder map[scope][]createdKey
-
-func keyOf(s *storage.Session) createdKey { return createdKey{s.CreatedAt, s.SessionID} }
 
 // scopesOf lists the scopes s is in (up to eight).
 func scopesOf(s *storage.Session) []scope {
@@ -58,62 +113,43 @@ func scopesOf(s *storage.Session) []scope {
 	return out
 }
 
-func (o sessionOrder) add(s *storage.Session) {
-	k := keyOf(s)
-	for _, sc := range scopesOf(s) {
-		keys := o[sc]
-		i, _ := slices.BinarySearchFunc(keys, k, compareCreated)
-		o[sc] = slices.Insert(keys, i, k)
+func sessionKey(s *storage.Session) orderKey { return orderKey{s.CreatedAt, s.SessionID} }
+
+// sessionOrder keeps the sessions in creation order per scope.
+type sessionOrder struct{ order[scope] }
+
+func (o sessionOrder) add(s *storage.Session)    { o.order.add(sessionKey(s), scopesOf(s)) }
+func (o sessionOrder) remove(s *storage.Session) { o.order.remove(sessionKey(s), scopesOf(s)) }
+
+// replace moves a session whose listing keys changed.
+func (o sessionOrder) replace(old, next *storage.Session) {
+	if sessionKey(old) == sessionKey(next) && old.SessionType == next.SessionType && old.ComponentID() == next.ComponentID() && old.UserID == next.UserID {
+		return
 	}
+	o.remove(old)
+	o.add(next)
 }
 
-func (o sessionOrder) remove(s *storage.Session) {
-	k := keyOf(s)
-	for _, sc := range scopesOf(s) {
-		keys := o[sc]
-		if i, ok := slices.BinarySearchFunc(keys, k, compareCreated); ok {
-			keys = slices.Delete(keys, i, i+1)
-		}
-		o.set(sc, keys)
-	}
-}
-
-// removeAll removes many sessions with one pass over each scope they are
-// in (one removal at a time moves the rest of the scope each time).
 func (o sessionOrder) removeAll(ss []*storage.Session) {
 	if len(ss) == 1 {
 		o.remove(ss[0])
 		return
 	}
-	gone := map[scope]map[createdKey]bool{}
-	for _, s := range ss {
-		for _, sc := range scopesOf(s) {
+	o.order.removeAll(gather(ss, sessionKey, scopesOf))
+}
+
+// gather groups the keys of rows by the scopes they are in.
+func gather[T any, S comparable](rows []T, key func(T) orderKey, scopes func(T) []S) map[S]map[orderKey]bool {
+	gone := map[S]map[orderKey]bool{}
+	for _, r := range rows {
+		for _, sc := range scopes(r) {
 			if gone[sc] == nil {
-				gone[sc] = map[createdKey]bool{}
+				gone[sc] = map[orderKey]bool{}
 			}
-			gone[sc][keyOf(s)] = true
+			gone[sc][key(r)] = true
 		}
 	}
-	for sc, keys := range gone {
-		o.set(sc, slices.DeleteFunc(o[sc], func(k createdKey) bool { return keys[k] }))
-	}
-}
-
-func (o sessionOrder) set(sc scope, keys []createdKey) {
-	if len(keys) == 0 {
-		delete(o, sc)
-	} else {
-		o[sc] = keys
-	}
-}
-
-// replace moves a session whose listing keys changed.
-func (o sessionOrder) replace(old, next *storage.Session) {
-	if keyOf(old) == keyOf(next) && old.SessionType == next.SessionType && old.ComponentID() == next.ComponentID() && old.UserID == next.UserID {
-		return
-	}
-	o.remove(old)
-	o.add(next)
+	return gone
 }
 
 // inCreationOrder reports whether q is a listing sessionOrder answers:
@@ -125,25 +161,19 @@ func inCreationOrder(q storage.SessionQuery) bool {
 // page is q's page and total_count, in creation order, from the
 // sessions in q's scope; get looks a session up by id.
 func (o sessionOrder) page(q storage.SessionQuery, get func(id string) *storage.Session) ([]*storage.Session, int) {
-	keys := o[scope{q.SessionType, q.ComponentID, q.UserID}]
-	at := func(i int) *storage.Session {
-		if q.SortOrder == storage.Asc {
-			return get(keys[i].id)
-		}
-		return get(keys[len(keys)-1-i].id)
-	}
+	sc, asc := scope{q.SessionType, q.ComponentID, q.UserID}, q.SortOrder == storage.Asc
 	if q.NameContains == "" && q.CreatedAfter == 0 && q.CreatedBefore == 0 {
 		// Every session of the scope matches: the page is a range of it.
-		start, end := pageRange(len(keys), q.Limit, q.Page)
-		out := make([]*storage.Session, 0, end-start)
-		for i := start; i < end; i++ {
-			out = append(out, at(i).Clone())
+		ids, total := o.window(sc, asc, q.Limit, q.Page)
+		out := make([]*storage.Session, len(ids))
+		for i, id := range ids {
+			out[i] = get(id).Clone()
 		}
-		return out, len(keys)
+		return out, total
 	}
 	var matched []*storage.Session
-	for i := range keys {
-		x := at(i)
+	for _, id := range o.all(sc, asc) {
+		x := get(id)
 		if q.NameContains != "" && !strings.Contains(strings.ToLower(x.SessionName), strings.ToLower(q.NameContains)) {
 			continue
 		}
@@ -153,4 +183,76 @@ func (o sessionOrder) page(q storage.SessionQuery, get func(id string) *storage.
 		matched = append(matched, x)
 	}
 	return clonePage(matched, q.Limit, q.Page), len(matched)
+}
+
+// --- memories: by update (agno's default) and by creation ---
+
+// memScope is what a memory listing filters on: user, agent and team, ""
+// for any.
+type memScope struct{ user, agent, team string }
+
+// memScopesOf lists the scopes m is in (up to eight).
+func memScopesOf(m *storage.Memory) []memScope {
+	users, agents, teams := []string{""}, []string{""}, []string{""}
+	if m.UserID != "" {
+		users = append(users, m.UserID)
+	}
+	if m.AgentID != "" {
+		agents = append(agents, m.AgentID)
+	}
+	if m.TeamID != "" {
+		teams = append(teams, m.TeamID)
+	}
+	out := make([]memScope, 0, len(users)*len(agents)*len(teams))
+	for _, u := range users {
+		for _, a := range agents {
+			for _, t := range teams {
+				out = append(out, memScope{u, a, t})
+			}
+		}
+	}
+	return out
+}
+
+// memoryOrder keeps the memories by update and by creation per scope.
+type memoryOrder struct{ updated, created order[memScope] }
+
+func newMemoryOrder() memoryOrder {
+	return memoryOrder{updated: order[memScope]{}, created: order[memScope]{}}
+}
+
+func updatedKey(m *storage.Memory) orderKey { return orderKey{m.UpdatedAt, m.MemoryID} }
+func createdKey(m *storage.Memory) orderKey { return orderKey{m.CreatedAt, m.MemoryID} }
+
+// put records next in place of old (nil: a new memory).
+func (o memoryOrder) put(old, next *storage.Memory) {
+	if old != nil {
+		o.updated.remove(updatedKey(old), memScopesOf(old))
+		o.created.remove(createdKey(old), memScopesOf(old))
+	}
+	o.updated.add(updatedKey(next), memScopesOf(next))
+	o.created.add(createdKey(next), memScopesOf(next))
+}
+
+func (o memoryOrder) removeAll(ms []*storage.Memory) {
+	o.updated.removeAll(gather(ms, updatedKey, memScopesOf))
+	o.created.removeAll(gather(ms, createdKey, memScopesOf))
+}
+
+// page answers q when it filters on user, agent and team only; ok is
+// false for a query the order does not answer (topics, content search).
+func (o memoryOrder) page(q storage.MemoryQuery, get func(id string) *storage.Memory) (page []*storage.Memory, total int, ok bool) {
+	if len(q.Topics) > 0 || q.ContentSearch != "" {
+		return nil, 0, false
+	}
+	ord := o.updated
+	if q.SortBy == "created_at" {
+		ord = o.created
+	}
+	ids, total := ord.window(memScope{q.UserID, q.AgentID, q.TeamID}, q.SortOrder == storage.Asc, q.Limit, q.Page)
+	page = make([]*storage.Memory, len(ids))
+	for i, id := range ids {
+		page[i] = cloneMemory(get(id))
+	}
+	return page, total, true
 }

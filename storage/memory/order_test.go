@@ -93,3 +93,63 @@ func ids(ss []*storage.Session) []string {
 	}
 	return out
 }
+
+// Memory listings by update or creation read the kept orders; after
+// random upserts (moving memories between users, agents and teams, with
+// updated_at ties) and deletes they give what a full scan gives.
+func TestMemoryOrderMatchesAScan(t *testing.T) {
+	ctx := t.Context()
+	rng := rand.New(rand.NewPCG(5, 6))
+	s := New()
+	pick := func(xs ...string) string { return xs[rng.IntN(len(xs))] }
+	for i := range 400 {
+		m := &storage.Memory{MemoryID: fmt.Sprintf("m%03d", rng.IntN(150)), Memory: "m", UserID: pick("", "u1", "u2"),
+			AgentID: pick("", "a1", "a2"), TeamID: pick("", "t1"), UpdatedAt: int64(rng.IntN(40) + 1), CreatedAt: int64(rng.IntN(40) + 1)}
+		if err := s.UpsertMemory(ctx, m); err != nil {
+			t.Fatal(err)
+		}
+		if i%9 == 0 {
+			if err := s.DeleteMemories(ctx, fmt.Sprintf("m%03d", rng.IntN(150)), fmt.Sprintf("m%03d", rng.IntN(150))); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	checked := 0
+	for _, user := range []string{"", "u1", "u2"} {
+		for _, agent := range []string{"", "a1", "none"} {
+			for _, team := range []string{"", "t1"} {
+				for _, q := range []storage.MemoryQuery{
+					{SortOrder: storage.Desc, Limit: 5, Page: 1},
+					{SortOrder: storage.Desc, Limit: 5, Page: 3},
+					{SortBy: "created_at", SortOrder: storage.Asc, Limit: 4, Page: 2},
+					{SortBy: "created_at", SortOrder: storage.Desc},
+					{Limit: 3, Page: 1 << 40},
+				} {
+					q.UserID, q.AgentID, q.TeamID = user, agent, team
+					s.mu.RLock()
+					want, wantTotal := s.scanMemories(q)
+					s.mu.RUnlock()
+					got, total, err := s.ListMemories(ctx, q)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if total != wantTotal || !reflect.DeepEqual(memoryIDs(got), memoryIDs(want)) {
+						t.Errorf("%+v: got %v (total %d), a scan gives %v (total %d)", q, memoryIDs(got), total, memoryIDs(want), wantTotal)
+					}
+					checked += len(want)
+				}
+			}
+		}
+	}
+	if checked < 300 {
+		t.Fatalf("only %d memories compared: the scenario lists too little", checked)
+	}
+}
+
+func memoryIDs(ms []*storage.Memory) []string {
+	out := make([]string, len(ms))
+	for i, m := range ms {
+		out[i] = m.MemoryID
+	}
+	return out
+}

@@ -9,7 +9,7 @@ import (
 )
 
 // seedSessions writes n agent sessions (4 agents) with one top-level run
-// each straight into the tables of a fresh schema, then opens the store
+// each and n memories (4 users) straight into the tables of a fresh schema, then opens the store
 // on it as AgentOS would.
 func seedSessions(b *testing.B, n int) *Store {
 	b.Helper()
@@ -24,6 +24,8 @@ func seedSessions(b *testing.B, n int) *Store {
 			SELECT 's' || lpad(i::text, 7, '0'), 'agent', 'agent-' || (i % 4), 'u', i, i, 1 FROM generate_series(0, $1 - 1) i`,
 		`INSERT INTO ` + st.d.Runs + ` (run_id, session_id, session_type, component_id, status, created_at, updated_at, data)
 			SELECT 'rs' || lpad(i::text, 7, '0'), 's' || lpad(i::text, 7, '0'), 'agent', 'agent-' || (i % 4), 'COMPLETED', i, i, '{}' FROM generate_series(0, $1 - 1) i`,
+		`INSERT INTO ` + st.d.Memories + ` (memory_id, memory, user_id, agent_id, created_at, updated_at)
+			SELECT 'm' || lpad(i::text, 7, '0'), 'm', 'user-' || (i % 4), 'agent-' || (i % 4), i, i FROM generate_series(0, $1 - 1) i`,
 	} {
 		if _, err := st.pool.Exec(b.Context(), q, n); err != nil {
 			b.Fatal(err)

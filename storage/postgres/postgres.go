@@ -182,6 +182,7 @@ func build(schema string) (*sqlstore.Dialect, queries) {
 		Memories:      t("agno_memories"),
 		Instances:     t("agno_instances"),
 		SessionCounts: t("agno_session_counts"),
+		MemoryCounts:  t("agno_memory_counts"),
 		Arg:           func(n int) string { return "$" + strconv.Itoa(n) },
 		Contains:      func(h, n string) string { return "strpos(lower(" + h + "), lower(" + n + "::text)) > 0" },
 		Collate:       ` COLLATE "C"`,

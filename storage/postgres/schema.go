@@ -200,6 +200,47 @@ var migrations = []migration{
 		`INSERT INTO {schema}.agno_session_counts (scope, shard, n)
 			SELECT scope, 0, COUNT(*) FROM {schema}.agno_sessions s, LATERAL unnest(ARRAY['all', 't:' || s.session_type, 'c:' || (CASE s.session_type WHEN 'team' THEN s.team_id WHEN 'workflow' THEN s.workflow_id ELSE s.agent_id END), 'tc:' || s.session_type || ':' || (CASE s.session_type WHEN 'team' THEN s.team_id WHEN 'workflow' THEN s.workflow_id ELSE s.agent_id END)]) AS scope GROUP BY scope`,
 	}},
+	{table: "agno_memory_counts", version: 1, stmts: []string{
+		// total_count of the memory listings as agno_session_counts does
+		// for sessions: scopes 'all', 'u:'+user, 'a:'+agent, 't:'+team and
+		// 'ua:'/'ut:' + the user's length + ':' + user + agent/team.
+		`CREATE TABLE {schema}.agno_memory_counts (
+			scope TEXT NOT NULL,
+			shard SMALLINT NOT NULL,
+			n     BIGINT NOT NULL,
+			PRIMARY KEY (scope, shard)
+		)`,
+		`CREATE FUNCTION {schema}.agno_memories_count() RETURNS trigger LANGUAGE plpgsql AS $$
+		BEGIN
+			INSERT INTO {schema}.agno_memory_counts AS c (scope, shard, n)
+				SELECT scope, pg_backend_pid() % 16, CASE TG_OP WHEN 'DELETE' THEN -COUNT(*) ELSE COUNT(*) END
+				FROM changed m, LATERAL unnest(ARRAY['all', 'u:' || m.user_id, 'a:' || m.agent_id, 't:' || m.team_id, 'ua:' || length(m.user_id) || ':' || m.user_id || m.agent_id, 'ut:' || length(m.user_id) || ':' || m.user_id || m.team_id]) AS scope GROUP BY scope
+				ON CONFLICT (scope, shard) DO UPDATE SET n = c.n + excluded.n;
+			RETURN NULL;
+		END
+		$$`,
+		`CREATE FUNCTION {schema}.agno_memories_recount() RETURNS trigger LANGUAGE plpgsql AS $$
+		BEGIN
+			INSERT INTO {schema}.agno_memory_counts AS c (scope, shard, n)
+				SELECT scope, pg_backend_pid() % 16, SUM(d) FROM (
+					SELECT unnest(ARRAY['all', 'u:' || OLD.user_id, 'a:' || OLD.agent_id, 't:' || OLD.team_id, 'ua:' || length(OLD.user_id) || ':' || OLD.user_id || OLD.agent_id, 'ut:' || length(OLD.user_id) || ':' || OLD.user_id || OLD.team_id]) AS scope, -1 AS d
+					UNION ALL SELECT unnest(ARRAY['all', 'u:' || NEW.user_id, 'a:' || NEW.agent_id, 't:' || NEW.team_id, 'ua:' || length(NEW.user_id) || ':' || NEW.user_id || NEW.agent_id, 'ut:' || length(NEW.user_id) || ':' || NEW.user_id || NEW.team_id]), 1) moves
+				GROUP BY scope
+				ON CONFLICT (scope, shard) DO UPDATE SET n = c.n + excluded.n;
+			RETURN NULL;
+		END
+		$$`,
+		`CREATE TRIGGER agno_memories_counted AFTER INSERT ON {schema}.agno_memories
+			REFERENCING NEW TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION {schema}.agno_memories_count()`,
+		`CREATE TRIGGER agno_memories_uncounted AFTER DELETE ON {schema}.agno_memories
+			REFERENCING OLD TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION {schema}.agno_memories_count()`,
+		`CREATE TRIGGER agno_memories_recounted AFTER UPDATE OF user_id, agent_id, team_id ON {schema}.agno_memories
+			FOR EACH ROW WHEN (OLD.user_id IS DISTINCT FROM NEW.user_id OR OLD.agent_id IS DISTINCT FROM NEW.agent_id
+				OR OLD.team_id IS DISTINCT FROM NEW.team_id)
+			EXECUTE FUNCTION {schema}.agno_memories_recount()`,
+		`INSERT INTO {schema}.agno_memory_counts (scope, shard, n)
+			SELECT scope, 0, COUNT(*) FROM {schema}.agno_memories m, LATERAL unnest(ARRAY['all', 'u:' || m.user_id, 'a:' || m.agent_id, 't:' || m.team_id, 'ua:' || length(m.user_id) || ':' || m.user_id || m.agent_id, 'ut:' || length(m.user_id) || ':' || m.user_id || m.team_id]) AS scope GROUP BY scope`,
+	}},
 	{table: "agno_instances", version: 1, stmts: []string{
 		// AgentOS processes and their last heartbeat (the run lease).
 		`CREATE TABLE {schema}.agno_instances (

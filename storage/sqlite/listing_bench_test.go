@@ -9,10 +9,10 @@ import (
 	"github.com/agno-go/agno/storage/storetest"
 )
 
-// seedSessions writes n agent sessions with one top-level run each, in
-// one transaction, straight into the tables (Start/Finish would take
-// minutes for 100,000), then reopens the store so that it starts as
-// AgentOS would on that file.
+// seedSessions writes n agent sessions with one top-level run each and n
+// memories in one transaction, straight into the tables (Start/Finish
+// would take minutes for 100,000), then reopens the store so that it
+// starts as AgentOS would on that file.
 func seedSessions(b *testing.B, n int) *Store {
 	b.Helper()
 	path := filepath.Join(b.TempDir(), "agno.db")
@@ -31,6 +31,9 @@ func seedSessions(b *testing.B, n int) *Store {
 			b.Fatal(err)
 		}
 		if _, err := tx.Exec(`INSERT INTO agno_runs (run_id, row_seq, session_id, session_type, component_id, status, created_at, updated_at, data) VALUES (?1, ?2, ?3, 'agent', ?4, 'COMPLETED', ?2, ?2, '{}')`, "r"+id, i, id, agent); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := tx.Exec(`INSERT INTO agno_memories (memory_id, memory, user_id, agent_id, created_at, updated_at) VALUES (?1, 'm', ?2, ?3, ?4, ?4)`, "m"+id, fmt.Sprintf("user-%d", i%4), agent, i); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -177,6 +177,31 @@ var migrations = []migration{
 		`CREATE INDEX agno_memories_updated_idx ON agno_memories (updated_at, memory_id)`,
 		`CREATE INDEX agno_memories_created_idx ON agno_memories (created_at, memory_id)`,
 	}},
+	{table: "agno_memory_counts", version: 1, stmts: []string{
+		// total_count of the memory listings without reading the matching
+		// rows: counts by scope ('all', 'u:'+user, 'a:'+agent, 't:'+team,
+		// and a user with an agent or a team: 'ua:'/'ut:' + the user's
+		// length + ':' + user + agent/team, so no two pairs share a scope),
+		// kept by triggers in the writing transaction.
+		`CREATE TABLE agno_memory_counts (
+			scope TEXT PRIMARY KEY,
+			n     INTEGER NOT NULL
+		) WITHOUT ROWID`,
+		`INSERT INTO agno_memory_counts (scope, n) SELECT scope, COUNT(*) FROM (SELECT 'all' AS scope FROM agno_memories m UNION ALL SELECT 'u:' || m.user_id AS scope FROM agno_memories m UNION ALL SELECT 'a:' || m.agent_id AS scope FROM agno_memories m UNION ALL SELECT 't:' || m.team_id AS scope FROM agno_memories m UNION ALL SELECT 'ua:' || length(m.user_id) || ':' || m.user_id || m.agent_id AS scope FROM agno_memories m UNION ALL SELECT 'ut:' || length(m.user_id) || ':' || m.user_id || m.team_id AS scope FROM agno_memories m) GROUP BY scope`,
+		`CREATE TRIGGER agno_memories_counted AFTER INSERT ON agno_memories BEGIN
+			INSERT INTO agno_memory_counts (scope, n) VALUES ('all', 1), ('u:' || NEW.user_id, 1), ('a:' || NEW.agent_id, 1), ('t:' || NEW.team_id, 1), ('ua:' || length(NEW.user_id) || ':' || NEW.user_id || NEW.agent_id, 1), ('ut:' || length(NEW.user_id) || ':' || NEW.user_id || NEW.team_id, 1)
+				ON CONFLICT (scope) DO UPDATE SET n = n + 1;
+		END`,
+		`CREATE TRIGGER agno_memories_uncounted AFTER DELETE ON agno_memories BEGIN
+			UPDATE agno_memory_counts SET n = n - 1 WHERE scope IN ('all', 'u:' || OLD.user_id, 'a:' || OLD.agent_id, 't:' || OLD.team_id, 'ua:' || length(OLD.user_id) || ':' || OLD.user_id || OLD.agent_id, 'ut:' || length(OLD.user_id) || ':' || OLD.user_id || OLD.team_id);
+		END`,
+		`CREATE TRIGGER agno_memories_recounted AFTER UPDATE OF user_id, agent_id, team_id ON agno_memories
+		WHEN OLD.user_id IS NOT NEW.user_id OR OLD.agent_id IS NOT NEW.agent_id OR OLD.team_id IS NOT NEW.team_id BEGIN
+			UPDATE agno_memory_counts SET n = n - 1 WHERE scope IN ('all', 'u:' || OLD.user_id, 'a:' || OLD.agent_id, 't:' || OLD.team_id, 'ua:' || length(OLD.user_id) || ':' || OLD.user_id || OLD.agent_id, 'ut:' || length(OLD.user_id) || ':' || OLD.user_id || OLD.team_id);
+			INSERT INTO agno_memory_counts (scope, n) VALUES ('all', 1), ('u:' || NEW.user_id, 1), ('a:' || NEW.agent_id, 1), ('t:' || NEW.team_id, 1), ('ua:' || length(NEW.user_id) || ':' || NEW.user_id || NEW.agent_id, 1), ('ut:' || length(NEW.user_id) || ':' || NEW.user_id || NEW.team_id, 1)
+				ON CONFLICT (scope) DO UPDATE SET n = n + 1;
+		END`,
+	}},
 	{table: "agno_instances", version: 1, stmts: []string{
 		// AgentOS processes and their last heartbeat (the run lease).
 		`CREATE TABLE agno_instances (

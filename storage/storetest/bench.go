@@ -164,14 +164,15 @@ func turn(ctx context.Context, b *testing.B, st storage.Store, sid string, n int
 }
 
 // ListingSeeder returns a store holding n agent sessions of 4 agents
-// ("agent-0" … "agent-3"), each with one top-level run, opened as AgentOS
-// would open it.
+// ("agent-0" … "agent-3"), each with one top-level run, and n memories of
+// 4 users ("user-0" … "user-3"), opened as AgentOS would open it.
 type ListingSeeder = func(b *testing.B, n int) storage.Store
 
 // BenchListing measures reads whose cost must not grow with the store, on
 // 1,000 and 100,000 sessions: what a run with add_history_to_context
 // reads in a new session, and the first page of agno's session list
-// (GET /sessions?type=agent&component_id=…&limit=20&page=1).
+// (GET /sessions?type=agent&component_id=…&limit=20&page=1), and of a
+// user's memories (GET /memories?user_id=…&limit=20&page=1).
 func BenchListing(b *testing.B, seed ListingSeeder) {
 	for _, n := range []int{1000, 100000} {
 		st := seed(b, n)
@@ -185,6 +186,13 @@ func BenchListing(b *testing.B, seed ListingSeeder) {
 		b.Run(fmt.Sprintf("sessions-page1/sessions=%d", n), func(b *testing.B) {
 			for b.Loop() {
 				if _, _, err := st.ListSessions(b.Context(), storage.SessionQuery{SessionType: storage.SessionAgent, ComponentID: "agent-1", SortOrder: storage.Desc, Limit: 20, Page: 1}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run(fmt.Sprintf("memories-page1/memories=%d", n), func(b *testing.B) {
+			for b.Loop() {
+				if _, _, err := st.ListMemories(b.Context(), storage.MemoryQuery{UserID: "user-1", SortOrder: storage.Desc, Limit: 20, Page: 1}); err != nil {
 					b.Fatal(err)
 				}
 			}

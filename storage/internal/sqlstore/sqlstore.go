@@ -46,6 +46,10 @@ type Dialect struct {
 	// Session.ComponentID), the sum of its rows n. It gives total_count when a listing filters
 	// by type and owner only; "" counts the rows.
 	SessionCounts string
+	// MemoryCounts is the same for memories, by scope: 'all', 'u:'+user,
+	// 'a:'+agent, 't:'+team, 'ua:'/'ut:' + the user's length + ':' + user
+	// + agent/team.
+	MemoryCounts string
 }
 
 // Scanner is a row: *sql.Row, *sql.Rows, pgx.Row and pgx.Rows all fit.
@@ -579,14 +583,18 @@ func MemoryTopicsValue(m *storage.Memory) (any, error) {
 // ListMemories renders the count and page queries of q.
 func (d *Dialect) ListMemories(q storage.MemoryQuery) (count, list string, args []any) {
 	b := d.NewBuilder()
+	var user, agent, team string // their arguments, as TEXT
 	if q.UserID != "" {
-		b.Where("user_id = " + b.Arg(q.UserID))
+		user = "CAST(" + b.Arg(q.UserID) + " AS TEXT)"
+		b.Where("user_id = " + user)
 	}
 	if q.AgentID != "" {
-		b.Where("agent_id = " + b.Arg(q.AgentID))
+		agent = "CAST(" + b.Arg(q.AgentID) + " AS TEXT)"
+		b.Where("agent_id = " + agent)
 	}
 	if q.TeamID != "" {
-		b.Where("team_id = " + b.Arg(q.TeamID))
+		team = "CAST(" + b.Arg(q.TeamID) + " AS TEXT)"
+		b.Where("team_id = " + team)
 	}
 	for _, t := range q.Topics {
 		b.Where(d.HasTopic(b.Arg(t)))
@@ -601,9 +609,32 @@ func (d *Dialect) ListMemories(q storage.MemoryQuery) (count, list string, args 
 	dir := direction(q.SortOrder)
 	where := b.SQL()
 	count = "SELECT COUNT(*) FROM " + d.Memories + where
+	if scope := memoryScope(user, agent, team); d.MemoryCounts != "" && scope != "" && len(q.Topics) == 0 && q.ContentSearch == "" {
+		count = "SELECT CAST(COALESCE(SUM(n), 0) AS BIGINT) FROM " + d.MemoryCounts + " WHERE scope = " + scope
+	}
 	list = "SELECT " + MemoryColumns + " FROM " + d.Memories + where +
 		" ORDER BY " + col + " " + dir + ", memory_id" + d.Collate + " " + dir + LimitOffset(q.Limit, q.Page)
 	return count, list, b.Args
+}
+
+// memoryScope is the MemoryCounts scope of a listing filtered by the
+// given arguments ("" for none), "" when no scope is kept for it.
+func memoryScope(user, agent, team string) string {
+	switch {
+	case user == "" && agent == "" && team == "":
+		return "'all'"
+	case agent == "" && team == "":
+		return "'u:' || " + user
+	case user == "" && team == "":
+		return "'a:' || " + agent
+	case user == "" && agent == "":
+		return "'t:' || " + team
+	case team == "":
+		return "'ua:' || length(" + user + ") || ':' || " + user + " || " + agent
+	case agent == "":
+		return "'ut:' || length(" + user + ") || ':' || " + user + " || " + team
+	}
+	return ""
 }
 
 // MemoryStats renders the count and page queries of user memory stats.
