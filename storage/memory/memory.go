@@ -942,31 +942,8 @@ func (s *Store) MemoryStats(_ context.Context, userID string, limit, page int) (
 	if err := s.check(); err != nil {
 		return nil, 0, err
 	}
-	by := map[string]*storage.UserMemoryStats{}
-	for _, m := range s.memories {
-		if m.UserID == "" || (userID != "" && m.UserID != userID) {
-			continue
-		}
-		st := by[m.UserID]
-		if st == nil {
-			st = &storage.UserMemoryStats{UserID: m.UserID}
-			by[m.UserID] = st
-		}
-		st.TotalMemories++
-		st.LastMemoryUpdatedAt = max(st.LastMemoryUpdatedAt, m.UpdatedAt)
-	}
-	out := make([]storage.UserMemoryStats, 0, len(by))
-	for _, st := range by {
-		out = append(out, *st)
-	}
-	slices.SortFunc(out, func(a, b storage.UserMemoryStats) int {
-		if c := cmp.Compare(b.LastMemoryUpdatedAt, a.LastMemoryUpdatedAt); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.UserID, b.UserID)
-	})
-	total := len(out)
-	return paginate(out, limit, page), total, nil
+	out, total := s.memOrder.stats(userID, limit, page)
+	return out, total, nil
 }
 
 // Close implements storage.Store.

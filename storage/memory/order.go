@@ -214,11 +214,76 @@ func memScopesOf(m *storage.Memory) []memScope {
 	return out
 }
 
-// memoryOrder keeps the memories by update and by creation per scope.
-type memoryOrder struct{ updated, created order[memScope] }
+// memoryOrder keeps the memories by update and by creation per scope,
+// and the users with memories newest first (user memory stats).
+type memoryOrder struct {
+	updated, created order[memScope]
+	users            order[struct{}] // key: minus the user's last update, the user
+}
 
 func newMemoryOrder() memoryOrder {
-	return memoryOrder{updated: order[memScope]{}, created: order[memScope]{}}
+	return memoryOrder{updated: order[memScope]{}, created: order[memScope]{}, users: order[struct{}]{}}
+}
+
+var everyone = []struct{}{{}}
+
+// userKey is u's place among the users (ok false: no memories).
+func (o memoryOrder) userKey(u string) (k orderKey, ok bool) {
+	keys := o.updated[memScope{user: u}]
+	if u == "" || len(keys) == 0 {
+		return orderKey{}, false
+	}
+	return orderKey{-keys[len(keys)-1].at, u}, true
+}
+
+// restat runs change, then moves the given users to their new places.
+func (o memoryOrder) restat(users []string, change func()) {
+	before := map[string]orderKey{}
+	for _, u := range users {
+		if k, ok := o.userKey(u); ok {
+			before[u] = k
+		}
+	}
+	change()
+	done := map[string]bool{}
+	for _, u := range users {
+		if done[u] {
+			continue
+		}
+		done[u] = true
+		old, had := before[u]
+		k, has := o.userKey(u)
+		if had && has && old == k {
+			continue
+		}
+		if had {
+			o.users.remove(old, everyone)
+		}
+		if has {
+			o.users.add(k, everyone)
+		}
+	}
+}
+
+// stats is GET /user_memory_stats: each user's memory count and last
+// update, newest first, then by user id.
+func (o memoryOrder) stats(userID string, limit, page int) ([]storage.UserMemoryStats, int) {
+	stat := func(u string) storage.UserMemoryStats {
+		keys := o.updated[memScope{user: u}]
+		return storage.UserMemoryStats{UserID: u, TotalMemories: len(keys), LastMemoryUpdatedAt: keys[len(keys)-1].at}
+	}
+	if userID != "" {
+		if _, ok := o.userKey(userID); !ok {
+			return []storage.UserMemoryStats{}, 0
+		}
+		return slices.Clone(paginate([]storage.UserMemoryStats{stat(userID)}, limit, page)), 1
+	}
+	ids, total := o.users.window(struct{}{}, true, limit, page)
+	out := make([]storage.UserMemoryStats, len(ids))
+	for i, u := range ids {
+		out[i] = stat(u)
+	}
+	return out, total
 }
 
 func updatedKey(m *storage.Memory) orderKey { return orderKey{m.UpdatedAt, m.MemoryID} }
@@ -226,17 +291,29 @@ func createdKey(m *storage.Memory) orderKey { return orderKey{m.CreatedAt, m.Mem
 
 // put records next in place of old (nil: a new memory).
 func (o memoryOrder) put(old, next *storage.Memory) {
+	users := []string{next.UserID}
 	if old != nil {
-		o.updated.remove(updatedKey(old), memScopesOf(old))
-		o.created.remove(createdKey(old), memScopesOf(old))
+		users = append(users, old.UserID)
 	}
-	o.updated.add(updatedKey(next), memScopesOf(next))
-	o.created.add(createdKey(next), memScopesOf(next))
+	o.restat(users, func() {
+		if old != nil {
+			o.updated.remove(updatedKey(old), memScopesOf(old))
+			o.created.remove(createdKey(old), memScopesOf(old))
+		}
+		o.updated.add(updatedKey(next), memScopesOf(next))
+		o.created.add(createdKey(next), memScopesOf(next))
+	})
 }
 
 func (o memoryOrder) removeAll(ms []*storage.Memory) {
-	o.updated.removeAll(gather(ms, updatedKey, memScopesOf))
-	o.created.removeAll(gather(ms, createdKey, memScopesOf))
+	users := make([]string, len(ms))
+	for i, m := range ms {
+		users[i] = m.UserID
+	}
+	o.restat(users, func() {
+		o.updated.removeAll(gather(ms, updatedKey, memScopesOf))
+		o.created.removeAll(gather(ms, createdKey, memScopesOf))
+	})
 }
 
 // page answers q when it filters on user, agent and team only; ok is

@@ -33,7 +33,7 @@ func TestOpenOldLayout(t *testing.T) {
 	// An older release: every table but agno_blobs and the counts, agno_runs at version
 	// 2, agno_sessions and agno_memories at 1 (before the listing indexes).
 	for _, m := range migrations {
-		if m.table == "agno_blobs" || m.table == "agno_session_counts" || m.table == "agno_memory_counts" || m.table == "agno_runs" && m.version > 2 ||
+		if m.table == "agno_blobs" || m.table == "agno_session_counts" || m.table == "agno_memory_counts" || m.table == "agno_memory_users" || m.table == "agno_runs" && m.version > 2 ||
 			(m.table == "agno_sessions" || m.table == "agno_memories") && m.version > 1 {
 			continue
 		}
@@ -49,8 +49,8 @@ func TestOpenOldLayout(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	if st.applied != 6 {
-		t.Errorf("applied %d migrations, want 6 (agno_blobs, the session, run and memory indexes, the session and memory counts)", st.applied)
+	if st.applied != 7 {
+		t.Errorf("applied %d migrations, want 7 (agno_blobs, the session, run and memory indexes, the session and memory counts, the memory users)", st.applied)
 	}
 	v := versions(t, conn, schema)
 	for table, want := range map[string]int64{"agno_run_events": 1, "agno_instances": 1} {

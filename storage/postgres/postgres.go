@@ -183,6 +183,7 @@ func build(schema string) (*sqlstore.Dialect, queries) {
 		Instances:     t("agno_instances"),
 		SessionCounts: t("agno_session_counts"),
 		MemoryCounts:  t("agno_memory_counts"),
+		MemoryUsers:   t("agno_memory_users"),
 		Arg:           func(n int) string { return "$" + strconv.Itoa(n) },
 		Contains:      func(h, n string) string { return "strpos(lower(" + h + "), lower(" + n + "::text)) > 0" },
 		Collate:       ` COLLATE "C"`,

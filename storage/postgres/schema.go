@@ -241,6 +241,60 @@ var migrations = []migration{
 		`INSERT INTO {schema}.agno_memory_counts (scope, shard, n)
 			SELECT scope, 0, COUNT(*) FROM {schema}.agno_memories m, LATERAL unnest(ARRAY['all', 'u:' || m.user_id, 'a:' || m.agent_id, 't:' || m.team_id, 'ua:' || length(m.user_id) || ':' || m.user_id || m.agent_id, 'ut:' || length(m.user_id) || ':' || m.user_id || m.team_id]) AS scope GROUP BY scope`,
 	}},
+	{table: "agno_memory_users", version: 1, stmts: []string{
+		// GET /user_memory_stats without grouping every memory, as on
+		// SQLite: each user's count and last update. Inserts and deletes
+		// count per statement (one update per user, users in order, so two
+		// bulk writes do not deadlock), a change row by row.
+		`CREATE TABLE {schema}.agno_memory_users (
+			user_id      TEXT PRIMARY KEY,
+			n            BIGINT NOT NULL,
+			last_updated BIGINT NOT NULL
+		)`,
+		`CREATE INDEX agno_memory_users_last_idx ON {schema}.agno_memory_users (last_updated DESC, user_id COLLATE "C")`,
+		`CREATE FUNCTION {schema}.agno_memories_users_added() RETURNS trigger LANGUAGE plpgsql AS $$
+		BEGIN
+			INSERT INTO {schema}.agno_memory_users AS u (user_id, n, last_updated)
+				SELECT user_id, COUNT(*), MAX(updated_at) FROM changed WHERE user_id <> '' GROUP BY user_id ORDER BY user_id
+				ON CONFLICT (user_id) DO UPDATE SET n = u.n + excluded.n, last_updated = GREATEST(u.last_updated, excluded.last_updated);
+			RETURN NULL;
+		END
+		$$`,
+		`CREATE FUNCTION {schema}.agno_memories_users_removed() RETURNS trigger LANGUAGE plpgsql AS $$
+		BEGIN
+			UPDATE {schema}.agno_memory_users AS u SET n = u.n - g.k,
+				last_updated = COALESCE((SELECT MAX(m.updated_at) FROM {schema}.agno_memories m WHERE m.user_id = u.user_id), 0)
+				FROM (SELECT user_id, COUNT(*) AS k FROM changed WHERE user_id <> '' GROUP BY user_id ORDER BY user_id) g
+				WHERE u.user_id = g.user_id;
+			DELETE FROM {schema}.agno_memory_users WHERE n <= 0 AND user_id IN (SELECT user_id FROM changed);
+			RETURN NULL;
+		END
+		$$`,
+		`CREATE FUNCTION {schema}.agno_memories_user_changed() RETURNS trigger LANGUAGE plpgsql AS $$
+		BEGIN
+			IF OLD.user_id <> '' THEN
+				UPDATE {schema}.agno_memory_users SET n = n - 1,
+					last_updated = COALESCE((SELECT MAX(updated_at) FROM {schema}.agno_memories WHERE user_id = OLD.user_id), 0)
+					WHERE user_id = OLD.user_id;
+				DELETE FROM {schema}.agno_memory_users WHERE user_id = OLD.user_id AND n <= 0;
+			END IF;
+			IF NEW.user_id <> '' THEN
+				INSERT INTO {schema}.agno_memory_users AS u (user_id, n, last_updated) VALUES (NEW.user_id, 1, NEW.updated_at)
+					ON CONFLICT (user_id) DO UPDATE SET n = u.n + 1, last_updated = GREATEST(u.last_updated, excluded.last_updated);
+			END IF;
+			RETURN NULL;
+		END
+		$$`,
+		`CREATE TRIGGER agno_memories_users_added AFTER INSERT ON {schema}.agno_memories
+			REFERENCING NEW TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION {schema}.agno_memories_users_added()`,
+		`CREATE TRIGGER agno_memories_users_removed AFTER DELETE ON {schema}.agno_memories
+			REFERENCING OLD TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION {schema}.agno_memories_users_removed()`,
+		`CREATE TRIGGER agno_memories_user_changed AFTER UPDATE OF user_id, updated_at ON {schema}.agno_memories
+			FOR EACH ROW WHEN (OLD.user_id IS DISTINCT FROM NEW.user_id OR OLD.updated_at IS DISTINCT FROM NEW.updated_at)
+			EXECUTE FUNCTION {schema}.agno_memories_user_changed()`,
+		`INSERT INTO {schema}.agno_memory_users (user_id, n, last_updated)
+			SELECT user_id, COUNT(*), MAX(updated_at) FROM {schema}.agno_memories WHERE user_id <> '' GROUP BY user_id`,
+	}},
 	{table: "agno_instances", version: 1, stmts: []string{
 		// AgentOS processes and their last heartbeat (the run lease).
 		`CREATE TABLE {schema}.agno_instances (

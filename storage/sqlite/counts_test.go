@@ -20,6 +20,11 @@ func TestMemoryCountsMatchTheRows(t *testing.T) {
 	sqlstoretest.MemoryCountsMatchTheRows(t, st, st.d, countQuerier(st), backfill(t, st, "agno_memory_counts"))
 }
 
+func TestMemoryUsersBackfill(t *testing.T) {
+	st := openTemp(t)
+	sqlstoretest.MemoryUsersBackfill(t, st, backfill(t, st, "agno_memory_users"))
+}
+
 func countQuerier(st *Store) sqlstoretest.CountQuerier {
 	return func(ctx context.Context, q string, args ...any) (n int64, err error) {
 		err = st.r.QueryRowContext(ctx, q, args...).Scan(&n)

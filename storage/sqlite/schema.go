@@ -202,6 +202,38 @@ var migrations = []migration{
 				ON CONFLICT (scope) DO UPDATE SET n = n + 1;
 		END`,
 	}},
+	{table: "agno_memory_users", version: 1, stmts: []string{
+		// GET /user_memory_stats without grouping every memory: each user's
+		// count and last update, kept by triggers (a delete reads the
+		// user's newest remaining memory through agno_memories_user_idx).
+		`CREATE TABLE agno_memory_users (
+			user_id      TEXT PRIMARY KEY,
+			n            INTEGER NOT NULL,
+			last_updated INTEGER NOT NULL
+		) WITHOUT ROWID`,
+		`INSERT INTO agno_memory_users (user_id, n, last_updated)
+			SELECT user_id, COUNT(*), MAX(updated_at) FROM agno_memories WHERE user_id <> '' GROUP BY user_id`,
+		`CREATE INDEX agno_memory_users_last_idx ON agno_memory_users (last_updated DESC, user_id)`,
+		`CREATE TRIGGER agno_memories_user_added AFTER INSERT ON agno_memories WHEN NEW.user_id <> '' BEGIN
+			INSERT INTO agno_memory_users (user_id, n, last_updated) VALUES (NEW.user_id, 1, NEW.updated_at)
+				ON CONFLICT (user_id) DO UPDATE SET n = n + 1, last_updated = MAX(last_updated, excluded.last_updated);
+		END`,
+		`CREATE TRIGGER agno_memories_user_removed AFTER DELETE ON agno_memories WHEN OLD.user_id <> '' BEGIN
+			UPDATE agno_memory_users SET n = n - 1,
+				last_updated = COALESCE((SELECT MAX(updated_at) FROM agno_memories WHERE user_id = OLD.user_id), 0)
+				WHERE user_id = OLD.user_id;
+			DELETE FROM agno_memory_users WHERE user_id = OLD.user_id AND n <= 0;
+		END`,
+		// A change is the old row's removal and the new row's addition.
+		`CREATE TRIGGER agno_memories_user_changed AFTER UPDATE OF user_id, updated_at ON agno_memories BEGIN
+			UPDATE agno_memory_users SET n = n - 1,
+				last_updated = COALESCE((SELECT MAX(updated_at) FROM agno_memories WHERE user_id = OLD.user_id), 0)
+				WHERE OLD.user_id <> '' AND user_id = OLD.user_id;
+			DELETE FROM agno_memory_users WHERE user_id = OLD.user_id AND n <= 0;
+			INSERT INTO agno_memory_users (user_id, n, last_updated) SELECT NEW.user_id, 1, NEW.updated_at WHERE NEW.user_id <> ''
+				ON CONFLICT (user_id) DO UPDATE SET n = n + 1, last_updated = MAX(last_updated, excluded.last_updated);
+		END`,
+	}},
 	{table: "agno_instances", version: 1, stmts: []string{
 		// AgentOS processes and their last heartbeat (the run lease).
 		`CREATE TABLE agno_instances (

@@ -159,6 +159,7 @@ var dialect = sqlstore.Dialect{
 	IndexedBy:     func(index string) string { return " INDEXED BY agno_runs_" + index },
 	SessionCounts: "agno_session_counts",
 	MemoryCounts:  "agno_memory_counts",
+	MemoryUsers:   "agno_memory_users",
 }
 
 // statements are prepared once at Open: parsing SQL is a good part of a

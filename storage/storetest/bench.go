@@ -172,7 +172,8 @@ type ListingSeeder = func(b *testing.B, n int) storage.Store
 // 1,000 and 100,000 sessions: what a run with add_history_to_context
 // reads in a new session, and the first page of agno's session list
 // (GET /sessions?type=agent&component_id=…&limit=20&page=1), and of a
-// user's memories (GET /memories?user_id=…&limit=20&page=1).
+// user's memories (GET /memories?user_id=…&limit=20&page=1) and of the
+// user memory stats (GET /user_memory_stats?limit=20&page=1).
 func BenchListing(b *testing.B, seed ListingSeeder) {
 	for _, n := range []int{1000, 100000} {
 		st := seed(b, n)
@@ -193,6 +194,13 @@ func BenchListing(b *testing.B, seed ListingSeeder) {
 		b.Run(fmt.Sprintf("memories-page1/memories=%d", n), func(b *testing.B) {
 			for b.Loop() {
 				if _, _, err := st.ListMemories(b.Context(), storage.MemoryQuery{UserID: "user-1", SortOrder: storage.Desc, Limit: 20, Page: 1}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run(fmt.Sprintf("memory-stats-page1/memories=%d", n), func(b *testing.B) {
+			for b.Loop() {
+				if _, _, err := st.MemoryStats(b.Context(), "", 20, 1); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -1,7 +1,10 @@
 package storetest
 
 import (
+	"cmp"
 	"errors"
+	"fmt"
+	"slices"
 	"testing"
 	"time"
 
@@ -133,6 +136,76 @@ func testMemories(t *testing.T, open Opener) {
 				continue
 			}
 			sameIDs(t, "MemoryTopics("+c.user+")", got, c.want)
+		}
+	})
+
+	// Stats after memories are added, rewritten (a later or an earlier
+	// updated_at), moved between users and deleted are the grouping of the
+	// memories then stored.
+	t.Run("StatsFollowChanges", func(t *testing.T) {
+		st := newStore(t, open)
+		ctx := t.Context()
+		put := func(id, user string, updated int64) {
+			t.Helper()
+			must(t, st.UpsertMemory(ctx, &storage.Memory{MemoryID: id, Memory: id, UserID: user, CreatedAt: 1, UpdatedAt: updated}))
+		}
+		for i := range 30 {
+			put(fmt.Sprintf("m%02d", i), fmt.Sprintf("u%d", i%4), int64(100+i))
+		}
+		put("m01", "u1", 500) // later
+		put("m05", "u1", 50)  // earlier: u1's newest is still m01
+		put("m02", "u3", 90)  // moved from u2
+		put("m03", "", 600)   // moved to no user
+		put("x1", "u9", 70)
+		put("x1", "u9", 80)
+		must(t, st.DeleteMemories(ctx, "m29", "m25", "m21", "m17", "m13", "m09"))               // u1's older ones
+		must(t, st.DeleteMemories(ctx, "m00", "m04", "m08", "m12", "m16", "m20", "m24", "m28")) // all of u0
+		must(t, st.DeleteMemories(ctx, "m01"))                                                  // u1's newest: m05's 50 is its last now
+		mems, _, err := st.ListMemories(ctx, storage.MemoryQuery{})
+		must(t, err)
+		by := map[string]*storage.UserMemoryStats{}
+		var want []storage.UserMemoryStats
+		for _, m := range mems {
+			if m.UserID == "" {
+				continue
+			}
+			if by[m.UserID] == nil {
+				by[m.UserID] = &storage.UserMemoryStats{UserID: m.UserID}
+			}
+			by[m.UserID].TotalMemories++
+			by[m.UserID].LastMemoryUpdatedAt = max(by[m.UserID].LastMemoryUpdatedAt, m.UpdatedAt)
+		}
+		for _, u := range by {
+			want = append(want, *u)
+		}
+		slices.SortFunc(want, func(a, b storage.UserMemoryStats) int {
+			return cmp.Or(cmp.Compare(b.LastMemoryUpdatedAt, a.LastMemoryUpdatedAt), cmp.Compare(a.UserID, b.UserID))
+		})
+		if len(want) != 4 || by["u0"] != nil {
+			t.Fatalf("the scenario should leave u1, u2, u3 and u9: %+v", want)
+		}
+		got, total, err := st.MemoryStats(ctx, "", 0, 0)
+		must(t, err)
+		sameJSON(t, "all users", got, want)
+		if total != len(want) {
+			t.Errorf("total %d, want %d", total, len(want))
+		}
+		got, total, err = st.MemoryStats(ctx, "", 2, 2)
+		must(t, err)
+		sameJSON(t, "page 2 of 2 per page", got, want[2:4])
+		if total != len(want) {
+			t.Errorf("page 2: total %d, want %d", total, len(want))
+		}
+		for _, u := range want {
+			got, total, err := st.MemoryStats(ctx, u.UserID, 0, 0)
+			must(t, err)
+			sameJSON(t, u.UserID, got, []storage.UserMemoryStats{u})
+			if total != 1 {
+				t.Errorf("%s: total %d", u.UserID, total)
+			}
+		}
+		if got, total, err := st.MemoryStats(ctx, "u0", 0, 0); err != nil || len(got) != 0 || total != 0 {
+			t.Errorf("u0 (all deleted): %+v, %d, %v", got, total, err)
 		}
 	})
 

@@ -5,6 +5,7 @@ package sqlstoretest
 import (
 	"context"
 	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -124,4 +125,29 @@ func MemoryCountsMatchTheRows(t *testing.T, st storage.Store, d *sqlstore.Dialec
 	}
 	backfill()
 	check("backfilled")
+}
+
+// MemoryUsersBackfill checks that the memory users table's backfill (run
+// by backfill after emptying the table) gives the stats the triggers kept.
+func MemoryUsersBackfill(t *testing.T, st storage.Store, backfill func()) {
+	t.Helper()
+	ctx := t.Context()
+	for i := range 20 {
+		m := &storage.Memory{MemoryID: fmt.Sprintf("m%02d", i), Memory: "m", UserID: fmt.Sprintf("u%d", i%3), UpdatedAt: int64(10 + i), CreatedAt: 1}
+		if i%7 == 0 {
+			m.UserID = ""
+		}
+		if err := st.UpsertMemory(ctx, m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	kept, n, err := st.MemoryStats(ctx, "", 0, 0)
+	if err != nil || n != 3 {
+		t.Fatalf("stats kept by the triggers: %+v, %d, %v", kept, n, err)
+	}
+	backfill()
+	filled, n, err := st.MemoryStats(ctx, "", 0, 0)
+	if err != nil || n != 3 || !reflect.DeepEqual(filled, kept) {
+		t.Errorf("backfilled: %+v (%d, %v), kept by the triggers: %+v", filled, n, err, kept)
+	}
 }
