@@ -91,26 +91,31 @@ type scope struct {
 
 // scopesOf lists the scopes s is in (up to eight).
 func scopesOf(s *storage.Session) []scope {
-	types := []storage.SessionType{""}
-	if s.SessionType != "" {
-		types = append(types, s.SessionType)
+	var out []scope
+	each3(anyOr(string(s.SessionType)), anyOr(s.ComponentID()), anyOr(s.UserID), func(t, o, u string) {
+		out = append(out, scope{storage.SessionType(t), o, u})
+	})
+	return out
+}
+
+// anyOr is the values a filter on v can take and still match: any (""),
+// and v when it is set.
+func anyOr(v string) []string {
+	if v == "" {
+		return []string{""}
 	}
-	owners, users := []string{""}, []string{""}
-	if o := s.ComponentID(); o != "" {
-		owners = append(owners, o)
-	}
-	if s.UserID != "" {
-		users = append(users, s.UserID)
-	}
-	out := make([]scope, 0, len(types)*len(owners)*len(users))
-	for _, t := range types {
-		for _, o := range owners {
-			for _, u := range users {
-				out = append(out, scope{t, o, u})
+	return []string{"", v}
+}
+
+// each3 calls fn with every combination of a, b and c.
+func each3(a, b, c []string, fn func(x, y, z string)) {
+	for _, x := range a {
+		for _, y := range b {
+			for _, z := range c {
+				fn(x, y, z)
 			}
 		}
 	}
-	return out
 }
 
 func sessionKey(s *storage.Session) orderKey { return orderKey{s.CreatedAt, s.SessionID} }
@@ -193,24 +198,10 @@ type memScope struct{ user, agent, team string }
 
 // memScopesOf lists the scopes m is in (up to eight).
 func memScopesOf(m *storage.Memory) []memScope {
-	users, agents, teams := []string{""}, []string{""}, []string{""}
-	if m.UserID != "" {
-		users = append(users, m.UserID)
-	}
-	if m.AgentID != "" {
-		agents = append(agents, m.AgentID)
-	}
-	if m.TeamID != "" {
-		teams = append(teams, m.TeamID)
-	}
-	out := make([]memScope, 0, len(users)*len(agents)*len(teams))
-	for _, u := range users {
-		for _, a := range agents {
-			for _, t := range teams {
-				out = append(out, memScope{u, a, t})
-			}
-		}
-	}
+	var out []memScope
+	each3(anyOr(m.UserID), anyOr(m.AgentID), anyOr(m.TeamID), func(u, a, t string) {
+		out = append(out, memScope{u, a, t})
+	})
 	return out
 }
 

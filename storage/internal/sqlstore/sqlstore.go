@@ -50,8 +50,8 @@ type Dialect struct {
 	// 'a:'+agent, 't:'+team, 'ua:'/'ut:' + the user's length + ':' + user
 	// + agent/team.
 	MemoryCounts string
-	// MemoryUsers is a table of each user's memory count (n) and last
-	// update (last_updated) kept by triggers; "" groups the memories.
+	// MemoryUsers is a table of each user with memories (user_id <> ''):
+	// their count (n) and last update (last_updated), kept by triggers.
 	MemoryUsers string
 }
 
@@ -642,26 +642,14 @@ func memoryScope(user, agent, team string) string {
 
 // MemoryStats renders the count and page queries of user memory stats.
 func (d *Dialect) MemoryStats(userID string, limit, page int) (count, list string, args []any) {
-	if d.MemoryUsers != "" {
-		b := d.NewBuilder()
-		if userID != "" {
-			b.Where("user_id = " + b.Arg(userID))
-		}
-		where := b.SQL()
-		count = "SELECT COUNT(*) FROM " + d.MemoryUsers + where
-		list = "SELECT user_id, n, last_updated FROM " + d.MemoryUsers + where +
-			" ORDER BY last_updated DESC, user_id" + d.Collate + " ASC" + LimitOffset(limit, page)
-		return count, list, b.Args
-	}
 	b := d.NewBuilder()
-	b.Where("user_id <> ''")
 	if userID != "" {
 		b.Where("user_id = " + b.Arg(userID))
 	}
 	where := b.SQL()
-	count = "SELECT COUNT(DISTINCT user_id) FROM " + d.Memories + where
-	list = "SELECT user_id, COUNT(*), MAX(updated_at) FROM " + d.Memories + where +
-		" GROUP BY user_id ORDER BY MAX(updated_at) DESC, user_id" + d.Collate + " ASC" + LimitOffset(limit, page)
+	count = "SELECT COUNT(*) FROM " + d.MemoryUsers + where
+	list = "SELECT user_id, n, last_updated FROM " + d.MemoryUsers + where +
+		" ORDER BY last_updated DESC, user_id" + d.Collate + " ASC" + LimitOffset(limit, page)
 	return count, list, b.Args
 }
 
