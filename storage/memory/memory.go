@@ -276,13 +276,9 @@ func (s *Store) DeleteSessions(_ context.Context, ids ...string) error {
 		}
 	}
 	s.order.removeAll(gone)
+	s.deleteBlobsLocked(gone)
 	for _, id := range ids {
 		delete(s.sessions, id)
-		for bid, b := range s.blobs {
-			if b.session == id {
-				delete(s.blobs, bid)
-			}
-		}
 		for rid := range s.sessionRuns[id] {
 			delete(s.runs, rid)
 			delete(s.events, rid)
@@ -291,6 +287,23 @@ func (s *Store) DeleteSessions(_ context.Context, ids ...string) error {
 		delete(s.sessionRuns, id)
 	}
 	return nil
+}
+
+// deleteBlobsLocked deletes the files of the given sessions, in one pass
+// over the files.
+func (s *Store) deleteBlobsLocked(sessions []*storage.Session) {
+	if len(sessions) == 0 {
+		return
+	}
+	ids := make(map[string]bool, len(sessions))
+	for _, x := range sessions {
+		ids[x.SessionID] = true
+	}
+	for bid, b := range s.blobs {
+		if ids[b.session] {
+			delete(s.blobs, bid)
+		}
+	}
 }
 
 func cloneRun(r *storage.Run) *storage.Run {

@@ -57,7 +57,10 @@ func (s *Store) pruneSessionsLocked(cutoff int64, res *storage.PruneResult) {
 		bySession[r.SessionID] = append(bySession[r.SessionID], r)
 	}
 	var gone []*storage.Session
-	defer func() { s.order.removeAll(gone) }()
+	defer func() {
+		s.order.removeAll(gone)
+		s.deleteBlobsLocked(gone)
+	}()
 	for id, sess := range s.sessions {
 		if sess.UpdatedAt >= cutoff || slices.ContainsFunc(bySession[id], func(r *storage.Run) bool {
 			return storage.Unfinished(r.Status) || r.UpdatedAt >= cutoff
@@ -67,11 +70,6 @@ func (s *Store) pruneSessionsLocked(cutoff int64, res *storage.PruneResult) {
 		gone = append(gone, sess)
 		delete(s.sessions, id)
 		res.Sessions++
-		for bid, b := range s.blobs {
-			if b.session == id {
-				delete(s.blobs, bid)
-			}
-		}
 		for _, r := range bySession[id] {
 			s.deleteRunLocked(r.RunID, res)
 		}
