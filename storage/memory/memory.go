@@ -221,14 +221,14 @@ func (s *Store) scanSessions(q storage.SessionQuery) ([]*storage.Session, int) {
 		}
 		return c
 	})
-	return clonePage(out, q.Limit, q.Page), len(out)
+	return clonePage(out, q.Limit, q.Page, (*storage.Session).Clone), len(out)
 }
 
-// clonePage copies the sessions of one page (the rest are not copied).
-func clonePage(items []*storage.Session, limit, page int) []*storage.Session {
+// clonePage copies the items of one page (the rest are not copied).
+func clonePage[T any](items []T, limit, page int, clone func(T) T) []T {
 	out := slices.Clone(paginate(items, limit, page))
 	for i, x := range out {
-		out[i] = x.Clone()
+		out[i] = clone(x)
 	}
 	return out
 }
@@ -280,11 +280,8 @@ func (s *Store) DeleteSessions(_ context.Context, ids ...string) error {
 	for _, id := range ids {
 		delete(s.sessions, id)
 		for rid := range s.sessionRuns[id] {
-			delete(s.runs, rid)
-			delete(s.events, rid)
-			delete(s.runOrder, rid)
+			s.deleteRunLocked(rid, &storage.PruneResult{})
 		}
-		delete(s.sessionRuns, id)
 	}
 	return nil
 }
@@ -898,12 +895,7 @@ func (s *Store) scanMemories(q storage.MemoryQuery) ([]*storage.Memory, int) {
 		}
 		return c
 	})
-	// Only the page is copied: the rest of the matches stay unread.
-	page := paginate(out, q.Limit, q.Page)
-	for i, m := range page {
-		page[i] = cloneMemory(m)
-	}
-	return page, len(out)
+	return clonePage(out, q.Limit, q.Page, cloneMemory), len(out)
 }
 
 // DeleteMemories implements storage.Store.

@@ -42,9 +42,16 @@ func (o order[S]) remove(k orderKey, scopes []S) {
 }
 
 // removeAll removes many rows with one pass over each scope they are in
-// (one removal at a time moves the rest of the scope each time).
+// (one removal at a time moves the rest of the scope each time); a scope
+// losing one row has it found by search.
 func (o order[S]) removeAll(gone map[S]map[orderKey]bool) {
 	for sc, keys := range gone {
+		if len(keys) == 1 {
+			for k := range keys {
+				o.remove(k, []S{sc})
+			}
+			continue
+		}
 		o.set(sc, slices.DeleteFunc(o[sc], func(k orderKey) bool { return keys[k] }))
 	}
 }
@@ -136,10 +143,6 @@ func (o sessionOrder) replace(old, next *storage.Session) {
 }
 
 func (o sessionOrder) removeAll(ss []*storage.Session) {
-	if len(ss) == 1 {
-		o.remove(ss[0])
-		return
-	}
 	o.order.removeAll(gather(ss, sessionKey, scopesOf))
 }
 
@@ -187,7 +190,7 @@ func (o sessionOrder) page(q storage.SessionQuery, get func(id string) *storage.
 		}
 		matched = append(matched, x)
 	}
-	return clonePage(matched, q.Limit, q.Page), len(matched)
+	return clonePage(matched, q.Limit, q.Page, (*storage.Session).Clone), len(matched)
 }
 
 // --- memories: by update (agno's default) and by creation ---

@@ -43,8 +43,9 @@ type Dialect struct {
 	IndexedBy func(index string) string
 	// SessionCounts is a table of session counts kept by triggers, by
 	// scope: 'all', 't:'+type, 'c:'+owner, 'tc:'+type+':'+owner (owner is
-	// Session.ComponentID), the sum of its rows n. It gives total_count when a listing filters
-	// by type and owner only; "" counts the rows.
+	// Session.ComponentID), a scope's count the sum of its rows' n. It
+	// gives total_count when a listing filters by type and owner only; ""
+	// counts the rows.
 	SessionCounts string
 	// MemoryCounts is the same for memories, by scope: 'all', 'u:'+user,
 	// 'a:'+agent, 't:'+team, 'ua:'/'ut:' + the user's length + ':' + user
