@@ -20,7 +20,7 @@ func TestListReadsAnIndexInOrder(t *testing.T) {
 			"a user's":          {UserID: "u", Limit: 100, Page: 1},
 			"a user's, pending": {UserID: "u", Status: StatusPending, Limit: 100, Page: 1},
 		} {
-			_, list, args := f.queries()
+			_, list, args, _ := f.queries()
 			sqldbtest.ReadsInOrder(t, db, name, list, args...)
 		}
 	})

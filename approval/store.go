@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agno-go/agno/storage/rowcount"
 	"github.com/agno-go/agno/storage/sqldb"
 )
 
@@ -69,8 +70,12 @@ func Migrations(db *sqldb.DB) []sqldb.Migration {
 		`CREATE INDEX idx_agno_approvals_created_at ON {t:agno_approvals} (created_at DESC, id)`,
 		`CREATE INDEX idx_agno_approvals_status ON {t:agno_approvals} (status, created_at DESC, id)`,
 		`CREATE INDEX idx_agno_approvals_user_id ON {t:agno_approvals} (user_id, created_at DESC, id)`,
-	}}}
+	}}, db.Counts(Table, counted)}
 }
+
+// counted are the filters whose total_count is kept: all approvals, by
+// status (the pending queue), by user (scoped callers) and both.
+var counted = rowcount.Spec{Scopes: [][]string{{}, {"status"}, {"user_id"}, {"status", "user_id"}}}
 
 // NewStore opens the store, migrating the table to its current version.
 func NewStore(ctx context.Context, db *sqldb.DB) (*Store, error) {
@@ -244,9 +249,10 @@ type Filter struct {
 	Page         int
 }
 
-func (f Filter) where() (string, []any) {
+func (f Filter) where() (string, []any, []rowcount.Eq) {
 	var conds []string
 	var args []any
+	var eqs []rowcount.Eq
 	for _, c := range []struct{ col, v string }{
 		{"status", string(f.Status)}, {"source_type", f.SourceType}, {"approval_type", string(f.ApprovalType)},
 		{"pause_type", f.PauseType}, {"agent_id", f.AgentID}, {"team_id", f.TeamID}, {"workflow_id", f.WorkflowID},
@@ -255,29 +261,30 @@ func (f Filter) where() (string, []any) {
 		if c.v != "" {
 			conds = append(conds, c.col+" = ?")
 			args = append(args, c.v)
+			eqs = append(eqs, rowcount.Eq{Col: c.col, Val: c.v})
 		}
 	}
 	if len(conds) == 0 {
-		return "", nil
+		return "", nil, nil
 	}
-	return " WHERE " + strings.Join(conds, " AND "), args
+	return " WHERE " + strings.Join(conds, " AND "), args, eqs
 }
 
 // queries renders the count and page queries of f.
-func (f Filter) queries() (count, list string, args []any) {
-	where, args := f.where()
+func (f Filter) queries() (count, list string, args []any, eqs []rowcount.Eq) {
+	where, args, eqs := f.where()
 	list = `SELECT ` + columns + ` FROM {t:agno_approvals}` + where + ` ORDER BY created_at DESC, id`
 	if f.Limit > 0 {
 		list += fmt.Sprintf(" LIMIT %d OFFSET %d", f.Limit, sqldb.Offset(f.Page, f.Limit))
 	}
-	return `SELECT COUNT(*) FROM {t:agno_approvals}` + where, list, args
+	return `SELECT COUNT(*) FROM {t:agno_approvals}` + where, list, args, eqs
 }
 
 // List returns a page of approvals, newest first, and how many match.
 func (s *Store) List(ctx context.Context, f Filter) ([]*Approval, int, error) {
-	count, q, args := f.queries()
-	var total int
-	if err := s.db.QueryRow(ctx, count, args...).Scan(&total); err != nil {
+	count, q, args, eqs := f.queries()
+	total, err := s.db.Count(ctx, Table, counted, eqs, count, args...)
+	if err != nil {
 		return nil, 0, fmt.Errorf("approval: count: %w", err)
 	}
 	rows, err := s.db.Query(ctx, q, args...)
@@ -293,9 +300,9 @@ func (s *Store) List(ctx context.Context, f Filter) ([]*Approval, int, error) {
 
 // CountPending counts pending approvals, of one user when userID is set.
 func (s *Store) CountPending(ctx context.Context, userID string) (int, error) {
-	where, args := Filter{Status: StatusPending, UserID: userID}.where()
-	var n int
-	if err := s.db.QueryRow(ctx, `SELECT COUNT(*) FROM {t:agno_approvals}`+where, args...).Scan(&n); err != nil {
+	count, _, args, eqs := Filter{Status: StatusPending, UserID: userID}.queries()
+	n, err := s.db.Count(ctx, Table, counted, eqs, count, args...)
+	if err != nil {
 		return 0, fmt.Errorf("approval: count pending: %w", err)
 	}
 	return n, nil

@@ -22,7 +22,7 @@ func TestListReadsAnIndexInOrder(t *testing.T) {
 			"by update, asc":  {SortBy: "updated_at", SortOrder: "asc", Limit: 20, Page: 1},
 			"a user's newest": {CreatedBy: &user, Limit: 20, Page: 1},
 		} {
-			_, list, args, paging, err := q.queries()
+			_, list, args, paging, _, err := q.queries()
 			if err != nil {
 				t.Fatal(err)
 			}

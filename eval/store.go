@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/agno-go/agno/run"
+	"github.com/agno-go/agno/storage/rowcount"
 	"github.com/agno-go/agno/storage/sqldb"
 )
 
@@ -80,8 +81,12 @@ func Migrations(db *sqldb.DB) []sqldb.Migration {
 		`CREATE INDEX idx_agno_eval_runs_created_at ON {t:agno_eval_runs} (created_at, run_id)`,
 		`CREATE INDEX idx_agno_eval_runs_updated_at ON {t:agno_eval_runs} ((COALESCE(updated_at, created_at)), run_id)`,
 		`CREATE INDEX idx_agno_eval_runs_created_by ON {t:agno_eval_runs} (created_by, created_at, run_id)`,
-	}}}
+	}}, db.Counts(Table, counted)}
 }
+
+// counted are the filters whose total_count is kept: all eval runs, a
+// component's, a user's.
+var counted = rowcount.Spec{Scopes: [][]string{{}, {"agent_id"}, {"team_id"}, {"workflow_id"}, {"created_by"}}}
 
 // NewStore opens the eval store on db, creating or migrating its table.
 func NewStore(ctx context.Context, db *sqldb.DB) (*Store, error) {
@@ -199,12 +204,13 @@ func init() {
 
 // queries renders the count and page queries of q; the page query takes
 // paging (LIMIT and OFFSET, if any) after args.
-func (q Query) queries() (count, list string, args, paging []any, err error) {
+func (q Query) queries() (count, list string, args, paging []any, eqs []rowcount.Eq, err error) {
 	var where []string
 	eq := func(col, v string) {
 		if v != "" {
 			where = append(where, col+" = ?")
 			args = append(args, v)
+			eqs = append(eqs, rowcount.Eq{Col: col, Val: v})
 		}
 	}
 	eq("agent_id", q.AgentID)
@@ -213,6 +219,7 @@ func (q Query) queries() (count, list string, args, paging []any, err error) {
 	eq("model_id", q.ModelID)
 	if q.CreatedBy != nil {
 		where, args = append(where, "created_by = ?"), append(args, *q.CreatedBy)
+		eqs = append(eqs, rowcount.Eq{Col: "created_by", Val: *q.CreatedBy})
 	}
 	if len(q.Types) > 0 {
 		marks := make([]string, len(q.Types))
@@ -221,6 +228,10 @@ func (q Query) queries() (count, list string, args, paging []any, err error) {
 			args = append(args, string(t))
 		}
 		where = append(where, "eval_type IN ("+strings.Join(marks, ", ")+")")
+		eqs = append(eqs, rowcount.Other)
+	}
+	if q.Component != "" {
+		eqs = append(eqs, rowcount.Other)
 	}
 	switch q.Component {
 	case "":
@@ -231,7 +242,7 @@ func (q Query) queries() (count, list string, args, paging []any, err error) {
 	case ComponentWorkflow:
 		where = append(where, "workflow_id IS NOT NULL")
 	default:
-		return "", "", nil, nil, fmt.Errorf("eval: component type %q; use agent, team or workflow", q.Component)
+		return "", "", nil, nil, nil, fmt.Errorf("eval: component type %q; use agent, team or workflow", q.Component)
 	}
 	cond := ""
 	if len(where) > 0 {
@@ -260,18 +271,18 @@ func (q Query) queries() (count, list string, args, paging []any, err error) {
 		page = " LIMIT ? OFFSET ?"
 		paging = []any{q.Limit, offset}
 	}
-	return `SELECT COUNT(*) FROM {t:agno_eval_runs}` + cond, `SELECT ` + columns + ` FROM {t:agno_eval_runs}` + cond + order + page, args, paging, nil
+	return `SELECT COUNT(*) FROM {t:agno_eval_runs}` + cond, `SELECT ` + columns + ` FROM {t:agno_eval_runs}` + cond + order + page, args, paging, eqs, nil
 }
 
 // List returns one page of the eval runs matching q and how many match
 // in all.
 func (s *Store) List(ctx context.Context, q Query) ([]*Record, int, error) {
-	count, list, args, paging, err := q.queries()
+	count, list, args, paging, eqs, err := q.queries()
 	if err != nil {
 		return nil, 0, err
 	}
-	var total int
-	if err := s.db.QueryRow(ctx, count, args...).Scan(&total); err != nil {
+	total, err := s.db.Count(ctx, Table, counted, eqs, count, args...)
+	if err != nil {
 		return nil, 0, err
 	}
 	rows, err := s.db.Query(ctx, list, append(args, paging...)...)

@@ -17,7 +17,7 @@ func TestListsReadAnIndexInOrder(t *testing.T) {
 			"all":        {},
 			"an owner's": {CreatedBy: &owner},
 		} {
-			_, list, args := o.queries()
+			_, list, args, _ := o.queries()
 			sqldbtest.ReadsInOrder(t, db, name, list, append(args, 100, 0)...)
 		}
 		sqldbtest.ReadsInOrder(t, db, "a schedule's runs", listRuns, "s", 100, 0)

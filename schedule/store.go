@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/agno-go/agno/storage/rowcount"
 	"github.com/agno-go/agno/storage/sqldb"
 )
 
@@ -87,8 +88,17 @@ func Migrations(db *sqldb.DB) []sqldb.Migration {
 			`DROP INDEX IF EXISTS {t:idx_agno_schedule_runs_schedule_id}`,
 			`CREATE INDEX idx_agno_schedule_runs_schedule_id ON {t:agno_schedule_runs} (schedule_id, created_at DESC, attempt DESC, id)`,
 		}},
+		db.Counts("agno_schedules", countedSchedules),
+		db.Counts("agno_schedule_runs", countedRuns),
 	}
 }
+
+// The filters whose total_count is kept: all schedules, enabled or not,
+// an owner's, both; a schedule's runs.
+var (
+	countedSchedules = rowcount.Spec{Scopes: [][]string{{}, {"enabled"}, {"created_by"}, {"enabled", "created_by"}}}
+	countedRuns      = rowcount.Spec{Scopes: [][]string{{"schedule_id"}}}
+)
 
 // NewStore migrates db's schedule tables and returns the store.
 func NewStore(ctx context.Context, db *sqldb.DB) (*Store, error) {
@@ -274,27 +284,29 @@ func paging(limit, page int) (int, int) {
 
 // queries renders the count and page queries of o; the page query takes
 // LIMIT and OFFSET after args.
-func (o ListOptions) queries() (count, list string, args []any) {
+func (o ListOptions) queries() (count, list string, args []any, eqs []rowcount.Eq) {
 	var conds []string
 	if o.Enabled != nil {
 		conds, args = append(conds, `enabled = ?`), append(args, *o.Enabled)
+		eqs = append(eqs, rowcount.Eq{Col: "enabled", Val: *o.Enabled})
 	}
 	if o.CreatedBy != nil {
 		conds, args = append(conds, `created_by = ?`), append(args, *o.CreatedBy)
+		eqs = append(eqs, rowcount.Eq{Col: "created_by", Val: *o.CreatedBy})
 	}
 	where := ""
 	if len(conds) > 0 {
 		where = `WHERE ` + strings.Join(conds, ` AND `)
 	}
 	return `SELECT COUNT(*) FROM {t:agno_schedules} ` + where,
-		`SELECT ` + scheduleColumns + ` FROM {t:agno_schedules} ` + where + ` ORDER BY created_at DESC, id LIMIT ? OFFSET ?`, args
+		`SELECT ` + scheduleColumns + ` FROM {t:agno_schedules} ` + where + ` ORDER BY created_at DESC, id LIMIT ? OFFSET ?`, args, eqs
 }
 
 // List returns a page of schedules, newest first, and how many match.
 func (st *Store) List(ctx context.Context, o ListOptions) ([]*Schedule, int, error) {
-	count, list, args := o.queries()
-	var total int
-	if err := st.db.QueryRow(ctx, count, args...).Scan(&total); err != nil {
+	count, list, args, eqs := o.queries()
+	total, err := st.db.Count(ctx, "agno_schedules", countedSchedules, eqs, count, args...)
+	if err != nil {
 		return nil, 0, err
 	}
 	limit, offset := paging(o.Limit, o.Page)
@@ -621,8 +633,9 @@ const listRuns = `SELECT ` + runColumns + ` FROM {t:agno_schedule_runs} WHERE sc
 // ListRuns returns a page of a schedule's runs, newest first, and how
 // many it has.
 func (st *Store) ListRuns(ctx context.Context, scheduleID string, limit, page int) ([]*Run, int, error) {
-	var total int
-	if err := st.db.QueryRow(ctx, `SELECT COUNT(*) FROM {t:agno_schedule_runs} WHERE schedule_id = ?`, scheduleID).Scan(&total); err != nil {
+	total, err := st.db.Count(ctx, "agno_schedule_runs", countedRuns, []rowcount.Eq{{Col: "schedule_id", Val: scheduleID}},
+		`SELECT COUNT(*) FROM {t:agno_schedule_runs} WHERE schedule_id = ?`, scheduleID)
+	if err != nil {
 		return nil, 0, err
 	}
 	limit, offset := paging(limit, page)

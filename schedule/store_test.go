@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -388,7 +389,7 @@ func TestStoreMigratesVersion1Table(t *testing.T) {
 		ctx := context.Background()
 		var v1 []sqldb.Migration
 		for _, m := range Migrations(db) {
-			if m.Version == 1 {
+			if m.Version == 1 && !strings.HasSuffix(m.Table, "_counts") { // the counts came later
 				v1 = append(v1, m)
 			}
 		}

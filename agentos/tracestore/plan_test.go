@@ -19,7 +19,7 @@ func TestTracesReadAnIndexInOrder(t *testing.T) {
 			"newest":   {Limit: 20},
 			"a user's": {UserID: "u", Limit: 20, Page: 2},
 		} {
-			_, list, args, err := q.traceQueries()
+			_, list, args, _, err := q.traceQueries()
 			if err != nil {
 				t.Fatal(err)
 			}

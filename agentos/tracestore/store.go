@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agno-go/agno/storage/rowcount"
 	"github.com/agno-go/agno/storage/sqldb"
 )
 
@@ -141,8 +142,13 @@ func Migrations(db *sqldb.DB) []sqldb.Migration {
 			`CREATE INDEX agno_traces_start_time ON {t:agno_traces} (start_time DESC, trace_id)`,
 			`CREATE INDEX agno_traces_user_id ON {t:agno_traces} (user_id, start_time DESC, trace_id)`,
 		}},
+		db.Counts("agno_traces", countedTraces),
 	}
 }
+
+// countedTraces are the filters whose total_count is kept: all traces, a
+// session's, a user's, a component's.
+var countedTraces = rowcount.Spec{Scopes: [][]string{{}, {"session_id"}, {"user_id"}, {"agent_id"}, {"team_id"}, {"workflow_id"}}}
 
 // Open migrates the trace tables of db and returns the store.
 func Open(ctx context.Context, db *sqldb.DB) (*Store, error) {
@@ -318,13 +324,15 @@ type Query struct {
 	Page, Limit int
 }
 
-func (q Query) where(timeCol string) (string, []any, error) {
+func (q Query) where(timeCol string) (string, []any, []rowcount.Eq, error) {
 	var conds []string
 	var args []any
+	var eqs []rowcount.Eq
 	eq := func(col, v string) {
 		if v != "" {
 			conds = append(conds, col+" = ?")
 			args = append(args, v)
+			eqs = append(eqs, rowcount.Eq{Col: col, Val: v})
 		}
 	}
 	eq("run_id", q.RunID)
@@ -338,6 +346,9 @@ func (q Query) where(timeCol string) (string, []any, error) {
 	if timeCol != "" {
 		startCol, endCol = timeCol, timeCol
 	}
+	if !q.Start.IsZero() || !q.End.IsZero() || q.Filter != nil {
+		eqs = append(eqs, rowcount.Other)
+	}
 	if !q.Start.IsZero() {
 		conds = append(conds, startCol+" >= ?")
 		args = append(args, formatTime(q.Start))
@@ -349,15 +360,15 @@ func (q Query) where(timeCol string) (string, []any, error) {
 	if q.Filter != nil {
 		c, a, err := q.Filter.sql()
 		if err != nil {
-			return "", nil, err
+			return "", nil, nil, err
 		}
 		conds = append(conds, c)
 		args = append(args, a...)
 	}
 	if len(conds) == 0 {
-		return "", nil, nil
+		return "", nil, nil, nil
 	}
-	return " WHERE " + strings.Join(conds, " AND "), args, nil
+	return " WHERE " + strings.Join(conds, " AND "), args, eqs, nil
 }
 
 func (q Query) page() (limit, offset int) {
@@ -389,24 +400,24 @@ func scanTrace(sc sqldb.Row) (*Trace, error) {
 
 // traceQueries renders the count and page queries of q; the page query
 // takes LIMIT and OFFSET after args.
-func (q Query) traceQueries() (count, list string, args []any, err error) {
-	where, args, err := q.where("")
+func (q Query) traceQueries() (count, list string, args []any, eqs []rowcount.Eq, err error) {
+	where, args, eqs, err := q.where("")
 	if err != nil {
-		return "", "", nil, err
+		return "", "", nil, nil, err
 	}
 	return `SELECT COUNT(*) FROM {t:agno_traces} t` + where,
-		`SELECT ` + traceColumns + ` FROM {t:agno_traces} t` + where + ` ORDER BY t.start_time DESC, t.trace_id LIMIT ? OFFSET ?`, args, nil
+		`SELECT ` + traceColumns + ` FROM {t:agno_traces} t` + where + ` ORDER BY t.start_time DESC, t.trace_id LIMIT ? OFFSET ?`, args, eqs, nil
 }
 
 // Traces returns one page of the traces q selects, newest start first,
 // and how many it selects in all. A bad filter is a *FilterError.
 func (s *Store) Traces(ctx context.Context, q Query) ([]*Trace, int, error) {
-	count, list, args, err := q.traceQueries()
+	count, list, args, eqs, err := q.traceQueries()
 	if err != nil {
 		return nil, 0, err
 	}
-	var total int
-	if err := s.db.QueryRow(ctx, count, args...).Scan(&total); err != nil {
+	total, err := s.db.Count(ctx, "agno_traces", countedTraces, eqs, count, args...)
+	if err != nil {
 		return nil, 0, fmt.Errorf("tracestore: count traces: %w", err)
 	}
 	limit, offset := q.page()
@@ -495,7 +506,7 @@ func (s *Store) Span(ctx context.Context, spanID string) (*Span, error) {
 // session are left out), most recently traced session first; Start and
 // End bound created_at, as agno's do.
 func (s *Store) SessionStats(ctx context.Context, q Query) ([]*SessionStats, int, error) {
-	where, args, err := q.where("created_at")
+	where, args, _, err := q.where("created_at")
 	if err != nil {
 		return nil, 0, err
 	}

@@ -29,6 +29,7 @@ import (
 
 	"github.com/agno-go/agno/storage/internal/dbguard"
 	"github.com/agno-go/agno/storage/migrate"
+	"github.com/agno-go/agno/storage/rowcount"
 )
 
 // Kind is the backend.
@@ -372,4 +373,27 @@ func Collect[T any](rows *sql.Rows, scan func(Row) (T, error)) ([]T, error) {
 		out = append(out, v)
 	}
 	return out, rows.Err()
+}
+
+// Counts is the migration that keeps spec's row counts of table in
+// table+"_counts" (see rowcount), read by Count.
+func (d *DB) Counts(table string, spec rowcount.Spec) Migration {
+	counts := table + "_counts"
+	return Migration{Table: counts, Version: 1, Stmts: spec.Statements(rowcount.Names{
+		Postgres: d.Kind == Postgres,
+		Table:    "{t:" + table + "}", Counts: "{t:" + counts + "}",
+		Func: "{t:" + table + "_count}", Trigger: table + "_counted",
+	})}
+}
+
+// Count returns how many rows of table the equality filters eq select,
+// from the counts Counts keeps when spec has their scope, else by running
+// fallback (a COUNT written with ? and {t:name}) with args.
+func (d *DB) Count(ctx context.Context, table string, spec rowcount.Spec, eq []rowcount.Eq, fallback string, args ...any) (int, error) {
+	if q, a, ok := spec.Lookup(d.Kind == Postgres, "{t:"+table+"_counts}", eq); ok {
+		fallback, args = q, a
+	}
+	var n int
+	err := d.QueryRow(ctx, fallback, args...).Scan(&n)
+	return n, d.wrap(err)
 }

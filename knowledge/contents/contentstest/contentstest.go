@@ -92,6 +92,18 @@ func testList(t *testing.T, s contents.Store) {
 	if total != 4 || !slices.Equal(ids(rows), []string{"c", "d"}) {
 		t.Errorf("List(name asc, page 2 of 2) = %v, %d; want [c d], 4", ids(rows), total)
 	}
+	// The counts follow a move between knowledge bases and a delete.
+	if err := s.Upsert(ctx, contents.Row{ID: "id-a", Name: "a", LinkedTo: "other", Status: contents.StatusCompleted, CreatedAt: 20, UpdatedAt: 50}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Delete(ctx, "id-b"); err != nil {
+		t.Fatal(err)
+	}
+	for linked, want := range map[string]int{"": 3, "kb": 1, "other": 2, "none": 0} {
+		if _, total, err := s.List(ctx, contents.ListOptions{LinkedTo: linked}); err != nil || total != want {
+			t.Errorf("List(linked_to %q) after a move and a delete: total %d, %v; want %d", linked, total, err, want)
+		}
+	}
 	rows, _, _ = s.List(ctx, contents.ListOptions{Limit: 2, Page: 3})
 	if len(rows) != 0 {
 		t.Errorf("a page past the end returned %v", ids(rows))

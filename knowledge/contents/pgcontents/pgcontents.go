@@ -27,6 +27,7 @@ import (
 	"github.com/agno-go/agno/knowledge/contents"
 	"github.com/agno-go/agno/storage/migrate"
 	"github.com/agno-go/agno/storage/migrate/pgxmigrate"
+	"github.com/agno-go/agno/storage/rowcount"
 )
 
 // Defaults.
@@ -227,10 +228,10 @@ var sortColumns = map[string]string{
 // queries renders the count query of opts and its list query, unpaged.
 // The tie-break id runs in the sort's direction, so one index serves a
 // column both ways.
-func (s *Store) queries(opts contents.ListOptions) (count, list string, args []any, err error) {
+func (s *Store) queries(opts contents.ListOptions) (count string, countArgs []any, list string, args []any, err error) {
 	col, ok := sortColumns[opts.SortBy]
 	if !ok {
-		return "", "", nil, fmt.Errorf("pgcontents: cannot sort by %q: use created_at, updated_at, name, size, status or access_count", opts.SortBy)
+		return "", nil, "", nil, fmt.Errorf("pgcontents: cannot sort by %q: use created_at, updated_at, name, size, status or access_count", opts.SortBy)
 	}
 	dir := "DESC"
 	if opts.SortOrder == contents.SortAsc {
@@ -240,22 +241,29 @@ func (s *Store) queries(opts contents.ListOptions) (count, list string, args []a
 	if opts.LinkedTo != "" {
 		where, args = ` WHERE linked_to = $1`, append(args, opts.LinkedTo)
 	}
-	return `SELECT COUNT(*) FROM ` + s.t + where,
-		`SELECT ` + columns + ` FROM ` + s.t + where + ` ORDER BY ` + col + ` ` + dir + `, id COLLATE "C" ` + dir, args, nil
+	count, countArgs = `SELECT COUNT(*) FROM `+s.t+where, args
+	var eqs []rowcount.Eq
+	if opts.LinkedTo != "" {
+		eqs = append(eqs, rowcount.Eq{Col: "linked_to", Val: opts.LinkedTo})
+	}
+	if q, a, ok := counted.Lookup(true, pgx.Identifier{s.schema, s.table + "_counts"}.Sanitize(), eqs); ok {
+		count, countArgs = q, a
+	}
+	return count, countArgs, `SELECT ` + columns + ` FROM ` + s.t + where + ` ORDER BY ` + col + ` ` + dir + `, id COLLATE "C" ` + dir, args, nil
 }
 
 // List implements contents.Store. Rows are ordered by the sort column,
 // then by id in the same direction; the count and the page read one
 // snapshot.
 func (s *Store) List(ctx context.Context, opts contents.ListOptions) ([]contents.Row, int, error) {
-	count, q, args, err := s.queries(opts)
+	count, countArgs, q, args, err := s.queries(opts)
 	if err != nil {
 		return nil, 0, err
 	}
 	var total int
 	out := []contents.Row{}
 	err = pgx.BeginTxFunc(ctx, s.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
-		if err := tx.QueryRow(ctx, count, args...).Scan(&total); err != nil {
+		if err := tx.QueryRow(ctx, count, countArgs...).Scan(&total); err != nil {
 			return err
 		}
 		pageArgs := args
@@ -350,8 +358,12 @@ var migrations = []migration{
 		`CREATE INDEX "{idx}_linked_updated_idx" ON {t} (linked_to, updated_at, id COLLATE "C")`,
 		`CREATE INDEX "{idx}_created_idx" ON {t} (created_at, id COLLATE "C")`,
 		`CREATE INDEX "{idx}_updated_idx" ON {t} (updated_at, id COLLATE "C")`,
-	}},
+	}}, // total_count of all contents and of a knowledge base's, kept by
+	// triggers (see rowcount).
+	{version: 3, stmts: counted.Statements(rowcount.Names{Postgres: true, Table: "{t}", Counts: `{schema}."{idx}_counts"`, Func: `{schema}."{idx}_count"`, Trigger: "{idx}_counted"})},
 }
+
+var counted = rowcount.Spec{Scopes: [][]string{{}, {"linked_to"}}}
 
 var errForeign = errors.New("pgcontents: the schema holds a table of that name that this store did not create; choose another Config.Table or Config.Schema")
 

@@ -27,7 +27,7 @@ func TestListUsesAnIndexInOrder(t *testing.T) {
 		"a base's, oldest": {LinkedTo: "kb", SortOrder: contents.SortAsc},
 		"a base's updates": {LinkedTo: "kb", SortBy: "updated_at"},
 	} {
-		_, list, args, err := s.queries(opts)
+		_, _, list, args, err := s.queries(opts)
 		if err != nil {
 			t.Fatal(err)
 		}

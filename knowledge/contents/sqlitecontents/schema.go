@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/agno-go/agno/storage/migrate"
+	"github.com/agno-go/agno/storage/rowcount"
 )
 
 // versionsTable records, per knowledge table, which store made it (kind)
@@ -56,8 +57,12 @@ var migrations = []migration{
 		`CREATE INDEX "{idx}_linked_updated_idx" ON {t} (linked_to, updated_at, id)`,
 		`CREATE INDEX "{idx}_created_idx" ON {t} (created_at, id)`,
 		`CREATE INDEX "{idx}_updated_idx" ON {t} (updated_at, id)`,
-	}},
+	}}, // total_count of all contents and of a knowledge base's, kept by
+	// triggers (see rowcount).
+	{version: 3, stmts: counted.Statements(rowcount.Names{Table: "{t}", Counts: `"{idx}_counts"`, Trigger: "{idx}_counted"})},
 }
+
+var counted = rowcount.Spec{Scopes: [][]string{{}, {"linked_to"}}}
 
 var errForeign = errors.New("sqlitecontents: the database holds a table of that name that this store did not create; choose another Config.Table")
 

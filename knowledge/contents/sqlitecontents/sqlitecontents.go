@@ -28,6 +28,7 @@ import (
 	sqlite3 "modernc.org/sqlite/lib"
 
 	"github.com/agno-go/agno/knowledge/contents"
+	"github.com/agno-go/agno/storage/rowcount"
 )
 
 // Defaults.
@@ -288,10 +289,10 @@ var sortColumns = map[string]string{
 // queries renders the count query of opts and its list query, unpaged.
 // The tie-break id runs in the sort's direction, so one index serves a
 // column both ways.
-func (s *Store) queries(opts contents.ListOptions) (count, list string, args []any, err error) {
+func (s *Store) queries(opts contents.ListOptions) (count string, countArgs []any, list string, args []any, err error) {
 	col, ok := sortColumns[opts.SortBy]
 	if !ok {
-		return "", "", nil, fmt.Errorf("sqlitecontents: cannot sort by %q: use created_at, updated_at, name, size, status or access_count", opts.SortBy)
+		return "", nil, "", nil, fmt.Errorf("sqlitecontents: cannot sort by %q: use created_at, updated_at, name, size, status or access_count", opts.SortBy)
 	}
 	dir := "DESC"
 	if opts.SortOrder == contents.SortAsc {
@@ -301,14 +302,21 @@ func (s *Store) queries(opts contents.ListOptions) (count, list string, args []a
 	if opts.LinkedTo != "" {
 		where, args = ` WHERE linked_to = ?`, append(args, opts.LinkedTo)
 	}
-	return `SELECT COUNT(*) FROM ` + s.t + where,
-		`SELECT ` + columns + ` FROM ` + s.t + where + ` ORDER BY ` + col + ` ` + dir + `, id ` + dir, args, nil
+	count, countArgs = `SELECT COUNT(*) FROM `+s.t+where, args
+	var eqs []rowcount.Eq
+	if opts.LinkedTo != "" {
+		eqs = append(eqs, rowcount.Eq{Col: "linked_to", Val: opts.LinkedTo})
+	}
+	if q, a, ok := counted.Lookup(false, `"`+s.table+`_counts"`, eqs); ok {
+		count, countArgs = q, a
+	}
+	return count, countArgs, `SELECT ` + columns + ` FROM ` + s.t + where + ` ORDER BY ` + col + ` ` + dir + `, id ` + dir, args, nil
 }
 
 // List implements contents.Store. Rows are ordered by the sort column,
 // then by id, in the same direction.
 func (s *Store) List(ctx context.Context, opts contents.ListOptions) ([]contents.Row, int, error) {
-	count, q, args, err := s.queries(opts)
+	count, countArgs, q, args, err := s.queries(opts)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -318,7 +326,7 @@ func (s *Store) List(ctx context.Context, opts contents.ListOptions) ([]contents
 	}
 	defer tx.Rollback()
 	var total int
-	if err := tx.QueryRowContext(ctx, count, args...).Scan(&total); err != nil {
+	if err := tx.QueryRowContext(ctx, count, countArgs...).Scan(&total); err != nil {
 		return nil, 0, fmt.Errorf("sqlitecontents: list: %w", err)
 	}
 	if opts.Limit > 0 {

@@ -1,0 +1,141 @@
+package rowcount_test
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"testing"
+
+	"github.com/agno-go/agno/agentos/tracestore"
+	"github.com/agno-go/agno/approval"
+	"github.com/agno-go/agno/eval"
+	"github.com/agno-go/agno/knowledge/contents"
+	"github.com/agno-go/agno/knowledge/contents/pgcontents"
+	"github.com/agno-go/agno/knowledge/contents/sqlitecontents"
+	"github.com/agno-go/agno/schedule"
+	"github.com/agno-go/agno/storage/postgres/pgtest"
+	"github.com/agno-go/agno/storage/sqldb"
+	"github.com/agno-go/agno/storage/sqldb/sqldbtest"
+)
+
+// series is a FROM clause of n rows numbered i = 0..n-1.
+func series(db *sqldb.DB) string {
+	if db.Kind == sqldb.Postgres {
+		return ` FROM generate_series(0, ? - 1) AS s(i)`
+	}
+	return ` FROM (WITH RECURSIVE s(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM s WHERE i + 1 < ?) SELECT i FROM s) s`
+}
+
+// BenchmarkControlListings reads page 1 (20 rows) of the control-plane
+// listings AgentOS serves — approvals (the pending queue), schedules,
+// eval runs, traces, knowledge contents — over N rows, seeded in one
+// statement each. Compare N=100000 with N=1000: a listing whose cost
+// does not grow with the table reads one page and one count.
+func BenchmarkControlListings(b *testing.B) {
+	for _, kind := range []string{"sqlite", "postgres"} {
+		for _, n := range []int{1000, 100000} {
+			b.Run(fmt.Sprintf("%s/N=%d", kind, n), func(b *testing.B) {
+				ctx := context.Background()
+				var db *sqldb.DB
+				var cs contents.Store
+				if kind == "sqlite" {
+					// One file, as AgentOS keeps them.
+					path := filepath.Join(b.TempDir(), "agno.db")
+					var err error
+					if db, err = sqldb.OpenSQLite(ctx, path); err != nil {
+						b.Fatal(err)
+					}
+					b.Cleanup(func() { db.Close() })
+					s, err := sqlitecontents.Open(ctx, sqlitecontents.Config{Path: path})
+					if err != nil {
+						b.Fatal(err)
+					}
+					b.Cleanup(func() { s.Close() })
+					cs = s
+				} else {
+					db = sqldbtest.Postgres(b)
+					dsn := pgtest.DSN(b)
+					s, err := pgcontents.Open(ctx, pgcontents.Config{DSN: dsn, Schema: db.Schema})
+					if err != nil {
+						b.Fatal(err)
+					}
+					b.Cleanup(func() { s.Close() })
+					cs = s
+				}
+				benchListings(b, db, cs, n)
+			})
+		}
+	}
+}
+
+func benchListings(b *testing.B, db *sqldb.DB, cs contents.Store, n int) {
+	ctx := context.Background()
+	approvals, err := approval.NewStore(ctx, db)
+	if err != nil {
+		b.Fatal(err)
+	}
+	schedules, err := schedule.NewStore(ctx, db)
+	if err != nil {
+		b.Fatal(err)
+	}
+	evals, err := eval.NewStore(ctx, db)
+	if err != nil {
+		b.Fatal(err)
+	}
+	traces, err := tracestore.Open(ctx, db)
+	if err != nil {
+		b.Fatal(err)
+	}
+	from := series(db)
+	for _, q := range []string{
+		`INSERT INTO {t:agno_approvals} (id, run_id, session_id, status, source_type, pause_type, user_id, created_at)
+			SELECT 'a' || i, 'r' || i, 's' || i, CASE WHEN i % 10 = 0 THEN 'pending' ELSE 'approved' END, 'agent', 'confirmation', 'u' || (i % 4), i` + from,
+		`INSERT INTO {t:agno_schedules} (id, name, method, endpoint, cron_expr, timezone, timeout_seconds, max_retries, retry_delay_seconds, created_at)
+			SELECT 'sc' || i, 'sc' || i, 'POST', '/agents/a/runs', '@daily', 'UTC', 60, 0, 60, i` + from,
+		`INSERT INTO {t:agno_eval_runs} (run_id, eval_type, eval_data, eval_input, agent_id, created_at)
+			SELECT 'e' || i, 'accuracy', '{}', '{}', 'agent-' || (i % 4), i` + from,
+		`INSERT INTO {t:agno_knowledge_contents} (id, name, linked_to, status, created_at, updated_at)
+			SELECT 'c' || i, 'doc', 'kb', 'completed', i, i` + from,
+		`INSERT INTO {t:agno_traces} (trace_id, name, status, start_time, end_time, duration_ms, session_id, user_id, created_at)
+			SELECT 't' || i, 'run', 'OK', '2026-01-01T00:00:00.' || (100000 + i) || 'Z', '2026-01-01T00:00:01Z', 1, 's' || (i / 10), 'u' || (i % 4), '2026-01-01T00:00:00Z'` + from,
+	} {
+		if _, err := db.Exec(ctx, q, n); err != nil {
+			b.Fatalf("seed: %v\n%s", err, q)
+		}
+	}
+	list := []struct {
+		name string
+		fn   func() (int, error)
+	}{
+		{"approvals-pending", func() (int, error) {
+			_, total, err := approvals.List(ctx, approval.Filter{Status: approval.StatusPending, Limit: 20, Page: 1})
+			return total, err
+		}},
+		{"schedules", func() (int, error) {
+			_, total, err := schedules.List(ctx, schedule.ListOptions{Limit: 20, Page: 1})
+			return total, err
+		}},
+		{"evals", func() (int, error) {
+			_, total, err := evals.List(ctx, eval.Query{Limit: 20, Page: 1})
+			return total, err
+		}},
+		{"traces", func() (int, error) {
+			_, total, err := traces.Traces(ctx, tracestore.Query{Limit: 20, Page: 1})
+			return total, err
+		}},
+		{"contents", func() (int, error) {
+			_, total, err := cs.List(ctx, contents.ListOptions{LinkedTo: "kb", Limit: 20, Page: 1})
+			return total, err
+		}},
+	}
+	for _, l := range list {
+		b.Run(l.name, func(b *testing.B) {
+			for b.Loop() {
+				total, err := l.fn()
+				if err != nil || total == 0 {
+					b.Fatalf("total %d, %v", total, err)
+				}
+			}
+		})
+	}
+}
