@@ -26,5 +26,6 @@ func TestTracesReadAnIndexInOrder(t *testing.T) {
 			limit, offset := q.page()
 			sqldbtest.ReadsInOrder(t, db, name, list, append(args, limit, offset)...)
 		}
+		sqldbtest.ReadsInOrder(t, db, "session stats", sessionPage, 20, 20)
 	})
 }

@@ -143,7 +143,128 @@ func Migrations(db *sqldb.DB) []sqldb.Migration {
 			`CREATE INDEX agno_traces_user_id ON {t:agno_traces} (user_id, start_time DESC, trace_id)`,
 		}},
 		db.Counts("agno_traces", countedTraces),
+		{Table: "agno_trace_sessions", Version: 1, Stmts: sessionRollup(db.Kind == sqldb.Postgres)},
+		db.Counts("agno_trace_sessions", countedSessions),
 	}
+}
+
+// countedSessions counts the sessions with traces (GET /trace_session_stats'
+// total_count).
+var countedSessions = rowcount.Spec{Scopes: [][]string{{}}}
+
+// sessionColumns are what SessionStats reports of a session, as the
+// rollup keeps them and as grouping its traces computes them.
+const sessionColumns = `session_id, user_id, agent_id, team_id, workflow_id, total_traces, first_trace_at, last_trace_at`
+
+// sessionPage is a page of every session with traces, most recently
+// traced first (LIMIT, OFFSET).
+const sessionPage = `SELECT ` + sessionColumns + ` FROM {t:agno_trace_sessions} ORDER BY last_trace_at DESC, session_id LIMIT ? OFFSET ?`
+
+// regroup is the rollup rows of the traces that where selects, by session.
+const regroup = `SELECT session_id, MAX(user_id), MAX(agent_id), MAX(team_id), MAX(workflow_id), COUNT(*), MIN(created_at), MAX(created_at)
+	FROM {t:agno_traces} WHERE `
+
+// rollLock is the first key of the advisory locks on a session's rollup
+// row ("agtr").
+const rollLock = "1634169970"
+
+// movedSessions are the sessions an UPDATE of traces moves a trace out of
+// or into, or whose owner or times it changes: a trace's columns before
+// (old_rows) and after (new_rows).
+const movedSessions = `SELECT o.session_id FROM old_rows o JOIN new_rows n USING (trace_id)
+		WHERE o.session_id IS NOT NULL AND (o.session_id, o.user_id, o.agent_id, o.team_id, o.workflow_id, o.created_at)
+			IS DISTINCT FROM (n.session_id, n.user_id, n.agent_id, n.team_id, n.workflow_id, n.created_at)
+	UNION SELECT n.session_id FROM old_rows o JOIN new_rows n USING (trace_id)
+		WHERE n.session_id IS NOT NULL AND (o.session_id, o.user_id, o.agent_id, o.team_id, o.workflow_id, o.created_at)
+			IS DISTINCT FROM (n.session_id, n.user_id, n.agent_id, n.team_id, n.workflow_id, n.created_at)`
+
+// sessionRollup keeps agno_trace_sessions, one row per session with
+// traces, as GET /trace_session_stats groups them, so its unfiltered
+// page reads one page of the rollup in order instead of grouping every
+// trace. A new trace widens its session's row; a trace deleted, or moved
+// to another session or owner, has its sessions regrouped from their
+// traces (through the session index).
+func sessionRollup(postgres bool) []string {
+	stmts := []string{`CREATE TABLE {t:agno_trace_sessions} (
+			session_id     TEXT PRIMARY KEY,
+			user_id        TEXT,
+			agent_id       TEXT,
+			team_id        TEXT,
+			workflow_id    TEXT,
+			total_traces   BIGINT NOT NULL,
+			first_trace_at TEXT NOT NULL,
+			last_trace_at  TEXT NOT NULL
+		)`,
+		`CREATE INDEX agno_trace_sessions_last_idx ON {t:agno_trace_sessions} (last_trace_at DESC, session_id)`,
+	}
+	if postgres {
+		stmts = append(stmts,
+			// A session's row is changed under a lock on the session, so a
+			// regrouping (which reads the traces) and a widening never
+			// interleave; sessions are locked in order.
+			`CREATE FUNCTION {t:agno_trace_sessions_roll}() RETURNS trigger LANGUAGE plpgsql AS $$
+			BEGIN
+				IF TG_OP = 'INSERT' THEN
+					PERFORM pg_advisory_xact_lock(`+rollLock+`, hashtext(session_id))
+						FROM (SELECT DISTINCT session_id FROM new_rows WHERE session_id IS NOT NULL ORDER BY session_id) s;
+					INSERT INTO {t:agno_trace_sessions} AS s (`+sessionColumns+`)
+						SELECT session_id, MAX(user_id), MAX(agent_id), MAX(team_id), MAX(workflow_id), COUNT(*), MIN(created_at), MAX(created_at)
+						FROM new_rows WHERE session_id IS NOT NULL GROUP BY session_id ORDER BY session_id
+						ON CONFLICT (session_id) DO UPDATE SET user_id = GREATEST(s.user_id, excluded.user_id),
+							agent_id = GREATEST(s.agent_id, excluded.agent_id), team_id = GREATEST(s.team_id, excluded.team_id),
+							workflow_id = GREATEST(s.workflow_id, excluded.workflow_id), total_traces = s.total_traces + excluded.total_traces,
+							first_trace_at = LEAST(s.first_trace_at, excluded.first_trace_at),
+							last_trace_at = GREATEST(s.last_trace_at, excluded.last_trace_at);
+				ELSIF TG_OP = 'DELETE' THEN
+					PERFORM pg_advisory_xact_lock(`+rollLock+`, hashtext(session_id))
+						FROM (SELECT DISTINCT session_id FROM old_rows WHERE session_id IS NOT NULL ORDER BY session_id) s;
+					DELETE FROM {t:agno_trace_sessions} WHERE session_id IN (SELECT session_id FROM old_rows);
+					INSERT INTO {t:agno_trace_sessions} (`+sessionColumns+`)
+						`+regroup+`session_id IN (SELECT session_id FROM old_rows) GROUP BY session_id;
+				ELSE
+					PERFORM pg_advisory_xact_lock(`+rollLock+`, hashtext(session_id)) FROM (`+movedSessions+` ORDER BY 1) s;
+					DELETE FROM {t:agno_trace_sessions} WHERE session_id IN (`+movedSessions+`);
+					INSERT INTO {t:agno_trace_sessions} (`+sessionColumns+`)
+						`+regroup+`session_id IN (`+movedSessions+`) GROUP BY session_id;
+				END IF;
+				RETURN NULL;
+			END
+			$$`,
+			`CREATE TRIGGER agno_traces_rolled_ins AFTER INSERT ON {t:agno_traces}
+				REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION {t:agno_trace_sessions_roll}()`,
+			`CREATE TRIGGER agno_traces_rolled_del AFTER DELETE ON {t:agno_traces}
+				REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION {t:agno_trace_sessions_roll}()`,
+			`CREATE TRIGGER agno_traces_rolled_upd AFTER UPDATE ON {t:agno_traces}
+				REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION {t:agno_trace_sessions_roll}()`,
+		)
+	} else {
+		// SQLite's scalar max() is NULL when one side is: keep the other.
+		greatest := func(c string) string {
+			return c + ` = CASE WHEN ` + c + ` IS NULL OR excluded.` + c + ` > ` + c + ` THEN excluded.` + c + ` ELSE ` + c + ` END`
+		}
+		regroupOf := func(sessions string) string {
+			return `DELETE FROM {t:agno_trace_sessions} WHERE session_id IN (` + sessions + `);
+				INSERT INTO {t:agno_trace_sessions} (` + sessionColumns + `) ` + regroup + `session_id IN (` + sessions + `) GROUP BY session_id;`
+		}
+		stmts = append(stmts,
+			`CREATE TRIGGER agno_traces_rolled_ins AFTER INSERT ON {t:agno_traces} WHEN NEW.session_id IS NOT NULL BEGIN
+				INSERT INTO {t:agno_trace_sessions} (`+sessionColumns+`)
+					VALUES (NEW.session_id, NEW.user_id, NEW.agent_id, NEW.team_id, NEW.workflow_id, 1, NEW.created_at, NEW.created_at)
+					ON CONFLICT (session_id) DO UPDATE SET `+greatest("user_id")+`, `+greatest("agent_id")+`, `+greatest("team_id")+`,
+						`+greatest("workflow_id")+`, total_traces = total_traces + 1,
+						first_trace_at = min(first_trace_at, excluded.first_trace_at), last_trace_at = max(last_trace_at, excluded.last_trace_at);
+			END`,
+			`CREATE TRIGGER agno_traces_rolled_del AFTER DELETE ON {t:agno_traces} WHEN OLD.session_id IS NOT NULL BEGIN
+				`+regroupOf("OLD.session_id")+`
+			END`,
+			`CREATE TRIGGER agno_traces_rolled_upd AFTER UPDATE OF session_id, user_id, agent_id, team_id, workflow_id, created_at ON {t:agno_traces}
+				WHEN OLD.session_id IS NOT NEW.session_id OR OLD.user_id IS NOT NEW.user_id OR OLD.agent_id IS NOT NEW.agent_id
+					OR OLD.team_id IS NOT NEW.team_id OR OLD.workflow_id IS NOT NEW.workflow_id OR OLD.created_at IS NOT NEW.created_at BEGIN
+				`+regroupOf("OLD.session_id, NEW.session_id")+`
+			END`,
+		)
+	}
+	return append(stmts, `INSERT INTO {t:agno_trace_sessions} (`+sessionColumns+`) `+regroup+`session_id IS NOT NULL GROUP BY session_id`)
 }
 
 // countedTraces are the filters whose total_count is kept: all traces, a
@@ -510,19 +631,22 @@ func (s *Store) SessionStats(ctx context.Context, q Query) ([]*SessionStats, int
 	if err != nil {
 		return nil, 0, err
 	}
-	if where == "" {
-		where = " WHERE session_id IS NOT NULL"
-	} else {
-		where += " AND session_id IS NOT NULL"
-	}
-	group := `SELECT session_id, MAX(user_id), MAX(agent_id), MAX(team_id), MAX(workflow_id), COUNT(*),
-		MIN(created_at), MAX(created_at) FROM {t:agno_traces} t` + where + ` GROUP BY session_id`
-	var total int
-	if err := s.db.QueryRow(ctx, `SELECT COUNT(*) FROM (`+group+`) g`, args...).Scan(&total); err != nil {
-		return nil, 0, fmt.Errorf("tracestore: count sessions: %w", err)
-	}
 	limit, offset := q.page()
-	rows, err := s.db.Query(ctx, group+` ORDER BY MAX(created_at) DESC, session_id LIMIT ? OFFSET ?`, append(args, limit, offset)...)
+	var total int
+	var rows *sql.Rows
+	if where == "" {
+		// Every session: one page of the rollup, in its index's order.
+		if total, err = s.db.Count(ctx, "agno_trace_sessions", countedSessions, nil, `SELECT COUNT(*) FROM {t:agno_trace_sessions}`); err != nil {
+			return nil, 0, fmt.Errorf("tracestore: count sessions: %w", err)
+		}
+		rows, err = s.db.Query(ctx, sessionPage, limit, offset)
+	} else {
+		group := regroup + where[len(" WHERE "):] + ` AND session_id IS NOT NULL GROUP BY session_id`
+		if err := s.db.QueryRow(ctx, `SELECT COUNT(*) FROM (`+group+`) g`, args...).Scan(&total); err != nil {
+			return nil, 0, fmt.Errorf("tracestore: count sessions: %w", err)
+		}
+		rows, err = s.db.Query(ctx, group+` ORDER BY MAX(created_at) DESC, session_id LIMIT ? OFFSET ?`, append(args, limit, offset)...)
+	}
 	if err != nil {
 		return nil, 0, fmt.Errorf("tracestore: session stats: %w", err)
 	}
