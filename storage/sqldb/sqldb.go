@@ -19,6 +19,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -49,6 +50,56 @@ type DB struct {
 	ID string
 
 	timeout time.Duration
+	stmts   stmtCache
+}
+
+// stmtCache keeps SQLite's write statements prepared: preparing one
+// compiles the table's triggers into it, which costs more than running
+// it. Bounded; a statement past the bound runs unprepared.
+type stmtCache struct {
+	mu sync.Mutex
+	m  map[string]*sql.Stmt
+}
+
+const maxCachedStmts = 256
+
+// cached is q's statement when it is prepared.
+func (c *stmtCache) cached(q string) *sql.Stmt {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.m[q]
+}
+
+// get returns q (rebound) prepared, or nil when it cannot be. It takes a
+// connection of db to prepare on: never call it holding one (a
+// transaction), or the pool can run dry.
+func (c *stmtCache) get(ctx context.Context, db *sql.DB, q string) *sql.Stmt {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if st, ok := c.m[q]; ok {
+		return st
+	}
+	if c.m == nil {
+		c.m = map[string]*sql.Stmt{}
+	}
+	if len(c.m) >= maxCachedStmts {
+		return nil
+	}
+	st, err := db.PrepareContext(ctx, q)
+	if err != nil {
+		return nil // the unprepared run reports it
+	}
+	c.m[q] = st
+	return st
+}
+
+func (c *stmtCache) close() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, st := range c.m {
+		st.Close()
+	}
+	c.m = nil
 }
 
 // Options bound what one DB may cost the database it uses.
@@ -155,7 +206,19 @@ func OpenPostgres(ctx context.Context, dsn, schema string, opts ...Options) (*DB
 }
 
 // Close closes the database.
-func (d *DB) Close() error { return d.SQL.Close() }
+func (d *DB) Close() error {
+	d.stmts.close()
+	return d.SQL.Close()
+}
+
+// prepared is q (rebound) prepared when the backend gains from it: SQLite
+// (pgx keeps its own statement cache per connection).
+func (d *DB) prepared(ctx context.Context, q string) *sql.Stmt {
+	if d.Kind != SQLite {
+		return nil
+	}
+	return d.stmts.get(ctx, d.SQL, q)
+}
 
 var tableRef = regexp.MustCompile(`\{t:([a-z_][a-z0-9_]*)\}`)
 
@@ -211,7 +274,12 @@ type Querier interface {
 func (d *DB) Exec(ctx context.Context, q string, args ...any) (sql.Result, error) {
 	ctx, cancel := dbguard.Bound(ctx, d.timeout)
 	defer cancel()
-	res, err := d.SQL.ExecContext(ctx, d.Rebind(q), args...)
+	q = d.Rebind(q)
+	if st := d.prepared(ctx, q); st != nil {
+		res, err := st.ExecContext(ctx, args...)
+		return res, d.wrap(err)
+	}
+	res, err := d.SQL.ExecContext(ctx, q, args...)
 	return res, d.wrap(err)
 }
 
@@ -247,10 +315,21 @@ func (d *DB) rowsContext(ctx context.Context) context.Context {
 type Tx struct {
 	tx *sql.Tx
 	d  *DB
+	// unprepared are the statements run that the cache lacked.
+	unprepared []string
 }
 
 func (t *Tx) Exec(ctx context.Context, q string, args ...any) (sql.Result, error) {
-	res, err := t.tx.ExecContext(ctx, t.d.Rebind(q), args...)
+	q = t.d.Rebind(q)
+	if t.d.Kind == SQLite {
+		if st := t.d.stmts.cached(q); st != nil {
+			// Prepared once per connection, the transaction's included.
+			res, err := t.tx.StmtContext(ctx, st).ExecContext(ctx, args...)
+			return res, t.d.wrap(err)
+		}
+		t.unprepared = append(t.unprepared, q) // prepared once the transaction ends
+	}
+	res, err := t.tx.ExecContext(ctx, q, args...)
 	return res, t.d.wrap(err)
 }
 
@@ -276,11 +355,16 @@ func (d *DB) inTx(ctx context.Context, fn func(*Tx) error) error {
 	if err != nil {
 		return d.wrap(err)
 	}
-	if err := fn(&Tx{tx: tx, d: d}); err != nil {
+	t := &Tx{tx: tx, d: d}
+	if err := fn(t); err != nil {
 		_ = tx.Rollback()
 		return err
 	}
-	return d.wrap(tx.Commit())
+	err = d.wrap(tx.Commit())
+	for _, q := range t.unprepared {
+		d.stmts.get(ctx, d.SQL, q)
+	}
+	return err
 }
 
 // wrap marks unique-key violations as ErrConflict, and an outage as

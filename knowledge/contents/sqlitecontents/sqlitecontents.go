@@ -63,6 +63,8 @@ type Store struct {
 	w, r  *sql.DB
 	table string // unquoted
 	t     string // quoted
+	// upsert is prepared once: preparing compiles the table's triggers.
+	upsert *sql.Stmt
 }
 
 var _ contents.Store = (*Store)(nil)
@@ -127,6 +129,15 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 	if applied > 0 {
 		log.Info("sqlitecontents: schema migrated", "path", path, "table", table, "migrations", applied)
 	}
+	if s.upsert, err = w.PrepareContext(ctx, `INSERT INTO `+s.t+` (`+columns+`)
+			VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)
+			ON CONFLICT (id) DO UPDATE SET name = excluded.name, description = excluded.description,
+				metadata = excluded.metadata, type = excluded.type, size = excluded.size, linked_to = excluded.linked_to,
+				access_count = excluded.access_count, status = excluded.status, status_message = excluded.status_message,
+				created_at = excluded.created_at, updated_at = excluded.updated_at, external_id = excluded.external_id`); err != nil {
+		w.Close()
+		return nil, fmt.Errorf("sqlitecontents: prepare: %w", err)
+	}
 	if !inMemory {
 		rq := url.Values{"_pragma": {"query_only(1)", busyPragma}}
 		r, err := sql.Open("sqlite", path+"?"+rq.Encode())
@@ -152,7 +163,7 @@ func (s *Store) Close() error {
 	if s.r != s.w {
 		errR = s.r.Close()
 	}
-	return errors.Join(errR, s.w.Close())
+	return errors.Join(errR, s.upsert.Close(), s.w.Close())
 }
 
 // Table is the contents table's name.
@@ -222,13 +233,7 @@ func (s *Store) Upsert(ctx context.Context, row contents.Row) error {
 		size = *row.Size
 	}
 	return s.write(ctx, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `INSERT INTO `+s.t+` (`+columns+`)
-			VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)
-			ON CONFLICT (id) DO UPDATE SET name = excluded.name, description = excluded.description,
-				metadata = excluded.metadata, type = excluded.type, size = excluded.size, linked_to = excluded.linked_to,
-				access_count = excluded.access_count, status = excluded.status, status_message = excluded.status_message,
-				created_at = excluded.created_at, updated_at = excluded.updated_at, external_id = excluded.external_id`,
-			row.ID, row.Name, row.Description, meta, row.Type, size, row.LinkedTo, row.AccessCount,
+		_, err := tx.StmtContext(ctx, s.upsert).ExecContext(ctx, row.ID, row.Name, row.Description, meta, row.Type, size, row.LinkedTo, row.AccessCount,
 			string(row.Status), row.StatusMessage, row.CreatedAt, row.UpdatedAt, row.ExternalID)
 		if err != nil {
 			return fmt.Errorf("sqlitecontents: upsert %q: %w", row.ID, err)
