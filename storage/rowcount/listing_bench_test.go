@@ -3,8 +3,10 @@ package rowcount_test
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/agno-go/agno/agentos/tracestore"
 	"github.com/agno-go/agno/approval"
@@ -18,6 +20,8 @@ import (
 	"github.com/agno-go/agno/storage/sqldb/sqldbtest"
 )
 
+var quiet = slog.New(slog.DiscardHandler)
+
 // series is a FROM clause of n rows numbered i = 0..n-1.
 func series(db *sqldb.DB) string {
 	if db.Kind == sqldb.Postgres {
@@ -28,47 +32,58 @@ func series(db *sqldb.DB) string {
 
 // BenchmarkControlListings reads page 1 (20 rows) of the control-plane
 // listings AgentOS serves — approvals (the pending queue), schedules,
-// eval runs, traces, knowledge contents — over N rows, seeded in one
+// eval runs, traces, trace session stats, knowledge contents — over N rows, seeded in one
 // statement each. Compare N=100000 with N=1000: a listing whose cost
 // does not grow with the table reads one page and one count.
 func BenchmarkControlListings(b *testing.B) {
 	for _, kind := range []string{"sqlite", "postgres"} {
 		for _, n := range []int{1000, 100000} {
 			b.Run(fmt.Sprintf("%s/N=%d", kind, n), func(b *testing.B) {
-				ctx := context.Background()
-				var db *sqldb.DB
-				var cs contents.Store
-				if kind == "sqlite" {
-					// One file, as AgentOS keeps them.
-					path := filepath.Join(b.TempDir(), "agno.db")
-					var err error
-					if db, err = sqldb.OpenSQLite(ctx, path); err != nil {
-						b.Fatal(err)
-					}
-					b.Cleanup(func() { db.Close() })
-					s, err := sqlitecontents.Open(ctx, sqlitecontents.Config{Path: path})
-					if err != nil {
-						b.Fatal(err)
-					}
-					b.Cleanup(func() { s.Close() })
-					cs = s
-				} else {
-					db = sqldbtest.Postgres(b)
-					dsn := pgtest.DSN(b)
-					s, err := pgcontents.Open(ctx, pgcontents.Config{DSN: dsn, Schema: db.Schema})
-					if err != nil {
-						b.Fatal(err)
-					}
-					b.Cleanup(func() { s.Close() })
-					cs = s
-				}
+				db, cs := openControl(b, kind)
 				benchListings(b, db, cs, n)
 			})
 		}
 	}
 }
 
-func benchListings(b *testing.B, db *sqldb.DB, cs contents.Store, n int) {
+// openControl opens the control-plane database and the contents store
+// of kind, as AgentOS does.
+func openControl(b *testing.B, kind string) (*sqldb.DB, contents.Store) {
+	ctx := context.Background()
+	if kind == "sqlite" {
+		// One file, as AgentOS keeps them.
+		path := filepath.Join(b.TempDir(), "agno.db")
+		db, err := sqldb.OpenSQLite(ctx, path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { db.Close() })
+		s, err := sqlitecontents.Open(ctx, sqlitecontents.Config{Path: path, Logger: quiet})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { s.Close() })
+		return db, s
+	}
+	db := sqldbtest.Postgres(b)
+	s, err := pgcontents.Open(ctx, pgcontents.Config{DSN: pgtest.DSN(b), Schema: db.Schema, Logger: quiet})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { s.Close() })
+	return db, s
+}
+
+// controlStores are the control-plane stores on one database.
+type controlStores struct {
+	approvals *approval.Store
+	schedules *schedule.Store
+	evals     *eval.Store
+	traces    *tracestore.Store
+}
+
+// seed opens the stores on db and writes n rows into each table.
+func seed(b *testing.B, db *sqldb.DB, n int) controlStores {
 	ctx := context.Background()
 	approvals, err := approval.NewStore(ctx, db)
 	if err != nil {
@@ -103,6 +118,13 @@ func benchListings(b *testing.B, db *sqldb.DB, cs contents.Store, n int) {
 			b.Fatalf("seed: %v\n%s", err, q)
 		}
 	}
+	return controlStores{approvals, schedules, evals, traces}
+}
+
+func benchListings(b *testing.B, db *sqldb.DB, cs contents.Store, n int) {
+	ctx := context.Background()
+	st := seed(b, db, n)
+	approvals, schedules, evals, traces := st.approvals, st.schedules, st.evals, st.traces
 	list := []struct {
 		name string
 		fn   func() (int, error)
@@ -123,6 +145,10 @@ func benchListings(b *testing.B, db *sqldb.DB, cs contents.Store, n int) {
 			_, total, err := traces.Traces(ctx, tracestore.Query{Limit: 20, Page: 1})
 			return total, err
 		}},
+		{"trace-session-stats", func() (int, error) {
+			_, total, err := traces.SessionStats(ctx, tracestore.Query{Limit: 20, Page: 1})
+			return total, err
+		}},
 		{"contents", func() (int, error) {
 			_, total, err := cs.List(ctx, contents.ListOptions{LinkedTo: "kb", Limit: 20, Page: 1})
 			return total, err
@@ -136,6 +162,54 @@ func benchListings(b *testing.B, db *sqldb.DB, cs contents.Store, n int) {
 					b.Fatalf("total %d, %v", total, err)
 				}
 			}
+		})
+	}
+}
+
+// BenchmarkControlWrites is what the counts cost the writes: creating an
+// approval, writing the trace of a run (one root span with its session
+// and agent), upserting a knowledge content, on stores already holding
+// 1,000 of each.
+func BenchmarkControlWrites(b *testing.B) {
+	for _, kind := range []string{"sqlite", "postgres"} {
+		b.Run(kind, func(b *testing.B) {
+			ctx := context.Background()
+			db, cs := openControl(b, kind)
+			st := seed(b, db, 1000)
+			b.Run("approval", func(b *testing.B) {
+				i := 0
+				for b.Loop() {
+					i++
+					id := fmt.Sprint("w", i)
+					if _, err := st.approvals.Create(ctx, &approval.Approval{ID: id, RunID: "r" + id, SessionID: "s" + id, Status: approval.StatusPending,
+						SourceType: "agent", PauseType: "confirmation", UserID: "u1", CreatedAt: int64(i)}); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+			b.Run("trace", func(b *testing.B) {
+				i := 0
+				for b.Loop() {
+					i++
+					id := fmt.Sprint("w", i)
+					start := time.Unix(int64(i), 0)
+					if err := st.traces.Write(ctx, []tracestore.Span{{SpanID: "sp" + id, TraceID: "tr" + id, Name: "agent.run", SpanKind: "INTERNAL",
+						StatusCode: "OK", StartTime: start, EndTime: start.Add(time.Second), DurationMS: 1000,
+						Attributes: map[string]any{"session_id": fmt.Sprint("s", i/10), "agent_id": "a1", "run_id": "r" + id}}}); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+			b.Run("content", func(b *testing.B) {
+				i := 0
+				for b.Loop() {
+					i++
+					if err := cs.Upsert(ctx, contents.Row{ID: fmt.Sprint("cw", i), Name: "doc", LinkedTo: "kb", Status: contents.StatusCompleted,
+						CreatedAt: int64(i), UpdatedAt: int64(i)}); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
 		})
 	}
 }
