@@ -1,0 +1,63 @@
+package sqldb
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"sync"
+	"testing"
+)
+
+// Writes in transactions are prepared after the first one ends, reused by
+// the next, and writers filling the pool never wait on it for a prepare.
+func TestWriteStatementsPreparedOnce(t *testing.T) {
+	ctx := context.Background()
+	db, err := OpenSQLite(ctx, filepath.Join(t.TempDir(), "c.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.Exec(ctx, `CREATE TABLE {t:things} (id TEXT PRIMARY KEY, n INTEGER)`); err != nil {
+		t.Fatal(err)
+	}
+	const insert = `INSERT INTO {t:things} (id, n) VALUES (?, ?)`
+	var wg sync.WaitGroup
+	errs := make(chan error, 8)
+	for w := range 8 { // twice the pool
+		wg.Go(func() {
+			for i := range 20 {
+				if err := db.InTx(ctx, func(tx *Tx) error {
+					_, err := tx.Exec(ctx, insert, fmt.Sprint(w, "-", i), i)
+					return err
+				}); err != nil {
+					errs <- err
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	if db.stmts.cached(db.Rebind(insert)) == nil {
+		t.Fatal("the insert was not prepared")
+	}
+	var n int
+	if err := db.QueryRow(ctx, `SELECT COUNT(*) FROM {t:things}`).Scan(&n); err != nil || n != 160 {
+		t.Fatalf("%d rows, %v", n, err)
+	}
+	// A statement that cannot be prepared still runs, and reports its error.
+	if _, err := db.Exec(ctx, `INSERT INTO {t:nothing} VALUES (1)`); err == nil {
+		t.Fatal("an insert into a missing table succeeded")
+	}
+	for i := range maxCachedStmts + 10 { // past the bound: run unprepared
+		if _, err := db.Exec(ctx, fmt.Sprintf(`UPDATE {t:things} SET n = %d WHERE id = '0-0'`, i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(db.stmts.m) > maxCachedStmts {
+		t.Fatalf("%d statements cached, bound %d", len(db.stmts.m), maxCachedStmts)
+	}
+}
