@@ -112,7 +112,6 @@ func TestSessionRollupUnderConcurrentWriters(t *testing.T) {
 		ctx := context.Background()
 		s := open(t, db)
 		var wg sync.WaitGroup
-		errs := make(chan error, 4)
 		for w := range 4 {
 			wg.Go(func() {
 				for i := range 40 {
@@ -121,12 +120,12 @@ func TestSessionRollupUnderConcurrentWriters(t *testing.T) {
 					if _, err := db.Exec(ctx, `INSERT INTO {t:agno_traces} (trace_id, name, status, start_time, end_time, duration_ms,
 						session_id, user_id, created_at) VALUES (?, 'run', 'OK', '2026-03-01T10:00:00Z', '2026-03-01T10:00:01Z', 1, ?, ?, ?)`,
 						id, session, fmt.Sprint("u", w), fmt.Sprintf("2026-03-01T10:%02d:00Z", i)); err != nil {
-						errs <- err
+						t.Error(err)
 						return
 					}
 					if i%4 == 3 {
 						if _, err := db.Exec(ctx, `DELETE FROM {t:agno_traces} WHERE trace_id = ?`, fmt.Sprintf("w%d-%d", w, i-2)); err != nil {
-							errs <- err
+							t.Error(err)
 							return
 						}
 					}
@@ -134,9 +133,8 @@ func TestSessionRollupUnderConcurrentWriters(t *testing.T) {
 			})
 		}
 		wg.Wait()
-		close(errs)
-		for err := range errs {
-			t.Fatal(err)
+		if t.Failed() {
+			return
 		}
 		compareRollup(t, db, s, "after concurrent writers")
 	})

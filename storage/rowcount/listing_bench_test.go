@@ -121,6 +121,9 @@ func seed(b *testing.B, db *sqldb.DB, n int) controlStores {
 	return controlStores{approvals, schedules, evals, traces}
 }
 
+// total is a listing's total_count.
+func total[T any](_ T, n int, err error) (int, error) { return n, err }
+
 func benchListings(b *testing.B, db *sqldb.DB, cs contents.Store, n int) {
 	ctx := context.Background()
 	st := seed(b, db, n)
@@ -130,28 +133,14 @@ func benchListings(b *testing.B, db *sqldb.DB, cs contents.Store, n int) {
 		fn   func() (int, error)
 	}{
 		{"approvals-pending", func() (int, error) {
-			_, total, err := approvals.List(ctx, approval.Filter{Status: approval.StatusPending, Limit: 20, Page: 1})
-			return total, err
+			return total(approvals.List(ctx, approval.Filter{Status: approval.StatusPending, Limit: 20, Page: 1}))
 		}},
-		{"schedules", func() (int, error) {
-			_, total, err := schedules.List(ctx, schedule.ListOptions{Limit: 20, Page: 1})
-			return total, err
-		}},
-		{"evals", func() (int, error) {
-			_, total, err := evals.List(ctx, eval.Query{Limit: 20, Page: 1})
-			return total, err
-		}},
-		{"traces", func() (int, error) {
-			_, total, err := traces.Traces(ctx, tracestore.Query{Limit: 20, Page: 1})
-			return total, err
-		}},
-		{"trace-session-stats", func() (int, error) {
-			_, total, err := traces.SessionStats(ctx, tracestore.Query{Limit: 20, Page: 1})
-			return total, err
-		}},
+		{"schedules", func() (int, error) { return total(schedules.List(ctx, schedule.ListOptions{Limit: 20, Page: 1})) }},
+		{"evals", func() (int, error) { return total(evals.List(ctx, eval.Query{Limit: 20, Page: 1})) }},
+		{"traces", func() (int, error) { return total(traces.Traces(ctx, tracestore.Query{Limit: 20, Page: 1})) }},
+		{"trace-session-stats", func() (int, error) { return total(traces.SessionStats(ctx, tracestore.Query{Limit: 20, Page: 1})) }},
 		{"contents", func() (int, error) {
-			_, total, err := cs.List(ctx, contents.ListOptions{LinkedTo: "kb", Limit: 20, Page: 1})
-			return total, err
+			return total(cs.List(ctx, contents.ListOptions{LinkedTo: "kb", Limit: 20, Page: 1}))
 		}},
 	}
 	for _, l := range list {
