@@ -8,18 +8,43 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+
+	"github.com/agno-go/agno/internal/keyorder"
 )
 
 // Memory is a Store in process memory.
 type Memory struct {
 	mu   sync.RWMutex
 	rows map[string]Row
+	// The ids by creation and by update (the SQL stores' indexed orders),
+	// of every knowledge base ("") and of each.
+	created, updated keyorder.Order[string]
 }
 
 var _ Store = (*Memory)(nil)
 
 // NewMemory returns an empty Memory store.
-func NewMemory() *Memory { return &Memory{rows: map[string]Row{}} }
+func NewMemory() *Memory {
+	return &Memory{rows: map[string]Row{}, created: keyorder.Order[string]{}, updated: keyorder.Order[string]{}}
+}
+
+// scopes are the listings r is in: every knowledge base's, and its own.
+func scopes(r Row) []string {
+	if r.LinkedTo == "" {
+		return []string{""}
+	}
+	return []string{"", r.LinkedTo}
+}
+
+func (m *Memory) place(r Row) {
+	m.created.Add(keyorder.Key{At: r.CreatedAt, ID: r.ID}, scopes(r))
+	m.updated.Add(keyorder.Key{At: r.UpdatedAt, ID: r.ID}, scopes(r))
+}
+
+func (m *Memory) unplace(r Row) {
+	m.created.Remove(keyorder.Key{At: r.CreatedAt, ID: r.ID}, scopes(r))
+	m.updated.Remove(keyorder.Key{At: r.UpdatedAt, ID: r.ID}, scopes(r))
+}
 
 // Upsert implements Store.
 func (m *Memory) Upsert(ctx context.Context, row Row) error {
@@ -34,8 +59,12 @@ func (m *Memory) Upsert(ctx context.Context, row Row) error {
 		return err
 	}
 	m.mu.Lock()
+	defer m.mu.Unlock()
+	if old, ok := m.rows[row.ID]; ok {
+		m.unplace(old)
+	}
 	m.rows[row.ID] = c
-	m.mu.Unlock()
+	m.place(c)
 	return nil
 }
 
@@ -62,6 +91,25 @@ func (m *Memory) List(ctx context.Context, opts ListOptions) ([]Row, int, error)
 	if err != nil {
 		return nil, 0, err
 	}
+	desc := opts.SortOrder != SortAsc
+	var ord keyorder.Order[string]
+	switch opts.SortBy {
+	case "", "created_at":
+		ord = m.created
+	case "updated_at":
+		ord = m.updated
+	}
+	if ord != nil {
+		// One page of an order kept by the writes.
+		m.mu.RLock()
+		ids, total := ord.Window(opts.LinkedTo, !desc, opts.Limit, opts.Page)
+		rows := make([]Row, len(ids))
+		for i, id := range ids {
+			rows[i] = m.rows[id]
+		}
+		m.mu.RUnlock()
+		return cloneAll(rows, total)
+	}
 	m.mu.RLock()
 	rows := make([]Row, 0, len(m.rows))
 	for _, r := range m.rows {
@@ -70,7 +118,6 @@ func (m *Memory) List(ctx context.Context, opts ListOptions) ([]Row, int, error)
 		}
 	}
 	m.mu.RUnlock()
-	desc := opts.SortOrder != SortAsc
 	// The tie-break id runs in the sort's direction, as the SQL stores'
 	// (one index serves a column both ways).
 	slices.SortFunc(rows, func(a, b Row) int {
@@ -80,17 +127,15 @@ func (m *Memory) List(ctx context.Context, opts ListOptions) ([]Row, int, error)
 		}
 		return c
 	})
-	total := len(rows)
-	if opts.Limit > 0 {
-		page := max(opts.Page, 1)
-		start := total // a page past the end, where (page-1)*limit could overflow
-		if page-1 < total/opts.Limit+1 {
-			start = min((page-1)*opts.Limit, total)
-		}
-		rows = rows[start : start+min(opts.Limit, total-start)]
-	}
+	start, end := keyorder.PageRange(len(rows), opts.Limit, opts.Page)
+	return cloneAll(rows[start:end], len(rows))
+}
+
+// cloneAll is a page of rows, copied, with the listing's total.
+func cloneAll(rows []Row, total int) ([]Row, int, error) {
 	out := make([]Row, len(rows))
 	for i, r := range rows {
+		var err error
 		if out[i], err = clone(r); err != nil {
 			return nil, 0, err
 		}
@@ -104,8 +149,11 @@ func (m *Memory) Delete(ctx context.Context, id string) error {
 		return err
 	}
 	m.mu.Lock()
-	delete(m.rows, id)
-	m.mu.Unlock()
+	defer m.mu.Unlock()
+	if old, ok := m.rows[id]; ok {
+		m.unplace(old)
+		delete(m.rows, id)
+	}
 	return nil
 }
 

@@ -15,6 +15,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/agno-go/agno/internal/keyorder"
 	"github.com/agno-go/agno/run"
 	"github.com/agno-go/agno/storage"
 )
@@ -66,7 +67,7 @@ var _ storage.Store = (*Store)(nil)
 func New(opts ...Option) *Store {
 	s := &Store{
 		sessions:    map[string]*storage.Session{},
-		order:       sessionOrder{order[scope]{}},
+		order:       sessionOrder{keyorder.Order[scope]{}},
 		memOrder:    newMemoryOrder(),
 		runs:        map[string]*storage.Run{},
 		sessionRuns: map[string]map[string]struct{}{},
@@ -245,21 +246,8 @@ func encodable(s *storage.Session) error {
 }
 
 func paginate[T any](items []T, limit, page int) []T {
-	start, end := pageRange(len(items), limit, page)
+	start, end := keyorder.PageRange(len(items), limit, page)
 	return items[start:end]
-}
-
-// pageRange is the [start, end) of a page of n items.
-func pageRange(n, limit, page int) (start, end int) {
-	if limit <= 0 {
-		return 0, n
-	}
-	page = max(page, 1)
-	if page-1 > n/limit {
-		return n, n // also guards (page-1)*limit against overflow
-	}
-	start = min((page-1)*limit, n)
-	return start, min(start+limit, n)
 }
 
 // DeleteSessions implements storage.Store.

@@ -1,90 +1,12 @@
 package memory
 
 import (
-	"cmp"
 	"slices"
 	"strings"
 
+	"github.com/agno-go/agno/internal/keyorder"
 	"github.com/agno-go/agno/storage"
 )
-
-// orderKey orders rows as the SQL listings do: a time, then the id.
-type orderKey struct {
-	at int64
-	id string
-}
-
-func compareKeys(a, b orderKey) int {
-	return cmp.Or(cmp.Compare(a.at, b.at), strings.Compare(a.id, b.id))
-}
-
-// order keeps, per scope (what a listing filters on), row ids in one
-// listing order, so a listing in that order reads its page from one end
-// and its total_count is a length: its cost does not grow with the store.
-type order[S comparable] map[S][]orderKey
-
-func (o order[S]) add(k orderKey, scopes []S) {
-	for _, sc := range scopes {
-		keys := o[sc]
-		i, _ := slices.BinarySearchFunc(keys, k, compareKeys)
-		o[sc] = slices.Insert(keys, i, k)
-	}
-}
-
-func (o order[S]) remove(k orderKey, scopes []S) {
-	for _, sc := range scopes {
-		keys := o[sc]
-		if i, ok := slices.BinarySearchFunc(keys, k, compareKeys); ok {
-			keys = slices.Delete(keys, i, i+1)
-		}
-		o.set(sc, keys)
-	}
-}
-
-// removeAll removes many rows with one pass over each scope they are in
-// (one removal at a time moves the rest of the scope each time); a scope
-// losing one row has it found by search.
-func (o order[S]) removeAll(gone map[S]map[orderKey]bool) {
-	for sc, keys := range gone {
-		if len(keys) == 1 {
-			for k := range keys {
-				o.remove(k, []S{sc})
-			}
-			continue
-		}
-		o.set(sc, slices.DeleteFunc(o[sc], func(k orderKey) bool { return keys[k] }))
-	}
-}
-
-func (o order[S]) set(sc S, keys []orderKey) {
-	if len(keys) == 0 {
-		delete(o, sc)
-	} else {
-		o[sc] = keys
-	}
-}
-
-// window is the ids of one page of scope sc (newest first unless asc) and
-// the scope's size.
-func (o order[S]) window(sc S, asc bool, limit, page int) ([]string, int) {
-	keys := o[sc]
-	start, end := pageRange(len(keys), limit, page)
-	ids := make([]string, 0, end-start)
-	for i := start; i < end; i++ {
-		if asc {
-			ids = append(ids, keys[i].id)
-		} else {
-			ids = append(ids, keys[len(keys)-1-i].id)
-		}
-	}
-	return ids, len(keys)
-}
-
-// all is every id of scope sc in listing order.
-func (o order[S]) all(sc S, asc bool) []string {
-	ids, _ := o.window(sc, asc, 0, 1)
-	return ids
-}
 
 // --- sessions: in creation order (agno's default) ---
 
@@ -125,13 +47,15 @@ func each3(a, b, c []string, fn func(x, y, z string)) {
 	}
 }
 
-func sessionKey(s *storage.Session) orderKey { return orderKey{s.CreatedAt, s.SessionID} }
+func sessionKey(s *storage.Session) keyorder.Key {
+	return keyorder.Key{At: s.CreatedAt, ID: s.SessionID}
+}
 
 // sessionOrder keeps the sessions in creation order per scope.
-type sessionOrder struct{ order[scope] }
+type sessionOrder struct{ keyorder.Order[scope] }
 
-func (o sessionOrder) add(s *storage.Session)    { o.order.add(sessionKey(s), scopesOf(s)) }
-func (o sessionOrder) remove(s *storage.Session) { o.order.remove(sessionKey(s), scopesOf(s)) }
+func (o sessionOrder) add(s *storage.Session)    { o.Order.Add(sessionKey(s), scopesOf(s)) }
+func (o sessionOrder) remove(s *storage.Session) { o.Order.Remove(sessionKey(s), scopesOf(s)) }
 
 // replace moves a session whose listing keys changed.
 func (o sessionOrder) replace(old, next *storage.Session) {
@@ -143,21 +67,7 @@ func (o sessionOrder) replace(old, next *storage.Session) {
 }
 
 func (o sessionOrder) removeAll(ss []*storage.Session) {
-	o.order.removeAll(gather(ss, sessionKey, scopesOf))
-}
-
-// gather groups the keys of rows by the scopes they are in.
-func gather[T any, S comparable](rows []T, key func(T) orderKey, scopes func(T) []S) map[S]map[orderKey]bool {
-	gone := map[S]map[orderKey]bool{}
-	for _, r := range rows {
-		for _, sc := range scopes(r) {
-			if gone[sc] == nil {
-				gone[sc] = map[orderKey]bool{}
-			}
-			gone[sc][key(r)] = true
-		}
-	}
-	return gone
+	o.Order.RemoveAll(keyorder.Gather(ss, sessionKey, scopesOf))
 }
 
 // inCreationOrder reports whether q is a listing sessionOrder answers:
@@ -172,7 +82,7 @@ func (o sessionOrder) page(q storage.SessionQuery, get func(id string) *storage.
 	sc, asc := scope{q.SessionType, q.ComponentID, q.UserID}, q.SortOrder == storage.Asc
 	if q.NameContains == "" && q.CreatedAfter == 0 && q.CreatedBefore == 0 {
 		// Every session of the scope matches: the page is a range of it.
-		ids, total := o.window(sc, asc, q.Limit, q.Page)
+		ids, total := o.Window(sc, asc, q.Limit, q.Page)
 		out := make([]*storage.Session, len(ids))
 		for i, id := range ids {
 			out[i] = get(id).Clone()
@@ -180,7 +90,7 @@ func (o sessionOrder) page(q storage.SessionQuery, get func(id string) *storage.
 		return out, total
 	}
 	var matched []*storage.Session
-	for _, id := range o.all(sc, asc) {
+	for _, id := range o.All(sc, asc) {
 		x := get(id)
 		if q.NameContains != "" && !strings.Contains(strings.ToLower(x.SessionName), strings.ToLower(q.NameContains)) {
 			continue
@@ -211,28 +121,28 @@ func memScopesOf(m *storage.Memory) []memScope {
 // memoryOrder keeps the memories by update and by creation per scope,
 // and the users with memories newest first (user memory stats).
 type memoryOrder struct {
-	updated, created order[memScope]
-	users            order[struct{}] // key: minus the user's last update, the user
+	updated, created keyorder.Order[memScope]
+	users            keyorder.Order[struct{}] // key: minus the user's last update, the user
 }
 
 func newMemoryOrder() memoryOrder {
-	return memoryOrder{updated: order[memScope]{}, created: order[memScope]{}, users: order[struct{}]{}}
+	return memoryOrder{updated: keyorder.Order[memScope]{}, created: keyorder.Order[memScope]{}, users: keyorder.Order[struct{}]{}}
 }
 
 var everyone = []struct{}{{}}
 
 // userKey is u's place among the users (ok false: no memories).
-func (o memoryOrder) userKey(u string) (k orderKey, ok bool) {
+func (o memoryOrder) userKey(u string) (k keyorder.Key, ok bool) {
 	keys := o.updated[memScope{user: u}]
 	if u == "" || len(keys) == 0 {
-		return orderKey{}, false
+		return keyorder.Key{}, false
 	}
-	return orderKey{-keys[len(keys)-1].at, u}, true
+	return keyorder.Key{At: -keys[len(keys)-1].At, ID: u}, true
 }
 
 // restat runs change, then moves the given users to their new places.
 func (o memoryOrder) restat(users []string, change func()) {
-	before := map[string]orderKey{}
+	before := map[string]keyorder.Key{}
 	for _, u := range users {
 		if k, ok := o.userKey(u); ok {
 			before[u] = k
@@ -251,10 +161,10 @@ func (o memoryOrder) restat(users []string, change func()) {
 			continue
 		}
 		if had {
-			o.users.remove(old, everyone)
+			o.users.Remove(old, everyone)
 		}
 		if has {
-			o.users.add(k, everyone)
+			o.users.Add(k, everyone)
 		}
 	}
 }
@@ -264,7 +174,7 @@ func (o memoryOrder) restat(users []string, change func()) {
 func (o memoryOrder) stats(userID string, limit, page int) ([]storage.UserMemoryStats, int) {
 	stat := func(u string) storage.UserMemoryStats {
 		keys := o.updated[memScope{user: u}]
-		return storage.UserMemoryStats{UserID: u, TotalMemories: len(keys), LastMemoryUpdatedAt: keys[len(keys)-1].at}
+		return storage.UserMemoryStats{UserID: u, TotalMemories: len(keys), LastMemoryUpdatedAt: keys[len(keys)-1].At}
 	}
 	if userID != "" {
 		if _, ok := o.userKey(userID); !ok {
@@ -272,7 +182,7 @@ func (o memoryOrder) stats(userID string, limit, page int) ([]storage.UserMemory
 		}
 		return slices.Clone(paginate([]storage.UserMemoryStats{stat(userID)}, limit, page)), 1
 	}
-	ids, total := o.users.window(struct{}{}, true, limit, page)
+	ids, total := o.users.Window(struct{}{}, true, limit, page)
 	out := make([]storage.UserMemoryStats, len(ids))
 	for i, u := range ids {
 		out[i] = stat(u)
@@ -280,8 +190,8 @@ func (o memoryOrder) stats(userID string, limit, page int) ([]storage.UserMemory
 	return out, total
 }
 
-func updatedKey(m *storage.Memory) orderKey { return orderKey{m.UpdatedAt, m.MemoryID} }
-func createdKey(m *storage.Memory) orderKey { return orderKey{m.CreatedAt, m.MemoryID} }
+func updatedKey(m *storage.Memory) keyorder.Key { return keyorder.Key{At: m.UpdatedAt, ID: m.MemoryID} }
+func createdKey(m *storage.Memory) keyorder.Key { return keyorder.Key{At: m.CreatedAt, ID: m.MemoryID} }
 
 // put records next in place of old (nil: a new memory).
 func (o memoryOrder) put(old, next *storage.Memory) {
@@ -291,11 +201,11 @@ func (o memoryOrder) put(old, next *storage.Memory) {
 	}
 	o.restat(users, func() {
 		if old != nil {
-			o.updated.remove(updatedKey(old), memScopesOf(old))
-			o.created.remove(createdKey(old), memScopesOf(old))
+			o.updated.Remove(updatedKey(old), memScopesOf(old))
+			o.created.Remove(createdKey(old), memScopesOf(old))
 		}
-		o.updated.add(updatedKey(next), memScopesOf(next))
-		o.created.add(createdKey(next), memScopesOf(next))
+		o.updated.Add(updatedKey(next), memScopesOf(next))
+		o.created.Add(createdKey(next), memScopesOf(next))
 	})
 }
 
@@ -305,8 +215,8 @@ func (o memoryOrder) removeAll(ms []*storage.Memory) {
 		users[i] = m.UserID
 	}
 	o.restat(users, func() {
-		o.updated.removeAll(gather(ms, updatedKey, memScopesOf))
-		o.created.removeAll(gather(ms, createdKey, memScopesOf))
+		o.updated.RemoveAll(keyorder.Gather(ms, updatedKey, memScopesOf))
+		o.created.RemoveAll(keyorder.Gather(ms, createdKey, memScopesOf))
 	})
 }
 
@@ -320,7 +230,7 @@ func (o memoryOrder) page(q storage.MemoryQuery, get func(id string) *storage.Me
 	if q.SortBy == "created_at" {
 		ord = o.created
 	}
-	ids, total := ord.window(memScope{q.UserID, q.AgentID, q.TeamID}, q.SortOrder == storage.Asc, q.Limit, q.Page)
+	ids, total := ord.Window(memScope{q.UserID, q.AgentID, q.TeamID}, q.SortOrder == storage.Asc, q.Limit, q.Page)
 	page = make([]*storage.Memory, len(ids))
 	for i, id := range ids {
 		page[i] = cloneMemory(get(id))
