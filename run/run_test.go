@@ -9,17 +9,6 @@ import (
 	"github.com/agno-go/agno/run"
 )
 
-func TestNewIDIsUUIDv4(t *testing.T) {
-	seen := map[string]bool{}
-	for range 1000 {
-		id := run.NewID()
-		if len(id) != 36 || id[14] != '4' || !strings.ContainsRune("89ab", rune(id[19])) || seen[id] {
-			t.Fatalf("bad or repeated id %q", id)
-		}
-		seen[id] = true
-	}
-}
-
 func TestEventKindFollowsIdentity(t *testing.T) {
 	agentEv := &run.RunContent{EventBase: run.EventBase{AgentID: "a"}}
 	teamEv := &run.RunContent{EventBase: run.EventBase{TeamID: "t"}}

@@ -19,3 +19,15 @@ func BenchmarkStore(b *testing.B) {
 		return st
 	})
 }
+
+// AGNO_TEST_POSTGRES_DSN=... go test -run '^$' -bench TurnAtScale -benchtime=2000x ./storage/postgres/
+func BenchmarkTurnAtScale(b *testing.B) {
+	storetest.BenchTurnAtScale(b, func(b *testing.B) storage.Store {
+		dsn := pgtest.DSN(b)
+		st, err := Open(b.Context(), Config{DSN: dsn, Schema: pgtest.Schema(b, dsn), MaxConns: 32, Logger: quiet})
+		if err != nil {
+			b.Fatal(err)
+		}
+		return st
+	}, 20000)
+}

@@ -18,3 +18,14 @@ func BenchmarkStore(b *testing.B) {
 		return st
 	})
 }
+
+// go test -run '^$' -bench TurnAtScale -benchtime=2000x ./storage/sqlite/
+func BenchmarkTurnAtScale(b *testing.B) {
+	storetest.BenchTurnAtScale(b, func(b *testing.B) storage.Store {
+		st, err := Open(b.Context(), Config{Path: filepath.Join(b.TempDir(), "agno.db"), Logger: quiet})
+		if err != nil {
+			b.Fatal(err)
+		}
+		return st
+	}, 20000)
+}

@@ -139,7 +139,11 @@ func quote(s string) string {
 }
 
 func turn(ctx context.Context, b *testing.B, st storage.Store, sid string, n int) {
-	rid := fmt.Sprintf("%s-run%d", sid, n)
+	turnOf(ctx, b, st, sid, fmt.Sprintf("%s-run%d", sid, n), n)
+}
+
+// turnOf writes run rid, the n-th of session sid.
+func turnOf(ctx context.Context, b *testing.B, st storage.Store, sid, rid string, n int) {
 	if err := st.CreateRun(ctx, &storage.Run{RunID: rid, SessionID: sid, SessionType: storage.SessionAgent,
 		ComponentID: "bench-agent", UserID: "bench-user", Status: run.StatusCompleted,
 		Data: json.RawMessage(`{"run_id":"` + rid + `",` + runDoc[1:])}); err != nil {
@@ -160,6 +164,26 @@ func turn(ctx context.Context, b *testing.B, st storage.Store, sid string, n int
 		return nil
 	}); err != nil {
 		b.Error(err)
+	}
+}
+
+// BenchTurnAtScale writes first turns of new sessions, with session and
+// run ids made as the engine makes them (run.NewID), into a store already
+// holding n such turns: where an id lands in the indexes keyed by it
+// shows once they outgrow the page cache.
+func BenchTurnAtScale(b *testing.B, open BenchOpener, n int) {
+	st := benchStore(b, open)
+	ctx := context.Background()
+	first := func() {
+		sid := run.NewID()
+		benchSession(b, st, sid)
+		turnOf(ctx, b, st, sid, run.NewID(), 1)
+	}
+	for range n {
+		first()
+	}
+	for b.Loop() { // the seeding above runs once, untimed
+		first()
 	}
 }
 
