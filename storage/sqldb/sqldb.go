@@ -57,8 +57,9 @@ type DB struct {
 // compiles the table's triggers into it, which costs more than running
 // it. Bounded; a statement past the bound runs unprepared.
 type stmtCache struct {
-	mu sync.Mutex
-	m  map[string]*sql.Stmt
+	mu     sync.Mutex
+	m      map[string]*sql.Stmt
+	closed bool
 }
 
 const maxCachedStmts = 256
@@ -72,22 +73,46 @@ func (c *stmtCache) cached(q string) *sql.Stmt {
 
 // get returns q (rebound) prepared, or nil when it cannot be. It takes a
 // connection of db to prepare on: never call it holding one (a
-// transaction), or the pool can run dry.
+// transaction), or the pool can run dry. The lock is held only around
+// the map: a writer holding SQLite's write lock looks statements up, so
+// nothing waiting on a connection (a prepare, a close) may hold it.
 func (c *stmtCache) get(ctx context.Context, db *sql.DB, q string) *sql.Stmt {
 	c.mu.Lock()
-	defer c.mu.Unlock()
-	if st, ok := c.m[q]; ok {
+	st, ok := c.m[q]
+	full := len(c.m) >= maxCachedStmts
+	c.mu.Unlock()
+	if ok {
 		return st
 	}
-	if c.m == nil {
-		c.m = map[string]*sql.Stmt{}
-	}
-	if len(c.m) >= maxCachedStmts {
+	if full {
 		return nil
 	}
 	st, err := db.PrepareContext(ctx, q)
 	if err != nil {
 		return nil // the unprepared run reports it
+	}
+	kept := c.keep(q, st)
+	if kept != st {
+		// Closed outside the lock: closing waits for the connection it was
+		// prepared on, which a writer may hold while waiting for the lock.
+		st.Close()
+	}
+	return kept
+}
+
+// keep stores st as q's statement and returns it, unless one is there
+// already (returned instead) or the cache is closed or full (nil).
+func (c *stmtCache) keep(q string, st *sql.Stmt) *sql.Stmt {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if had, ok := c.m[q]; ok {
+		return had
+	}
+	if c.closed || len(c.m) >= maxCachedStmts {
+		return nil
+	}
+	if c.m == nil {
+		c.m = map[string]*sql.Stmt{}
 	}
 	c.m[q] = st
 	return st
@@ -95,11 +120,12 @@ func (c *stmtCache) get(ctx context.Context, db *sql.DB, q string) *sql.Stmt {
 
 func (c *stmtCache) close() {
 	c.mu.Lock()
-	defer c.mu.Unlock()
-	for _, st := range c.m {
+	m := c.m
+	c.m, c.closed = nil, true
+	c.mu.Unlock()
+	for _, st := range m {
 		st.Close()
 	}
-	c.m = nil
 }
 
 // Options bound what one DB may cost the database it uses.
