@@ -8,26 +8,18 @@ import (
 	"github.com/agno-go/agno/storage/storetest"
 )
 
-// AGNO_TEST_POSTGRES_DSN=... go test -run '^$' -bench . -benchtime=200x ./storage/postgres/
-func BenchmarkStore(b *testing.B) {
-	storetest.Bench(b, func(b *testing.B) storage.Store {
-		dsn := pgtest.DSN(b)
-		st, err := Open(b.Context(), Config{DSN: dsn, Schema: pgtest.Schema(b, dsn), MaxConns: 32, Logger: quiet})
-		if err != nil {
-			b.Fatal(err)
-		}
-		return st
-	})
+// openBench opens a new schema for one benchmark.
+func openBench(b *testing.B) storage.Store {
+	dsn := pgtest.DSN(b)
+	st, err := Open(b.Context(), Config{DSN: dsn, Schema: pgtest.Schema(b, dsn), MaxConns: 32, Logger: quiet})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return st
 }
 
+// AGNO_TEST_POSTGRES_DSN=... go test -run '^$' -bench . -benchtime=200x ./storage/postgres/
+func BenchmarkStore(b *testing.B) { storetest.Bench(b, openBench) }
+
 // AGNO_TEST_POSTGRES_DSN=... go test -run '^$' -bench TurnAtScale -benchtime=2000x ./storage/postgres/
-func BenchmarkTurnAtScale(b *testing.B) {
-	storetest.BenchTurnAtScale(b, func(b *testing.B) storage.Store {
-		dsn := pgtest.DSN(b)
-		st, err := Open(b.Context(), Config{DSN: dsn, Schema: pgtest.Schema(b, dsn), MaxConns: 32, Logger: quiet})
-		if err != nil {
-			b.Fatal(err)
-		}
-		return st
-	}, 20000)
-}
+func BenchmarkTurnAtScale(b *testing.B) { storetest.BenchTurnAtScale(b, openBench, 20000) }

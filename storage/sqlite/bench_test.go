@@ -8,24 +8,17 @@ import (
 	"github.com/agno-go/agno/storage/storetest"
 )
 
-// go test -run '^$' -bench . -benchtime=200x ./storage/sqlite/
-func BenchmarkStore(b *testing.B) {
-	storetest.Bench(b, func(b *testing.B) storage.Store {
-		st, err := Open(b.Context(), Config{Path: filepath.Join(b.TempDir(), "agno.db"), Logger: quiet})
-		if err != nil {
-			b.Fatal(err)
-		}
-		return st
-	})
+// openBench opens a new store file for one benchmark.
+func openBench(b *testing.B) storage.Store {
+	st, err := Open(b.Context(), Config{Path: filepath.Join(b.TempDir(), "agno.db"), Logger: quiet})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return st
 }
 
+// go test -run '^$' -bench . -benchtime=200x ./storage/sqlite/
+func BenchmarkStore(b *testing.B) { storetest.Bench(b, openBench) }
+
 // go test -run '^$' -bench TurnAtScale -benchtime=2000x ./storage/sqlite/
-func BenchmarkTurnAtScale(b *testing.B) {
-	storetest.BenchTurnAtScale(b, func(b *testing.B) storage.Store {
-		st, err := Open(b.Context(), Config{Path: filepath.Join(b.TempDir(), "agno.db"), Logger: quiet})
-		if err != nil {
-			b.Fatal(err)
-		}
-		return st
-	}, 20000)
-}
+func BenchmarkTurnAtScale(b *testing.B) { storetest.BenchTurnAtScale(b, openBench, 20000) }
