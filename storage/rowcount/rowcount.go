@@ -12,7 +12,6 @@
 package rowcount
 
 import (
-	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -129,7 +128,7 @@ func (s Spec) postgres(n Names) []string {
 	added := `SELECT k.scope, 1 AS d FROM new_rows r, ` + unnest("r")
 	removed := `SELECT k.scope, -1 AS d FROM old_rows r, ` + unnest("r")
 	prune := `DELETE FROM ` + n.Counts + ` WHERE n = 0 AND shard = ` + shard + ` AND scope IN (SELECT k.scope FROM old_rows r, ` + unnest("r") + `);`
-	return []string{
+	stmts := []string{
 		`CREATE TABLE ` + n.Counts + ` (
 			scope TEXT NOT NULL,
 			shard SMALLINT NOT NULL,
@@ -158,10 +157,12 @@ func (s Spec) postgres(n Names) []string {
 			` REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION ` + n.Func + `()`,
 		`CREATE TRIGGER ` + n.Trigger + `_del AFTER DELETE ON ` + n.Table +
 			` REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION ` + n.Func + `()`,
-		`CREATE TRIGGER ` + n.Trigger + `_upd AFTER UPDATE ON ` + n.Table +
-			` REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION ` + n.Func + `()`,
-		`INSERT INTO ` + n.Counts + ` (scope, shard, n) SELECT k.scope, 0, COUNT(*) FROM ` + n.Table + ` r, ` + unnest("r") + ` GROUP BY k.scope`,
 	}
+	if len(s.columns()) > 0 { // with no column an update moves no row between scopes
+		stmts = append(stmts, `CREATE TRIGGER `+n.Trigger+`_upd AFTER UPDATE ON `+n.Table+
+			` REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION `+n.Func+`()`)
+	}
+	return append(stmts, `INSERT INTO `+n.Counts+` (scope, shard, n) SELECT k.scope, 0, COUNT(*) FROM `+n.Table+` r, `+unnest("r")+` GROUP BY k.scope`)
 }
 
 // Eq is one equality filter of a listing.
@@ -229,5 +230,5 @@ func text(postgres bool, v any) (string, bool) {
 	case int64:
 		return strconv.FormatInt(v, 10), true
 	}
-	return fmt.Sprint(v), false
+	return "", false
 }
