@@ -641,7 +641,7 @@ func (s *Store) SessionStats(ctx context.Context, q Query) ([]*SessionStats, int
 		}
 		rows, err = s.db.Query(ctx, sessionPage, limit, offset)
 	} else {
-		group := regroup + where[len(" WHERE "):] + ` AND session_id IS NOT NULL GROUP BY session_id`
+		group := regroup + strings.TrimPrefix(where, " WHERE ") + ` AND session_id IS NOT NULL GROUP BY session_id`
 		if err := s.db.QueryRow(ctx, `SELECT COUNT(*) FROM (`+group+`) g`, args...).Scan(&total); err != nil {
 			return nil, 0, fmt.Errorf("tracestore: count sessions: %w", err)
 		}
