@@ -111,6 +111,7 @@ func (o *OS) parseRunForm(r *http.Request, w http.ResponseWriter) (_ *runForm, o
 		if !o.runIDFree(w, r, req.RunID) {
 			return nil, false
 		}
+		req.NewRunID = true
 	}
 	// agno's run endpoints default stream_events to true; a field overrides it.
 	req.StreamEvents = stream
@@ -119,13 +120,13 @@ func (o *OS) parseRunForm(r *http.Request, w http.ResponseWriter) (_ *runForm, o
 		return nil, false
 	}
 	if req.SessionID == "" {
-		req.SessionID = run.NewID()
+		req.SessionID, req.NewSessionID = run.NewID(), true
 	} else if user := scopedUser(r.Context()); user != "" && !o.sessionOpenTo(r.Context(), req.SessionID, user) {
 		writeError(w, http.StatusNotFound, "Session not found")
 		return nil, false
 	}
 	if req.RunID == "" {
-		req.RunID = run.NewID()
+		req.RunID, req.NewRunID = run.NewID(), true
 	}
 	noteRunID(r.Context(), req.RunID)
 	req.Stream = stream
@@ -329,6 +330,9 @@ func (o *OS) cancel(w http.ResponseWriter, r *http.Request, componentID string) 
 		}
 		if unused && checkClientID(runID) == nil {
 			o.intents.add(runID, callerUser(r.Context()), componentID, time.Now())
+			// Or it runs on another instance and is not stored yet
+			// (runs.Config.StartDelay): its owner hears the signal.
+			_, _ = o.eng.Cancel(r.Context(), runID)
 		}
 		writeJSON(w, http.StatusOK, struct{}{})
 		return

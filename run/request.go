@@ -42,6 +42,10 @@ type Request struct {
 	SessionID   string
 	UserID      string
 	ParentRunID string
+	// NewRunID: RunID was just made, or checked unused; NewSessionID:
+	// SessionID was just made. A run then does not look them up before
+	// its first write (which refuses a taken run id all the same).
+	NewRunID, NewSessionID bool
 
 	// SessionState is merged into the session state for this run;
 	// Dependencies, Metadata and KnowledgeFilters are what WithDependencies,

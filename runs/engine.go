@@ -79,6 +79,13 @@ type Config struct {
 	// Runs that are not resumable batch by count only (Run.Record).
 	BatchEvents int
 	BatchDelay  time.Duration
+	// StartDelay is how long a run that is not resumable goes before its
+	// row is written (default 250ms; negative: at once). One that ends
+	// sooner is stored in one write, at its end, as agno stores its runs;
+	// until then storage does not have it, and a cancel from another
+	// instance reaches it by signal: without Signals, runs write their row
+	// as they start while another instance is alive.
+	StartDelay time.Duration
 	// DrainGrace bounds how long Drain waits, after it cancelled the runs
 	// still in flight, for them to end (default 5s): a run stuck in a
 	// call that ignores its context must not hold shutdown.
@@ -112,6 +119,9 @@ type Engine struct {
 	watchers map[int]func(Change)
 	watchSeq int
 
+	// othersAlive: another instance renewed its lease within one
+	// (noteOthers).
+	othersAlive atomic.Bool
 	// renewedAt is when the lease was last renewed (unix ns; 0 before
 	// Start); healthySince when renewals last started to succeed again
 	// (0 while they fail).
@@ -148,6 +158,9 @@ func New(cfg Config) (*Engine, error) {
 	}
 	if cfg.BatchDelay == 0 {
 		cfg.BatchDelay = 20 * time.Millisecond
+	}
+	if cfg.StartDelay == 0 {
+		cfg.StartDelay = 250 * time.Millisecond
 	}
 	if cfg.Instance == "" {
 		var b [8]byte
@@ -258,6 +271,11 @@ func (e *Engine) Start(ctx context.Context) error {
 			return
 		}
 		e.renewed(false)
+		if insts, ierr := e.st.Instances(ctx); ierr == nil {
+			e.noteOthers(insts)
+		} else {
+			e.othersAlive.Store(true) // unknown: write runs as they start
+		}
 		if err = e.Recover(ctx); err != nil {
 			return
 		}
@@ -412,6 +430,13 @@ func (e *Engine) Cancel(ctx context.Context, runID string) (bool, error) {
 	}
 	r, err := e.st.RequestCancel(ctx, runID)
 	if errors.Is(err, storage.ErrNotFound) {
+		// A run whose row is not written yet (StartDelay) may be live on
+		// another instance: its owner hears the signal, or finds the flag
+		// set once the row is written.
+		e.publish(ctx, Signal{Kind: SignalCancel, RunID: runID})
+		r, err = e.awaitRow(ctx, runID)
+	}
+	if errors.Is(err, storage.ErrNotFound) {
 		return false, fmt.Errorf("cancel run %s: %w", runID, run.ErrNotFound)
 	}
 	if err != nil {
@@ -424,6 +449,30 @@ func (e *Engine) Cancel(ctx context.Context, runID string) (bool, error) {
 	e.cancels.intend(runID)
 	e.publish(ctx, Signal{Kind: SignalCancel, RunID: runID, Owner: r.Owner})
 	return true, nil
+}
+
+// awaitRow flags a run for cancellation once its row is written: without
+// signals, an instance that has not seen this one yet writes a new run's
+// row only at StartDelay. ErrNotFound when no row came by then.
+func (e *Engine) awaitRow(ctx context.Context, runID string) (*storage.Run, error) {
+	if e.cfg.Signals != nil || e.cfg.StartDelay <= 0 || e.renewedAt.Load() == 0 {
+		return nil, storage.ErrNotFound // signals reach it; or no replicas
+	}
+	deadline := time.Now().Add(e.cfg.StartDelay + e.cfg.StartDelay/2)
+	t := time.NewTicker(max(e.cfg.StartDelay/10, 5*time.Millisecond))
+	defer t.Stop()
+	for time.Now().Before(deadline) {
+		select {
+		case <-ctx.Done():
+			return nil, context.Cause(ctx)
+		case <-t.C:
+		}
+		r, err := e.st.RequestCancel(ctx, runID)
+		if !errors.Is(err, storage.ErrNotFound) {
+			return r, err
+		}
+	}
+	return nil, storage.ErrNotFound
 }
 
 // Running reports a run executing in this process.

@@ -1,6 +1,7 @@
 package runs
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -30,6 +31,10 @@ type Begin struct {
 	Resumable bool
 	// Cancel cancels the run's context (a cancel from anywhere).
 	Cancel context.CancelCauseFunc
+	// NewID: no run has Row.RunID (just made, or checked); NewSession: no
+	// session has Session's id. A run whose row waits (StartDelay) then
+	// reads neither; its write refuses a taken id all the same.
+	NewID, NewSession bool
 }
 
 // Run is one run in progress: what its executor tells the engine. Its
@@ -48,6 +53,14 @@ type Run struct {
 	started  chan struct{}
 	session  *storage.Session
 	startErr error
+	// deferred: the row is not written yet (Config.StartDelay); the start
+	// timer or the run's next write creates it, ensuring startSession.
+	// Guarded by writing.
+	deferred     bool
+	newSession   bool // its session did not exist as it started
+	finished     bool // its end was written, or tried: no start after it
+	startSession *storage.Session
+	startTimer   *time.Timer
 
 	mu      sync.Mutex
 	next    int64
@@ -83,6 +96,23 @@ func (e *Engine) Begin(ctx context.Context, b Begin) (*Run, error) {
 		return r, nil
 	}
 	wctx := context.WithoutCancel(ctx)
+	if !b.Prepared && !r.resumable && e.deferStarts() {
+		r.deferred = true
+		r.row.CreatedAt = cmp.Or(r.row.CreatedAt, run.Now())
+		go func() {
+			defer close(r.started)
+			r.session, r.startSession, r.startErr = e.readStart(wctx, b, r.row.RunID)
+			r.newSession = r.startErr == nil && r.startSession != nil && r.startSession != b.Session
+			if r.startErr == nil {
+				r.mu.Lock()
+				if !r.closed {
+					r.startTimer = time.AfterFunc(e.cfg.StartDelay, func() { r.writeStart(wctx) })
+				}
+				r.mu.Unlock()
+			}
+		}()
+		return r, nil
+	}
 	first := r.rowCopy()
 	go func() {
 		defer close(r.started)
@@ -99,6 +129,125 @@ func (e *Engine) Begin(ctx context.Context, b Begin) (*Run, error) {
 		}
 	}()
 	return r, nil
+}
+
+// readStart is the start of a deferred run: its id checked unused and its
+// session read, or made as a store would make it (written later).
+func (e *Engine) readStart(ctx context.Context, b Begin, runID string) (stored, fresh *storage.Session, err error) {
+	if !b.NewID {
+		switch _, err := e.st.GetRun(ctx, runID); {
+		case err == nil:
+			return nil, nil, fmt.Errorf("%w: %s (choose another run_id, or leave it out)", run.ErrRunExists, runID)
+		case !errors.Is(err, storage.ErrNotFound):
+			return nil, nil, fmt.Errorf("%w: start run %s: %v", ErrStorage, runID, err)
+		}
+	}
+	sess := b.Session
+	if sess == nil {
+		return nil, nil, nil
+	}
+	if !b.NewSession {
+		stored, err = e.st.GetSession(ctx, sess.SessionID)
+		if err == nil {
+			return stored, sess, nil
+		}
+		if !errors.Is(err, storage.ErrNotFound) {
+			return nil, nil, fmt.Errorf("%w: start run %s: %v", ErrStorage, runID, err)
+		}
+	}
+	fresh, err = firstForm(sess)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%w: start run %s: session: %v", ErrStorage, runID, err)
+	}
+	return fresh.Clone(), fresh, nil
+}
+
+// firstForm is a new session as a read gives it back once it is stored:
+// its timestamps set and its documents as JSON decodes them.
+func firstForm(sess *storage.Session) (*storage.Session, error) {
+	c := *sess
+	now := run.Now()
+	c.CreatedAt = cmp.Or(c.CreatedAt, now)
+	c.UpdatedAt = cmp.Or(c.UpdatedAt, c.CreatedAt)
+	data, err := json.Marshal(&c)
+	if err != nil {
+		return nil, err
+	}
+	var out storage.Session
+	if err := json.Unmarshal(data, &out); err != nil {
+		return nil, err
+	}
+	out.Version = 1
+	return &out, nil
+}
+
+// WriteStart writes the run's row now if it is not written yet: for a
+// step that reads or changes the run's session in the store before the
+// run ends (a session summary, a retry reloading state).
+func (r *Run) WriteStart(ctx context.Context) error {
+	if r == nil || r.e.st == nil {
+		return nil
+	}
+	if _, err := r.Started(ctx); err != nil {
+		return err
+	}
+	r.writing.Lock()
+	defer r.writing.Unlock()
+	return r.writeStartLocked(context.WithoutCancel(ctx))
+}
+
+// writeStart writes a deferred run's row when it is still running at
+// StartDelay. A taken id stops the run; a storage failure is tried again
+// a StartDelay later (an outage may end before the run does, and the
+// run's end writes the row in any case).
+func (r *Run) writeStart(ctx context.Context) {
+	r.writing.Lock()
+	err := r.writeStartLocked(ctx)
+	r.writing.Unlock()
+	switch {
+	case errors.Is(err, run.ErrRunExists):
+		r.fail(err)
+	case err != nil:
+		r.e.log.Warn("runs: a run's start could not be stored yet; trying again", "run_id", r.row.RunID, "error", err)
+		r.mu.Lock()
+		if !r.closed && r.startTimer != nil {
+			r.startTimer.Reset(r.e.cfg.StartDelay)
+		}
+		r.mu.Unlock()
+	}
+}
+
+// writeStartLocked writes the row of a deferred run; needs r.writing.
+func (r *Run) writeStartLocked(ctx context.Context) error {
+	if !r.deferred || r.finished {
+		return nil
+	}
+	r.mu.Lock()
+	closed := r.closed
+	r.mu.Unlock()
+	if closed {
+		return nil
+	}
+	_, err := r.e.st.StartRun(ctx, r.startSession, r.rowCopy(), false)
+	switch {
+	case errors.Is(err, storage.ErrConflict):
+		return fmt.Errorf("%w: %s (choose another run_id, or leave it out)", run.ErrRunExists, r.row.RunID)
+	case err != nil:
+		return fmt.Errorf("%w: start run %s: %v", ErrStorage, r.row.RunID, err)
+	}
+	r.deferred = false
+	r.e.changed(ctx, r.rowCopy())
+	return nil
+}
+
+// stopStartTimer stops a deferred run's start timer.
+func (r *Run) stopStartTimer() {
+	r.mu.Lock()
+	if r.startTimer != nil {
+		r.startTimer.Stop()
+		r.startTimer = nil
+	}
+	r.mu.Unlock()
 }
 
 // Claim continues a paused run that was read at version: it moves it to
@@ -200,6 +349,17 @@ func (r *Run) Started(ctx context.Context) (*storage.Session, error) {
 	}
 }
 
+// NewSession reports a run that created its session (known only for a
+// run whose row waits, Config.StartDelay): the session has no earlier
+// runs to read.
+func (r *Run) NewSession() bool {
+	if r == nil {
+		return false
+	}
+	<-r.started
+	return r.newSession
+}
+
 // ID is the run's id.
 func (r *Run) ID() string { return r.row.RunID }
 
@@ -280,6 +440,10 @@ func (r *Run) flush(ctx context.Context) error {
 	r.mu.Unlock()
 	if len(evs) == 0 {
 		return nil
+	}
+	if err := r.writeStartLocked(ctx); err != nil {
+		r.requeue(evs)
+		return err
 	}
 	if err := r.e.st.SaveRun(ctx, storage.RunWrite{RunID: r.row.RunID, Owner: r.row.Owner, Events: evs}); err != nil {
 		if errors.Is(err, storage.ErrConflict) && r.row.Owner != "" {
@@ -418,16 +582,20 @@ func (r *Run) finish(ctx context.Context, f Finish) error {
 		r.indexed[e] = idx
 		r.mu.Unlock()
 	}
-	r.row.Status, r.row.Data = f.Status, f.Doc
 	if r.e.st == nil {
+		r.row.Status, r.row.Data = f.Status, f.Doc
 		return nil
 	}
 	ctx = context.WithoutCancel(ctx)
 	if _, err := r.Started(ctx); err != nil {
+		r.row.Status, r.row.Data = f.Status, f.Doc // no start timer runs
 		return err
 	}
+	r.stopStartTimer()
 	r.writing.Lock()
 	defer r.writing.Unlock()
+	// Under writing: a start timer that already fired reads the row.
+	r.row.Status, r.row.Data = f.Status, f.Doc
 	r.mu.Lock()
 	if r.timer != nil {
 		r.timer.Stop()
@@ -436,10 +604,19 @@ func (r *Run) finish(ctx context.Context, f Finish) error {
 	evs := r.pending
 	r.pending = nil
 	r.mu.Unlock()
-	err := r.e.st.SaveRun(ctx, storage.RunWrite{Run: r.rowCopy(), Events: evs, Children: f.Children,
-		SessionID: f.SessionID, Session: f.Session})
+	w := storage.RunWrite{Run: r.rowCopy(), Events: evs, Children: f.Children, SessionID: f.SessionID, Session: f.Session}
+	if r.deferred { // ended before its start was written: one write
+		w.Create, w.StartSession = true, r.startSession
+	}
+	err := r.e.st.SaveRun(ctx, w)
+	r.finished = true
 	if err != nil {
 		r.requeue(evs)
+	} else {
+		r.deferred = false
+	}
+	if w.Create && errors.Is(err, storage.ErrConflict) {
+		return fmt.Errorf("%w: %w: %s (choose another run_id, or leave it out)", ErrStorage, run.ErrRunExists, r.row.RunID)
 	}
 	if errors.Is(err, storage.ErrConflict) {
 		if r.row.Owner != "" {
@@ -458,16 +635,21 @@ func (r *Run) finish(ctx context.Context, f Finish) error {
 // Save writes the run's row and queued events mid-run (a workflow's
 // document as it goes); the run stays in flight.
 func (r *Run) Save(ctx context.Context, doc json.RawMessage) error {
-	r.row.Data = doc
 	if r.e.st == nil {
+		r.row.Data = doc
 		return nil
 	}
 	ctx = context.WithoutCancel(ctx)
 	if _, err := r.Started(ctx); err != nil {
+		r.row.Data = doc
 		return err
 	}
 	r.writing.Lock()
 	defer r.writing.Unlock()
+	r.row.Data = doc
+	if err := r.writeStartLocked(ctx); err != nil {
+		return err
+	}
 	r.mu.Lock()
 	evs := r.pending
 	r.pending = nil
@@ -498,6 +680,10 @@ func (r *Run) Close() {
 	if r.timer != nil {
 		r.timer.Stop()
 		r.timer = nil
+	}
+	if r.startTimer != nil {
+		r.startTimer.Stop()
+		r.startTimer = nil
 	}
 	r.mu.Unlock()
 	if r.stream != nil {

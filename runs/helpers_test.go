@@ -99,7 +99,7 @@ func signalsOf(t *testing.T, st storage.Store) *pgsignal.Signals {
 func engine(t *testing.T, st storage.Store, instance string, opts ...func(*runs.Config)) *runs.Engine {
 	t.Helper()
 	cfg := runs.Config{Store: st, Instance: instance, Lease: time.Second, Poll: 10 * time.Millisecond,
-		BatchEvents: 3, BatchDelay: 2 * time.Millisecond, Logger: quiet}
+		BatchEvents: 3, BatchDelay: 2 * time.Millisecond, StartDelay: -1, Logger: quiet}
 	for _, o := range opts {
 		o(&cfg)
 	}

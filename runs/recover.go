@@ -98,12 +98,13 @@ func (e *Engine) recoveryLoop(ctx context.Context) {
 // heartbeat is stale by the outage's length, and the others get that
 // lease to renew theirs.
 func (e *Engine) RecoverExpired(ctx context.Context) error {
-	if !e.judgesOthers() {
-		return nil // its own outage made every heartbeat look old
-	}
 	insts, err := e.st.Instances(ctx)
 	if err != nil {
 		return err
+	}
+	e.noteOthers(insts)
+	if !e.judgesOthers() {
+		return nil // its own outage made every heartbeat look old
 	}
 	deadline := time.Now().Add(-e.cfg.Lease).Unix()
 	for owner, at := range insts {
@@ -115,6 +116,26 @@ func (e *Engine) RecoverExpired(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// noteOthers records whether another instance renews its lease: without
+// signals, a cancel from it reaches a run only through the run's row, so
+// runs then write their row as they start (Config.StartDelay).
+func (e *Engine) noteOthers(insts map[string]int64) {
+	live := time.Now().Add(-e.cfg.Lease).Unix()
+	others := false
+	for owner, at := range insts {
+		if owner != e.cfg.Instance && at >= live {
+			others = true
+		}
+	}
+	e.othersAlive.Store(others)
+}
+
+// deferStarts reports whether a new run that is not resumable may write
+// its row late (Config.StartDelay).
+func (e *Engine) deferStarts() bool {
+	return e.cfg.StartDelay > 0 && (e.cfg.Signals != nil || !e.othersAlive.Load())
 }
 
 // recoverOwner marks ERROR the in-flight runs of owner.

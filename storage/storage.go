@@ -149,6 +149,12 @@ type RunWrite struct {
 	// transaction (nil: none); the session must exist.
 	SessionID string
 	Session   func(*Session) error
+	// Create: Run is not stored yet and this write creates it, as
+	// StartRun(ctx, StartSession, Run, false) would, before the rest. A
+	// run that ends before its start was written is stored in one write.
+	// ErrConflict when its id is taken; nothing is written then.
+	Create       bool
+	StartSession *Session
 }
 
 // Claim moves a run from one status to another atomically

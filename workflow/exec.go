@@ -82,10 +82,10 @@ func (c *cancelSignal) Error() string { return c.reason }
 // it decides to.
 func (w *Workflow) executeRun(ctx context.Context, req *run.Request, emit run.Emitter) (*RunOutput, error) {
 	if req.RunID == "" {
-		req.RunID = run.NewID()
+		req.RunID, req.NewRunID = run.NewID(), true
 	}
 	if req.SessionID == "" {
-		req.SessionID = run.NewID()
+		req.SessionID, req.NewSessionID = run.NewID(), true
 	}
 	if w.agent != nil {
 		return w.executeAgent(ctx, req, emit)
@@ -235,7 +235,7 @@ func (x *execution) begin(parent context.Context, create bool) error {
 			return err
 		}
 		x.h, err = x.w.engine().Begin(x.ctx, runs.Begin{Row: x.row(doc), Session: x.sessionTemplate(),
-			Prepared: x.req.Prepared, Resumable: x.req.Resumable, Cancel: cancel})
+			Prepared: x.req.Prepared, Resumable: x.req.Resumable, Cancel: cancel, NewID: x.req.NewRunID, NewSession: x.req.NewSessionID})
 		if err != nil {
 			return err
 		}
@@ -629,7 +629,7 @@ func (x *execution) persist(final bool, terminal ...run.Event) error {
 			return err
 		}
 		if x.h, err = x.w.engine().Begin(x.ctx, runs.Begin{Row: x.row(doc), Session: x.sessionTemplate(), Prepared: x.req.Prepared,
-			Cancel: x.cancel}); err != nil {
+			Cancel: x.cancel, NewID: x.req.NewRunID, NewSession: x.req.NewSessionID}); err != nil {
 			return err
 		}
 	}

@@ -415,6 +415,9 @@ func replicaKill(t *testing.T, c *cluster) {
 		t.Fatalf("follower on B: %s %v", eventNames(head), indexes(head))
 	}
 
+	// A foreground run's row is written 250 ms into it (runs.Config
+	// StartDelay): one killed younger than that leaves nothing to recover.
+	time.Sleep(400 * time.Millisecond)
 	// A renews its lease every lease/3, so its last heartbeat is at most
 	// that old when it dies: its lease cannot expire before then + 2/3 of
 	// a lease (less a margin for a late heartbeat).

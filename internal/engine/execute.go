@@ -110,10 +110,10 @@ func retryable(err error) bool {
 
 func (s *Spec) newState(req *run.Request, emit run.Emitter) *runState {
 	if req.RunID == "" {
-		req.RunID = run.NewID()
+		req.RunID, req.NewRunID = run.NewID(), true
 	}
 	if req.SessionID == "" {
-		req.SessionID = run.NewID()
+		req.SessionID, req.NewSessionID = run.NewID(), true
 	}
 	info := s.Model.Info()
 	out := &run.Output{
@@ -214,7 +214,7 @@ func (st *runState) open(ctx context.Context) error {
 		return err
 	}
 	st.h, err = st.engine().Begin(ctx, runs.Begin{Row: st.row(doc), Session: st.sessionTemplate(),
-		Prepared: st.req.Prepared, Resumable: st.req.Resumable, Cancel: st.cancel})
+		Prepared: st.req.Prepared, Resumable: st.req.Resumable, Cancel: st.cancel, NewID: st.req.NewRunID, NewSession: st.req.NewSessionID})
 	if err != nil {
 		return err
 	}
@@ -360,6 +360,9 @@ func (st *runState) stores() bool { return st.spec.Store != nil && !st.req.Neste
 func (st *runState) reloadState() error {
 	if st.session == nil {
 		return nil
+	}
+	if err := st.h.WriteStart(st.ctx); err != nil {
+		return err
 	}
 	stored, err := st.spec.Store.GetSession(st.ctx, st.out.SessionID)
 	if err != nil {

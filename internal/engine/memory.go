@@ -52,6 +52,10 @@ func (st *runState) summarize() {
 		return
 	}
 	st.sendOptional(&run.SessionSummaryStarted{EventBase: st.base()})
+	if err := st.h.WriteStart(st.ctx); err != nil { // the summary goes to the stored session
+		s.logger.Warn("session summary: could not store the run's start", "error", err)
+		return
+	}
 	recs, err := s.Store.ListRuns(st.ctx, storage.RunQuery{SessionID: st.out.SessionID, ComponentID: s.ID, TopLevel: true, Status: []run.Status{run.StatusCompleted}})
 	if err != nil {
 		s.logger.Warn("session summary: could not read runs", "error", err)

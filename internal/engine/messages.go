@@ -339,8 +339,8 @@ func (st *runState) addHistory() error {
 	if st.req.AddHistory != nil {
 		on = *st.req.AddHistory
 	}
-	if !on || s.Store == nil {
-		return nil
+	if !on || s.Store == nil || st.h.NewSession() {
+		return nil // a session this run created has no history
 	}
 	q := storage.RunQuery{
 		SessionID:   st.out.SessionID,

@@ -110,18 +110,23 @@ func (s *Store) ensureLocked(sess *storage.Session) (*storage.Session, bool, err
 	if err := encodable(sess); err != nil {
 		return nil, false, err
 	}
+	c := freshSession(sess)
+	s.sessions[c.SessionID] = c
+	s.order.add(c)
+	return c.Clone(), true, nil
+}
+
+// freshSession is sess as it is first stored.
+func freshSession(sess *storage.Session) *storage.Session {
 	c := sess.Clone()
-	now := run.Now()
 	if c.CreatedAt == 0 {
-		c.CreatedAt = now
+		c.CreatedAt = run.Now()
 	}
 	if c.UpdatedAt == 0 {
 		c.UpdatedAt = c.CreatedAt
 	}
 	c.Version = 1
-	s.sessions[c.SessionID] = c
-	s.order.add(c)
-	return c.Clone(), true, nil
+	return c
 }
 
 // GetSession implements storage.Store.
@@ -436,7 +441,24 @@ func (s *Store) SaveRun(_ context.Context, w storage.RunWrite) error {
 	if err := s.check(); err != nil {
 		return err
 	}
-	if w.Run != nil {
+	start := w.StartSession
+	switch {
+	case w.Create:
+		if w.Run == nil {
+			return fmt.Errorf("storage: SaveRun of run %q creates it but carries no Run", runID)
+		}
+		if _, ok := s.runs[runID]; ok {
+			return fmt.Errorf("run %q exists: %w", runID, storage.ErrConflict)
+		}
+		if start != nil {
+			if start.SessionID == "" {
+				return fmt.Errorf("storage: session_id is empty")
+			}
+			if err := encodable(start); err != nil {
+				return err
+			}
+		}
+	case w.Run != nil:
 		old, ok := s.runs[runID]
 		if !ok {
 			return fmt.Errorf("run %q: %w", runID, storage.ErrNotFound)
@@ -447,9 +469,14 @@ func (s *Store) SaveRun(_ context.Context, w storage.RunWrite) error {
 		if err := storage.CheckOwner(old, w.Run); err != nil {
 			return err
 		}
-	} else if w.Owner != "" {
+	case w.Owner != "":
 		if r, ok := s.runs[runID]; !ok || r.Owner != w.Owner || !r.InFlight() {
 			return fmt.Errorf("events of run %q: %w: it is not in flight under %s", runID, storage.ErrConflict, w.Owner)
+		}
+	}
+	if start != nil {
+		if _, ok := s.sessions[start.SessionID]; ok {
+			start = nil // exists: nothing to create
 		}
 	}
 	list := s.events[runID]
@@ -462,6 +489,9 @@ func (s *Store) SaveRun(_ context.Context, w storage.RunWrite) error {
 	var sess *storage.Session
 	if w.Session != nil {
 		cur, ok := s.sessions[w.SessionID]
+		if !ok && start != nil && start.SessionID == w.SessionID {
+			cur, ok = freshSession(start), true
+		}
 		if !ok {
 			return fmt.Errorf("session %q: %w", w.SessionID, storage.ErrNotFound)
 		}
@@ -489,7 +519,15 @@ func (s *Store) SaveRun(_ context.Context, w storage.RunWrite) error {
 	if len(w.Events) > 0 {
 		s.events[runID] = list
 	}
-	if w.Run != nil {
+	switch {
+	case w.Create:
+		if start != nil && (sess == nil || sess.SessionID != start.SessionID) {
+			if _, _, err := s.ensureLocked(start); err != nil {
+				return err
+			}
+		}
+		_ = s.createLocked(w.Run)
+	case w.Run != nil:
 		_ = s.updateLocked(w.Run)
 	}
 	for _, c := range w.Children {
@@ -499,7 +537,12 @@ func (s *Store) SaveRun(_ context.Context, w storage.RunWrite) error {
 			_ = s.createLocked(c)
 		}
 	}
-	if sess != nil {
+	switch {
+	case sess != nil && start != nil && start.SessionID == sess.SessionID: // new: stored changed
+		sess.Version = 1
+		s.sessions[sess.SessionID] = sess
+		s.order.add(sess)
+	case sess != nil:
 		s.order.replace(s.sessions[w.SessionID], sess)
 		s.sessions[w.SessionID] = sess
 	}

@@ -25,13 +25,10 @@ func (s *Store) startRunBatch(ctx context.Context, ns *storage.Session, row sqls
 	now := run.Now()
 	b := &pgx.Batch{}
 	if ns != nil {
-		b.Queue(s.q.ensureSession, ns.SessionID, string(ns.SessionType), ns.AgentID, ns.TeamID,
-			ns.WorkflowID, ns.UserID, ns.SessionName, row.State, row.Metadata, row.Summary, row.Metrics, row.Data,
-			ns.CreatedAt, ns.UpdatedAt, ns.Version)
+		b.Queue(s.q.ensureSession, ensureArgs(ns, row)...)
 		b.Queue(s.q.getSession, ns.SessionID)
 	}
-	b.Queue(s.q.insertRun, r.RunID, r.SessionID, r.ParentRunID, string(r.SessionType), r.ComponentID,
-		r.UserID, string(r.Status), cmp.Or(r.CreatedAt, now), cmp.Or(r.UpdatedAt, now), sqlstore.RunData(r), r.Owner, r.Listed)
+	b.Queue(s.q.insertRun, insertArgs(r, cmp.Or(r.CreatedAt, now), cmp.Or(r.UpdatedAt, now))...)
 	br := s.pool.SendBatch(ctx, b)
 	var stored *storage.Session
 	err := func() error {
@@ -63,7 +60,7 @@ func (s *Store) startRunBatch(ctx context.Context, ns *storage.Session, row sqls
 // saveRunBatch is SaveRun without member runs: the run row, its events
 // and the session lock in one round trip, then the session change and
 // the commit in a second.
-func (s *Store) saveRunBatch(ctx context.Context, runID string, w storage.RunWrite) (err error) {
+func (s *Store) saveRunBatch(ctx context.Context, runID string, w storage.RunWrite, ns *storage.Session, nsRow sqlstore.SessionRow) (err error) {
 	c, err := s.pool.Acquire(ctx)
 	if err != nil {
 		return err
@@ -79,9 +76,16 @@ func (s *Store) saveRunBatch(ctx context.Context, runID string, w storage.RunWri
 	b := &pgx.Batch{}
 	b.Queue("BEGIN")
 	owned := w.Run == nil && w.Owner != ""
-	if w.Run != nil {
+	switch {
+	case w.Create:
+		if ns != nil {
+			b.Queue(s.q.ensureSession, ensureArgs(ns, nsRow)...)
+		}
+		now := run.Now()
+		b.Queue(s.q.insertRun, insertArgs(w.Run, cmp.Or(w.Run.CreatedAt, now), now)...)
+	case w.Run != nil:
 		b.Queue(s.sql.UpdateRun, sqlstore.RunArgs(w.Run)...)
-	} else if owned {
+	case owned:
 		b.Queue(s.sql.Owned, runID, w.Owner)
 	}
 	for _, e := range w.Events {
@@ -96,7 +100,16 @@ func (s *Store) saveRunBatch(ctx context.Context, runID string, w storage.RunWri
 		if _, err := br.Exec(); err != nil {
 			return err
 		}
-		if w.Run != nil {
+		if w.Create {
+			if ns != nil {
+				if _, err := br.Exec(); err != nil {
+					return err
+				}
+			}
+			if _, err := br.Exec(); err != nil {
+				return err
+			}
+		} else if w.Run != nil {
 			tag, err := br.Exec()
 			if err != nil {
 				return err
@@ -146,6 +159,19 @@ func (s *Store) saveRunBatch(ctx context.Context, runID string, w storage.RunWri
 	}
 	b.Queue("COMMIT")
 	return c.SendBatch(ctx, b).Close()
+}
+
+// ensureArgs are the arguments of ensureSession for new session ns.
+func ensureArgs(ns *storage.Session, row sqlstore.SessionRow) []any {
+	return []any{ns.SessionID, string(ns.SessionType), ns.AgentID, ns.TeamID,
+		ns.WorkflowID, ns.UserID, ns.SessionName, row.State, row.Metadata, row.Summary, row.Metrics, row.Data,
+		ns.CreatedAt, ns.UpdatedAt, ns.Version}
+}
+
+// insertArgs are the arguments of insertRun for r.
+func insertArgs(r *storage.Run, created, updated int64) []any {
+	return []any{r.RunID, r.SessionID, r.ParentRunID, string(r.SessionType), r.ComponentID,
+		r.UserID, string(r.Status), created, updated, sqlstore.RunData(r), r.Owner, r.Listed}
 }
 
 // notOwned refuses events of a run that is no longer owner's in flight.

@@ -573,28 +573,18 @@ func (s *Store) StartRun(ctx context.Context, sess *storage.Session, r *storage.
 	if err := s.check(); err != nil {
 		return nil, err
 	}
-	var row sqlstore.SessionRow
-	var ns *storage.Session
-	if sess != nil {
-		if sess.SessionID == "" {
-			return nil, errors.New("postgres: session_id is empty")
-		}
-		var err error
-		ns = sqlstore.NewSession(sess)
-		if row, err = sqlstore.EncodeSession(ns); err != nil {
-			return nil, err
-		}
+	ns, row, err := sqlstore.NewSessionRow(sess)
+	if err != nil {
+		return nil, err
 	}
 	if !pending {
 		return s.startRunBatch(ctx, ns, row, r)
 	}
 	var stored *storage.Session
-	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+	err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		stored = nil
 		if ns != nil {
-			if _, err := tx.Exec(ctx, s.q.ensureSession, ns.SessionID, string(ns.SessionType), ns.AgentID, ns.TeamID,
-				ns.WorkflowID, ns.UserID, ns.SessionName, row.State, row.Metadata, row.Summary, row.Metrics, row.Data,
-				ns.CreatedAt, ns.UpdatedAt, ns.Version); err != nil {
+			if _, err := tx.Exec(ctx, s.q.ensureSession, ensureArgs(ns, row)...); err != nil {
 				return err
 			}
 			var err error
@@ -631,10 +621,17 @@ func (s *Store) SaveRun(ctx context.Context, w storage.RunWrite) error {
 	if err := s.check(); err != nil {
 		return err
 	}
+	var ns *storage.Session
+	var nsRow sqlstore.SessionRow
+	if w.Create {
+		if ns, nsRow, err = sqlstore.NewSessionRow(w.StartSession); err != nil {
+			return err
+		}
+	}
 	if len(w.Children) == 0 {
-		err = s.saveRunBatch(ctx, runID, w)
+		err = s.saveRunBatch(ctx, runID, w, ns, nsRow)
 	} else {
-		err = s.saveRunTx(ctx, runID, w)
+		err = s.saveRunTx(ctx, runID, w, ns, nsRow)
 	}
 	if errors.Is(err, errNotWritten) && w.Run != nil {
 		return s.whyNotWritten(ctx, w.Run, false)
@@ -651,13 +648,23 @@ func (s *Store) SaveRun(ctx context.Context, w storage.RunWrite) error {
 
 // saveRunTx is SaveRun statement by statement (member runs are created
 // or updated depending on what exists).
-func (s *Store) saveRunTx(ctx context.Context, runID string, w storage.RunWrite) error {
+func (s *Store) saveRunTx(ctx context.Context, runID string, w storage.RunWrite, ns *storage.Session, nsRow sqlstore.SessionRow) error {
 	return pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		if w.Run != nil {
+		switch {
+		case w.Create:
+			if ns != nil {
+				if _, err := tx.Exec(ctx, s.q.ensureSession, ensureArgs(ns, nsRow)...); err != nil {
+					return err
+				}
+			}
+			if err := s.createIn(ctx, tx, w.Run); err != nil {
+				return err
+			}
+		case w.Run != nil:
 			if err := execRun(ctx, tx, s.sql.UpdateRun, w.Run); err != nil {
 				return err
 			}
-		} else if w.Owner != "" {
+		case w.Owner != "":
 			if err := s.checkOwned(ctx, tx, runID, w.Owner); err != nil {
 				return err
 			}

@@ -948,35 +948,16 @@ func (s *Store) StartRun(ctx context.Context, sess *storage.Session, r *storage.
 	if err := s.check(); err != nil {
 		return nil, err
 	}
-	var row sqlstore.SessionRow
-	var ns *storage.Session
-	if sess != nil {
-		if sess.SessionID == "" {
-			return nil, errors.New("sqlite: session_id is empty")
-		}
-		var err error
-		ns = sqlstore.NewSession(sess)
-		if row, err = sqlstore.EncodeSession(ns); err != nil {
-			return nil, err
-		}
+	ns, row, err := sqlstore.NewSessionRow(sess)
+	if err != nil {
+		return nil, err
 	}
 	now := run.Now()
 	var stored *storage.Session
-	err := s.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
+	err = s.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		if ns != nil {
-			res, err := tx.StmtContext(ctx, s.st.ensureSession).ExecContext(ctx, ns.SessionID, string(ns.SessionType), ns.AgentID, ns.TeamID,
-				ns.WorkflowID, ns.UserID, ns.SessionName, row.State, row.Metadata, row.Summary, row.Metrics, row.Data,
-				ns.CreatedAt, ns.UpdatedAt, ns.Version)
-			if err != nil {
-				return err
-			}
-			// A session this insert created is the one given: no read back.
-			if n, err := res.RowsAffected(); err == nil && n == 1 {
-				stored, err = sqlstore.Normalize(ns, row)
-				if err != nil {
-					return err
-				}
-			} else if stored, err = sqlstore.ScanSession(tx.StmtContext(ctx, s.st.txSession).QueryRowContext(ctx, ns.SessionID)); err != nil {
+			var err error
+			if stored, err = s.ensureIn(ctx, tx, ns, row); err != nil {
 				return err
 			}
 		}
@@ -994,6 +975,30 @@ func (s *Store) StartRun(ctx context.Context, sess *storage.Session, r *storage.
 	return stored, nil
 }
 
+// ensureIn creates session ns unless it exists and returns it as stored.
+func (s *Store) ensureIn(ctx context.Context, tx *sql.Tx, ns *storage.Session, row sqlstore.SessionRow) (*storage.Session, error) {
+	created, err := s.insertSessionIn(ctx, tx, ns, row)
+	if err != nil {
+		return nil, err
+	}
+	if created { // the one given: no read back
+		return sqlstore.Normalize(ns, row)
+	}
+	return sqlstore.ScanSession(tx.StmtContext(ctx, s.st.txSession).QueryRowContext(ctx, ns.SessionID))
+}
+
+// insertSessionIn inserts ns unless its id exists; true when it did.
+func (s *Store) insertSessionIn(ctx context.Context, tx *sql.Tx, ns *storage.Session, row sqlstore.SessionRow) (bool, error) {
+	res, err := tx.StmtContext(ctx, s.st.ensureSession).ExecContext(ctx, ns.SessionID, string(ns.SessionType), ns.AgentID, ns.TeamID,
+		ns.WorkflowID, ns.UserID, ns.SessionName, row.State, row.Metadata, row.Summary, row.Metrics, row.Data,
+		ns.CreatedAt, ns.UpdatedAt, ns.Version)
+	if err != nil {
+		return false, err
+	}
+	n, err := res.RowsAffected()
+	return n == 1, err
+}
+
 // SaveRun implements storage.Store: row, events, member runs and the
 // session change in one transaction (the session read inside it, where
 // no other writer can come between).
@@ -1007,12 +1012,32 @@ func (s *Store) SaveRun(ctx context.Context, w storage.RunWrite) error {
 	if err := s.check(); err != nil {
 		return err
 	}
+	var ns *storage.Session
+	var nsRow sqlstore.SessionRow
+	if w.Create {
+		if ns, nsRow, err = sqlstore.NewSessionRow(w.StartSession); err != nil {
+			return err
+		}
+	}
+	// A new session the write also changes is inserted changed, once.
+	changesNew := ns != nil && w.Session != nil && w.SessionID == ns.SessionID
 	err = s.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
-		if w.Run != nil {
+		switch {
+		case w.Create:
+			if ns != nil && !changesNew {
+				if _, err := s.insertSessionIn(ctx, tx, ns, nsRow); err != nil {
+					return err
+				}
+			}
+			now := run.Now()
+			if err := s.createIn(ctx, tx, w.Run, cmp.Or(w.Run.CreatedAt, now), now); err != nil {
+				return err
+			}
+		case w.Run != nil:
 			if err := execRun(ctx, tx, s.st.updateRun, w.Run); err != nil {
 				return err
 			}
-		} else if w.Owner != "" {
+		case w.Owner != "":
 			var one int
 			err := tx.QueryRowContext(ctx, s.sql.Owned, runID, w.Owner).Scan(&one)
 			if errors.Is(err, sql.ErrNoRows) {
@@ -1039,6 +1064,9 @@ func (s *Store) SaveRun(ctx context.Context, w storage.RunWrite) error {
 			return nil
 		}
 		cur, err := sqlstore.ScanSession(tx.StmtContext(ctx, s.st.txSession).QueryRowContext(ctx, w.SessionID))
+		if errors.Is(err, sql.ErrNoRows) && changesNew {
+			return s.insertChangedIn(ctx, tx, ns, nsRow, w.Session)
+		}
 		if errors.Is(err, sql.ErrNoRows) {
 			return fmt.Errorf("session %q: %w", w.SessionID, storage.ErrNotFound)
 		}
@@ -1063,6 +1091,22 @@ func (s *Store) SaveRun(ctx context.Context, w storage.RunWrite) error {
 		return fmt.Errorf("sqlite: save run %q: %w", runID, err)
 	}
 	return nil
+}
+
+// insertChangedIn inserts new session ns with change applied (one
+// write where a start and an end would make two).
+func (s *Store) insertChangedIn(ctx context.Context, tx *sql.Tx, ns *storage.Session, row sqlstore.SessionRow, change func(*storage.Session) error) error {
+	fresh, err := sqlstore.Normalize(ns, row)
+	if err != nil {
+		return err
+	}
+	next, nextRow, err := sqlstore.ApplyUpdate(fresh, change)
+	if err != nil {
+		return err
+	}
+	next.Version = ns.Version
+	_, err = s.insertSessionIn(ctx, tx, next, nextRow)
+	return err
 }
 
 // eventRowSizes are the row counts of the prepared multi-row event

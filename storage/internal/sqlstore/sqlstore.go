@@ -440,6 +440,12 @@ func ValidateWrite(w storage.RunWrite) (string, error) {
 	if runID == "" {
 		return "", fmt.Errorf("storage: SaveRun needs a Run or a RunID")
 	}
+	if w.Create && w.Run == nil {
+		return "", fmt.Errorf("storage: SaveRun of run %q creates it but carries no Run", runID)
+	}
+	if w.StartSession != nil && w.StartSession.SessionID == "" {
+		return "", fmt.Errorf("storage: SaveRun of run %q starts a session without a session_id", runID)
+	}
 	for _, e := range w.Events {
 		if !json.Valid(e.Data) {
 			return "", fmt.Errorf("storage: event %d of run %q is not valid JSON", e.Seq, runID)
@@ -718,6 +724,19 @@ func decodeAny(v any) (map[string]any, error) {
 		return nil, nil
 	}
 	return decodeObject([]byte(v.(string)))
+}
+
+// NewSessionRow is sess as a new row, encoded (nil for none).
+func NewSessionRow(sess *storage.Session) (*storage.Session, SessionRow, error) {
+	if sess == nil {
+		return nil, SessionRow{}, nil
+	}
+	if sess.SessionID == "" {
+		return nil, SessionRow{}, errors.New("storage: session_id is empty")
+	}
+	ns := NewSession(sess)
+	row, err := EncodeSession(ns)
+	return ns, row, err
 }
 
 // NewSession fills the defaults EnsureSession applies to a new session.
