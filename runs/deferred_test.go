@@ -32,6 +32,15 @@ func (c *countingWrites) SaveRun(ctx context.Context, w storage.RunWrite) error 
 	return c.Store.SaveRun(ctx, w)
 }
 
+// mustEndStored ends l with status and checks its stored row has it.
+func (l *live) mustEndStored(st storage.Store, status run.Status) {
+	l.t.Helper()
+	l.mustEnd(status)
+	if got := getRun(l.t, st, l.id); got.Status != status {
+		l.t.Fatalf("stored run %s: %+v, want %s", l.id, got, status)
+	}
+}
+
 func notStored(t *testing.T, st storage.Store, id string) {
 	t.Helper()
 	ctx := context.Background()
@@ -92,10 +101,7 @@ func TestLongRunIsStoredAtStartDelay(t *testing.T) {
 			return err == nil && r.Status == run.StatusRunning && r.Owner == "i1"
 		})
 		l.events(1)
-		l.mustEnd(run.StatusCompleted)
-		if got := getRun(t, st, "r-long"); got.Status != run.StatusCompleted {
-			t.Fatalf("stored run: %+v", got)
-		}
+		l.mustEndStored(st, run.StatusCompleted)
 		storedEvents(t, st, "r-long", 2)
 	})
 }
@@ -117,10 +123,7 @@ func TestWriteStartStoresTheRunNow(t *testing.T) {
 		if _, err := st.UpdateSession(context.Background(), "s-r-now", func(*storage.Session) error { return nil }); err != nil {
 			t.Fatalf("session after WriteStart: %v", err)
 		}
-		l.mustEnd(run.StatusCompleted)
-		if got := getRun(t, st, "r-now"); got.Status != run.StatusCompleted {
-			t.Fatalf("stored run: %+v", got)
-		}
+		l.mustEndStored(st, run.StatusCompleted)
 	})
 }
 
@@ -186,10 +189,7 @@ func TestCancelOfADeferredRunBySignal(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("the run on engine A was not cancelled by the signal")
 	}
-	l.mustEnd(run.StatusCancelled)
-	if got := getRun(t, stA, "r-unstored"); got.Status != run.StatusCancelled {
-		t.Fatalf("stored run: %+v", got)
-	}
+	l.mustEndStored(stA, run.StatusCancelled)
 }
 
 // Without signals a cancel reaches a run on another instance only through
@@ -234,9 +234,6 @@ func TestDeferredStartOutlivesAStorageFailure(t *testing.T) {
 			r, err := st.GetRun(context.Background(), "r-outage")
 			return err == nil && r.Status == run.StatusRunning
 		})
-		l.mustEnd(run.StatusCompleted)
-		if got := getRun(t, st, "r-outage"); got.Status != run.StatusCompleted {
-			t.Fatalf("stored run: %+v", got)
-		}
+		l.mustEndStored(st, run.StatusCompleted)
 	})
 }
