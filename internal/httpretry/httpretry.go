@@ -94,12 +94,20 @@ func (p Policy) Middleware(req *http.Request, next func(*http.Request) (*http.Re
 		if err == nil {
 			err = bufferBody(res)
 		}
-		if ctx.Err() != nil || n >= p.MaxRetries || !replayable {
+		if n >= p.MaxRetries || !replayable {
 			return final(res, err)
 		}
 		wait, retry := decide(res, err, n)
 		if !retry {
 			return final(res, err)
+		}
+		if ctx.Err() != nil {
+			// Cancelled with a retry due: the caller's error, not the
+			// failure it would have retried.
+			if res != nil {
+				drain(res)
+			}
+			return nil, ctx.Err()
 		}
 		status := 0
 		if res != nil {

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -303,5 +304,25 @@ func TestStreamIsNotBuffered(t *testing.T) {
 		}
 	case <-time.After(5 * time.Second):
 		t.Fatal("the middleware waited for the stream to end")
+	}
+}
+
+// A cancel that lands between a retryable answer and the wait is the
+// caller's error, not the answer it would have retried.
+func TestCancelledWithARetryDue(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, "http://model.invalid/v1/chat/completions", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	calls := 0
+	next := func(*http.Request) (*http.Response, error) {
+		calls++
+		cancel()
+		return &http.Response{StatusCode: 503, Header: http.Header{"Retry-After": {"30"}}, Body: io.NopCloser(strings.NewReader("busy"))}, nil
+	}
+	res, err := httpretry.Policy{MaxRetries: 3}.Middleware(req, next)
+	if !errors.Is(err, context.Canceled) || res != nil || calls != 1 {
+		t.Fatalf("res %v, err %v after %d calls; want context.Canceled after 1", res, err, calls)
 	}
 }
