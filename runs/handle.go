@@ -61,6 +61,7 @@ type Run struct {
 	finished     bool // its end was written, or tried: no start after it
 	startSession *storage.Session
 	startTimer   *time.Timer
+	startTries   int // failed writes of the deferred start (r.mu)
 
 	mu      sync.Mutex
 	next    int64
@@ -197,9 +198,9 @@ func (r *Run) WriteStart(ctx context.Context) error {
 }
 
 // writeStart writes a deferred run's row when it is still running at
-// StartDelay. A taken id stops the run; a storage failure is tried again
-// a StartDelay later (an outage may end before the run does, and the
-// run's end writes the row in any case).
+// StartDelay. A taken id stops the run; a storage failure is tried again,
+// each wait twice the last up to maxStartRetryWait (an outage may end
+// before the run does, and the run's end writes the row in any case).
 func (r *Run) writeStart(ctx context.Context) {
 	r.writing.Lock()
 	err := r.writeStartLocked(ctx)
@@ -208,14 +209,21 @@ func (r *Run) writeStart(ctx context.Context) {
 	case errors.Is(err, run.ErrRunExists):
 		r.fail(err)
 	case err != nil:
-		r.e.log.Warn("runs: a run's start could not be stored yet; trying again", "run_id", r.row.RunID, "error", err)
 		r.mu.Lock()
+		r.startTries++
+		tries := r.startTries
 		if !r.closed && r.startTimer != nil {
-			r.startTimer.Reset(r.e.cfg.StartDelay)
+			r.startTimer.Reset(min(r.e.cfg.StartDelay<<min(tries, 16), maxStartRetryWait))
 		}
 		r.mu.Unlock()
+		if tries == 1 { // once per run: an outage fails every run's start
+			r.e.log.Warn("runs: a run's start could not be stored yet; trying again, and its end stores it", "run_id", r.row.RunID, "error", err)
+		}
 	}
 }
+
+// maxStartRetryWait bounds the wait between tries of a deferred start.
+const maxStartRetryWait = 5 * time.Second
 
 // writeStartLocked writes the row of a deferred run; needs r.writing.
 func (r *Run) writeStartLocked(ctx context.Context) error {
