@@ -102,8 +102,7 @@ func (e *Engine) Begin(ctx context.Context, b Begin) (*Run, error) {
 		r.row.CreatedAt = cmp.Or(r.row.CreatedAt, run.Now())
 		go func() {
 			defer close(r.started)
-			r.session, r.startSession, r.startErr = e.readStart(wctx, b, r.row.RunID)
-			r.newSession = r.startErr == nil && r.startSession != nil && r.startSession != b.Session
+			r.session, r.startSession, r.newSession, r.startErr = e.readStart(wctx, b, r.row.RunID)
 			if r.startErr == nil {
 				r.mu.Lock()
 				if !r.closed {
@@ -133,34 +132,34 @@ func (e *Engine) Begin(ctx context.Context, b Begin) (*Run, error) {
 }
 
 // readStart is the start of a deferred run: its id checked unused and its
-// session read, or made as a store would make it (written later).
-func (e *Engine) readStart(ctx context.Context, b Begin, runID string) (stored, fresh *storage.Session, err error) {
+// session read, or made as a store would make it (created: written with
+// the row). start is what the row's write ensures.
+func (e *Engine) readStart(ctx context.Context, b Begin, runID string) (stored, start *storage.Session, created bool, err error) {
 	if !b.NewID {
 		switch _, err := e.st.GetRun(ctx, runID); {
 		case err == nil:
-			return nil, nil, fmt.Errorf("%w: %s (choose another run_id, or leave it out)", run.ErrRunExists, runID)
+			return nil, nil, false, fmt.Errorf("%w: %s (choose another run_id, or leave it out)", run.ErrRunExists, runID)
 		case !errors.Is(err, storage.ErrNotFound):
-			return nil, nil, fmt.Errorf("%w: start run %s: %v", ErrStorage, runID, err)
+			return nil, nil, false, fmt.Errorf("%w: start run %s: %v", ErrStorage, runID, err)
 		}
 	}
-	sess := b.Session
-	if sess == nil {
-		return nil, nil, nil
+	if b.Session == nil {
+		return nil, nil, false, nil
 	}
 	if !b.NewSession {
-		stored, err = e.st.GetSession(ctx, sess.SessionID)
+		stored, err = e.st.GetSession(ctx, b.Session.SessionID)
 		if err == nil {
-			return stored, sess, nil
+			return stored, b.Session, false, nil
 		}
 		if !errors.Is(err, storage.ErrNotFound) {
-			return nil, nil, fmt.Errorf("%w: start run %s: %v", ErrStorage, runID, err)
+			return nil, nil, false, fmt.Errorf("%w: start run %s: %v", ErrStorage, runID, err)
 		}
 	}
-	fresh, err = firstForm(sess)
+	fresh, err := firstForm(b.Session)
 	if err != nil {
-		return nil, nil, fmt.Errorf("%w: start run %s: session: %v", ErrStorage, runID, err)
+		return nil, nil, false, fmt.Errorf("%w: start run %s: session: %v", ErrStorage, runID, err)
 	}
-	return fresh.Clone(), fresh, nil
+	return fresh.Clone(), fresh, true, nil
 }
 
 // firstForm is a new session as a read gives it back once it is stored:

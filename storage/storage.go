@@ -370,6 +370,41 @@ func ValidateRun(r *Run) error {
 	return nil
 }
 
+// ValidateWrite checks a RunWrite before anything of it is written and
+// returns the run id it is for.
+func ValidateWrite(w RunWrite) (string, error) {
+	runID := w.RunID
+	if w.Run != nil {
+		if err := ValidateRun(w.Run); err != nil {
+			return "", err
+		}
+		runID = w.Run.RunID
+	}
+	if runID == "" {
+		return "", fmt.Errorf("storage: SaveRun needs a Run or a RunID")
+	}
+	if w.Create && w.Run == nil {
+		return "", fmt.Errorf("storage: SaveRun of run %q creates it but carries no Run", runID)
+	}
+	if w.StartSession != nil && w.StartSession.SessionID == "" {
+		return "", fmt.Errorf("storage: SaveRun of run %q starts a session without a session_id", runID)
+	}
+	for _, e := range w.Events {
+		if !json.Valid(e.Data) {
+			return "", fmt.Errorf("storage: event %d of run %q is not valid JSON", e.Seq, runID)
+		}
+	}
+	for _, c := range w.Children {
+		if err := ValidateRun(c); err != nil {
+			return "", err
+		}
+	}
+	if w.Session != nil && w.SessionID == "" {
+		return "", fmt.Errorf("storage: SaveRun of run %q changes a session but names none", runID)
+	}
+	return runID, nil
+}
+
 // CheckOwner refuses a write of a run by an instance that does not own
 // it: an in-flight run is written by its owner only, and an instance's
 // late write of a run taken from it (recovered by a replica, or claimed

@@ -419,22 +419,9 @@ func (s *Store) StartRun(_ context.Context, sess *storage.Session, r *storage.Ru
 // SaveRun implements storage.Store. Everything is checked before
 // anything is written.
 func (s *Store) SaveRun(_ context.Context, w storage.RunWrite) error {
-	runID := w.RunID
-	if w.Run != nil {
-		if err := storage.ValidateRun(w.Run); err != nil {
-			return err
-		}
-		runID = w.Run.RunID
-	}
-	for _, e := range w.Events {
-		if !json.Valid(e.Data) {
-			return fmt.Errorf("storage: event %d of run %q is not valid JSON", e.Seq, runID)
-		}
-	}
-	for _, c := range w.Children {
-		if err := storage.ValidateRun(c); err != nil {
-			return err
-		}
+	runID, err := storage.ValidateWrite(w)
+	if err != nil {
+		return err
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -444,16 +431,10 @@ func (s *Store) SaveRun(_ context.Context, w storage.RunWrite) error {
 	start := w.StartSession
 	switch {
 	case w.Create:
-		if w.Run == nil {
-			return fmt.Errorf("storage: SaveRun of run %q creates it but carries no Run", runID)
-		}
 		if _, ok := s.runs[runID]; ok {
 			return fmt.Errorf("run %q exists: %w", runID, storage.ErrConflict)
 		}
 		if start != nil {
-			if start.SessionID == "" {
-				return fmt.Errorf("storage: session_id is empty")
-			}
 			if err := encodable(start); err != nil {
 				return err
 			}

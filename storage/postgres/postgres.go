@@ -614,7 +614,7 @@ func (s *Store) StartRun(ctx context.Context, sess *storage.Session, r *storage.
 func (s *Store) SaveRun(ctx context.Context, w storage.RunWrite) error {
 	ctx, cancel := s.bound(ctx)
 	defer cancel()
-	runID, err := sqlstore.ValidateWrite(w)
+	runID, err := storage.ValidateWrite(w)
 	if err != nil {
 		return err
 	}

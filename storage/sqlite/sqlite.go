@@ -1005,7 +1005,7 @@ func (s *Store) insertSessionIn(ctx context.Context, tx *sql.Tx, ns *storage.Ses
 func (s *Store) SaveRun(ctx context.Context, w storage.RunWrite) error {
 	ctx, cancel := s.bound(ctx)
 	defer cancel()
-	runID, err := sqlstore.ValidateWrite(w)
+	runID, err := storage.ValidateWrite(w)
 	if err != nil {
 		return err
 	}

@@ -427,41 +427,6 @@ func ClaimArgs(c storage.Claim) []any {
 	return []any{c.RunID, string(c.To), c.Owner, c.Listed, run.Now(), string(c.From), c.ExpectOwner, c.Version, RunData(&storage.Run{Data: c.Data})}
 }
 
-// ValidateWrite checks a RunWrite before touching the database and
-// returns the run id it is for.
-func ValidateWrite(w storage.RunWrite) (string, error) {
-	runID := w.RunID
-	if w.Run != nil {
-		if err := storage.ValidateRun(w.Run); err != nil {
-			return "", err
-		}
-		runID = w.Run.RunID
-	}
-	if runID == "" {
-		return "", fmt.Errorf("storage: SaveRun needs a Run or a RunID")
-	}
-	if w.Create && w.Run == nil {
-		return "", fmt.Errorf("storage: SaveRun of run %q creates it but carries no Run", runID)
-	}
-	if w.StartSession != nil && w.StartSession.SessionID == "" {
-		return "", fmt.Errorf("storage: SaveRun of run %q starts a session without a session_id", runID)
-	}
-	for _, e := range w.Events {
-		if !json.Valid(e.Data) {
-			return "", fmt.Errorf("storage: event %d of run %q is not valid JSON", e.Seq, runID)
-		}
-	}
-	for _, c := range w.Children {
-		if err := storage.ValidateRun(c); err != nil {
-			return "", err
-		}
-	}
-	if w.Session != nil && w.SessionID == "" {
-		return "", fmt.Errorf("storage: SaveRun of run %q changes a session but names none", runID)
-	}
-	return runID, nil
-}
-
 // RunData is the data column value of r: JSON text, or nil for none.
 func RunData(r *storage.Run) any {
 	if len(r.Data) == 0 {
