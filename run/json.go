@@ -3,6 +3,8 @@ package run
 import (
 	"bytes"
 	"encoding/json"
+	"math"
+	"unicode/utf8"
 )
 
 // decodeJSON decodes keeping numbers exact (json.Number), so integers in
@@ -67,5 +69,64 @@ func MergeMaps(dst, src map[string]any) {
 			continue
 		}
 		dst[k] = cloneValue(v)
+	}
+}
+
+// JSONForm is m as encoding it to JSON and decoding the text into a
+// map[string]any (numbers as float64) gives it back, made without the
+// text. ok is false when m holds a value only an encoding can tell (a
+// struct, a float32, a json.Number, text that is not UTF-8, NaN): the
+// caller encodes then.
+func JSONForm(m map[string]any) (out map[string]any, ok bool) {
+	if m == nil {
+		return nil, true
+	}
+	out = make(map[string]any, len(m))
+	for k, v := range m {
+		if !utf8.ValidString(k) {
+			return nil, false
+		}
+		if out[k], ok = jsonValue(v); !ok {
+			return nil, false
+		}
+	}
+	return out, true
+}
+
+func jsonValue(v any) (any, bool) {
+	switch x := v.(type) {
+	case nil, bool:
+		return x, true
+	case string:
+		return x, utf8.ValidString(x)
+	case float64:
+		return x, !math.IsNaN(x) && !math.IsInf(x, 0)
+	case int:
+		return float64(x), true
+	case int64:
+		return float64(x), true
+	case int32:
+		return float64(x), true
+	case uint64:
+		return float64(x), true
+	case map[string]any:
+		if x == nil {
+			return nil, true
+		}
+		return JSONForm(x)
+	case []any:
+		if x == nil {
+			return nil, true
+		}
+		out := make([]any, len(x))
+		for i, e := range x {
+			var ok bool
+			if out[i], ok = jsonValue(e); !ok {
+				return nil, false
+			}
+		}
+		return out, true
+	default:
+		return nil, false
 	}
 }

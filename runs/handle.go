@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/agno-go/agno/run"
 	"github.com/agno-go/agno/storage"
@@ -169,6 +170,10 @@ func firstForm(sess *storage.Session) (*storage.Session, error) {
 	now := run.Now()
 	c.CreatedAt = cmp.Or(c.CreatedAt, now)
 	c.UpdatedAt = cmp.Or(c.UpdatedAt, c.CreatedAt)
+	if out, ok := decodedForm(&c); ok {
+		out.Version = 1
+		return out, nil
+	}
 	data, err := json.Marshal(&c)
 	if err != nil {
 		return nil, err
@@ -179,6 +184,32 @@ func firstForm(sess *storage.Session) (*storage.Session, error) {
 	}
 	out.Version = 1
 	return &out, nil
+}
+
+// decodedForm is what json.Marshal then json.Unmarshal make of c, made
+// without the text when its documents allow (most new sessions: no
+// summary or metrics yet, state and data of plain values).
+func decodedForm(c *storage.Session) (*storage.Session, bool) {
+	if c.Summary != nil || c.Metrics != nil {
+		return nil, false
+	}
+	for _, s := range []string{c.SessionID, string(c.SessionType), c.AgentID, c.TeamID, c.WorkflowID, c.UserID, c.SessionName} {
+		if !utf8.ValidString(s) {
+			return nil, false
+		}
+	}
+	out := *c
+	for _, m := range []*map[string]any{&out.SessionState, &out.Metadata, &out.Data} {
+		if len(*m) == 0 { // omitempty: an empty document is left out
+			*m = nil
+			continue
+		}
+		var ok bool
+		if *m, ok = run.JSONForm(*m); !ok {
+			return nil, false
+		}
+	}
+	return &out, true
 }
 
 // WriteStart writes the run's row now if it is not written yet: for a
