@@ -28,7 +28,7 @@ func (s *Store) startRunBatch(ctx context.Context, ns *storage.Session, row sqls
 		b.Queue(s.q.ensureSession, ensureArgs(ns, row)...)
 		b.Queue(s.q.getSession, ns.SessionID)
 	}
-	b.Queue(s.q.insertRun, insertArgs(r, cmp.Or(r.CreatedAt, now), cmp.Or(r.UpdatedAt, now))...)
+	b.Queue(s.q.insertRun, insertArgs(r, cmp.Or(r.CreatedAt, now), cmp.Or(r.UpdatedAt, now), nil)...)
 	br := s.pool.SendBatch(ctx, b)
 	var stored *storage.Session
 	err := func() error {
@@ -73,6 +73,7 @@ func (s *Store) saveRunBatch(ctx context.Context, runID string, w storage.RunWri
 			_, _ = c.Exec(context.WithoutCancel(ctx), "ROLLBACK")
 		}
 	}()
+	events, inline := splitEvents(w)
 	b := &pgx.Batch{}
 	b.Queue("BEGIN")
 	owned := w.Run == nil && w.Owner != ""
@@ -82,13 +83,18 @@ func (s *Store) saveRunBatch(ctx context.Context, runID string, w storage.RunWri
 			b.Queue(s.q.ensureSession, ensureArgs(ns, nsRow)...)
 		}
 		now := run.Now()
-		b.Queue(s.q.insertRun, insertArgs(w.Run, cmp.Or(w.Run.CreatedAt, now), now)...)
+		b.Queue(s.q.insertRun, insertArgs(w.Run, cmp.Or(w.Run.CreatedAt, now), now, inline)...)
+	case w.Run != nil && inline != nil:
+		b.Queue(s.sql.UpdateRunInline, append(sqlstore.RunArgs(w.Run), inline)...)
 	case w.Run != nil:
 		b.Queue(s.sql.UpdateRun, sqlstore.RunArgs(w.Run)...)
 	case owned:
 		b.Queue(s.sql.Owned, runID, w.Owner)
 	}
-	for _, e := range w.Events {
+	if len(events) > 0 {
+		b.Queue(s.sql.InlineCount, runID)
+	}
+	for _, e := range events {
 		b.Queue(s.q.insertEvent, runID, e.Seq, string(e.Data))
 	}
 	if w.Session != nil {
@@ -125,7 +131,16 @@ func (s *Store) saveRunBatch(ctx context.Context, runID string, w storage.RunWri
 				return err
 			}
 		}
-		for range w.Events {
+		if len(events) > 0 {
+			var n int64
+			if err := br.QueryRow().Scan(&n); err != nil && !errors.Is(err, pgx.ErrNoRows) {
+				return err
+			}
+			if err := sqlstore.SeqTaken(runID, sqlstore.FirstSeq(events), n); err != nil {
+				return err
+			}
+		}
+		for range events {
 			if _, err := br.Exec(); err != nil {
 				return err
 			}
@@ -168,10 +183,21 @@ func ensureArgs(ns *storage.Session, row sqlstore.SessionRow) []any {
 		ns.CreatedAt, ns.UpdatedAt, ns.Version}
 }
 
-// insertArgs are the arguments of insertRun for r.
-func insertArgs(r *storage.Run, created, updated int64) []any {
+// insertArgs are the arguments of insertRun for r with its inline events.
+func insertArgs(r *storage.Run, created, updated int64, events any) []any {
 	return []any{r.RunID, r.SessionID, r.ParentRunID, string(r.SessionType), r.ComponentID,
-		r.UserID, string(r.Status), created, updated, sqlstore.RunData(r), r.Owner, r.Listed}
+		r.UserID, string(r.Status), created, updated, sqlstore.RunData(r), r.Owner, r.Listed, events}
+}
+
+// splitEvents parts w's events into those stored as rows and the inline
+// array of a run write that carries the run's first events.
+func splitEvents(w storage.RunWrite) (rows []storage.Event, inline any) {
+	if w.Run != nil {
+		if inline = sqlstore.InlineEvents(w.Events); inline != nil {
+			return nil, inline
+		}
+	}
+	return w.Events, nil
 }
 
 // notOwned refuses events of a run that is no longer owner's in flight.

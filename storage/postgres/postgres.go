@@ -189,6 +189,9 @@ func build(schema string) (*sqlstore.Dialect, queries) {
 		Collate:       ` COLLATE "C"`,
 		HasTopic:      func(a string) string { return "topics @> jsonb_build_array(" + a + "::text)" },
 	}
+	// After the events table's and the inline ones.
+	nextSeq := `SELECT GREATEST(COALESCE(MAX(seq), -1) + 1, COALESCE((SELECT json_array_length(events) FROM ` + d.Runs +
+		` WHERE run_id = $1), 0)) AS next FROM ` + d.Events + ` WHERE run_id = $1`
 	q := queries{
 		getSession: `SELECT ` + sqlstore.SessionColumns + ` FROM ` + d.Sessions + ` WHERE session_id = $1`,
 		ensureSession: `INSERT INTO ` + d.Sessions + ` (` + sqlstore.SessionColumns + `)
@@ -199,13 +202,13 @@ func build(schema string) (*sqlstore.Dialect, queries) {
 			metrics = $11, data = $12, created_at = $13, updated_at = $14, version = $15
 			WHERE session_id = $1 AND version = $16`,
 		createRun: `INSERT INTO ` + d.Runs + ` (run_id, session_id, parent_run_id, session_type, component_id, user_id,
-				status, created_at, updated_at, data, owner, listed, version)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, 1)
+				status, created_at, updated_at, data, owner, listed, version, events)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, 1, $13)
 			ON CONFLICT (run_id) DO NOTHING`,
 		// insertRun fails on a taken id (aborting the batch it is in).
 		insertRun: `INSERT INTO ` + d.Runs + ` (run_id, session_id, parent_run_id, session_type, component_id, user_id,
-				status, created_at, updated_at, data, owner, listed, version)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, 1)`,
+				status, created_at, updated_at, data, owner, listed, version, events)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, 1, $13)`,
 		putBlob: `INSERT INTO ` + t("agno_blobs") + ` (blob_id, seq, session_id, data) VALUES ($1, $2, $3, $4)
 			ON CONFLICT (blob_id, seq) DO NOTHING`,
 		getBlob:        `SELECT data FROM ` + t("agno_blobs") + ` WHERE blob_id = $1 AND session_id = $2 ORDER BY seq`,
@@ -220,13 +223,13 @@ func build(schema string) (*sqlstore.Dialect, queries) {
 		appendEvents: `WITH ins AS (
 				INSERT INTO ` + d.Events + ` (run_id, seq, data)
 				SELECT $1, n.next + t.ord - 1, t.d
-				FROM (SELECT COALESCE(MAX(seq), -1) + 1 AS next FROM ` + d.Events + ` WHERE run_id = $1) n,
+				FROM (` + nextSeq + `) n,
 					unnest($2::json[]) WITH ORDINALITY AS t(d, ord)
 				RETURNING seq)
 			SELECT MIN(seq) FROM ins`,
-		nextSeq:     `SELECT COALESCE(MAX(seq), -1) + 1 FROM ` + d.Events + ` WHERE run_id = $1`,
+		nextSeq:     nextSeq,
 		insertEvent: `INSERT INTO ` + d.Events + ` (run_id, seq, data) VALUES ($1, $2, $3)`,
-		listEvents:  `SELECT seq, data FROM ` + d.Events + ` WHERE run_id = $1 AND seq > $2 ORDER BY seq`,
+		listEvents:  d.ListEventsSQL(),
 		upsertMemory: `INSERT INTO ` + d.Memories + ` (` + sqlstore.MemoryColumns + `)
 			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
 			ON CONFLICT (memory_id) DO UPDATE SET memory = excluded.memory, topics = excluded.topics,
@@ -477,11 +480,12 @@ type execer interface {
 	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
 }
 
-// createIn inserts a run; ErrConflict when its id is taken.
-func (s *Store) createIn(ctx context.Context, db execer, r *storage.Run) error {
+// createIn inserts a run with its inline events (sqlstore.InlineEvents,
+// nil for none); ErrConflict when its id is taken.
+func (s *Store) createIn(ctx context.Context, db execer, r *storage.Run, events any) error {
 	now := run.Now()
 	tag, err := db.Exec(ctx, s.q.createRun, r.RunID, r.SessionID, r.ParentRunID, string(r.SessionType), r.ComponentID,
-		r.UserID, string(r.Status), cmp.Or(r.CreatedAt, now), cmp.Or(r.UpdatedAt, now), sqlstore.RunData(r), r.Owner, r.Listed)
+		r.UserID, string(r.Status), cmp.Or(r.CreatedAt, now), cmp.Or(r.UpdatedAt, now), sqlstore.RunData(r), r.Owner, r.Listed, events)
 	if err != nil {
 		return err
 	}
@@ -494,8 +498,10 @@ func (s *Store) createIn(ctx context.Context, db execer, r *storage.Run) error {
 // errNotWritten marks an in-place run write that changed no row.
 var errNotWritten = errors.New("postgres: run row not written")
 
-func execRun(ctx context.Context, db execer, stmt string, r *storage.Run) error {
-	tag, err := db.Exec(ctx, stmt, sqlstore.RunArgs(r)...)
+// execRun runs one of the in-place run statements; extra are arguments
+// after RunArgs.
+func execRun(ctx context.Context, db execer, stmt string, r *storage.Run, extra ...any) error {
+	tag, err := db.Exec(ctx, stmt, append(sqlstore.RunArgs(r), extra...)...)
 	if err != nil {
 		return err
 	}
@@ -533,7 +539,7 @@ func (s *Store) CreateRun(ctx context.Context, r *storage.Run) error {
 	if err := s.check(); err != nil {
 		return err
 	}
-	if err := s.createIn(ctx, s.pool, r); err != nil {
+	if err := s.createIn(ctx, s.pool, r, nil); err != nil {
 		if errors.Is(err, storage.ErrConflict) {
 			return fmt.Errorf("postgres: create run: %w", err)
 		}
@@ -595,7 +601,7 @@ func (s *Store) StartRun(ctx context.Context, sess *storage.Session, r *storage.
 		if pending {
 			return execRun(ctx, tx, s.sql.TakePending, r)
 		}
-		return s.createIn(ctx, tx, r)
+		return s.createIn(ctx, tx, r, nil)
 	})
 	switch {
 	case errors.Is(err, errNotWritten):
@@ -649,6 +655,7 @@ func (s *Store) SaveRun(ctx context.Context, w storage.RunWrite) error {
 // saveRunTx is SaveRun statement by statement (member runs are created
 // or updated depending on what exists).
 func (s *Store) saveRunTx(ctx context.Context, runID string, w storage.RunWrite, ns *storage.Session, nsRow sqlstore.SessionRow) error {
+	events, inline := splitEvents(w)
 	return pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		switch {
 		case w.Create:
@@ -657,7 +664,11 @@ func (s *Store) saveRunTx(ctx context.Context, runID string, w storage.RunWrite,
 					return err
 				}
 			}
-			if err := s.createIn(ctx, tx, w.Run); err != nil {
+			if err := s.createIn(ctx, tx, w.Run, inline); err != nil {
+				return err
+			}
+		case w.Run != nil && inline != nil:
+			if err := execRun(ctx, tx, s.sql.UpdateRunInline, w.Run, inline); err != nil {
 				return err
 			}
 		case w.Run != nil:
@@ -669,9 +680,16 @@ func (s *Store) saveRunTx(ctx context.Context, runID string, w storage.RunWrite,
 				return err
 			}
 		}
-		if len(w.Events) > 0 {
+		if len(events) > 0 {
+			var n int64
+			if err := tx.QueryRow(ctx, s.sql.InlineCount, runID).Scan(&n); err != nil && !errors.Is(err, pgx.ErrNoRows) {
+				return err
+			}
+			if err := sqlstore.SeqTaken(runID, sqlstore.FirstSeq(events), n); err != nil {
+				return err
+			}
 			b := &pgx.Batch{}
-			for _, e := range w.Events {
+			for _, e := range events {
 				b.Queue(s.q.insertEvent, runID, e.Seq, string(e.Data))
 			}
 			if err := tx.SendBatch(ctx, b).Close(); err != nil {
@@ -679,7 +697,7 @@ func (s *Store) saveRunTx(ctx context.Context, runID string, w storage.RunWrite,
 			}
 		}
 		for _, c := range w.Children {
-			err := s.createIn(ctx, tx, c)
+			err := s.createIn(ctx, tx, c, nil)
 			if errors.Is(err, storage.ErrConflict) {
 				err = execRun(ctx, tx, s.sql.UpdateRun, c)
 			}
@@ -954,17 +972,8 @@ func (s *Store) ListEvents(ctx context.Context, runID string, after int64) ([]st
 		return nil, s.fail(fmt.Errorf("postgres: list events of run %q: %w", runID, err))
 	}
 	defer rows.Close()
-	var out []storage.Event
-	for rows.Next() {
-		e := storage.Event{RunID: runID}
-		var data []byte
-		if err := rows.Scan(&e.Seq, &data); err != nil {
-			return nil, fmt.Errorf("postgres: list events of run %q: %w", runID, err)
-		}
-		e.Data = data
-		out = append(out, e)
-	}
-	if err := rows.Err(); err != nil {
+	out, err := sqlstore.ScanEvents(rows, runID, after)
+	if err != nil {
 		return nil, s.fail(fmt.Errorf("postgres: list events of run %q: %w", runID, err))
 	}
 	return out, nil

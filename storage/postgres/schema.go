@@ -116,6 +116,11 @@ var migrations = []migration{
 		`DROP INDEX {schema}.agno_runs_session_idx`,
 		`CREATE INDEX agno_runs_session_idx ON {schema}.agno_runs (session_id, parent_run_id, created_at, row_seq)`,
 	}},
+	{table: "agno_runs", version: 4, stmts: []string{
+		// The events of a run stored in one write, as one JSON array
+		// (sqlstore.InlineEvents): a row per event cost an insert each.
+		`ALTER TABLE {schema}.agno_runs ADD COLUMN events JSON`,
+	}},
 	{table: "agno_sessions", version: 2, stmts: []string{
 		// Each listing order ends in session_id, the tie-break, so a page is
 		// read from the index in order and the read stops at the page.

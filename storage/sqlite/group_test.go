@@ -69,7 +69,7 @@ func TestGroupCommitIsolatesAFailingWrite(t *testing.T) {
 		wg.Go(func() {
 			if i == 3 {
 				errs[i] = st.write(context.Background(), func(ctx context.Context, tx *sql.Tx) error {
-					if _, err := tx.StmtContext(ctx, st.st.createRun).ExecContext(ctx, "doomed", "s", "", "agent", "a", "", "COMPLETED", 1, 1, "{}", "", false); err != nil {
+					if _, err := tx.StmtContext(ctx, st.st.createRun).ExecContext(ctx, "doomed", "s", "", "agent", "a", "", "COMPLETED", 1, 1, "{}", "", false, nil); err != nil {
 						return err
 					}
 					return boom

@@ -165,7 +165,7 @@ var dialect = sqlstore.Dialect{
 // statements are prepared once at Open: parsing SQL is a good part of a
 // short SQLite write.
 type statements struct {
-	ensureSession, updateSession, updateSessionDoc, createRun, updateRun, nextSeq, insertEvent, upsertMemory, putBlob *sql.Stmt // on the writer
+	ensureSession, updateSession, updateSessionDoc, createRun, updateRun, updateRunInline, inlineCount, nextSeq, insertEvent, upsertMemory, putBlob *sql.Stmt // on the writer
 	takePending, claim, heartbeat, txSession                                                                          *sql.Stmt
 	getSession, getRun, listEvents, getMemory, getBlob                                                                *sql.Stmt // on the readers
 }
@@ -190,10 +190,12 @@ func (s *Store) prepare(ctx context.Context) error {
 			summary = ?10, metrics = ?11, data = ?12, updated_at = ?14, version = ?15
 			WHERE session_id = ?1 AND version = ?16`},
 		{&s.st.createRun, s.w, `INSERT INTO agno_runs (run_id, row_seq, session_id, parent_run_id, session_type,
-				component_id, user_id, status, created_at, updated_at, data, owner, listed, version)
-			VALUES (?1, (SELECT COALESCE(MAX(row_seq), 0) + 1 FROM agno_runs), ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, 1)
+				component_id, user_id, status, created_at, updated_at, data, owner, listed, version, events)
+			VALUES (?1, (SELECT COALESCE(MAX(row_seq), 0) + 1 FROM agno_runs), ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, 1, ?13)
 			ON CONFLICT (run_id) DO NOTHING`},
 		{&s.st.updateRun, s.w, s.sql.UpdateRun},
+		{&s.st.updateRunInline, s.w, s.sql.UpdateRunInline},
+		{&s.st.inlineCount, s.w, s.sql.InlineCount},
 		{&s.st.takePending, s.w, s.sql.TakePending},
 		{&s.st.claim, s.w, s.sql.Claim},
 		{&s.st.heartbeat, s.w, s.sql.Heartbeat},
@@ -201,7 +203,8 @@ func (s *Store) prepare(ctx context.Context) error {
 		{&s.st.putBlob, s.w, `INSERT INTO agno_blobs (blob_id, seq, session_id, data) VALUES (?1, ?2, ?3, ?4)
 			ON CONFLICT (blob_id, seq) DO NOTHING`},
 		{&s.st.getBlob, s.r, `SELECT data FROM agno_blobs WHERE blob_id = ?1 AND session_id = ?2 ORDER BY seq`},
-		{&s.st.nextSeq, s.w, `SELECT COALESCE(MAX(seq), -1) + 1 FROM agno_run_events WHERE run_id = ?1`},
+		{&s.st.nextSeq, s.w, `SELECT max(COALESCE((SELECT MAX(seq) + 1 FROM agno_run_events WHERE run_id = ?1), 0),
+			COALESCE((SELECT json_array_length(events) FROM agno_runs WHERE run_id = ?1), 0))`},
 		{&s.st.insertEvent, s.w, `INSERT INTO agno_run_events (run_id, seq, data) VALUES (?1, ?2, ?3)`},
 		{&s.st.upsertMemory, s.w, `INSERT INTO agno_memories (` + sqlstore.MemoryColumns + `)
 			VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
@@ -210,7 +213,7 @@ func (s *Store) prepare(ctx context.Context) error {
 				input = excluded.input, feedback = excluded.feedback, updated_at = excluded.updated_at`},
 		{&s.st.getSession, s.r, `SELECT ` + sqlstore.SessionColumns + ` FROM agno_sessions WHERE session_id = ?1`},
 		{&s.st.getRun, s.r, `SELECT ` + sqlstore.RunColumns + ` FROM agno_runs WHERE run_id = ?1`},
-		{&s.st.listEvents, s.r, `SELECT seq, data FROM agno_run_events WHERE run_id = ?1 AND seq > ?2 ORDER BY seq`},
+		{&s.st.listEvents, s.r, dialect.ListEventsSQL()},
 		{&s.st.getMemory, s.r, `SELECT ` + sqlstore.MemoryColumns + ` FROM agno_memories WHERE memory_id = ?1`},
 	} {
 		st, err := p.db.PrepareContext(ctx, p.query)
@@ -371,7 +374,7 @@ func (s *Store) Close() error {
 	if s.closed.Swap(true) {
 		return nil
 	}
-	for _, st := range []*sql.Stmt{s.st.ensureSession, s.st.updateSession, s.st.updateSessionDoc, s.st.createRun, s.st.updateRun, s.st.nextSeq, s.st.insertEvent,
+	for _, st := range []*sql.Stmt{s.st.ensureSession, s.st.updateSession, s.st.updateSessionDoc, s.st.createRun, s.st.updateRun, s.st.updateRunInline, s.st.inlineCount, s.st.nextSeq, s.st.insertEvent,
 		s.st.upsertMemory, s.st.putBlob, s.st.getSession, s.st.getRun, s.st.listEvents, s.st.getMemory, s.st.getBlob,
 		s.st.takePending, s.st.claim, s.st.heartbeat, s.st.txSession} {
 		if st != nil {
@@ -861,7 +864,7 @@ func (s *Store) CreateRun(ctx context.Context, r *storage.Run) error {
 	now := run.Now()
 	created, updated := cmp.Or(r.CreatedAt, now), cmp.Or(r.UpdatedAt, now)
 	err := s.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
-		return s.createIn(ctx, tx, r, created, updated)
+		return s.createIn(ctx, tx, r, created, updated, nil)
 	})
 	if err != nil {
 		return fmt.Errorf("sqlite: create run %q: %w", r.RunID, err)
@@ -869,11 +872,11 @@ func (s *Store) CreateRun(ctx context.Context, r *storage.Run) error {
 	return nil
 }
 
-// createIn inserts a run in a write transaction; ErrConflict when its id
-// is taken.
-func (s *Store) createIn(ctx context.Context, tx *sql.Tx, r *storage.Run, created, updated int64) error {
+// createIn inserts a run in a write transaction, with its inline events
+// (sqlstore.InlineEvents, nil for none); ErrConflict when its id is taken.
+func (s *Store) createIn(ctx context.Context, tx *sql.Tx, r *storage.Run, created, updated int64, events any) error {
 	res, err := tx.StmtContext(ctx, s.st.createRun).ExecContext(ctx, r.RunID, r.SessionID, r.ParentRunID, string(r.SessionType), r.ComponentID, r.UserID, string(r.Status),
-		created, updated, sqlstore.RunData(r), r.Owner, r.Listed)
+		created, updated, sqlstore.RunData(r), r.Owner, r.Listed, events)
 	if err != nil {
 		return err
 	}
@@ -887,9 +890,10 @@ func (s *Store) createIn(ctx context.Context, tx *sql.Tx, r *storage.Run, create
 // caller finds out why outside the transaction.
 var errNotWritten = errors.New("sqlite: run row not written")
 
-// execRun runs one of the in-place run statements in a transaction.
-func execRun(ctx context.Context, tx *sql.Tx, stmt *sql.Stmt, r *storage.Run) error {
-	res, err := tx.StmtContext(ctx, stmt).ExecContext(ctx, sqlstore.RunArgs(r)...)
+// execRun runs one of the in-place run statements in a transaction;
+// extra are arguments after RunArgs.
+func execRun(ctx context.Context, tx *sql.Tx, stmt *sql.Stmt, r *storage.Run, extra ...any) error {
+	res, err := tx.StmtContext(ctx, stmt).ExecContext(ctx, append(sqlstore.RunArgs(r), extra...)...)
 	if err != nil {
 		return err
 	}
@@ -964,7 +968,7 @@ func (s *Store) StartRun(ctx context.Context, sess *storage.Session, r *storage.
 		if pending {
 			return execRun(ctx, tx, s.st.takePending, r)
 		}
-		return s.createIn(ctx, tx, r, cmp.Or(r.CreatedAt, now), cmp.Or(r.UpdatedAt, now))
+		return s.createIn(ctx, tx, r, cmp.Or(r.CreatedAt, now), cmp.Or(r.UpdatedAt, now), nil)
 	})
 	if errors.Is(err, errNotWritten) {
 		return nil, s.whyNotWritten(ctx, r, true)
@@ -1021,6 +1025,14 @@ func (s *Store) SaveRun(ctx context.Context, w storage.RunWrite) error {
 	}
 	// A new session the write also changes is inserted changed, once.
 	changesNew := ns != nil && w.Session != nil && w.SessionID == ns.SessionID
+	// A run's first events go in its row; later ones are rows of their own.
+	events := w.Events
+	var inline any
+	if w.Run != nil {
+		if inline = sqlstore.InlineEvents(events); inline != nil {
+			events = nil
+		}
+	}
 	err = s.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		switch {
 		case w.Create:
@@ -1030,7 +1042,11 @@ func (s *Store) SaveRun(ctx context.Context, w storage.RunWrite) error {
 				}
 			}
 			now := run.Now()
-			if err := s.createIn(ctx, tx, w.Run, cmp.Or(w.Run.CreatedAt, now), now); err != nil {
+			if err := s.createIn(ctx, tx, w.Run, cmp.Or(w.Run.CreatedAt, now), now, inline); err != nil {
+				return err
+			}
+		case w.Run != nil && inline != nil:
+			if err := execRun(ctx, tx, s.st.updateRunInline, w.Run, inline); err != nil {
 				return err
 			}
 		case w.Run != nil:
@@ -1047,12 +1063,17 @@ func (s *Store) SaveRun(ctx context.Context, w storage.RunWrite) error {
 				return err
 			}
 		}
-		if err := s.insertEvents(ctx, tx, runID, w.Events); err != nil {
-			return err
+		if len(events) > 0 {
+			if err := s.checkSeqs(ctx, tx, runID, events); err != nil {
+				return err
+			}
+			if err := s.insertEvents(ctx, tx, runID, events); err != nil {
+				return err
+			}
 		}
 		for _, c := range w.Children {
 			now := run.Now()
-			err := s.createIn(ctx, tx, c, cmp.Or(c.CreatedAt, now), now)
+			err := s.createIn(ctx, tx, c, cmp.Or(c.CreatedAt, now), now, nil)
 			if errors.Is(err, storage.ErrConflict) {
 				err = execRun(ctx, tx, s.st.updateRun, c)
 			}
@@ -1063,10 +1084,12 @@ func (s *Store) SaveRun(ctx context.Context, w storage.RunWrite) error {
 		if w.Session == nil {
 			return nil
 		}
-		cur, err := sqlstore.ScanSession(tx.StmtContext(ctx, s.st.txSession).QueryRowContext(ctx, w.SessionID))
-		if errors.Is(err, sql.ErrNoRows) && changesNew {
-			return s.insertChangedIn(ctx, tx, ns, nsRow, w.Session)
+		if changesNew { // most likely new: inserted, unless it exists by now
+			if inserted, err := s.insertChangedIn(ctx, tx, ns, nsRow, w.Session); inserted || err != nil {
+				return err
+			}
 		}
+		cur, err := sqlstore.ScanSession(tx.StmtContext(ctx, s.st.txSession).QueryRowContext(ctx, w.SessionID))
 		if errors.Is(err, sql.ErrNoRows) {
 			return fmt.Errorf("session %q: %w", w.SessionID, storage.ErrNotFound)
 		}
@@ -1094,19 +1117,25 @@ func (s *Store) SaveRun(ctx context.Context, w storage.RunWrite) error {
 }
 
 // insertChangedIn inserts new session ns with change applied (one
-// write where a start and an end would make two).
-func (s *Store) insertChangedIn(ctx context.Context, tx *sql.Tx, ns *storage.Session, row sqlstore.SessionRow, change func(*storage.Session) error) error {
-	fresh, err := sqlstore.Normalize(ns, row)
+// write where a start and an end would make two), unless its id exists:
+// inserted says which.
+func (s *Store) insertChangedIn(ctx context.Context, tx *sql.Tx, ns *storage.Session, row sqlstore.SessionRow, change func(*storage.Session) error) (inserted bool, err error) {
+	next, nextRow, err := sqlstore.NewChanged(ns, row, change)
 	if err != nil {
+		return false, err
+	}
+	return s.insertSessionIn(ctx, tx, next, nextRow)
+}
+
+// checkSeqs refuses events numbered among those the run keeps inline
+// (the events table's key catches the rest).
+func (s *Store) checkSeqs(ctx context.Context, tx *sql.Tx, runID string, evs []storage.Event) error {
+	var n int64
+	err := tx.StmtContext(ctx, s.st.inlineCount).QueryRowContext(ctx, runID).Scan(&n)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return err
 	}
-	next, nextRow, err := sqlstore.ApplyUpdate(fresh, change)
-	if err != nil {
-		return err
-	}
-	next.Version = ns.Version
-	_, err = s.insertSessionIn(ctx, tx, next, nextRow)
-	return err
+	return sqlstore.SeqTaken(runID, sqlstore.FirstSeq(evs), n)
 }
 
 // eventRowSizes are the row counts of the prepared multi-row event
@@ -1398,17 +1427,8 @@ func (s *Store) ListEvents(ctx context.Context, runID string, after int64) ([]st
 		return nil, s.fail(fmt.Errorf("sqlite: list events of run %q: %w", runID, err))
 	}
 	defer rows.Close()
-	var out []storage.Event
-	for rows.Next() {
-		e := storage.Event{RunID: runID}
-		var data []byte
-		if err := rows.Scan(&e.Seq, &data); err != nil {
-			return nil, fmt.Errorf("sqlite: list events of run %q: %w", runID, err)
-		}
-		e.Data = data
-		out = append(out, e)
-	}
-	if err := rows.Err(); err != nil {
+	out, err := sqlstore.ScanEvents(rows, runID, after)
+	if err != nil {
 		return nil, s.fail(fmt.Errorf("sqlite: list events of run %q: %w", runID, err))
 	}
 	return out, nil

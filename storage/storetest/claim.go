@@ -287,6 +287,79 @@ func testRunLifecycle(t *testing.T, open Opener) {
 		}
 	})
 
+	t.Run("FirstEventsThenLaterOnes", func(t *testing.T) {
+		// The SQL stores keep a run's first events in its row and later
+		// ones as rows: listings, seqs and deletes see one sequence.
+		st := newStore(t, open)
+		ctx := t.Context()
+		ev := func(runID string, seq int64) storage.Event {
+			return storage.Event{RunID: runID, Seq: seq, Data: json.RawMessage(fmt.Sprintf(`{"event":"E%d","n":[%d]}`, seq, seq))}
+		}
+		seqs := func(runID string, after int64) string {
+			t.Helper()
+			evs, err := st.ListEvents(ctx, runID, after)
+			must(t, err)
+			var out []string
+			for _, e := range evs {
+				if want := ev(runID, e.Seq); e.RunID != runID || string(e.Data) != string(want.Data) {
+					t.Fatalf("event %d of %s: %+v, want %s", e.Seq, runID, e, want.Data)
+				}
+				out = append(out, fmt.Sprint(e.Seq))
+			}
+			return fmt.Sprint(out)
+		}
+		// Created paused with its first events, in one write.
+		paused := &storage.Run{RunID: "r", SessionID: "s", SessionType: storage.SessionAgent, ComponentID: "a", Status: run.StatusPaused,
+			Data: json.RawMessage(`{"content":"paused"}`)}
+		must(t, st.SaveRun(ctx, storage.RunWrite{Run: paused, Create: true, StartSession: &storage.Session{SessionID: "s", SessionType: storage.SessionAgent, AgentID: "a"},
+			Events: []storage.Event{ev("r", 0), ev("r", 1), ev("r", 2)}}))
+		for after, want := range map[int64]string{-1: "[0 1 2]", 0: "[1 2]", 2: "[]", 7: "[]"} {
+			if got := seqs("r", after); got != want {
+				t.Fatalf("events of r after %d: %s, want %s", after, got, want)
+			}
+		}
+		// Continued: a seq among the first is taken, later ones follow.
+		claimed, err := st.ClaimRun(ctx, storage.Claim{RunID: "r", From: run.StatusPaused, To: run.StatusRunning, Owner: "i1", Version: -1})
+		must(t, err)
+		wantErr(t, "events-only write of a taken seq", st.SaveRun(ctx, storage.RunWrite{RunID: "r", Owner: "i1", Events: []storage.Event{ev("r", 1)}}), storage.ErrConflict)
+		wantErr(t, "run write of a taken seq", st.SaveRun(ctx, storage.RunWrite{Run: claimed, Events: []storage.Event{ev("r", 2), ev("r", 3)}}), storage.ErrConflict)
+		must(t, st.SaveRun(ctx, storage.RunWrite{RunID: "r", Owner: "i1", Events: []storage.Event{ev("r", 3), ev("r", 4)}}))
+		done := *claimed
+		done.Status = run.StatusCompleted
+		must(t, st.SaveRun(ctx, storage.RunWrite{Run: &done, Events: []storage.Event{ev("r", 5)}}))
+		for after, want := range map[int64]string{-1: "[0 1 2 3 4 5]", 1: "[2 3 4 5]", 3: "[4 5]", 5: "[]"} {
+			if got := seqs("r", after); got != want {
+				t.Fatalf("events of r after %d: %s, want %s", after, got, want)
+			}
+		}
+		if first, err := st.AppendEvents(ctx, "r", ev("r", 6).Data); err != nil || first != 6 {
+			t.Fatalf("AppendEvents after them: first %d, %v; want 6", first, err)
+		}
+		// Started, then ended with all its events in the end's write.
+		r2 := &storage.Run{RunID: "r2", SessionID: "s", SessionType: storage.SessionAgent, ComponentID: "a", Status: run.StatusRunning, Owner: "i1"}
+		_, err = st.StartRun(ctx, nil, r2, false)
+		must(t, err)
+		end := *r2
+		end.Status = run.StatusCompleted
+		must(t, st.SaveRun(ctx, storage.RunWrite{Run: &end, Events: []storage.Event{ev("r2", 0), ev("r2", 1), ev("r2", 2), ev("r2", 3)}}))
+		if got := seqs("r2", -1); got != "[0 1 2 3]" {
+			t.Fatalf("events of r2: %s", got)
+		}
+		if err := st.SaveRun(ctx, storage.RunWrite{Run: &end, Events: []storage.Event{ev("r2", 0)}}); !errors.Is(err, storage.ErrConflict) {
+			t.Fatalf("first events written twice: %v, want ErrConflict", err)
+		}
+		if first, err := st.AppendEvents(ctx, "r2", ev("r2", 4).Data); err != nil || first != 4 {
+			t.Fatalf("AppendEvents after the end's events: first %d, %v; want 4", first, err)
+		}
+		// Deleting the session deletes them all.
+		must(t, st.DeleteSessions(ctx, "s"))
+		for _, id := range []string{"r", "r2"} {
+			if got := seqs(id, -1); got != "[]" {
+				t.Errorf("events of %s after its session was deleted: %s", id, got)
+			}
+		}
+	})
+
 	t.Run("CancelFlag", func(t *testing.T) {
 		st := newStore(t, open)
 		ctx := t.Context()

@@ -369,6 +369,12 @@ type RunSQL struct {
 	// component_id, user_id, status, updated_at, data, owner, listed):
 	// in place, by its owner while in flight.
 	UpdateRun string
+	// UpdateRunInline is UpdateRun that also stores the run's first events
+	// inline (argument 12, sqlstore.InlineEvents): only while it has none.
+	UpdateRunInline string
+	// InlineCount (run_id) is how many events the run keeps inline (no
+	// row when the run is not stored).
+	InlineCount string
 	// TakePending: UpdateRun's arguments, for a row still PENDING.
 	TakePending string
 	// Claim (run_id, to, owner, listed, updated_at, from, expect_owner,
@@ -397,8 +403,12 @@ func (d *Dialect) RunSQL(forUpdate string) RunSQL {
 		" AND session_type = " + a(4) + " AND component_id = " + a(5)
 	set := "UPDATE " + d.Runs + " SET user_id = " + a(6) + ", status = " + a(7) + ", updated_at = " + a(8) +
 		", data = " + a(9) + ", owner = " + a(10) + ", listed = (listed OR " + a(11) + "), version = version + 1"
+	byOwner := " AND (owner = " + a(10) + " OR (" + a(10) + " = '' AND status NOT IN ('PENDING', 'RUNNING')))"
 	return RunSQL{
-		UpdateRun:   set + where + " AND (owner = " + a(10) + " OR (" + a(10) + " = '' AND status NOT IN ('PENDING', 'RUNNING')))",
+		UpdateRun: set + where + byOwner,
+		UpdateRunInline: set + ", events = " + a(12) + where + byOwner +
+			" AND events IS NULL AND NOT EXISTS (SELECT 1 FROM " + d.Events + " WHERE run_id = " + a(1) + ")",
+		InlineCount: "SELECT COALESCE(json_array_length(events), 0) FROM " + d.Runs + " WHERE run_id = " + a(1),
 		TakePending: set + where + " AND status = 'PENDING'",
 		// A claim starts the run's next life: a cancel asked of the last one
 		// (it paused before seeing it) does not carry over.
@@ -653,6 +663,22 @@ func ApplyUpdate(cur *storage.Session, fn func(*storage.Session) error) (*storag
 	cur.UpdatedAt = max(run.Now(), updated)
 	row, err := EncodeSession(cur)
 	return cur, row, err
+}
+
+// NewChanged is new session ns (encoded as row) with change applied, as
+// an insert of it stores it: the change sees the session as a read gives
+// it back, and the version stays the new session's.
+func NewChanged(ns *storage.Session, row SessionRow, change func(*storage.Session) error) (*storage.Session, SessionRow, error) {
+	fresh, err := Normalize(ns, row)
+	if err != nil {
+		return nil, SessionRow{}, err
+	}
+	next, nextRow, err := ApplyUpdate(fresh, change)
+	if err != nil {
+		return nil, SessionRow{}, err
+	}
+	next.Version = ns.Version
+	return next, nextRow, nil
 }
 
 // Normalize returns s as a read would: document columns decoded from the
