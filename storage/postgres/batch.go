@@ -176,6 +176,33 @@ func (s *Store) saveRunBatch(ctx context.Context, runID string, w storage.RunWri
 	return c.SendBatch(ctx, b).Close()
 }
 
+// createWithSession is SaveRun of a run that ends in its first write
+// and made its session: session and run inserted in one statement, the
+// session already changed. When the session exists by now it is changed
+// as SaveRun changes it, in a transaction.
+func (s *Store) createWithSession(ctx context.Context, runID string, w storage.RunWrite, ns *storage.Session, nsRow sqlstore.SessionRow) error {
+	events, inline := splitEvents(w)
+	if len(events) > 0 {
+		return s.saveRunBatch(ctx, runID, w, ns, nsRow)
+	}
+	next, row, err := sqlstore.NewChanged(ns, nsRow, w.Session)
+	if err != nil {
+		return err
+	}
+	now := run.Now()
+	tag, err := s.pool.Exec(ctx, s.q.createWithSession, append(ensureArgs(next, row), insertArgs(w.Run, cmp.Or(w.Run.CreatedAt, now), now, inline)...)...)
+	var pe *pgconn.PgError
+	switch {
+	case errors.As(err, &pe) && pe.Code == "23505" && pe.TableName == "agno_runs":
+		return fmt.Errorf("run %q exists: %w", runID, storage.ErrConflict)
+	case err != nil:
+		return err
+	case tag.RowsAffected() == 1:
+		return nil
+	}
+	return s.saveRunBatch(ctx, runID, w, ns, nsRow)
+}
+
 // ensureArgs are the arguments of ensureSession for new session ns.
 func ensureArgs(ns *storage.Session, row sqlstore.SessionRow) []any {
 	return []any{ns.SessionID, string(ns.SessionType), ns.AgentID, ns.TeamID,

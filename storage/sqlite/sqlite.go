@@ -166,8 +166,8 @@ var dialect = sqlstore.Dialect{
 // short SQLite write.
 type statements struct {
 	ensureSession, updateSession, updateSessionDoc, createRun, updateRun, updateRunInline, inlineCount, nextSeq, insertEvent, upsertMemory, putBlob *sql.Stmt // on the writer
-	takePending, claim, heartbeat, txSession                                                                          *sql.Stmt
-	getSession, getRun, listEvents, getMemory, getBlob                                                                *sql.Stmt // on the readers
+	takePending, claim, heartbeat, txSession                                                                                                        *sql.Stmt
+	getSession, getRun, listEvents, getMemory, getBlob                                                                                              *sql.Stmt // on the readers
 }
 
 func (s *Store) prepare(ctx context.Context) error {

@@ -266,6 +266,13 @@ func testRunLifecycle(t *testing.T, open Opener) {
 		if _, err := st.GetSession(ctx, "s5"); !errors.Is(err, storage.ErrNotFound) {
 			t.Errorf("a refused create made its session: %v", err)
 		}
+		err = st.SaveRun(ctx, storage.RunWrite{Run: &taken, Create: true,
+			StartSession: &storage.Session{SessionID: "s5", SessionType: storage.SessionAgent, SessionState: map[string]any{}},
+			Events:       []storage.Event{ev(0), ev(1)}, SessionID: "s5", Session: setK})
+		wantErr(t, "SaveRun creating a taken id with its first events", err, storage.ErrConflict)
+		if _, err := st.GetSession(ctx, "s5"); !errors.Is(err, storage.ErrNotFound) {
+			t.Errorf("a refused create with its first events made its session: %v", err)
+		}
 		got, _ = st.GetRun(ctx, "r")
 		if evs, _ := st.ListEvents(ctx, "r", -1); len(evs) != 2 || string(got.Data) != `{"content":"ok"}` || got.SessionID != "s" {
 			t.Fatalf("a refused create changed the stored run: %+v, %d events", got, len(evs))
