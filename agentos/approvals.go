@@ -166,6 +166,9 @@ func (o *OS) approvalChange(ctx context.Context, p *approvalPlane, ch runs.Chang
 	if ch.Status == run.StatusPaused || (seen && ch.Status.Terminal()) {
 		return o.syncApprovals(ctx, ch.RunID)
 	}
+	if ch.Fresh {
+		return nil // never paused: it has no approvals
+	}
 	has, err := p.store.HasRun(ctx, ch.RunID)
 	if err != nil || !has {
 		return err

@@ -274,7 +274,7 @@ func (r *Run) writeStartLocked(ctx context.Context) error {
 		return fmt.Errorf("%w: start run %s: %v", ErrStorage, r.row.RunID, err)
 	}
 	r.deferred = false
-	r.e.changed(ctx, r.rowCopy())
+	r.e.changed(ctx, r.rowCopy(), true)
 	return nil
 }
 
@@ -338,7 +338,7 @@ func (e *Engine) Claim(ctx context.Context, row storage.Run, version int64, next
 	r.continuation = true
 	close(r.started)
 	e.track(r, cancel)
-	e.changed(ctx, r.rowCopy())
+	e.changed(ctx, r.rowCopy(), false)
 	return r, nil
 }
 
@@ -666,7 +666,7 @@ func (r *Run) finish(ctx context.Context, f Finish) error {
 		r.e.unsettle(r.row.RunID, "The run's end could not be stored: "+err.Error())
 		return fmt.Errorf("%w: %v", ErrStorage, err)
 	}
-	r.e.changed(ctx, r.rowCopy())
+	r.e.changed(ctx, r.rowCopy(), !r.continuation)
 	return nil
 }
 

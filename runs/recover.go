@@ -192,7 +192,7 @@ func (e *Engine) fail(ctx context.Context, r *storage.Run, reason string) error 
 		if err != nil {
 			return err
 		}
-		e.changed(ctx, taken)
+		e.changed(ctx, taken, false)
 		return nil
 	}
 }

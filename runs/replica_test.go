@@ -444,6 +444,49 @@ func TestWatchSeesOtherEnginesChanges(t *testing.T) {
 	})
 }
 
+// Without signals, the poll for other instances' changes tells none of
+// this instance's own: each of its runs' changes is told once, as it is
+// made, and marked Fresh; another instance's change comes by the poll.
+func TestPollTellsOnlyOthersChanges(t *testing.T) {
+	eachBackend(t, func(t *testing.T, d *db) {
+		st := d.open(t)
+		a := started(t, engine(t, st, "replica-a"))
+		b := started(t, engine(t, d.open(t), "replica-b"))
+		var mu sync.Mutex
+		seen := map[string][]runs.Change{}
+		defer a.Watch(func(c runs.Change) {
+			mu.Lock()
+			seen[c.RunID] = append(seen[c.RunID], c)
+			mu.Unlock()
+		})()
+		for _, id := range []string{"r-own-1", "r-own-2"} {
+			begin(t, a, id, false).mustEnd(run.StatusCompleted)
+		}
+		begin(t, b, "r-other", false).mustEnd(run.StatusCompleted)
+		deadline := time.Now().Add(10 * time.Second)
+		for {
+			mu.Lock()
+			other := len(seen["r-other"])
+			mu.Unlock()
+			if other > 0 || time.Now().After(deadline) {
+				break
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		time.Sleep(600 * time.Millisecond) // more polls over the same window
+		mu.Lock()
+		defer mu.Unlock()
+		for _, id := range []string{"r-own-1", "r-own-2"} {
+			if cs := seen[id]; len(cs) != 1 || cs[0].Status != run.StatusCompleted || !cs[0].Fresh {
+				t.Errorf("changes told of %s: %+v, want one COMPLETED, fresh", id, cs)
+			}
+		}
+		if cs := seen["r-other"]; len(cs) == 0 || cs[len(cs)-1].Status != run.StatusCompleted || cs[0].Fresh {
+			t.Errorf("changes told of another instance's run: %+v, want its COMPLETED, not fresh", cs)
+		}
+	})
+}
+
 // A replica that comes back after its run was recovered must not write
 // over the recovery: its Finish is refused (the engine reports
 // "taken over").

@@ -166,6 +166,10 @@ type Change struct {
 	SessionType storage.SessionType
 	ParentRunID string
 	Owner       string
+	// Fresh: the run began on this instance and has not been continued
+	// from a pause (false when unknown: another instance's change). Such
+	// a run has no approvals unless this change pauses it.
+	Fresh bool
 }
 
 // Watch calls fn with every run status change — of runs of this
@@ -196,9 +200,10 @@ func (e *Engine) notifyWatchers(c Change) {
 	}
 }
 
-// changed tells watchers here and other instances of a run's status.
-func (e *Engine) changed(ctx context.Context, r *storage.Run) {
-	c := Change{RunID: r.RunID, Status: r.Status, ComponentID: r.ComponentID, SessionType: r.SessionType, ParentRunID: r.ParentRunID, Owner: r.Owner}
+// changed tells watchers here and other instances of a run's status;
+// fresh as in Change.
+func (e *Engine) changed(ctx context.Context, r *storage.Run, fresh bool) {
+	c := Change{RunID: r.RunID, Status: r.Status, ComponentID: r.ComponentID, SessionType: r.SessionType, ParentRunID: r.ParentRunID, Owner: r.Owner, Fresh: fresh}
 	e.notifyWatchers(c)
 	e.wakeFollowers(r.RunID)
 	e.publish(ctx, Signal{Kind: SignalStatus, RunID: r.RunID, Owner: r.Owner, Status: r.Status, ComponentID: r.ComponentID,
@@ -206,7 +211,8 @@ func (e *Engine) changed(ctx context.Context, r *storage.Run) {
 }
 
 // pollChanges finds status changes of other instances' runs by reading
-// recently written runs (no signals to say so).
+// recently written runs (no signals to say so). Only this instance
+// writes a run it owns, and it tells its own changes as it makes them.
 func (e *Engine) pollChanges(ctx context.Context) {
 	seen := map[string]int64{} // run id → version seen
 	t := time.NewTicker(max(e.cfg.Poll*5, 250*time.Millisecond))
@@ -223,7 +229,8 @@ func (e *Engine) pollChanges(ctx context.Context) {
 		if n == 0 {
 			continue
 		}
-		recs, err := e.st.ListRuns(ctx, storage.RunQuery{UpdatedAfter: run.Now() - 2})
+		// This instance's own changes were told as they happened.
+		recs, err := e.st.ListRuns(ctx, storage.RunQuery{UpdatedAfter: run.Now() - 2, ExcludeOwner: e.cfg.Instance, WithoutData: true})
 		if err != nil {
 			continue
 		}
@@ -233,9 +240,7 @@ func (e *Engine) pollChanges(ctx context.Context) {
 			if v, ok := seen[r.RunID]; ok && v == r.Version {
 				continue
 			}
-			if r.Owner != e.cfg.Instance || !r.InFlight() {
-				e.notifyWatchers(Change{RunID: r.RunID, Status: r.Status, ComponentID: r.ComponentID, SessionType: r.SessionType, ParentRunID: r.ParentRunID, Owner: r.Owner})
-			}
+			e.notifyWatchers(Change{RunID: r.RunID, Status: r.Status, ComponentID: r.ComponentID, SessionType: r.SessionType, ParentRunID: r.ParentRunID, Owner: r.Owner})
 		}
 		seen = fresh
 	}

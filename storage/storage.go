@@ -238,8 +238,8 @@ type RunQuery struct {
 	Status      []run.Status
 	// TopLevel keeps only runs without a parent run.
 	TopLevel bool
-	// Owner keeps runs of one instance.
-	Owner string
+	// Owner keeps runs of one instance; ExcludeOwner leaves one's out.
+	Owner, ExcludeOwner string
 	// CancelRequested keeps runs with a pending cancel.
 	CancelRequested bool
 	// UpdatedAfter keeps runs written at or after this time (epoch s).
@@ -252,6 +252,9 @@ type RunQuery struct {
 	CreatedBefore int64
 	Newest        bool
 	Limit         int
+	// WithoutData leaves Run.Data out: the caller reads the rows' other
+	// fields only (a poll of changes).
+	WithoutData bool
 }
 
 // MemoryQuery filters ListMemories.

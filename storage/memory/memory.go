@@ -702,6 +702,12 @@ func (s *Store) ListRuns(_ context.Context, q storage.RunQuery) ([]*storage.Run,
 		out = out[:q.Limit]
 	}
 	for i, r := range out {
+		if q.WithoutData {
+			c := *r
+			c.Data = nil
+			out[i] = &c
+			continue
+		}
 		out[i] = cloneRun(r)
 	}
 	return out, nil
@@ -758,6 +764,8 @@ func MatchRun(r *storage.Run, q storage.RunQuery) bool {
 	case len(q.Status) > 0 && !slices.Contains(q.Status, r.Status):
 		return false
 	case q.Owner != "" && r.Owner != q.Owner:
+		return false
+	case q.ExcludeOwner != "" && r.Owner == q.ExcludeOwner:
 		return false
 	case q.CancelRequested && !r.CancelRequested:
 		return false

@@ -49,8 +49,8 @@ func TestOpenOldLayout(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	if st.applied != 7 {
-		t.Errorf("applied %d migrations, want 7 (agno_blobs, the session, run and memory indexes, the session and memory counts, the memory users)", st.applied)
+	if st.applied != 8 {
+		t.Errorf("applied %d migrations, want 8 (agno_blobs, the session, run and memory indexes, the run's inline events, the session and memory counts, the memory users)", st.applied)
 	}
 	v := versions(t, conn, schema)
 	for table, want := range map[string]int64{"agno_run_events": 1, "agno_instances": 1} {
@@ -58,7 +58,7 @@ func TestOpenOldLayout(t *testing.T) {
 			t.Errorf("%s version row %v, want [%d 5 5] untouched", table, v[table], want)
 		}
 	}
-	if v["agno_sessions"][0] != 2 || v["agno_runs"][0] != 3 || v["agno_memories"][0] != 2 {
+	if v["agno_sessions"][0] != 2 || v["agno_runs"][0] != 4 || v["agno_memories"][0] != 2 {
 		t.Errorf("sessions %v, runs %v, memories %v: not migrated", v["agno_sessions"], v["agno_runs"], v["agno_memories"])
 	}
 	if v["agno_blobs"][0] != 1 {

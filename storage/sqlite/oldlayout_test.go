@@ -46,8 +46,8 @@ func TestOpenOldLayout(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if st.applied != 9 {
-		t.Errorf("applied %d migrations, want 9 (agno_blobs, the session indexes twice, run and memory indexes, the run's inline events, the session and memory counts, the memory users)", st.applied)
+	if st.applied != 10 {
+		t.Errorf("applied %d migrations, want 10 (agno_blobs, the session indexes twice, run and memory indexes, the run's inline events and poll index, the session and memory counts, the memory users)", st.applied)
 	}
 	v := versions(t, st.w)
 	for table, want := range map[string]int64{"agno_run_events": 1, "agno_instances": 1} {
@@ -55,7 +55,7 @@ func TestOpenOldLayout(t *testing.T) {
 			t.Errorf("%s version row %v, want [%d 5 5] untouched", table, v[table], want)
 		}
 	}
-	if v["agno_sessions"][0] != 3 || v["agno_runs"][0] != 4 || v["agno_memories"][0] != 2 {
+	if v["agno_sessions"][0] != 3 || v["agno_runs"][0] != 5 || v["agno_memories"][0] != 2 {
 		t.Errorf("sessions %v, runs %v, memories %v: not migrated", v["agno_sessions"], v["agno_runs"], v["agno_memories"])
 	}
 	if v["agno_blobs"][0] != 1 {

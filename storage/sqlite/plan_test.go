@@ -23,6 +23,7 @@ func TestQueriesOverAllRunsUseAnIndex(t *testing.T) {
 		"cancel requests": {storage.RunQuery{Owner: "host:7777", CancelRequested: true, Status: []run.Status{run.StatusPending, run.StatusRunning}}, "agno_runs_status_owner_idx"},
 		"paused runs":     {storage.RunQuery{Status: []run.Status{run.StatusPaused}, TopLevel: true}, "agno_runs_status_owner_idx"},
 		"recent changes":  {storage.RunQuery{UpdatedAfter: 1}, "agno_runs_updated_idx"},
+		"others' changes": {storage.RunQuery{UpdatedAfter: 1, ExcludeOwner: "host:7777", WithoutData: true}, "agno_runs_updated_idx"},
 	} {
 		query, args := st.d.ListRuns(tc.q, "row_seq")
 		text := plantest.SQLite(t, st.r, query, args...)

@@ -114,6 +114,13 @@ var migrations = []migration{
 		// (sqlstore.InlineEvents): a row per event cost an insert each.
 		`ALTER TABLE agno_runs ADD COLUMN events TEXT`,
 	}},
+	{table: "agno_runs", version: 5, stmts: []string{
+		// A poll of other writers' changes (runs.Engine without signals)
+		// leaves its own instance's out inside the index, reading no row
+		// of the runs it wrote itself.
+		`DROP INDEX agno_runs_updated_idx`,
+		`CREATE INDEX agno_runs_updated_idx ON agno_runs (updated_at, owner)`,
+	}},
 	{table: "agno_sessions", version: 2, stmts: []string{
 		// Each listing order ends in session_id, the tie-break, so a page is
 		// read from the index in order and the read stops at the page.

@@ -232,6 +232,29 @@ func testListRuns(t *testing.T, open Opener) {
 			}
 			sameIDs(t, c.name, runIDs(got), c.want)
 		}
+		// A poll of other instances' changes: by update, one owner left
+		// out, without documents.
+		for _, o := range []struct{ id, owner string }{{"o1", "i1"}, {"o2", "i2"}} {
+			must(t, st.CreateRun(ctx, &storage.Run{RunID: o.id, SessionID: "S2", ComponentID: "a1", SessionType: storage.SessionAgent,
+				Status: run.StatusRunning, Owner: o.owner, CreatedAt: 400, UpdatedAt: 400, Data: json.RawMessage(`{"big":"doc"}`)}))
+		}
+		for _, c := range []struct {
+			name string
+			q    storage.RunQuery
+			want []string
+		}{
+			{"others' changes", storage.RunQuery{UpdatedAfter: 400, ExcludeOwner: "i1", WithoutData: true}, []string{"o2"}},
+			{"changes but i2's", storage.RunQuery{UpdatedAfter: 300, ExcludeOwner: "i2"}, []string{"r4", "o1"}},
+		} {
+			got, err := st.ListRuns(ctx, c.q)
+			must(t, err)
+			sameIDs(t, c.name, runIDs(got), c.want)
+			for _, r := range got {
+				if c.q.WithoutData != (r.Data == nil) || r.SessionID == "" || r.Status == "" || r.UpdatedAt == 0 {
+					t.Errorf("%s: %+v (without data: %v)", c.name, r, c.q.WithoutData)
+				}
+			}
+		}
 		got, err := st.ListRuns(ctx, storage.RunQuery{ParentRunID: "r2"})
 		must(t, err)
 		if len(got) == 1 {

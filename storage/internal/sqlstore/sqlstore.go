@@ -293,6 +293,9 @@ func (d *Dialect) ListSessions(q storage.SessionQuery) (count, list string, args
 // RunColumns lists agno_runs columns in ScanRun order.
 const RunColumns = "run_id, session_id, parent_run_id, session_type, component_id, user_id, status, created_at, updated_at, data, owner, listed, cancel_requested, version"
 
+// runColumnsWithoutData is RunColumns with a NULL for data.
+var runColumnsWithoutData = strings.Replace(RunColumns, " data,", " NULL AS data,", 1)
+
 // ScanRun reads one row of RunColumns.
 func ScanRun(sc Scanner) (*storage.Run, error) {
 	var r storage.Run
@@ -484,6 +487,9 @@ func (d *Dialect) ListRuns(q storage.RunQuery, seqColumn string) (string, []any)
 	if q.Owner != "" {
 		b.Where("owner = " + b.Arg(q.Owner))
 	}
+	if q.ExcludeOwner != "" {
+		b.Where("owner <> " + b.Arg(q.ExcludeOwner))
+	}
 	if q.CancelRequested {
 		b.Where("cancel_requested = " + b.Arg(true))
 	}
@@ -514,7 +520,11 @@ func (d *Dialect) ListRuns(q storage.RunQuery, seqColumn string) (string, []any)
 			from += d.IndexedBy("updated_idx")
 		}
 	}
-	sql := "SELECT " + RunColumns + " FROM " + from + b.SQL() +
+	cols := RunColumns
+	if q.WithoutData {
+		cols = runColumnsWithoutData
+	}
+	sql := "SELECT " + cols + " FROM " + from + b.SQL() +
 		" ORDER BY created_at " + dir + ", " + seqColumn + " " + dir + LimitOffset(q.Limit, 1)
 	return sql, b.Args
 }
