@@ -444,14 +444,12 @@ func TestWatchSeesOtherEnginesChanges(t *testing.T) {
 	})
 }
 
-// Without signals, the poll for other instances' changes tells none of
-// this instance's own: each of its runs' changes is told once, as it is
-// made, and marked Fresh; another instance's change comes by the poll.
-func TestPollTellsOnlyOthersChanges(t *testing.T) {
-	eachBackend(t, func(t *testing.T, d *db) {
-		st := d.open(t)
-		a := started(t, engine(t, st, "replica-a"))
-		b := started(t, engine(t, d.open(t), "replica-b"))
+// Each of this instance's run changes is told to its watchers once, as
+// it is made, and marked Fresh: the poll for other instances' changes
+// (no signals) and the signals heard back (Postgres) tell none of them
+// again. Another instance's change comes by the poll or the signal.
+func TestOwnChangesAreToldOnce(t *testing.T) {
+	check := func(t *testing.T, a, b *runs.Engine) {
 		var mu sync.Mutex
 		seen := map[string][]runs.Change{}
 		defer a.Watch(func(c runs.Change) {
@@ -484,6 +482,18 @@ func TestPollTellsOnlyOthersChanges(t *testing.T) {
 		if cs := seen["r-other"]; len(cs) == 0 || cs[len(cs)-1].Status != run.StatusCompleted || cs[0].Fresh {
 			t.Errorf("changes told of another instance's run: %+v, want its COMPLETED, not fresh", cs)
 		}
+	}
+	eachBackend(t, func(t *testing.T, d *db) {
+		check(t, started(t, engine(t, d.open(t), "replica-a")), started(t, engine(t, d.open(t), "replica-b")))
+	})
+	t.Run("postgres/signals", func(t *testing.T) {
+		d := backends[2].make(t)
+		stA, stB := d.open(t), d.open(t)
+		sigA, sigB := tap(signalsOf(t, stA)), tap(signalsOf(t, stB))
+		a := started(t, engine(t, stA, "replica-a", withSignals(sigA)))
+		b := started(t, engine(t, stB, "replica-b", withSignals(sigB)))
+		listening(t, sigA, sigB)
+		check(t, a, b)
 	})
 }
 

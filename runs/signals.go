@@ -109,6 +109,9 @@ func (e *Engine) onSignal(s Signal) {
 	case SignalEvents:
 		e.wakeFollowers(s.RunID)
 	case SignalStatus:
+		if s.Owner == e.cfg.Instance {
+			return // its own, told as it was made (changed)
+		}
 		e.wakeFollowers(s.RunID)
 		e.notifyWatchers(Change{RunID: s.RunID, Status: s.Status, ComponentID: s.ComponentID, SessionType: s.SessionType, ParentRunID: s.ParentRunID, Owner: s.Owner})
 	}
