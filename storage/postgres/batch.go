@@ -190,6 +190,16 @@ func (s *Store) createWithSession(ctx context.Context, runID string, w storage.R
 		return err
 	}
 	now := run.Now()
+	if w.Run.SessionID == ns.SessionID {
+		switch err := s.insertCreated(&pendingCreate{ctx: ctx, sess: next, row: row, run: w.Run,
+			created: cmp.Or(w.Run.CreatedAt, now), updated: now, events: inline}); {
+		case err == nil:
+			return nil
+		case errors.Is(err, errSessionExists):
+			return s.saveRunBatch(ctx, runID, w, ns, nsRow)
+		}
+		// The group failed: alone, the write's own error (a taken id) shows.
+	}
 	tag, err := s.pool.Exec(ctx, s.q.createWithSession, append(ensureArgs(next, row), insertArgs(w.Run, cmp.Or(w.Run.CreatedAt, now), now, inline)...)...)
 	var pe *pgconn.PgError
 	switch {

@@ -83,6 +83,8 @@ type Store struct {
 	// while the database is down (nil for a pool the caller passed).
 	timeout time.Duration
 	guard   *dbguard.Breaker
+	// creates groups the writes of runs that made their session (group.go).
+	creates createGroups
 }
 
 var _ storage.Store = (*Store)(nil)
@@ -91,7 +93,7 @@ var _ storage.Store = (*Store)(nil)
 type queries struct {
 	getSession, ensureSession, updateSession    string
 	createRun, insertRun, getRun, deleteEvents  string
-	createWithSession                           string
+	createWithSession, createGroup              string
 	deleteRuns                                  string
 	putBlob, getBlob, deleteBlobs               string
 	deleteSessions, appendEvents, nextSeq       string
@@ -220,6 +222,7 @@ func build(schema string) (*sqlstore.Dialect, queries) {
 				status, created_at, updated_at, data, owner, listed, version, events)
 			SELECT $16::text, $17::text, $18::text, $19::text, $20::text, $21::text, $22::text, $23::bigint, $24::bigint,
 				$25::json, $26::text, $27::boolean, 1, $28::json WHERE EXISTS (SELECT 1 FROM s)`,
+		createGroup: createGroupSQL(d.Sessions, d.Runs),
 		putBlob: `INSERT INTO ` + t("agno_blobs") + ` (blob_id, seq, session_id, data) VALUES ($1, $2, $3, $4)
 			ON CONFLICT (blob_id, seq) DO NOTHING`,
 		getBlob:        `SELECT data FROM ` + t("agno_blobs") + ` WHERE blob_id = $1 AND session_id = $2 ORDER BY seq`,

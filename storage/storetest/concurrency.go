@@ -153,6 +153,73 @@ func testConcurrency(t *testing.T, open Opener) {
 		}
 	})
 
+	t.Run("RunsCreatingSessionsTogether", func(t *testing.T) {
+		// Runs that end in their first write and make their session, at
+		// once (the SQL stores send such writes together): each session
+		// holds every change made to it, each run its events, and a taken
+		// run id refuses only its own write.
+		st := newStore(t, open)
+		ctx := t.Context()
+		must(t, st.CreateRun(ctx, &storage.Run{RunID: "taken", SessionID: "elsewhere", SessionType: storage.SessionAgent, ComponentID: "a",
+			Status: run.StatusCompleted}))
+		const n = 48
+		errs := make([]error, n)
+		parallel(n, func(i int) {
+			sid := fmt.Sprintf("s%02d", i%40) // some sessions get two runs
+			rid := fmt.Sprintf("r%02d", i)
+			if i == 7 {
+				rid = "taken"
+			}
+			evs := []storage.Event{{RunID: rid, Seq: 0, Data: json.RawMessage(`{"event":"RunStarted"}`)},
+				{RunID: rid, Seq: 1, Data: json.RawMessage(fmt.Sprintf(`{"event":"RunCompleted","i":%d}`, i))}}
+			errs[i] = st.SaveRun(ctx, storage.RunWrite{
+				Run: &storage.Run{RunID: rid, SessionID: sid, SessionType: storage.SessionAgent, ComponentID: "a", Status: run.StatusCompleted,
+					Data: json.RawMessage(fmt.Sprintf(`{"i":%d}`, i))},
+				Create:       true,
+				StartSession: &storage.Session{SessionID: sid, SessionType: storage.SessionAgent, AgentID: "a", SessionState: map[string]any{}},
+				Events:       evs, SessionID: sid,
+				Session: func(s *storage.Session) error {
+					if s.SessionState == nil {
+						s.SessionState = map[string]any{}
+					}
+					s.SessionState[fmt.Sprintf("run%02d", i)] = true
+					return nil
+				}})
+		})
+		for i, err := range errs {
+			switch {
+			case i == 7:
+				wantErr(t, "the write of a taken run id", err, storage.ErrConflict)
+			case err != nil:
+				t.Errorf("write %d: %v", i, err)
+			}
+		}
+		for i := range n {
+			sid, rid := fmt.Sprintf("s%02d", i%40), fmt.Sprintf("r%02d", i)
+			sess, err := st.GetSession(ctx, sid)
+			if err != nil {
+				t.Fatalf("session %s: %v", sid, err)
+			}
+			if _, ok := sess.SessionState[fmt.Sprintf("run%02d", i)]; ok == (i == 7) {
+				t.Errorf("session %s after write %d: state %v", sid, i, sess.SessionState)
+			}
+			if i == 7 {
+				continue
+			}
+			got, err := st.GetRun(ctx, rid)
+			if err != nil || string(got.Data) != fmt.Sprintf(`{"i":%d}`, i) || got.SessionID != sid {
+				t.Errorf("run %s: %+v, %v", rid, got, err)
+			}
+			evs, err := st.ListEvents(ctx, rid, -1)
+			if err != nil || len(evs) != 2 || string(evs[1].Data) != fmt.Sprintf(`{"event":"RunCompleted","i":%d}`, i) {
+				t.Errorf("events of %s: %+v, %v", rid, evs, err)
+			}
+		}
+		if _, total, err := st.ListSessions(ctx, storage.SessionQuery{SessionType: storage.SessionAgent, ComponentID: "a"}); err != nil || total != 40 {
+			t.Errorf("agent sessions counted: %d, %v; want 40", total, err)
+		}
+	})
+
 	t.Run("AppendEventsContiguous", func(t *testing.T) {
 		st := newStore(t, open)
 		ctx := t.Context()

@@ -1,0 +1,225 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"strconv"
+	"sync"
+
+	"github.com/agno-go/agno/storage"
+	"github.com/agno-go/agno/storage/internal/sqlstore"
+)
+
+// A run that ends in its first write and made its session is the hot
+// write. Such writes made at the same time go to the server together, as
+// one statement inserting all their sessions and runs: the server spends
+// about three times as much on a statement as on the rows it inserts, so
+// under concurrency this is most of what storing a run costs it.
+
+// maxCreateGroup bounds the runs one statement carries.
+const maxCreateGroup = 64
+
+// errSessionExists: the group did not insert a write whose session exists
+// by now; the writer changes it in a transaction of its own.
+var errSessionExists = errors.New("postgres: the session exists")
+
+// pendingCreate is one write waiting for a group.
+type pendingCreate struct {
+	ctx      context.Context
+	sess     *storage.Session // as inserted: already changed
+	row      sqlstore.SessionRow
+	run      *storage.Run
+	created  int64
+	updated  int64
+	events   any // sqlstore.InlineEvents
+	err      error
+	finished chan bool // true: done (err set); false: lead the next group
+}
+
+// createGroups queues the writes and picks who sends them.
+type createGroups struct {
+	mu      sync.Mutex
+	pending []*pendingCreate
+	leading bool
+}
+
+// insert stores p with the writes pending beside it: nil when inserted,
+// errSessionExists when its session exists, another error when the
+// group failed (the writer then writes alone, which names the culprit).
+func (s *Store) insertCreated(p *pendingCreate) error {
+	g := &s.creates
+	p.finished = make(chan bool, 1)
+	g.mu.Lock()
+	g.pending = append(g.pending, p)
+	lead := !g.leading
+	g.leading = true
+	g.mu.Unlock()
+	if !lead {
+		if done := <-p.finished; done {
+			return p.err
+		}
+	}
+	g.mu.Lock()
+	group := takeGroup(&g.pending)
+	g.mu.Unlock()
+
+	s.sendGroup(group)
+
+	g.mu.Lock()
+	if len(g.pending) > 0 {
+		g.pending[0].finished <- false
+	} else {
+		g.leading = false
+		g.pending = nil
+	}
+	g.mu.Unlock()
+	for _, w := range group {
+		if w != p {
+			w.finished <- true
+		}
+	}
+	return p.err
+}
+
+// takeGroup takes up to maxCreateGroup writes of distinct sessions from
+// pending (a second run of one new session waits for the next group: its
+// session is the first one's by then).
+func takeGroup(pending *[]*pendingCreate) []*pendingCreate {
+	var group, rest []*pendingCreate
+	sessions := map[string]bool{}
+	for _, p := range *pending {
+		if len(group) == maxCreateGroup || sessions[p.sess.SessionID] {
+			rest = append(rest, p)
+			continue
+		}
+		sessions[p.sess.SessionID] = true
+		group = append(group, p)
+	}
+	*pending = rest
+	return group
+}
+
+// sendGroup inserts the group's sessions and runs in one statement and
+// sets each write's err.
+func (s *Store) sendGroup(group []*pendingCreate) {
+	live := group[:0:0]
+	for _, p := range group {
+		if p.err = p.ctx.Err(); p.err == nil {
+			live = append(live, p)
+		}
+	}
+	if len(live) == 0 {
+		return
+	}
+	n := len(live)
+	text := func(f func(p *pendingCreate) string) []string {
+		c := make([]string, n)
+		for i, p := range live {
+			c[i] = f(p)
+		}
+		return c
+	}
+	nullable := func(f func(p *pendingCreate) any) []*string { // nil or a string
+		c := make([]*string, n)
+		for i, p := range live {
+			if v, ok := f(p).(string); ok {
+				c[i] = &v
+			}
+		}
+		return c
+	}
+	number := func(f func(p *pendingCreate) int64) []int64 {
+		c := make([]int64, n)
+		for i, p := range live {
+			c[i] = f(p)
+		}
+		return c
+	}
+	listed := make([]bool, n)
+	for i, p := range live {
+		listed[i] = p.run.Listed
+	}
+	args := []any{
+		text(func(p *pendingCreate) string { return p.sess.SessionID }),
+		text(func(p *pendingCreate) string { return string(p.sess.SessionType) }),
+		text(func(p *pendingCreate) string { return p.sess.AgentID }),
+		text(func(p *pendingCreate) string { return p.sess.TeamID }),
+		text(func(p *pendingCreate) string { return p.sess.WorkflowID }),
+		text(func(p *pendingCreate) string { return p.sess.UserID }),
+		text(func(p *pendingCreate) string { return p.sess.SessionName }),
+		nullable(func(p *pendingCreate) any { return p.row.State }),
+		nullable(func(p *pendingCreate) any { return p.row.Metadata }),
+		nullable(func(p *pendingCreate) any { return p.row.Summary }),
+		nullable(func(p *pendingCreate) any { return p.row.Metrics }),
+		nullable(func(p *pendingCreate) any { return p.row.Data }),
+		number(func(p *pendingCreate) int64 { return p.sess.CreatedAt }),
+		number(func(p *pendingCreate) int64 { return p.sess.UpdatedAt }),
+		number(func(p *pendingCreate) int64 { return p.sess.Version }),
+		text(func(p *pendingCreate) string { return p.run.RunID }),
+		text(func(p *pendingCreate) string { return p.run.ParentRunID }),
+		text(func(p *pendingCreate) string { return string(p.run.SessionType) }),
+		text(func(p *pendingCreate) string { return p.run.ComponentID }),
+		text(func(p *pendingCreate) string { return p.run.UserID }),
+		text(func(p *pendingCreate) string { return string(p.run.Status) }),
+		number(func(p *pendingCreate) int64 { return p.created }),
+		number(func(p *pendingCreate) int64 { return p.updated }),
+		nullable(func(p *pendingCreate) any { return sqlstore.RunData(p.run) }),
+		text(func(p *pendingCreate) string { return p.run.Owner }),
+		listed,
+		nullable(func(p *pendingCreate) any { return p.events }),
+	}
+	ctx, cancel := s.bound(context.Background())
+	defer cancel()
+	rows, err := s.pool.Query(ctx, s.q.createGroup, args...)
+	inserted := map[string]bool{}
+	if err == nil {
+		for rows.Next() {
+			var id string
+			if err = rows.Scan(&id); err != nil {
+				break
+			}
+			inserted[id] = true
+		}
+		rows.Close()
+		if err == nil {
+			err = rows.Err()
+		}
+	}
+	for _, p := range live {
+		switch {
+		case err != nil:
+			p.err = err
+		case !inserted[p.run.RunID]:
+			p.err = errSessionExists
+		}
+	}
+}
+
+// createGroupSQL inserts the sessions and runs given as arrays, one per
+// column; a run goes in only with the session it made, and its id comes
+// back.
+func createGroupSQL(sessions, runs string) string {
+	types := []string{"text", "text", "text", "text", "text", "text", "text", "text", "text", "text", "text", "text",
+		"bigint", "bigint", "bigint", "text", "text", "text", "text", "text", "text", "bigint", "bigint", "text", "text", "boolean", "text"}
+	args := ""
+	for i, t := range types {
+		if i > 0 {
+			args += ", "
+		}
+		args += "$" + strconv.Itoa(i+1) + "::" + t + "[]"
+	}
+	return `WITH v AS (SELECT * FROM unnest(` + args + `) AS v(session_id, session_type, agent_id, team_id, workflow_id, user_id,
+			session_name, session_state, metadata, summary, metrics, data, created_at, updated_at, version,
+			run_id, parent_run_id, run_session_type, component_id, run_user_id, status, run_created_at, run_updated_at, run_data,
+			owner, listed, events)),
+		s AS (INSERT INTO ` + sessions + ` (` + sqlstore.SessionColumns + `)
+			SELECT session_id, session_type, agent_id, team_id, workflow_id, user_id, session_name, session_state::json,
+				metadata::json, summary::json, metrics::json, data::json, created_at, updated_at, version FROM v
+			ON CONFLICT (session_id) DO NOTHING RETURNING session_id)
+		INSERT INTO ` + runs + ` (run_id, session_id, parent_run_id, session_type, component_id, user_id,
+			status, created_at, updated_at, data, owner, listed, version, events)
+		SELECT v.run_id, v.session_id, v.parent_run_id, v.run_session_type, v.component_id, v.run_user_id, v.status,
+			v.run_created_at, v.run_updated_at, v.run_data::json, v.owner, v.listed, 1, v.events::json
+		FROM v JOIN s ON s.session_id = v.session_id
+		RETURNING run_id`
+}
