@@ -4,9 +4,9 @@ import (
 	"context"
 	"errors"
 	"strconv"
-	"sync"
 
 	"github.com/agno-go/agno/storage"
+	"github.com/agno-go/agno/storage/internal/callgroup"
 	"github.com/agno-go/agno/storage/internal/sqlstore"
 )
 
@@ -16,87 +16,43 @@ import (
 // about three times as much on a statement as on the rows it inserts, so
 // under concurrency this is most of what storing a run costs it.
 
-// maxCreateGroup bounds the runs one statement carries.
-const maxCreateGroup = 64
-
 // errSessionExists: the group did not insert a write whose session exists
 // by now; the writer changes it in a transaction of its own.
 var errSessionExists = errors.New("postgres: the session exists")
 
 // pendingCreate is one write waiting for a group.
 type pendingCreate struct {
-	ctx      context.Context
-	sess     *storage.Session // as inserted: already changed
-	row      sqlstore.SessionRow
-	run      *storage.Run
-	created  int64
-	updated  int64
-	events   any // sqlstore.InlineEvents
-	err      error
-	finished chan bool // true: done (err set); false: lead the next group
+	ctx     context.Context
+	sess    *storage.Session // as inserted: already changed
+	row     sqlstore.SessionRow
+	run     *storage.Run
+	created int64
+	updated int64
+	events  any // sqlstore.InlineEvents
+	err     error
 }
 
-// createGroups queues the writes and picks who sends them.
-type createGroups struct {
-	mu      sync.Mutex
-	pending []*pendingCreate
-	leading bool
+// newCreates groups writes of distinct sessions (a second run of one new
+// session waits for the next group: its session is the first one's by
+// then).
+func newCreates() *callgroup.Queue[*pendingCreate] {
+	return &callgroup.Queue[*pendingCreate]{Fits: func(group []*pendingCreate, p *pendingCreate) bool {
+		for _, g := range group {
+			if g.sess.SessionID == p.sess.SessionID {
+				return false
+			}
+		}
+		return true
+	}}
 }
 
-// insert stores p with the writes pending beside it: nil when inserted,
-// errSessionExists when its session exists, another error when the
-// group failed (the writer then writes alone, which names the culprit).
+// insertCreated stores p with the writes pending beside it: nil when
+// inserted, errSessionExists when its session exists, another error when
+// the group failed (the writer then writes alone, which names the
+// culprit).
 func (s *Store) insertCreated(p *pendingCreate) error {
-	g := &s.creates
-	p.finished = make(chan bool, 1)
-	g.mu.Lock()
-	g.pending = append(g.pending, p)
-	lead := !g.leading
-	g.leading = true
-	g.mu.Unlock()
-	if !lead {
-		if done := <-p.finished; done {
-			return p.err
-		}
-	}
-	g.mu.Lock()
-	group := takeGroup(&g.pending)
-	g.mu.Unlock()
-
-	s.sendGroup(group)
-
-	g.mu.Lock()
-	if len(g.pending) > 0 {
-		g.pending[0].finished <- false
-	} else {
-		g.leading = false
-		g.pending = nil
-	}
-	g.mu.Unlock()
-	for _, w := range group {
-		if w != p {
-			w.finished <- true
-		}
-	}
+	s.creates.Do(p, s.sendGroup)
 	return p.err
-}
-
-// takeGroup takes up to maxCreateGroup writes of distinct sessions from
-// pending (a second run of one new session waits for the next group: its
-// session is the first one's by then).
-func takeGroup(pending *[]*pendingCreate) []*pendingCreate {
-	var group, rest []*pendingCreate
-	sessions := map[string]bool{}
-	for _, p := range *pending {
-		if len(group) == maxCreateGroup || sessions[p.sess.SessionID] {
-			rest = append(rest, p)
-			continue
-		}
-		sessions[p.sess.SessionID] = true
-		group = append(group, p)
-	}
-	*pending = rest
-	return group
 }
 
 // sendGroup inserts the group's sessions and runs in one statement and

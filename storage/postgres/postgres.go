@@ -23,6 +23,7 @@ import (
 
 	"github.com/agno-go/agno/run"
 	"github.com/agno-go/agno/storage"
+	"github.com/agno-go/agno/storage/internal/callgroup"
 	"github.com/agno-go/agno/storage/internal/dbguard"
 	"github.com/agno-go/agno/storage/internal/sqlstore"
 )
@@ -84,7 +85,7 @@ type Store struct {
 	timeout time.Duration
 	guard   *dbguard.Breaker
 	// creates groups the writes of runs that made their session (group.go).
-	creates createGroups
+	creates *callgroup.Queue[*pendingCreate]
 }
 
 var _ storage.Store = (*Store)(nil)
@@ -156,7 +157,8 @@ func open(ctx context.Context, cfg Config, ms []migration) (*Store, error) {
 		}
 		owns = true
 	}
-	s := &Store{pool: pool, ownsPool: owns, schema: schema, attempts: attempts, closed: make(chan struct{}), timeout: timeout, guard: guard}
+	s := &Store{pool: pool, ownsPool: owns, schema: schema, attempts: attempts, closed: make(chan struct{}), timeout: timeout, guard: guard,
+		creates: newCreates()}
 	s.d, s.q = build(schema)
 	s.sql = s.d.RunSQL(" FOR UPDATE")
 	err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {

@@ -220,6 +220,43 @@ func testConcurrency(t *testing.T, open Opener) {
 		}
 	})
 
+	t.Run("SessionReadsTogether", func(t *testing.T) {
+		// Reads of sessions made at once (the SQL stores may send them
+		// together): each gets its own session, or ErrNotFound, and a copy
+		// of its own to change.
+		st := newStore(t, open)
+		ctx := t.Context()
+		for i := range 10 {
+			_, _, err := st.EnsureSession(ctx, &storage.Session{SessionID: fmt.Sprintf("s%d", i), SessionType: storage.SessionAgent, AgentID: "a",
+				SessionState: map[string]any{"i": float64(i), "nested": map[string]any{"k": "v"}}})
+			must(t, err)
+		}
+		parallel(64, func(i int) {
+			id := fmt.Sprintf("s%d", i%16) // s10…s15 are not stored; s0…s9 read several times
+			sess, err := st.GetSession(ctx, id)
+			if i%16 >= 10 {
+				wantErr(t, "a session not stored", err, storage.ErrNotFound)
+				return
+			}
+			if err != nil {
+				t.Errorf("GetSession(%s): %v", id, err)
+				return
+			}
+			if sess.SessionID != id || fmt.Sprint(sess.SessionState["i"]) != fmt.Sprint(i%16) {
+				t.Errorf("GetSession(%s) = %+v", id, sess)
+			}
+			sess.SessionState["mine"] = i // each reader changes its own copy
+			sess.SessionState["nested"].(map[string]any)["k"] = i
+		})
+		for i := range 10 {
+			sess, err := st.GetSession(ctx, fmt.Sprintf("s%d", i))
+			must(t, err)
+			if _, ok := sess.SessionState["mine"]; ok || sess.SessionState["nested"].(map[string]any)["k"] != "v" {
+				t.Errorf("a reader's change reached the store: %+v", sess.SessionState)
+			}
+		}
+	})
+
 	t.Run("AppendEventsContiguous", func(t *testing.T) {
 		st := newStore(t, open)
 		ctx := t.Context()
