@@ -134,11 +134,13 @@ report() {
 		echo "- load, round $r: $(head -n1 "$RES/load-r$r.txt" | sed 's/.*load average/load average/') → $(tail -n1 "$RES/load-r$r.txt" | sed 's/.*load average: //')"
 	done
 	echo
-	local peer_col=""
-	[[ -n $PEER_CMD ]] && peer_col=" ÷ $PEER_NAME |"
-	echo "| c | target | runs/s | ÷ model |$peer_col CPU ms/run | p99 ms | errors |"
-	echo "|---:|---|---:|---:|$([[ -n $PEER_CMD ]] && echo '---:|')---:|---:|---:|"
-	rows | jq -rs --arg peer "${PEER_CMD:+$PEER_NAME}" --arg order "$targets" '
+	local peer_col="" sqlite_col="" memory_col="" extra_sep=""
+	[[ -n $PEER_CMD ]] && peer_col=" ÷ $PEER_NAME |" && extra_sep+="---:|"
+	[[ " $STORES " == *" sqlite "* ]] && sqlite_col=" ÷ sqlite |" && extra_sep+="---:|"
+	[[ " $STORES " == *" memory "* ]] && memory_col=" CPU − memory |" && extra_sep+="---:|"
+	echo "| c | target | runs/s | ÷ model |$peer_col$sqlite_col CPU ms/run |$memory_col p99 ms | errors |"
+	echo "|---:|---|---:|---:|$extra_sep---:|---:|---:|"
+	rows | jq -rs --arg peer "${PEER_CMD:+$PEER_NAME}" --arg order "$targets" --arg sqlite "${sqlite_col:+sqlite}" --arg memory "${memory_col:+memory}" '
 		def f(d): if . == null then "-" else (. * pow(10; d) | round) / pow(10; d) | tostring end;
 		def span(d): if length == 0 or any(. == null) then "-" else "\(min | f(d))–\(max | f(d))" end;
 		. as $all |
@@ -148,11 +150,17 @@ report() {
 		($all | map(select(.c == $c and .target == $t))) as $mine |
 		($mine | map(. as $x | ($all[] | select(.c == $c and .round == $x.round and .target == "model") | .rps) as $m | $x.rps / $m)) as $vsmodel |
 		($mine | map(. as $x | ($all[] | select(.c == $c and .round == $x.round and .target == $peer) | .rps) as $p | $x.rps / $p)) as $vspeer |
+		($mine | map(. as $x | ($all[] | select(.c == $c and .round == $x.round and .target == $sqlite) | .rps) as $s | $x.rps / $s)) as $vssqlite |
+		($mine | map(. as $x | ($all[] | select(.c == $c and .round == $x.round and .target == $memory) | .cpu) as $m |
+			if $x.cpu == null or $m == null then null else $x.cpu - $m end)) as $overmemory |
 		"| \($c) | \($t) | \($mine | map(.rps) | span(0)) | \($vsmodel | span(3)) |" +
 		(if $peer == "" then "" else " \($vspeer | span(2)) |" end) +
-		" \($mine | map(.cpu) | span(2)) | \($mine | map(.p99) | span(1)) | \($mine | map(.errors) | add) |"'
+		(if $sqlite == "" then "" else " \($vssqlite | span(2)) |" end) +
+		" \($mine | map(.cpu) | span(2)) |" +
+		(if $memory == "" then "" else " \(if $t == $peer then "-" else $overmemory | span(2) end) |" end) +
+		" \($mine | map(.p99) | span(1)) | \($mine | map(.errors) | add) |"'
 	echo
-	echo "Spreads are min–max over the rounds; a ratio is taken within each round (both figures from the same round), then spread. CPU is the server process's own (user + system) per completed run."
+	echo "Spreads are min–max over the rounds; a ratio or a difference is taken within each round (both figures from the same round), then spread. CPU is the server process's own (user + system) per completed run; CPU − memory is a target's CPU per run less the memory store's in that round (what storing costs it)."
 	echo
 	echo "Commands (paths are in the temporary work directory):"
 	echo
