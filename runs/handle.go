@@ -644,7 +644,7 @@ func (r *Run) finish(ctx context.Context, f Finish) error {
 	r.mu.Unlock()
 	w := storage.RunWrite{Run: r.rowCopy(), Events: evs, Children: f.Children, SessionID: f.SessionID, Session: f.Session}
 	if r.deferred { // ended before its start was written: one write
-		w.Create, w.StartSession = true, r.startSession
+		w.Create, w.StartSession, w.SessionNew = true, r.startSession, r.newSession
 	}
 	err := r.e.st.SaveRun(ctx, w)
 	r.finished = true

@@ -155,6 +155,10 @@ type RunWrite struct {
 	// ErrConflict when its id is taken; nothing is written then.
 	Create       bool
 	StartSession *Session
+	// SessionNew hints that StartSession did not exist when the run began:
+	// the store tries inserting it first instead of reading it first.
+	// Either way the outcome is the same.
+	SessionNew bool
 }
 
 // Claim moves a run from one status to another atomically

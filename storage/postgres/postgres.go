@@ -651,7 +651,7 @@ func (s *Store) SaveRun(ctx context.Context, w storage.RunWrite) error {
 		}
 	}
 	switch {
-	case w.Create && ns != nil && w.Session != nil && w.SessionID == ns.SessionID && len(w.Children) == 0:
+	case w.Create && w.SessionNew && ns != nil && w.Session != nil && w.SessionID == ns.SessionID && len(w.Children) == 0:
 		err = s.createWithSession(ctx, runID, w, ns, nsRow)
 	case len(w.Children) == 0:
 		err = s.saveRunBatch(ctx, runID, w, ns, nsRow)

@@ -1084,12 +1084,16 @@ func (s *Store) SaveRun(ctx context.Context, w storage.RunWrite) error {
 		if w.Session == nil {
 			return nil
 		}
-		if changesNew { // most likely new: inserted, unless it exists by now
+		if changesNew && w.SessionNew { // most likely new: inserted, unless it exists by now
 			if inserted, err := s.insertChangedIn(ctx, tx, ns, nsRow, w.Session); inserted || err != nil {
 				return err
 			}
 		}
 		cur, err := sqlstore.ScanSession(tx.StmtContext(ctx, s.st.txSession).QueryRowContext(ctx, w.SessionID))
+		if errors.Is(err, sql.ErrNoRows) && changesNew {
+			_, err := s.insertChangedIn(ctx, tx, ns, nsRow, w.Session)
+			return err
+		}
 		if errors.Is(err, sql.ErrNoRows) {
 			return fmt.Errorf("session %q: %w", w.SessionID, storage.ErrNotFound)
 		}

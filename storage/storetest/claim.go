@@ -196,103 +196,106 @@ func testRunLifecycle(t *testing.T, open Opener) {
 		}
 	})
 
-	t.Run("SaveCreatesARunNotStarted", func(t *testing.T) {
-		st := newStore(t, open)
-		ctx := t.Context()
-		ev := func(seq int64) storage.Event {
-			return storage.Event{RunID: "r", Seq: seq, Data: json.RawMessage(fmt.Sprintf(`{"event":"E%d"}`, seq))}
-		}
-		start := &storage.Session{SessionID: "s", SessionType: storage.SessionAgent, AgentID: "a", SessionState: map[string]any{"n": 1.0},
-			CreatedAt: 1700000000}
-		done := &storage.Run{RunID: "r", SessionID: "s", SessionType: storage.SessionAgent, ComponentID: "a", Status: run.StatusCompleted,
-			Owner: "i1", CreatedAt: 1700000001, Data: json.RawMessage(`{"content":"ok"}`)}
-		setK := func(s *storage.Session) error {
-			s.SessionState["k"] = "v"
-			return nil
-		}
-		// A new session the write also changes: created once, changed.
-		must(t, st.SaveRun(ctx, storage.RunWrite{Run: done, Create: true, StartSession: start, Events: []storage.Event{ev(0), ev(1)},
-			SessionID: "s", Session: setK}))
-		got, err := st.GetRun(ctx, "r")
-		if err != nil || got.Status != run.StatusCompleted || got.Owner != "i1" || got.CreatedAt != 1700000001 || got.Version != 1 {
-			t.Fatalf("created run: %+v %v", got, err)
-		}
-		sess, err := st.GetSession(ctx, "s")
-		if err != nil || sess.AgentID != "a" || sess.CreatedAt != 1700000000 || sess.UpdatedAt < sess.CreatedAt ||
-			fmt.Sprint(sess.SessionState["n"]) != "1" || sess.SessionState["k"] != "v" {
-			t.Fatalf("created session: %+v %v", sess, err)
-		}
-		if evs, _ := st.ListEvents(ctx, "r", -1); len(evs) != 2 || evs[1].Seq != 1 {
-			t.Fatalf("events of a created run: %+v", evs)
-		}
-		// The session is updated as usual afterwards.
-		if _, err := st.UpdateSession(ctx, "s", func(s *storage.Session) error { s.SessionName = "named"; return nil }); err != nil {
-			t.Fatalf("update of a session created by SaveRun: %v", err)
-		}
-		// An existing session is kept as stored, then changed.
-		second := *done
-		second.RunID = "r2"
-		must(t, st.SaveRun(ctx, storage.RunWrite{Run: &second, Create: true,
-			StartSession: &storage.Session{SessionID: "s", SessionType: storage.SessionAgent, SessionState: map[string]any{"n": 9.0}},
-			SessionID:    "s", Session: func(s *storage.Session) error { s.SessionState["m"] = "w"; return nil }}))
-		sess, _ = st.GetSession(ctx, "s")
-		if fmt.Sprint(sess.SessionState["n"]) != "1" || sess.SessionState["m"] != "w" || sess.SessionName != "named" {
-			t.Fatalf("existing session after a created run: %+v", sess)
-		}
-		// A session ensured without a change; no session at all.
-		third := *done
-		third.RunID, third.SessionID = "r3", "s3"
-		member := &storage.Run{RunID: "m3", SessionID: "s3", ParentRunID: "r3", SessionType: storage.SessionAgent, ComponentID: "m", Status: run.StatusCompleted}
-		must(t, st.SaveRun(ctx, storage.RunWrite{Run: &third, Create: true, StartSession: &storage.Session{SessionID: "s3", SessionType: storage.SessionAgent},
-			Children: []*storage.Run{member}}))
-		if _, err := st.GetSession(ctx, "s3"); err != nil {
-			t.Fatalf("session ensured by a created run: %v", err)
-		}
-		if kids, _ := st.ListRuns(ctx, storage.RunQuery{ParentRunID: "r3"}); len(kids) != 1 {
-			t.Fatalf("member runs of a created run: %+v", kids)
-		}
-		fourth := *done
-		fourth.RunID, fourth.SessionID = "r4", "none"
-		must(t, st.SaveRun(ctx, storage.RunWrite{Run: &fourth, Create: true}))
-		if _, err := st.GetRun(ctx, "r4"); err != nil {
-			t.Fatalf("run created without a session: %v", err)
-		}
-		// A taken id writes nothing: no session, no events, no change.
-		taken := *done
-		taken.SessionID, taken.Data = "s5", json.RawMessage(`{"content":"other"}`)
-		err = st.SaveRun(ctx, storage.RunWrite{Run: &taken, Create: true, StartSession: &storage.Session{SessionID: "s5", SessionType: storage.SessionAgent},
-			Events: []storage.Event{ev(2)}, SessionID: "s5", Session: setK})
-		wantErr(t, "SaveRun creating a taken id", err, storage.ErrConflict)
-		if _, err := st.GetSession(ctx, "s5"); !errors.Is(err, storage.ErrNotFound) {
-			t.Errorf("a refused create made its session: %v", err)
-		}
-		err = st.SaveRun(ctx, storage.RunWrite{Run: &taken, Create: true,
-			StartSession: &storage.Session{SessionID: "s5", SessionType: storage.SessionAgent, SessionState: map[string]any{}},
-			Events:       []storage.Event{ev(0), ev(1)}, SessionID: "s5", Session: setK})
-		wantErr(t, "SaveRun creating a taken id with its first events", err, storage.ErrConflict)
-		if _, err := st.GetSession(ctx, "s5"); !errors.Is(err, storage.ErrNotFound) {
-			t.Errorf("a refused create with its first events made its session: %v", err)
-		}
-		got, _ = st.GetRun(ctx, "r")
-		if evs, _ := st.ListEvents(ctx, "r", -1); len(evs) != 2 || string(got.Data) != `{"content":"ok"}` || got.SessionID != "s" {
-			t.Fatalf("a refused create changed the stored run: %+v, %d events", got, len(evs))
-		}
-		// A failing change writes nothing either.
-		boom := errors.New("boom")
-		sixth := *done
-		sixth.RunID, sixth.SessionID = "r6", "s6"
-		err = st.SaveRun(ctx, storage.RunWrite{Run: &sixth, Create: true, StartSession: &storage.Session{SessionID: "s6", SessionType: storage.SessionAgent},
-			SessionID: "s6", Session: func(*storage.Session) error { return boom }})
-		if !errors.Is(err, boom) {
-			t.Fatalf("failing change of a created run: %v", err)
-		}
-		if _, err := st.GetRun(ctx, "r6"); !errors.Is(err, storage.ErrNotFound) {
-			t.Errorf("a failed create stored its run: %v", err)
-		}
-		if _, err := st.GetSession(ctx, "s6"); !errors.Is(err, storage.ErrNotFound) {
-			t.Errorf("a failed create made its session: %v", err)
-		}
-	})
+	for _, hint := range []bool{false, true} {
+		// SessionNew is a hint: right or wrong, the outcome is the same.
+		t.Run(fmt.Sprintf("SaveCreatesARunNotStarted/SessionNew=%v", hint), func(t *testing.T) {
+			st := newStore(t, open)
+			ctx := t.Context()
+			ev := func(seq int64) storage.Event {
+				return storage.Event{RunID: "r", Seq: seq, Data: json.RawMessage(fmt.Sprintf(`{"event":"E%d"}`, seq))}
+			}
+			start := &storage.Session{SessionID: "s", SessionType: storage.SessionAgent, AgentID: "a", SessionState: map[string]any{"n": 1.0},
+				CreatedAt: 1700000000}
+			done := &storage.Run{RunID: "r", SessionID: "s", SessionType: storage.SessionAgent, ComponentID: "a", Status: run.StatusCompleted,
+				Owner: "i1", CreatedAt: 1700000001, Data: json.RawMessage(`{"content":"ok"}`)}
+			setK := func(s *storage.Session) error {
+				s.SessionState["k"] = "v"
+				return nil
+			}
+			// A new session the write also changes: created once, changed.
+			must(t, st.SaveRun(ctx, storage.RunWrite{Run: done, Create: true, SessionNew: hint, StartSession: start, Events: []storage.Event{ev(0), ev(1)},
+				SessionID: "s", Session: setK}))
+			got, err := st.GetRun(ctx, "r")
+			if err != nil || got.Status != run.StatusCompleted || got.Owner != "i1" || got.CreatedAt != 1700000001 || got.Version != 1 {
+				t.Fatalf("created run: %+v %v", got, err)
+			}
+			sess, err := st.GetSession(ctx, "s")
+			if err != nil || sess.AgentID != "a" || sess.CreatedAt != 1700000000 || sess.UpdatedAt < sess.CreatedAt ||
+				fmt.Sprint(sess.SessionState["n"]) != "1" || sess.SessionState["k"] != "v" {
+				t.Fatalf("created session: %+v %v", sess, err)
+			}
+			if evs, _ := st.ListEvents(ctx, "r", -1); len(evs) != 2 || evs[1].Seq != 1 {
+				t.Fatalf("events of a created run: %+v", evs)
+			}
+			// The session is updated as usual afterwards.
+			if _, err := st.UpdateSession(ctx, "s", func(s *storage.Session) error { s.SessionName = "named"; return nil }); err != nil {
+				t.Fatalf("update of a session created by SaveRun: %v", err)
+			}
+			// An existing session is kept as stored, then changed.
+			second := *done
+			second.RunID = "r2"
+			must(t, st.SaveRun(ctx, storage.RunWrite{Run: &second, Create: true, SessionNew: hint,
+				StartSession: &storage.Session{SessionID: "s", SessionType: storage.SessionAgent, SessionState: map[string]any{"n": 9.0}},
+				SessionID:    "s", Session: func(s *storage.Session) error { s.SessionState["m"] = "w"; return nil }}))
+			sess, _ = st.GetSession(ctx, "s")
+			if fmt.Sprint(sess.SessionState["n"]) != "1" || sess.SessionState["m"] != "w" || sess.SessionName != "named" {
+				t.Fatalf("existing session after a created run: %+v", sess)
+			}
+			// A session ensured without a change; no session at all.
+			third := *done
+			third.RunID, third.SessionID = "r3", "s3"
+			member := &storage.Run{RunID: "m3", SessionID: "s3", ParentRunID: "r3", SessionType: storage.SessionAgent, ComponentID: "m", Status: run.StatusCompleted}
+			must(t, st.SaveRun(ctx, storage.RunWrite{Run: &third, Create: true, SessionNew: hint, StartSession: &storage.Session{SessionID: "s3", SessionType: storage.SessionAgent},
+				Children: []*storage.Run{member}}))
+			if _, err := st.GetSession(ctx, "s3"); err != nil {
+				t.Fatalf("session ensured by a created run: %v", err)
+			}
+			if kids, _ := st.ListRuns(ctx, storage.RunQuery{ParentRunID: "r3"}); len(kids) != 1 {
+				t.Fatalf("member runs of a created run: %+v", kids)
+			}
+			fourth := *done
+			fourth.RunID, fourth.SessionID = "r4", "none"
+			must(t, st.SaveRun(ctx, storage.RunWrite{Run: &fourth, Create: true, SessionNew: hint}))
+			if _, err := st.GetRun(ctx, "r4"); err != nil {
+				t.Fatalf("run created without a session: %v", err)
+			}
+			// A taken id writes nothing: no session, no events, no change.
+			taken := *done
+			taken.SessionID, taken.Data = "s5", json.RawMessage(`{"content":"other"}`)
+			err = st.SaveRun(ctx, storage.RunWrite{Run: &taken, Create: true, SessionNew: hint, StartSession: &storage.Session{SessionID: "s5", SessionType: storage.SessionAgent},
+				Events: []storage.Event{ev(2)}, SessionID: "s5", Session: setK})
+			wantErr(t, "SaveRun creating a taken id", err, storage.ErrConflict)
+			if _, err := st.GetSession(ctx, "s5"); !errors.Is(err, storage.ErrNotFound) {
+				t.Errorf("a refused create made its session: %v", err)
+			}
+			err = st.SaveRun(ctx, storage.RunWrite{Run: &taken, Create: true, SessionNew: hint,
+				StartSession: &storage.Session{SessionID: "s5", SessionType: storage.SessionAgent, SessionState: map[string]any{}},
+				Events:       []storage.Event{ev(0), ev(1)}, SessionID: "s5", Session: setK})
+			wantErr(t, "SaveRun creating a taken id with its first events", err, storage.ErrConflict)
+			if _, err := st.GetSession(ctx, "s5"); !errors.Is(err, storage.ErrNotFound) {
+				t.Errorf("a refused create with its first events made its session: %v", err)
+			}
+			got, _ = st.GetRun(ctx, "r")
+			if evs, _ := st.ListEvents(ctx, "r", -1); len(evs) != 2 || string(got.Data) != `{"content":"ok"}` || got.SessionID != "s" {
+				t.Fatalf("a refused create changed the stored run: %+v, %d events", got, len(evs))
+			}
+			// A failing change writes nothing either.
+			boom := errors.New("boom")
+			sixth := *done
+			sixth.RunID, sixth.SessionID = "r6", "s6"
+			err = st.SaveRun(ctx, storage.RunWrite{Run: &sixth, Create: true, SessionNew: hint, StartSession: &storage.Session{SessionID: "s6", SessionType: storage.SessionAgent},
+				SessionID: "s6", Session: func(*storage.Session) error { return boom }})
+			if !errors.Is(err, boom) {
+				t.Fatalf("failing change of a created run: %v", err)
+			}
+			if _, err := st.GetRun(ctx, "r6"); !errors.Is(err, storage.ErrNotFound) {
+				t.Errorf("a failed create stored its run: %v", err)
+			}
+			if _, err := st.GetSession(ctx, "s6"); !errors.Is(err, storage.ErrNotFound) {
+				t.Errorf("a failed create made its session: %v", err)
+			}
+		})
+	}
 
 	t.Run("FirstEventsThenLaterOnes", func(t *testing.T) {
 		// The SQL stores keep a run's first events in its row and later

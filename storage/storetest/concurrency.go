@@ -176,6 +176,7 @@ func testConcurrency(t *testing.T, open Opener) {
 				Run: &storage.Run{RunID: rid, SessionID: sid, SessionType: storage.SessionAgent, ComponentID: "a", Status: run.StatusCompleted,
 					Data: json.RawMessage(fmt.Sprintf(`{"i":%d}`, i))},
 				Create:       true,
+				SessionNew:   true, // a wrong hint for the second run of a session
 				StartSession: &storage.Session{SessionID: sid, SessionType: storage.SessionAgent, AgentID: "a", SessionState: map[string]any{}},
 				Events:       evs, SessionID: sid,
 				Session: func(s *storage.Session) error {
