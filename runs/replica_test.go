@@ -427,6 +427,17 @@ func TestWatchSeesOtherEnginesChanges(t *testing.T) {
 		l.mustEnd(run.StatusCompleted)
 		waitChange(t, changes, "r-watched", run.StatusCompleted)
 	}
+	replicaPairs(t, check, func(t *testing.T, sigB *tapped) {
+		if !sigB.heardKind(runs.SignalStatus, "r-watched") {
+			t.Fatal("B heard no status signal")
+		}
+	})
+}
+
+// replicaPairs runs check on two started engines of one database: on
+// each backend, polling, and on Postgres with signals (then heard, if
+// set, with what B's signals carried).
+func replicaPairs(t *testing.T, check func(t *testing.T, a, b *runs.Engine), heard func(t *testing.T, sigB *tapped)) {
 	eachBackend(t, func(t *testing.T, d *db) {
 		check(t, started(t, engine(t, d.open(t), "replica-a")), started(t, engine(t, d.open(t), "replica-b")))
 	})
@@ -438,8 +449,8 @@ func TestWatchSeesOtherEnginesChanges(t *testing.T) {
 		b := started(t, engine(t, stB, "replica-b", withSignals(sigB)))
 		listening(t, sigA, sigB)
 		check(t, a, b)
-		if !sigB.heardKind(runs.SignalStatus, "r-watched") {
-			t.Fatal("B heard no status signal")
+		if heard != nil {
+			heard(t, sigB)
 		}
 	})
 }
@@ -461,16 +472,11 @@ func TestOwnChangesAreToldOnce(t *testing.T) {
 			begin(t, a, id, false).mustEnd(run.StatusCompleted)
 		}
 		begin(t, b, "r-other", false).mustEnd(run.StatusCompleted)
-		deadline := time.Now().Add(10 * time.Second)
-		for {
+		eventually(t, 10*time.Second, "another instance's change told", func() bool {
 			mu.Lock()
-			other := len(seen["r-other"])
-			mu.Unlock()
-			if other > 0 || time.Now().After(deadline) {
-				break
-			}
-			time.Sleep(10 * time.Millisecond)
-		}
+			defer mu.Unlock()
+			return len(seen["r-other"]) > 0
+		})
 		time.Sleep(600 * time.Millisecond) // more polls over the same window
 		mu.Lock()
 		defer mu.Unlock()
@@ -483,18 +489,7 @@ func TestOwnChangesAreToldOnce(t *testing.T) {
 			t.Errorf("changes told of another instance's run: %+v, want its COMPLETED, not fresh", cs)
 		}
 	}
-	eachBackend(t, func(t *testing.T, d *db) {
-		check(t, started(t, engine(t, d.open(t), "replica-a")), started(t, engine(t, d.open(t), "replica-b")))
-	})
-	t.Run("postgres/signals", func(t *testing.T) {
-		d := backends[2].make(t)
-		stA, stB := d.open(t), d.open(t)
-		sigA, sigB := tap(signalsOf(t, stA)), tap(signalsOf(t, stB))
-		a := started(t, engine(t, stA, "replica-a", withSignals(sigA)))
-		b := started(t, engine(t, stB, "replica-b", withSignals(sigB)))
-		listening(t, sigA, sigB)
-		check(t, a, b)
-	})
+	replicaPairs(t, check, nil)
 }
 
 // A replica that comes back after its run was recovered must not write
