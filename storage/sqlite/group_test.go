@@ -39,9 +39,7 @@ func waitPending(t *testing.T, st *Store, n int) {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		st.wmu.Lock()
-		got := len(st.pending)
-		st.wmu.Unlock()
+		got := st.group.Pending()
 		if got >= n {
 			return
 		}

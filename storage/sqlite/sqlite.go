@@ -31,6 +31,7 @@ import (
 
 	"github.com/agno-go/agno/run"
 	"github.com/agno-go/agno/storage"
+	"github.com/agno-go/agno/storage/internal/callgroup"
 	"github.com/agno-go/agno/storage/internal/dbguard"
 	"github.com/agno-go/agno/storage/internal/sqlstore"
 )
@@ -75,11 +76,8 @@ type Store struct {
 	attempts int
 	closed   atomic.Bool
 
-	// Group commit (see commit): the writes waiting, and whether one of
-	// their writers is committing.
-	wmu       sync.Mutex
-	pending   []*pendingWrite
-	leading   bool
+	// group commits the writes made at once together (see commit).
+	group     *callgroup.Queue[*pendingWrite]
 	lastGroup atomic.Int32
 	// applied counts migrations Open ran (tests read it).
 	applied int
@@ -307,6 +305,7 @@ func open(ctx context.Context, cfg Config, ms []migration) (*Store, error) {
 		timeout = DefaultCallTimeout
 	}
 	s := &Store{w: w, r: w, d: &dialect, sql: dialect.RunSQL(""), attempts: attempts, path: path, busy: busy, timeout: timeout}
+	s.group = s.newGroup()
 
 	err = s.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		n, err := runMigrations(ctx, tx, ms)
@@ -458,62 +457,36 @@ type pendingWrite struct {
 	ctx context.Context
 	fn  writeFunc
 	err error
-	// wake says true when the write is committed (or failed), false
-	// when this writer is to lead the next group commit.
-	wake chan bool
 }
 
 // maxGroup bounds the writes one commit carries.
 const maxGroup = 128
 
-// commit runs fn in a group commit: writes that arrive while a commit is
+// newGroup is the group commit: writes that arrive while a commit is
 // running wait, then one of them commits them all in one transaction. A
 // commit is most of the cost of a small SQLite write, so under
 // concurrency this multiplies write throughput; alone, a write commits
 // by itself at once.
+func (s *Store) newGroup() *callgroup.Queue[*pendingWrite] {
+	return &callgroup.Queue[*pendingWrite]{Max: maxGroup, Gather: func() {
+		// After a group, its writers are coming back with their next
+		// writes: let them join rather than commit alone.
+		if s.lastGroup.Load() > 1 {
+			runtime.Gosched()
+		}
+	}}
+}
+
+// commit runs fn in a group commit.
 func (s *Store) commit(ctx context.Context, fn writeFunc) error {
-	w := &pendingWrite{ctx: ctx, fn: fn, wake: make(chan bool, 1)}
-	s.wmu.Lock()
-	s.pending = append(s.pending, w)
-	lead := !s.leading
-	s.leading = true
-	s.wmu.Unlock()
-	if !lead {
-		if done := <-w.wake; done {
-			return w.err
+	w := &pendingWrite{ctx: ctx, fn: fn}
+	s.group.Do(w, func(group []*pendingWrite) {
+		s.lastGroup.Store(int32(len(group)))
+		s.commitGroup(group)
+		if s.restart.Swap(false) {
+			s.restartWAL()
 		}
-	}
-	// Leading: commit what is pending (w among it), then hand over. After
-	// a group, its writers are coming back with their next writes: let
-	// them join rather than commit alone.
-	if s.lastGroup.Load() > 1 {
-		runtime.Gosched()
-	}
-	s.wmu.Lock()
-	n := min(len(s.pending), maxGroup)
-	group := s.pending[:n:n]
-	s.pending = s.pending[n:]
-	s.wmu.Unlock()
-
-	s.lastGroup.Store(int32(len(group)))
-	s.commitGroup(group)
-	if s.restart.Swap(false) {
-		s.restartWAL()
-	}
-
-	s.wmu.Lock()
-	if len(s.pending) > 0 {
-		s.pending[0].wake <- false
-	} else {
-		s.leading = false
-		s.pending = nil
-	}
-	s.wmu.Unlock()
-	for _, p := range group {
-		if p != w {
-			p.wake <- true
-		}
-	}
+	})
 	return w.err
 }
 

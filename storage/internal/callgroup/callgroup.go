@@ -16,6 +16,9 @@ type Queue[T any] struct {
 	// must not go together (two writes of one new row) wait for a later
 	// group, in their order.
 	Fits func(group []T, item T) bool
+	// Gather, when set, runs as a caller begins to lead, before it takes
+	// its group: a chance for calls on their way to join.
+	Gather func()
 
 	mu      sync.Mutex
 	pending []*waiter[T]
@@ -47,6 +50,9 @@ func (q *Queue[T]) Do(item T, send func(group []T)) {
 		return
 	}
 	// Leading: w is the first pending, so it is in the group.
+	if q.Gather != nil {
+		q.Gather()
+	}
 	q.mu.Lock()
 	group := q.take()
 	q.mu.Unlock()
@@ -66,6 +72,13 @@ func (q *Queue[T]) Do(item T, send func(group []T)) {
 	for _, g := range group[1:] {
 		g.done <- true
 	}
+}
+
+// Pending is how many calls wait for a group.
+func (q *Queue[T]) Pending() int {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return len(q.pending)
 }
 
 // take removes the next group from pending; needs q.mu.

@@ -90,3 +90,33 @@ func TestALoneCallIsSentAtOnce(t *testing.T) {
 		}
 	}
 }
+
+// Gather runs as a caller begins to lead: a call that arrives meanwhile
+// goes in its group.
+func TestGatherLetsACallJoin(t *testing.T) {
+	var q Queue[int]
+	var wg sync.WaitGroup
+	var groups [][]int
+	var mu sync.Mutex
+	send := func(group []int) {
+		mu.Lock()
+		groups = append(groups, append([]int(nil), group...))
+		mu.Unlock()
+	}
+	first := true
+	q.Gather = func() {
+		if !first {
+			return
+		}
+		first = false
+		wg.Go(func() { q.Do(2, send) })
+		for q.Pending() < 2 {
+			time.Sleep(time.Millisecond)
+		}
+	}
+	q.Do(1, send)
+	wg.Wait()
+	if len(groups) != 1 || len(groups[0]) != 2 || groups[0][0] != 1 || groups[0][1] != 2 {
+		t.Fatalf("groups %v, want [[1 2]]", groups)
+	}
+}
