@@ -160,7 +160,7 @@ report() {
 		(if $memory == "" then "" else " \(if $t == $peer then "-" else $overmemory | span(2) end) |" end) +
 		" \($mine | map(.p99) | span(1)) | \($mine | map(.errors) | add) |"'
 	echo
-	echo "Spreads are min–max over the rounds; a ratio or a difference is taken within each round (both figures from the same round), then spread. CPU is the server process's own (user + system) per completed run; CPU − memory is a target's CPU per run less the memory store's in that round (what storing costs it)."
+	echo "Spreads are min–max over the rounds; a ratio or a difference is taken within each round (both figures from the same round), then spread. CPU is the server process's own (user + system) per completed run${memory_col:+; CPU − memory is a target's CPU per run less the memory store's in that round (what storing costs it)}."
 	echo
 	echo "Commands (paths are in the temporary work directory):"
 	echo
