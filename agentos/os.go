@@ -379,9 +379,11 @@ func (o *OS) Serve(ctx context.Context, ln net.Listener) error {
 		IdleTimeout:       o.cfg.IdleTimeout,
 		BaseContext:       func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
 	}
+	// Logged before the first request can be answered: a client that saw
+	// /health answer finds the line (the listener is bound already).
+	o.log.Info("AgentOS listening", "addr", ln.Addr().String(), "name", o.cfg.Name)
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
-	o.log.Info("AgentOS listening", "addr", ln.Addr().String(), "name", o.cfg.Name)
 	select {
 	case err := <-errc:
 		o.Close()

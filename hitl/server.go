@@ -210,8 +210,9 @@ func (s *Server) Start(ctx context.Context) error {
 	n := len(s.pending)
 	s.wg.Add(1)
 	s.mu.Unlock()
-	go s.acceptLoop(ln)
+	// Logged before the first client can be served (as AgentOS's line).
 	s.log.Info("HITL socket listening", "socket", s.cfg.SocketPath, "pending", n)
+	go s.acceptLoop(ln)
 	return nil
 }
 
