@@ -177,9 +177,10 @@ func (s *Store) saveRunBatch(ctx context.Context, runID string, w storage.RunWri
 }
 
 // createWithSession is SaveRun of a run that ends in its first write
-// and made its session: session and run inserted in one statement, the
-// session already changed. When the session exists by now it is changed
-// as SaveRun changes it, in a transaction.
+// and made its session: session (already changed) and run inserted in a
+// create group (group.go). A session that exists by now, or a group that
+// failed, has the write made alone, as saveRunBatch makes it (which also
+// names a taken run id).
 func (s *Store) createWithSession(ctx context.Context, runID string, w storage.RunWrite, ns *storage.Session, nsRow sqlstore.SessionRow) error {
 	events, inline := splitEvents(w)
 	if len(events) > 0 {
@@ -190,24 +191,8 @@ func (s *Store) createWithSession(ctx context.Context, runID string, w storage.R
 		return err
 	}
 	now := run.Now()
-	if w.Run.SessionID == ns.SessionID {
-		switch err := s.insertCreated(&pendingCreate{ctx: ctx, sess: next, row: row, run: w.Run,
-			created: cmp.Or(w.Run.CreatedAt, now), updated: now, events: inline}); {
-		case err == nil:
-			return nil
-		case errors.Is(err, errSessionExists):
-			return s.saveRunBatch(ctx, runID, w, ns, nsRow)
-		}
-		// The group failed: alone, the write's own error (a taken id) shows.
-	}
-	tag, err := s.pool.Exec(ctx, s.q.createWithSession, append(ensureArgs(next, row), insertArgs(w.Run, cmp.Or(w.Run.CreatedAt, now), now, inline)...)...)
-	var pe *pgconn.PgError
-	switch {
-	case errors.As(err, &pe) && pe.Code == "23505" && pe.TableName == "agno_runs":
-		return fmt.Errorf("run %q exists: %w", runID, storage.ErrConflict)
-	case err != nil:
-		return err
-	case tag.RowsAffected() == 1:
+	if err := s.insertCreated(&pendingCreate{ctx: ctx, sess: next, row: row, run: w.Run,
+		created: cmp.Or(w.Run.CreatedAt, now), updated: now, events: inline}); err == nil {
 		return nil
 	}
 	return s.saveRunBatch(ctx, runID, w, ns, nsRow)

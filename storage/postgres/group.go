@@ -48,8 +48,7 @@ func newCreates() *callgroup.Queue[*pendingCreate] {
 
 // insertCreated stores p with the writes pending beside it: nil when
 // inserted, errSessionExists when its session exists, another error when
-// the group failed (the writer then writes alone, which names the
-// culprit).
+// the group failed.
 func (s *Store) insertCreated(p *pendingCreate) error {
 	s.creates.Do(p, s.sendGroup)
 	return p.err

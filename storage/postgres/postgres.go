@@ -94,7 +94,7 @@ var _ storage.Store = (*Store)(nil)
 type queries struct {
 	getSession, ensureSession, updateSession    string
 	createRun, insertRun, getRun, deleteEvents  string
-	createWithSession, createGroup              string
+	createGroup                                 string
 	deleteRuns                                  string
 	putBlob, getBlob, deleteBlobs               string
 	deleteSessions, appendEvents, nextSeq       string
@@ -214,16 +214,6 @@ func build(schema string) (*sqlstore.Dialect, queries) {
 		insertRun: `INSERT INTO ` + d.Runs + ` (run_id, session_id, parent_run_id, session_type, component_id, user_id,
 				status, created_at, updated_at, data, owner, listed, version, events)
 			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, 1, $13)`,
-		// createWithSession inserts a new session and its first run in one
-		// statement, or nothing when the session exists (the caller then
-		// changes it in a transaction); a taken run id fails it whole.
-		createWithSession: `WITH s AS (INSERT INTO ` + d.Sessions + ` (` + sqlstore.SessionColumns + `)
-				VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
-				ON CONFLICT (session_id) DO NOTHING RETURNING 1)
-			INSERT INTO ` + d.Runs + ` (run_id, session_id, parent_run_id, session_type, component_id, user_id,
-				status, created_at, updated_at, data, owner, listed, version, events)
-			SELECT $16::text, $17::text, $18::text, $19::text, $20::text, $21::text, $22::text, $23::bigint, $24::bigint,
-				$25::json, $26::text, $27::boolean, 1, $28::json WHERE EXISTS (SELECT 1 FROM s)`,
 		createGroup: createGroupSQL(d.Sessions, d.Runs),
 		putBlob: `INSERT INTO ` + t("agno_blobs") + ` (blob_id, seq, session_id, data) VALUES ($1, $2, $3, $4)
 			ON CONFLICT (blob_id, seq) DO NOTHING`,
@@ -651,7 +641,8 @@ func (s *Store) SaveRun(ctx context.Context, w storage.RunWrite) error {
 		}
 	}
 	switch {
-	case w.Create && w.SessionNew && ns != nil && w.Session != nil && w.SessionID == ns.SessionID && len(w.Children) == 0:
+	case w.Create && w.SessionNew && ns != nil && w.Session != nil && w.SessionID == ns.SessionID && w.Run.SessionID == ns.SessionID &&
+		len(w.Children) == 0:
 		err = s.createWithSession(ctx, runID, w, ns, nsRow)
 	case len(w.Children) == 0:
 		err = s.saveRunBatch(ctx, runID, w, ns, nsRow)
