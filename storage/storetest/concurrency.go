@@ -222,9 +222,8 @@ func testConcurrency(t *testing.T, open Opener) {
 	})
 
 	t.Run("SessionReadsTogether", func(t *testing.T) {
-		// Reads of sessions made at once (the SQL stores may send them
-		// together): each gets its own session, or ErrNotFound, and a copy
-		// of its own to change.
+		// Reads of sessions made at once, several of one id: each gets its
+		// own session, or ErrNotFound, and a copy of its own to change.
 		st := newStore(t, open)
 		ctx := t.Context()
 		for i := range 10 {
