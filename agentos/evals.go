@@ -437,13 +437,13 @@ func (o *OS) evalTargetFor(in *evalRunInput) (*evalTarget, error) {
 }
 
 // evalModel is agno's get_model("provider:id") (both lower-cased): a
-// model this AgentOS serves, else an OpenAI or Anthropic model built from
-// the provider's API key variable.
+// model this AgentOS serves, else a model of a registered provider built
+// from the provider's API key variable.
 func (o *OS) evalModel(provider, id string) (model.Model, error) {
 	provider, id = strings.ToLower(strings.TrimSpace(provider)), strings.ToLower(strings.TrimSpace(id))
 	m, err := o.namedModel(provider, id)
-	if errors.Is(err, errUnknownProvider) {
-		return nil, errStatus(http.StatusBadRequest, "Model provider '%s' is not supported here: set model_provider and model_id to a model this AgentOS serves (GET /models), or to an openai or anthropic model", provider)
+	if errors.Is(err, model.ErrUnknownProvider) {
+		return nil, errStatus(http.StatusBadRequest, "Model provider '%s' is not supported here: set model_provider and model_id to a model this AgentOS serves (GET /models), or to a model of %s", provider, strings.Join(model.ProviderNames(), ", "))
 	}
 	if err != nil {
 		return nil, errStatus(http.StatusBadRequest, "Model '%s:%s' cannot be used: %v; set model_provider and model_id to a model this AgentOS serves (GET /models)", provider, id, err)

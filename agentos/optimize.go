@@ -10,8 +10,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/agno-go/agno/model"
-	"github.com/agno-go/agno/model/anthropic"
-	"github.com/agno-go/agno/model/openai"
 	"github.com/agno-go/agno/run"
 	"github.com/agno-go/agno/storage"
 )
@@ -107,14 +105,13 @@ func (o *OS) optimizeModel(spec string) (model.Model, error) {
 		}
 		spec = defaultOptimizeModel
 	}
-	provider, id, ok := strings.Cut(spec, ":")
-	provider, id = strings.ToLower(strings.TrimSpace(provider)), strings.TrimSpace(id)
-	if !ok || provider == "" || id == "" {
+	provider, id, err := model.ParseModelString(spec)
+	if err != nil {
 		return nil, errStatus(http.StatusBadRequest, "Invalid model string format: '%s'. Model strings should be in format '<provider>:<model_id>' e.g. 'openai:gpt-4o'", spec)
 	}
 	m, err := o.namedModel(provider, id)
-	if errors.Is(err, errUnknownProvider) {
-		return nil, errStatus(http.StatusBadRequest, "Model provider '%s' is not supported here: use openai or anthropic, or a model this AgentOS serves", provider)
+	if errors.Is(err, model.ErrUnknownProvider) {
+		return nil, errStatus(http.StatusBadRequest, "Model provider '%s' is not supported here: use one of %s, or a model this AgentOS serves", provider, strings.Join(model.ProviderNames(), ", "))
 	}
 	if err != nil {
 		// No key for the model: the client's choice (400), or the default
@@ -128,25 +125,16 @@ func (o *OS) optimizeModel(spec string) (model.Model, error) {
 	return m, nil
 }
 
-// errUnknownProvider is a provider namedModel cannot build a model of.
-var errUnknownProvider = errors.New("unknown model provider")
-
 // namedModel is agno's get_model("provider:id"): a model this AgentOS
-// serves (its endpoint and key are the configured ones), else an OpenAI
-// or Anthropic model built from the provider's API key variable.
+// serves (its endpoint and key are the configured ones), else a model of
+// the registered provider built from the provider's API key variable.
 func (o *OS) namedModel(provider, id string) (model.Model, error) {
 	for _, m := range o.registry().Models() {
 		if info := m.Info(); strings.EqualFold(info.Provider, provider) && strings.EqualFold(info.ID, id) {
 			return m, nil
 		}
 	}
-	switch strings.ToLower(provider) {
-	case "openai":
-		return openai.New(openai.Config{ID: id})
-	case "anthropic":
-		return anthropic.New(anthropic.Config{ID: id})
-	}
-	return nil, errUnknownProvider
+	return model.FromProvider(provider, id)
 }
 
 // summarizeMemories is agno's SummarizeStrategy.optimize: every memory's

@@ -31,6 +31,7 @@ import (
 	"github.com/agno-go/agno/tool/file"
 	"github.com/agno-go/agno/tool/mcp"
 	"github.com/agno-go/agno/tool/shell"
+	_ "github.com/agno-go/agno/tool/toolkits" // the built-in toolkits register themselves
 	"github.com/agno-go/agno/workflow"
 )
 
@@ -56,14 +57,13 @@ type Existing struct {
 	Workflows []*workflow.Workflow
 }
 
-// Built-in toolkit names, as agents list them in tools.
+// Built-in toolkit names, as agents list them in tools;
+// tool.ToolkitNames lists every registered one.
 const (
-	ToolkitShell   = "shell"
-	ToolkitFile    = "file"
-	ToolkitDaytona = "daytona"
+	ToolkitShell   = shell.ToolkitName
+	ToolkitFile    = file.ToolkitName
+	ToolkitDaytona = daytona.ToolkitName
 )
-
-var builtinToolkits = []string{ToolkitShell, ToolkitFile, ToolkitDaytona}
 
 // Resources are the live objects Build made from the configuration.
 type Resources struct {
@@ -78,8 +78,8 @@ type Resources struct {
 	Models map[string]model.Model
 	// MCP toolkits by [mcp.servers] name; connected on first use.
 	MCP map[string]*mcp.Tools
-	// Toolkits are the built-in toolkits (shell, file, daytona) that could
-	// be built; one instance each, shared by the agents naming them.
+	// Toolkits are the registered toolkits that could be built; one
+	// instance each, shared by the agents naming them.
 	Toolkits map[string]tool.Provider
 	// Knowledge are the knowledge bases of [knowledge], by name, and
 	// KnowledgeTables their contents tables.
@@ -200,11 +200,11 @@ func (c *Config) Build(ctx context.Context, fn Functions, existing Existing) (*R
 		r.MCP[name] = t
 	}
 
-	for _, name := range builtinToolkits {
-		tk, err := c.buildToolkit(name)
+	for _, name := range tool.ToolkitNames() {
+		tk, err := c.buildToolkit(name, r.Outbound)
 		if err != nil {
 			r.toolkitErr[name] = err
-			if c.toolkitConfigured(name) {
+			if c.toolkitTables[name] {
 				log.Warn("toolkit could not be built; resources using it are skipped", "toolkit", name, "error", err)
 			}
 			continue
@@ -248,7 +248,7 @@ func (c *Config) logger() *slog.Logger {
 func (fn Functions) validate() error {
 	var errs []error
 	for name := range fn.Tools {
-		if slices.Contains(builtinToolkits, name) {
+		if _, builtin := tool.LookupToolkit(name); builtin {
 			errs = append(errs, fmt.Errorf("config: Functions.Tools has %q, the name of a built-in toolkit: register it under another name", name))
 		}
 		if name == "" || !identifierRE.MatchString(name) {
@@ -422,55 +422,16 @@ func (c *Config) buildMCP(name string, s MCPServerConfig) (*mcp.Tools, error) {
 	return t, nil
 }
 
-func (c *Config) toolkitConfigured(name string) bool {
-	switch name {
-	case ToolkitShell:
-		return !isZeroShell(c.Toolkits.Shell, c.Dir)
-	case ToolkitFile:
-		return c.Toolkits.File != (FileToolkitConfig{BaseDir: c.Dir})
-	case ToolkitDaytona:
-		return false // built only when an agent names it; a missing key is reported there
+// buildToolkit builds a registered toolkit from its [toolkits.<name>]
+// options (its defaults for a Config not made by Load).
+func (c *Config) buildToolkit(name string, outbound *http.Client) (tool.Provider, error) {
+	tk, ok := tool.LookupToolkit(name)
+	if !ok {
+		return nil, fmt.Errorf("unknown toolkit %q", name)
 	}
-	return false
+	return tk.New(c.toolkitEnv(outbound), c.Toolkits[name])
 }
 
-func isZeroShell(s ShellToolkitConfig, dir string) bool {
-	return s.Dir == dir && s.TimeoutSeconds == 0 && s.MaxOutputBytes == 0 && s.EnvAllowList == nil && s.Env == nil &&
-		!s.AllowShell && s.Shell == "" && !s.RequiresConfirmation && s.Instructions == "" && !s.AddInstructions
-}
-
-func (c *Config) buildToolkit(name string) (tool.Provider, error) {
-	t := c.Toolkits
-	switch name {
-	case ToolkitShell:
-		s := t.Shell
-		return shell.New(shell.Config{
-			Dir: s.Dir, Timeout: s.TimeoutSeconds.Duration(), MaxOutputBytes: s.MaxOutputBytes, EnvAllowList: s.EnvAllowList,
-			Env: s.Env, AllowShell: s.AllowShell, Shell: s.Shell, RequiresConfirmation: s.RequiresConfirmation,
-			Instructions: s.Instructions, AddInstructions: s.AddInstructions, Logger: c.Logger,
-		})
-	case ToolkitFile:
-		f := t.File
-		return file.New(file.Config{
-			BaseDir: f.BaseDir, MaxFileLength: f.MaxFileLength, MaxFileLines: f.MaxFileLines, ReadOnly: f.ReadOnly,
-			Instructions: f.Instructions, AddInstructions: f.AddInstructions, Logger: c.Logger,
-		})
-	case ToolkitDaytona:
-		d := t.Daytona
-		key := ""
-		if d.APIKeyEnv != "" && d.APIKeyEnv != "DAYTONA_API_KEY" {
-			key = os.Getenv(d.APIKeyEnv)
-			if key == "" {
-				return nil, fmt.Errorf("%s not set. Please set the %s environment variable (toolkits.daytona.api_key_env).", d.APIKeyEnv, d.APIKeyEnv)
-			}
-		}
-		return daytona.New(daytona.Config{
-			APIKey: key, APIURL: d.APIURL, SandboxID: d.SandboxID, Language: d.Language, Target: d.Target,
-			AutoStopInterval: d.AutoStopInterval, OSUser: d.OSUser, EnvVars: d.EnvVars, Labels: d.Labels, Public: d.Public,
-			OrganizationID: d.OrganizationID, Timeout: d.TimeoutSeconds.Duration(), AutoCreateSandbox: d.AutoCreateSandbox,
-			Persistent: d.Persistent, Instructions: d.Instructions, AddInstructions: d.AddInstructions,
-			Include: d.Include, Exclude: d.Exclude, RequiresConfirmation: d.RequiresConfirmation, Logger: c.Logger,
-		})
-	}
-	return nil, fmt.Errorf("unknown toolkit %q", name)
+func (c *Config) toolkitEnv(outbound *http.Client) tool.ToolkitEnv {
+	return tool.ToolkitEnv{Dir: c.Dir, Logger: c.Logger, HTTPClient: outbound}
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/agno-go/agno/component"
+	"github.com/agno-go/agno/tool"
 )
 
 // ComponentsConfig is [components]: the operator's allowlist of what a
@@ -70,11 +71,11 @@ func (c *Config) checkComponentTools(fn Functions) error {
 		return nil
 	}
 	for i, name := range *c.Components.AllowedTools {
-		if strings.Contains(name, ":") || slices.Contains(builtinToolkits, name) || fn.Tools[name] != nil {
+		if strings.Contains(name, ":") || isToolkit(name) || fn.Tools[name] != nil {
 			continue
 		}
-		return fmt.Errorf("config: components.allowed_tools[%d] = %q names no tool: use a built-in toolkit (shell, file, daytona), mcp:<server>, or a Go function registered in config.Functions.Tools (registered: %s)",
-			i, name, listOr(sortedKeys(fn.Tools), "none"))
+		return fmt.Errorf("config: components.allowed_tools[%d] = %q names no tool: use a built-in toolkit (%s), mcp:<server>, or a Go function registered in config.Functions.Tools (registered: %s)",
+			i, name, strings.Join(tool.ToolkitNames(), ", "), listOr(sortedKeys(fn.Tools), "none"))
 	}
 	return nil
 }

@@ -9,11 +9,16 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"slices"
 	"strings"
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/agno-go/agno/model"
+	"github.com/agno-go/agno/model/anthropic"
+	"github.com/agno-go/agno/model/openai"
 )
 
 // Config is config.toml, the AgentOS configuration. Load fills in the
@@ -51,6 +56,10 @@ type Config struct {
 	Settings Settings `toml:"-"`
 	// Logger receives Build's warnings; nil is slog.Default().
 	Logger *slog.Logger `toml:"-"`
+
+	// toolkitTables are the toolkits the file has a table for: a toolkit
+	// that cannot be built is worth a warning only then.
+	toolkitTables map[string]bool
 }
 
 // AgentOSConfig is [agentos].
@@ -109,11 +118,11 @@ type RegistryConfig struct {
 	RefreshOnStart bool `toml:"refresh_on_start"`
 }
 
-// Model providers.
+// Built-in model providers; model.ProviderNames lists every registered one.
 const (
-	ProviderOpenAICompatible = "openai-compatible"
-	ProviderOpenAI           = "openai"
-	ProviderAnthropic        = "anthropic"
+	ProviderOpenAICompatible = openai.ProviderCompatible
+	ProviderOpenAI           = openai.ProviderOpenAI
+	ProviderAnthropic        = anthropic.ProviderAnthropic
 )
 
 // ModelConfig is one [models.<key>] table. Agents, teams and fallbacks
@@ -125,7 +134,9 @@ const (
 // variable, and every run that uses the model fails with an error that
 // says which variable to export. Info still reports the provider and id.
 type ModelConfig struct {
-	// Provider is "openai-compatible", "openai" or "anthropic".
+	// Provider names a registered model provider (model.ProviderNames):
+	// "openai-compatible", "openai", "anthropic", or one a program
+	// registered.
 	Provider string `toml:"provider"`
 	// Model is the provider's model id ("gpt-4o-mini").
 	Model   string `toml:"model"`
@@ -156,6 +167,11 @@ type ModelConfig struct {
 	// MaxResponseBytes bounds an answer's body, SSE framing included
 	// (default 32 MiB); a longer one ends the run ERROR.
 	MaxResponseBytes int64 `toml:"max_response_bytes"`
+
+	// Options are the provider's own keys of the table, decoded strictly
+	// into the provider's options struct (a pointer, as
+	// model.RegisteredProvider.NewOptions returns); nil for its defaults.
+	Options any `toml:"-"`
 }
 
 // Storage drivers.
@@ -263,64 +279,12 @@ type MCPServerConfig struct {
 	ShowResultTools                []string `toml:"show_result_tools"`
 }
 
-// ToolkitsConfig is [toolkits]: options of the built-in toolkits that
-// agents name in tools.
-type ToolkitsConfig struct {
-	Shell   ShellToolkitConfig   `toml:"shell"`
-	File    FileToolkitConfig    `toml:"file"`
-	Daytona DaytonaToolkitConfig `toml:"daytona"`
-}
-
-// ShellToolkitConfig maps to shell.Config.
-type ShellToolkitConfig struct {
-	// Dir is the working directory (default: the config file's directory).
-	Dir                  string            `toml:"dir"`
-	TimeoutSeconds       Seconds           `toml:"timeout_seconds"`
-	MaxOutputBytes       int               `toml:"max_output_bytes"`
-	EnvAllowList         []string          `toml:"env_allow_list"`
-	Env                  map[string]string `toml:"env"`
-	AllowShell           bool              `toml:"allow_shell"`
-	Shell                string            `toml:"shell"`
-	RequiresConfirmation bool              `toml:"requires_confirmation"`
-	Instructions         string            `toml:"instructions"`
-	AddInstructions      bool              `toml:"add_instructions"`
-}
-
-// FileToolkitConfig maps to file.Config.
-type FileToolkitConfig struct {
-	// BaseDir confines every path (default: the config file's directory).
-	BaseDir         string `toml:"base_dir"`
-	MaxFileLength   int    `toml:"max_file_length"`
-	MaxFileLines    int    `toml:"max_file_lines"`
-	ReadOnly        bool   `toml:"read_only"`
-	Instructions    string `toml:"instructions"`
-	AddInstructions bool   `toml:"add_instructions"`
-}
-
-// DaytonaToolkitConfig maps to daytona.Config.
-type DaytonaToolkitConfig struct {
-	// APIKeyEnv names the variable holding the key (default
-	// DAYTONA_API_KEY).
-	APIKeyEnv            string            `toml:"api_key_env"`
-	APIURL               string            `toml:"api_url"`
-	SandboxID            string            `toml:"sandbox_id"`
-	Language             string            `toml:"language"`
-	Target               string            `toml:"target"`
-	AutoStopInterval     *int              `toml:"auto_stop_interval"`
-	OSUser               string            `toml:"os_user"`
-	EnvVars              map[string]string `toml:"env_vars"`
-	Labels               map[string]string `toml:"labels"`
-	Public               *bool             `toml:"public"`
-	OrganizationID       string            `toml:"organization_id"`
-	TimeoutSeconds       Seconds           `toml:"timeout_seconds"`
-	AutoCreateSandbox    *bool             `toml:"auto_create_sandbox"`
-	Persistent           *bool             `toml:"persistent"`
-	Instructions         string            `toml:"instructions"`
-	AddInstructions      bool              `toml:"add_instructions"`
-	Include              []string          `toml:"include"`
-	Exclude              []string          `toml:"exclude"`
-	RequiresConfirmation []string          `toml:"requires_confirmation"`
-}
+// ToolkitsConfig is [toolkits]: each registered toolkit's options by its
+// name (tool.ToolkitNames), a pointer to the toolkit's own options struct
+// (*shell.Options for "shell"), decoded strictly from [toolkits.<name>].
+// After Load every registered toolkit has an entry, defaults filled in
+// and relative paths resolved.
+type ToolkitsConfig map[string]any
 
 // WorkflowsConfig is [workflows].
 type WorkflowsConfig struct {
@@ -422,11 +386,13 @@ func Parse(path string, data []byte) (*Config, error) {
 	c.Path, c.Dir = path, filepath.Dir(path)
 	src := strings.TrimPrefix(string(data), "\ufeff")
 	idx := indexKeys(src)
-	md, fatal, unknown := decodeStrict(path, src, &c, idx)
-	if fatal != nil {
-		return nil, fatal
+	md, err := toml.Decode(src, &c)
+	if err != nil {
+		return nil, syntaxError(path, src, err)
 	}
 	p := &problems{file: path, idx: idx}
+	owned := c.decodeOwnedTables(src, p)
+	unknown := unknownKeys(path, md, reflect.TypeOf(&c), idx, owned)
 	c.validate(p, &md)
 	if err := errors.Join(unknown, p.err()); err != nil {
 		return nil, err
@@ -565,7 +531,6 @@ func (c *Config) validate(p *problems, md *toml.MetaData) {
 		c.MCP.Servers[name] = s
 	}
 
-	c.validateToolkits(p, md)
 	c.validateInterfaces(p, md)
 
 	h := &c.Workflows.HITL
@@ -594,12 +559,15 @@ func (c *Config) validate(p *problems, md *toml.MetaData) {
 }
 
 func (c *Config) validateModel(p *problems, key string, m *ModelConfig) {
-	switch m.Provider {
-	case ProviderOpenAICompatible, ProviderOpenAI, ProviderAnthropic:
-	case "":
-		p.at(key, "%s has no provider: set provider = \"openai-compatible\", \"openai\" or \"anthropic\"", key)
+	prov, known := model.LookupProvider(m.Provider)
+	names := quoteAll(model.ProviderNames())
+	switch {
+	case known:
+		m.Provider = prov.Name
+	case m.Provider == "":
+		p.at(key, "%s has no provider: set provider = %s", key, listOr(names, "none registered"))
 	default:
-		p.at(key+".provider", "%s.provider = %q is not supported: use \"openai-compatible\" (any OpenAI-compatible endpoint: Ollama, vLLM, OpenRouter, gateways), \"openai\" or \"anthropic\"", key, m.Provider)
+		p.at(key+".provider", "%s.provider = %q is not supported: use %s (\"openai-compatible\" is any OpenAI-compatible endpoint: Ollama, vLLM, OpenRouter, gateways)", key, m.Provider, listOr(names, "none registered"))
 	}
 	if strings.TrimSpace(m.Model) == "" {
 		p.at(key, "%s has no model: set the provider's model id, for example model = \"gpt-4o-mini\"", key)
@@ -609,8 +577,8 @@ func (c *Config) validateModel(p *problems, key string, m *ModelConfig) {
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 			p.at(key+".base_url", "%s.base_url = %q is not an http(s) URL: write it like \"https://api.example.com/v1\"", key, m.BaseURL)
 		}
-	} else if m.Provider == ProviderOpenAICompatible {
-		p.at(key, "%s is openai-compatible but has no base_url: set the endpoint, for example base_url = \"http://localhost:11434/v1\"", key)
+	} else if prov.RequiresBaseURL {
+		p.at(key, "%s is "+prov.Name+" but has no base_url: set the endpoint, for example base_url = \"http://localhost:11434/v1\"", key)
 	}
 	if m.APIKeyEnv != "" {
 		checkEnvName(p, key+".api_key_env", m.APIKeyEnv)
@@ -763,57 +731,6 @@ func (c *Config) validateMCPServer(p *problems, key, name string, s *MCPServerCo
 			if strings.TrimSpace(n) == "" {
 				p.at(fmt.Sprintf("%s.%s[%d]", key, field, i), "%s.%s has an empty tool name", key, field)
 			}
-		}
-	}
-}
-
-func (c *Config) validateToolkits(p *problems, md *toml.MetaData) {
-	sh := &c.Toolkits.Shell
-	if sh.TimeoutSeconds < 0 || (sh.TimeoutSeconds == 0 && md.IsDefined("toolkits", "shell", "timeout_seconds")) {
-		p.at("toolkits.shell.timeout_seconds", "toolkits.shell.timeout_seconds = %v: use a positive number of seconds (default 60)", float64(sh.TimeoutSeconds))
-	}
-	if sh.MaxOutputBytes < 0 {
-		p.at("toolkits.shell.max_output_bytes", "toolkits.shell.max_output_bytes = %d: use a positive number of bytes, or 0 for the default 64 KiB", sh.MaxOutputBytes)
-	}
-	for i, v := range sh.EnvAllowList {
-		checkEnvName(p, fmt.Sprintf("toolkits.shell.env_allow_list[%d]", i), v)
-	}
-	sh.Dir = c.resolve(sh.Dir)
-	if sh.Dir == "" {
-		sh.Dir = c.Dir
-	}
-	if sh.Shell != "" && strings.ContainsRune(sh.Shell, filepath.Separator) {
-		sh.Shell = c.resolve(sh.Shell)
-	}
-
-	f := &c.Toolkits.File
-	if f.MaxFileLength < 0 || f.MaxFileLines < 0 {
-		p.at("toolkits.file", "toolkits.file: max_file_length and max_file_lines must not be negative (0 means the default)")
-	}
-	f.BaseDir = c.resolve(f.BaseDir)
-	if f.BaseDir == "" {
-		f.BaseDir = c.Dir
-	}
-
-	d := &c.Toolkits.Daytona
-	if d.APIKeyEnv != "" {
-		checkEnvName(p, "toolkits.daytona.api_key_env", d.APIKeyEnv)
-	}
-	switch d.Language {
-	case "", "python", "javascript", "typescript":
-	default:
-		p.at("toolkits.daytona.language", "toolkits.daytona.language = %q: use \"python\" (default), \"javascript\" or \"typescript\"", d.Language)
-	}
-	if d.AutoStopInterval != nil && *d.AutoStopInterval < 0 {
-		p.at("toolkits.daytona.auto_stop_interval", "toolkits.daytona.auto_stop_interval = %d: use minutes >= 0 (0 disables auto-stop; default 60)", *d.AutoStopInterval)
-	}
-	if d.TimeoutSeconds < 0 {
-		p.at("toolkits.daytona.timeout_seconds", "toolkits.daytona.timeout_seconds = %v: use a positive number of seconds (default 300)", float64(d.TimeoutSeconds))
-	}
-	if d.APIURL != "" {
-		u, err := url.Parse(d.APIURL)
-		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			p.at("toolkits.daytona.api_url", "toolkits.daytona.api_url = %q is not an http(s) URL: write it like \"https://app.daytona.io/api\"", d.APIURL)
 		}
 	}
 }

@@ -15,6 +15,8 @@ import (
 	"github.com/agno-go/agno/storage"
 	"github.com/agno-go/agno/storage/postgres"
 	"github.com/agno-go/agno/storage/postgres/pgtest"
+	"github.com/agno-go/agno/tool/file"
+	"github.com/agno-go/agno/tool/shell"
 )
 
 // testdata/config.toml and testdata/settings.json are copies of
@@ -283,8 +285,8 @@ command = "npx -y server"
 		"sources[1]":      {c.AgentOS.Registry.Sources[1], "/abs/teams"},
 		"storage.path":    {c.Storage.Path, filepath.Join(base, "data", "agno.db")},
 		"socket_path":     {c.Workflows.HITL.SocketPath, filepath.Join(base, "run", "hitl.sock")},
-		"shell.dir":       {c.Toolkits.Shell.Dir, filepath.Join(base, "work")},
-		"file.base_dir":   {c.Toolkits.File.BaseDir, filepath.Join(dir, "files")},
+		"shell.dir":       {c.Toolkits[config.ToolkitShell].(*shell.Options).Dir, filepath.Join(base, "work")},
+		"file.base_dir":   {c.Toolkits[config.ToolkitFile].(*file.Options).BaseDir, filepath.Join(dir, "files")},
 		"mcp command":     {c.MCP.Servers["local"].Command, filepath.Join(base, "bin", "server")},
 		"mcp commandline": {c.MCP.Servers["line"].Command, "npx -y server"},
 	}
@@ -309,7 +311,7 @@ command = "npx -y server"
 	}
 	e := filepath.Join(dir, "empty")
 	if d.Storage.Path != filepath.Join(e, "agno.db") || d.Workflows.HITL.SocketPath != filepath.Join(e, "agno-hitl.sock") ||
-		d.AgentOS.Registry.Sources[0] != filepath.Join(e, "agents") || d.Toolkits.Shell.Dir != e || d.Toolkits.File.BaseDir != e {
+		d.AgentOS.Registry.Sources[0] != filepath.Join(e, "agents") || d.Toolkits[config.ToolkitShell].(*shell.Options).Dir != e || d.Toolkits[config.ToolkitFile].(*file.Options).BaseDir != e {
 		t.Errorf("defaults not beside the file: %+v %+v", d.Storage, d.Workflows.HITL)
 	}
 	deep := filepath.Join(dir, strings.Repeat("d", 60), strings.Repeat("e", 60))

@@ -5,8 +5,7 @@ import (
 	"time"
 
 	"github.com/agno-go/agno/internal/httptransport"
-	"github.com/agno-go/agno/model/anthropic"
-	"github.com/agno-go/agno/model/openai"
+	"github.com/agno-go/agno/model"
 	"github.com/agno-go/agno/storage/postgres"
 	"github.com/agno-go/agno/storage/sqlite"
 )
@@ -46,10 +45,8 @@ func (c *Config) Effective() *Config {
 			m.MaxResponseBytes = httptransport.DefaultMaxBytes
 		}
 		if m.MaxRetries == nil {
-			retries := openai.DefaultMaxRetries
-			if m.Provider == ProviderAnthropic {
-				retries = anthropic.DefaultMaxRetries
-			}
+			p, _ := model.LookupProvider(m.Provider)
+			retries := p.DefaultMaxRetries
 			m.MaxRetries = &retries
 		}
 		e.Models[k] = m

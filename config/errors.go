@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"reflect"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -76,12 +77,41 @@ func decodeStrict(file, src string, v any, idx *keyIndex) (md toml.MetaData, fat
 	if err != nil {
 		return md, syntaxError(file, src, err), nil
 	}
+	return md, nil, unknownKeys(file, md, reflect.TypeOf(v), idx, nil)
+}
+
+// ownedKeys are keys of tables whose allowed keys a registry entry adds
+// to (a provider's options in [models.<key>]): decoded says whether the
+// entry took a key, allowed what it would take in a table.
+type ownedKeys struct {
+	decoded func(k toml.Key) bool
+	allowed func(table []string) []string
+}
+
+func (o *ownedKeys) allowedIn(key []string, isValue bool) []string {
+	if o == nil || isValue {
+		return nil
+	}
+	return o.allowed(key[:len(key)-1])
+}
+
+// unknownKeys reports the keys md did not decode into t (nor owned took),
+// each naming the key path, its line and the keys allowed there.
+func unknownKeys(file string, md toml.MetaData, t reflect.Type, idx *keyIndex, owned *ownedKeys) error {
 	p := &problems{file: file, idx: idx}
 	seen := map[string]bool{}
 	for _, k := range md.Undecoded() {
-		unknown, allowed, isValue := firstUnknown(reflect.TypeOf(v), k)
+		if owned != nil && owned.decoded(k) {
+			continue
+		}
+		unknown, allowed, isValue := firstUnknown(t, k)
 		if unknown == nil {
 			continue // decoded by a custom unmarshaler
+		}
+		if extra := owned.allowedIn(unknown, isValue); len(extra) > 0 {
+			allowed = append(allowed, extra...)
+			slices.Sort(allowed)
+			allowed = slices.Compact(allowed)
 		}
 		plain := toPath(unknown).plain()
 		if seen[plain] {
@@ -96,7 +126,7 @@ func decodeStrict(file, src string, v any, idx *keyIndex) (md toml.MetaData, fat
 			p.at(o.String(), "%s", unknownKeyMessage(o, allowed, isValue))
 		}
 	}
-	return md, nil, p.err()
+	return p.err()
 }
 
 func toPath(k []string) keyPath {

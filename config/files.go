@@ -253,7 +253,7 @@ func (l *loader) checkToolOptions(p *problems, opts map[string]ToolOptionsFile, 
 // once connected.
 func (l *loader) toolFunction(tools []string, name string) (fn *tool.Function, found, dynamic bool) {
 	for _, t := range tools {
-		if strings.HasPrefix(t, "mcp:") || slices.Contains(builtinToolkits, t) {
+		if strings.HasPrefix(t, "mcp:") || isToolkit(t) {
 			dynamic = true
 			continue
 		}

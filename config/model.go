@@ -7,12 +7,12 @@ import (
 	"iter"
 	"net/http"
 	"os"
+	"strings"
 	"sync"
 
 	"github.com/agno-go/agno/internal/httptransport"
 	"github.com/agno-go/agno/model"
-	"github.com/agno-go/agno/model/anthropic"
-	"github.com/agno-go/agno/model/openai"
+	_ "github.com/agno-go/agno/model/providers" // the built-in providers register themselves
 )
 
 // ErrMissingAPIKey is matched by the error of a run whose model's API key
@@ -30,13 +30,8 @@ func (m ModelConfig) keyEnv() string {
 	if m.APIKeyEnv != "" {
 		return m.APIKeyEnv
 	}
-	switch m.Provider {
-	case ProviderOpenAI:
-		return openai.OpenAIKeyEnv
-	case ProviderAnthropic:
-		return anthropic.DefaultAPIKeyEnv
-	}
-	return ""
+	p, _ := model.LookupProvider(m.Provider)
+	return p.KeyEnv
 }
 
 // newHTTPClient gives each model its own connection pool, so that Close
@@ -56,25 +51,13 @@ func newProviderModel(m ModelConfig, key string, hc *http.Client) (model.Model, 
 			retries = -1 // the providers read 0 as "default"
 		}
 	}
-	var out model.Model
-	switch m.Provider {
-	case ProviderOpenAI, ProviderOpenAICompatible:
-		om, err := openai.New(openai.Config{
-			ID: m.Model, BaseURL: m.BaseURL, APIKey: key, Compatible: m.Provider == ProviderOpenAICompatible,
-			HTTPClient: hc, MaxRetries: retries,
-		})
-		if err != nil {
-			return nil, err
-		}
-		out = om
-	case ProviderAnthropic:
-		am, err := anthropic.New(anthropic.Config{ID: m.Model, BaseURL: m.BaseURL, APIKey: key, HTTPClient: hc, MaxRetries: retries})
-		if err != nil {
-			return nil, err
-		}
-		out = am
-	default:
-		return nil, fmt.Errorf("provider %q is not supported", m.Provider)
+	p, ok := model.LookupProvider(m.Provider)
+	if !ok {
+		return nil, fmt.Errorf("provider %q is not supported: use one of %s", m.Provider, strings.Join(model.ProviderNames(), ", "))
+	}
+	out, err := p.New(model.ProviderSettings{ID: m.Model, BaseURL: m.BaseURL, APIKey: key, HTTPClient: hc, MaxRetries: retries}, m.Options)
+	if err != nil {
+		return nil, err
 	}
 	if m.hasSampling() {
 		out = &samplingModel{Model: out, cfg: m}

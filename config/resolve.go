@@ -86,13 +86,13 @@ func (l *loader) checkTools(p *problems, f *resFile, tools []string) []toolRef {
 			out = append(out, toolRef{key: key, kind: prefix, name: name, source: t})
 		case hasPrefix:
 			p.at(key, "tools: %q: the prefix %q is unknown; use mcp:<server>, agent:<id> or team:<id>", t, prefix)
-		case slices.Contains(builtinToolkits, t):
+		case isToolkit(t):
 			out = append(out, toolRef{key: key, kind: "builtin", name: t, source: t})
 		case l.fn.Tools[t] != nil:
 			out = append(out, toolRef{key: key, kind: "function", name: t, source: t})
 		default:
-			p.at(key, "tools: %q is not a tool: use mcp:<server>, a built-in toolkit (shell, file, daytona), agent:<id>, team:<id>, or a Go function registered in config.Functions.Tools (registered: %s)",
-				t, listOr(sortedKeys(l.fn.Tools), "none"))
+			p.at(key, "tools: %q is not a tool: use mcp:<server>, a built-in toolkit (%s), agent:<id>, team:<id>, or a Go function registered in config.Functions.Tools (registered: %s)",
+				t, strings.Join(tool.ToolkitNames(), ", "), listOr(sortedKeys(l.fn.Tools), "none"))
 		}
 	}
 	return out

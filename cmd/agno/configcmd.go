@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"os"
 	"os/signal"
 	"slices"
@@ -178,17 +179,40 @@ environment variables that hold them.`,
 // numbers, empty strings and lists, empty tables) are left out, as the
 // file would leave them.
 func showConfig(w io.Writer, cfg *config.Config) error {
-	var b strings.Builder
-	if err := toml.NewEncoder(&b).Encode(cfg.Effective()); err != nil {
+	eff := cfg.Effective()
+	doc, err := tomlMap(eff)
+	if err != nil {
 		return err
 	}
-	var doc map[string]any
-	if _, err := toml.Decode(b.String(), &doc); err != nil {
-		return err
+	// A provider's own keys are beside the common ones in its table.
+	models, _ := doc["models"].(map[string]any)
+	for name, m := range eff.Models {
+		table, _ := models[name].(map[string]any)
+		if m.Options == nil || table == nil {
+			continue
+		}
+		opts, err := tomlMap(m.Options)
+		if err != nil {
+			return err
+		}
+		maps.Copy(table, opts)
 	}
 	pruneUnset(doc)
 	fmt.Fprintf(w, "# effective configuration of %s (the file, with defaults)\n", cfg.Path)
 	return toml.NewEncoder(w).Encode(doc)
+}
+
+// tomlMap is v as TOML encodes it, read back as a document.
+func tomlMap(v any) (map[string]any, error) {
+	var b strings.Builder
+	if err := toml.NewEncoder(&b).Encode(v); err != nil {
+		return nil, err
+	}
+	var doc map[string]any
+	if _, err := toml.Decode(b.String(), &doc); err != nil {
+		return nil, err
+	}
+	return doc, nil
 }
 
 func pruneUnset(m map[string]any) {

@@ -66,7 +66,7 @@ func TestConfigCheck(t *testing.T) {
 // applied where the values are used, as TOML that loads again.
 func TestConfigShow(t *testing.T) {
 	dir := t.TempDir()
-	writeTree(t, dir, map[string]string{"config.toml": checkConfig + "[storage]\ntimeout_seconds = 3\n"})
+	writeTree(t, dir, map[string]string{"config.toml": checkConfig + "organization = \"org-1\"\n[storage]\ntimeout_seconds = 3\n"})
 	out, code := runCLI("config", "show", "--config", filepath.Join(dir, "config.toml"))
 	if code != 0 {
 		t.Fatalf("exit %d\n%s", code, out)
@@ -76,6 +76,7 @@ func TestConfigShow(t *testing.T) {
 		"timeout_seconds = 3.0", // the file's value
 		"timeout = 600.0",       // a model default applied where it is used
 		"max_response_bytes = 33554432",
+		"organization = \"org-1\"", // a provider's own key
 		"path = \"" + filepath.Join(dir, "agno.db") + "\"", // resolved
 	} {
 		if !strings.Contains(out, s) {

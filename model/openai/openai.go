@@ -85,6 +85,8 @@ type Config struct {
 	MaxRetries int
 	// Headers are added to every request.
 	Headers map[string]string
+	// Organization is sent as OpenAI-Organization (agno's organization).
+	Organization string
 	// NativeStructuredOutputs reports whether the endpoint enforces a
 	// json_schema response_format; nil means true, as for OpenAIChat.
 	NativeStructuredOutputs *bool
@@ -190,6 +192,9 @@ func New(cfg Config) (*Model, error) {
 		// One retry policy for every provider (httpretry), so the SDK's is off.
 		option.WithMaxRetries(0),
 		option.WithMiddleware(retry.Middleware),
+	}
+	if cfg.Organization != "" {
+		opts = append(opts, option.WithOrganization(cfg.Organization))
 	}
 	for k, v := range cfg.Headers {
 		opts = append(opts, option.WithHeader(k, v))

@@ -48,6 +48,9 @@ import (
 // DAYTONA_API_KEY is set. Its text is agno's.
 var ErrMissingAPIKey = errors.New("DAYTONA_API_KEY not set. Please set the DAYTONA_API_KEY environment variable.")
 
+// APIKeyEnv is the variable the key is read from by default.
+const APIKeyEnv = "DAYTONA_API_KEY"
+
 // Session-state keys, shared with agno.
 const (
 	StateSandboxID        = "sandbox_id"
@@ -187,7 +190,7 @@ func New(cfg Config) (*tool.Toolkit, error) {
 func newToolkit(cfg Config) (*toolkit, error) {
 	key := cfg.APIKey
 	if key == "" {
-		key = os.Getenv("DAYTONA_API_KEY")
+		key = os.Getenv(APIKeyEnv)
 	}
 	if key == "" {
 		return nil, ErrMissingAPIKey

@@ -1,0 +1,114 @@
+package config_test
+
+import (
+	"context"
+	"errors"
+	"iter"
+	"strings"
+	"testing"
+
+	"github.com/agno-go/agno/config"
+	"github.com/agno-go/agno/model"
+	"github.com/agno-go/agno/run"
+)
+
+// A provider's own keys in [models.<key>] are decoded into its options
+// and reach its client: OpenAI's organization and default_headers.
+func TestProviderOptionsReachTheClient(t *testing.T) {
+	srv := fakeModel(t)
+	t.Setenv(testKeyEnv, testKey)
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"config.toml": `
+[models.default]
+provider = "openai"
+base_url = "` + srv.URL + `"
+api_key_env = "` + testKeyEnv + `"
+model = "fake-model"
+organization = "org-123"
+default_headers = { X-Team = "blue" }
+[storage]
+driver = "memory"
+`,
+		"agents/plain.toml": "name = \"Plain\"\n",
+	})
+	_, res := build(t, dir, registryFunctions(), config.Existing{})
+	out, err := res.Agents[0].Run(context.Background(), "hello")
+	if err != nil || out.Status != run.StatusCompleted {
+		t.Fatalf("run: %v %v", err, out)
+	}
+	h := srv.Requests()[0].Header
+	if h.Get("OpenAI-Organization") != "org-123" || h.Get("X-Team") != "blue" {
+		t.Errorf("headers %v", h)
+	}
+}
+
+func TestProviderOptionsAreStrict(t *testing.T) {
+	tests := []struct {
+		name, src string
+		line      int
+		parts     []string
+	}{
+		{"typo of a provider key", "[models.m]\nprovider = \"openai\"\nmodel = \"x\"\norganisation = \"o\"\n", 4,
+			[]string{`unknown key "models.m.organisation"`, `did you mean "models.m.organization"?`, "default_headers", "temperature"}},
+		{"another provider's key", "[models.m]\nprovider = \"anthropic\"\nmodel = \"x\"\norganization = \"o\"\n", 4,
+			[]string{`unknown key "models.m.organization"`}},
+		{"wrong type", "[models.m]\nprovider = \"openai\"\nmodel = \"x\"\norganization = 5\n", 4,
+			[]string{`models.m.organization`, "type"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			errs := configErrors(t, parse(t, tt.src))
+			e := findError(t, errs, tt.parts...)
+			if e.Line != tt.line {
+				t.Errorf("line %d, want %d: %v", e.Line, tt.line, e)
+			}
+		})
+	}
+}
+
+// echoOptions are the options of a provider a program registers.
+type echoOptions struct {
+	Prefix string `toml:"prefix"`
+}
+
+type echoModel struct {
+	id, prefix string
+}
+
+func (e echoModel) Info() model.Info { return model.Info{ID: e.id, Provider: "Echo", Name: "Echo"} }
+
+func (e echoModel) Generate(_ context.Context, req *model.Request) iter.Seq2[*model.Chunk, error] {
+	return func(yield func(*model.Chunk, error) bool) {
+		last := req.Messages[len(req.Messages)-1]
+		yield(&model.Chunk{Content: e.prefix + last.Content, FinishReason: "stop"}, nil)
+	}
+}
+
+// A program registers its own provider the way the built-ins do, and a
+// config file names it with its own keys.
+func TestProgramRegisteredProvider(t *testing.T) {
+	model.RegisterProvider(model.Provider[echoOptions]{
+		Name: "echo-test", Summary: "echoes the last message", KeyEnv: "AGNO_ECHO_TEST_KEY",
+		New: func(s model.ProviderSettings, o *echoOptions) (model.Model, error) {
+			if s.APIKey != "k" {
+				return nil, errors.New("no key")
+			}
+			return echoModel{id: s.ID, prefix: o.Prefix}, nil
+		},
+	})
+	t.Setenv("AGNO_ECHO_TEST_KEY", "k")
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"config.toml":       "[models.default]\nprovider = \"echo-test\"\nmodel = \"e1\"\nprefix = \"> \"\n[storage]\ndriver = \"memory\"\n",
+		"agents/plain.toml": "name = \"Plain\"\n",
+	})
+	_, res := build(t, dir, registryFunctions(), config.Existing{})
+	out, err := res.Agents[0].Run(context.Background(), "hello")
+	if err != nil || out.Status != run.StatusCompleted || out.ContentString() != "> hello" {
+		t.Fatalf("run: %v %v %q", err, out.Status, out.ContentString())
+	}
+	if _, err := config.Parse("config.toml", []byte("[models.m]\nprovider = \"nope\"\nmodel = \"x\"\n")); err == nil || !strings.Contains(err.Error(), `"echo-test"`) {
+		t.Errorf("an unknown provider's error lists the registered ones: %v", err)
+	}
+}

@@ -1,0 +1,48 @@
+package config
+
+import (
+	"fmt"
+	"reflect"
+	"strings"
+
+	"github.com/agno-go/agno/model"
+	"github.com/agno-go/agno/tool"
+)
+
+// RegistryTables renders the registered model providers and toolkits
+// with their keys as the Markdown tables of config/README.md, so the
+// README says what this build accepts.
+func RegistryTables() string {
+	var b strings.Builder
+	b.WriteString("| provider | API key variable | `[models.<key>]` keys of its own | what it is |\n|---|---|---|---|\n")
+	for _, name := range model.ProviderNames() {
+		p, _ := model.LookupProvider(name)
+		fmt.Fprintf(&b, "| `%s` | %s | %s | %s |\n", name, orDash(p.KeyEnv, "`%s`"), keyList(p.OptionsType()), p.Summary)
+	}
+	b.WriteString("\nEvery `[models.<key>]` table also takes the common keys: " + strings.Join(codeAll(tomlNames(reflect.TypeFor[ModelConfig]())), ", ") + ".\n\n")
+	b.WriteString("| toolkit | `[toolkits.<name>]` keys | what it is |\n|---|---|---|\n")
+	for _, name := range tool.ToolkitNames() {
+		t, _ := tool.LookupToolkit(name)
+		fmt.Fprintf(&b, "| `%s` | %s | %s |\n", name, keyList(t.OptionsType()), t.Summary)
+	}
+	return b.String()
+}
+
+func keyList(t reflect.Type) string {
+	return orDash(strings.Join(codeAll(tomlNames(t)), ", "), "%s")
+}
+
+func codeAll(names []string) []string {
+	out := make([]string, len(names))
+	for i, n := range names {
+		out[i] = "`" + n + "`"
+	}
+	return out
+}
+
+func orDash(s, format string) string {
+	if s == "" {
+		return "—"
+	}
+	return fmt.Sprintf(format, s)
+}

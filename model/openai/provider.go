@@ -1,0 +1,44 @@
+package openai
+
+import (
+	"maps"
+
+	"github.com/agno-go/agno/model"
+)
+
+// Provider names in model strings and [models.<key>] tables: agno's
+// "openai", and "openai-compatible" for any endpoint that speaks Chat
+// Completions (agno's OpenAILike).
+const (
+	ProviderOpenAI     = "openai"
+	ProviderCompatible = "openai-compatible"
+)
+
+// Options are the [models.<key>] keys of these providers beyond the common
+// ones, with agno's OpenAIChat parameter names.
+type Options struct {
+	// Organization is sent as OpenAI-Organization.
+	Organization string `toml:"organization"`
+	// DefaultHeaders are added to every request.
+	DefaultHeaders map[string]string `toml:"default_headers"`
+}
+
+func init() {
+	model.RegisterProvider(model.Provider[Options]{
+		Name: ProviderOpenAI, Summary: "OpenAI Chat Completions (agno's OpenAIChat)",
+		KeyEnv: OpenAIKeyEnv, DefaultMaxRetries: DefaultMaxRetries,
+		New: func(s model.ProviderSettings, o *Options) (model.Model, error) { return newFromSettings(s, o, false) },
+	})
+	model.RegisterProvider(model.Provider[Options]{
+		Name: ProviderCompatible, Summary: "any OpenAI-compatible endpoint by base_url: Ollama, vLLM, OpenRouter, gateways (agno's OpenAILike)",
+		RequiresBaseURL: true, DefaultMaxRetries: DefaultMaxRetries,
+		New: func(s model.ProviderSettings, o *Options) (model.Model, error) { return newFromSettings(s, o, true) },
+	})
+}
+
+func newFromSettings(s model.ProviderSettings, o *Options, compatible bool) (model.Model, error) {
+	return New(Config{
+		ID: s.ID, BaseURL: s.BaseURL, APIKey: s.APIKey, Compatible: compatible, HTTPClient: s.HTTPClient,
+		MaxRetries: s.MaxRetries, Logger: s.Logger, Organization: o.Organization, Headers: maps.Clone(o.DefaultHeaders),
+	})
+}

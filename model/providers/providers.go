@@ -1,0 +1,9 @@
+// Package providers registers every built-in model provider with package
+// model. Import it for its side effect; a new built-in provider is its own
+// package plus one import here.
+package providers
+
+import (
+	_ "github.com/agno-go/agno/model/anthropic" // registers "anthropic"
+	_ "github.com/agno-go/agno/model/openai"    // registers "openai", "openai-compatible"
+)

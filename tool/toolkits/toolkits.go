@@ -1,0 +1,10 @@
+// Package toolkits registers every built-in toolkit with package tool.
+// Import it for its side effect; a new built-in toolkit is its own
+// package plus one import here.
+package toolkits
+
+import (
+	_ "github.com/agno-go/agno/tool/daytona" // registers "daytona"
+	_ "github.com/agno-go/agno/tool/file"    // registers "file"
+	_ "github.com/agno-go/agno/tool/shell"   // registers "shell"
+)
