@@ -15,7 +15,10 @@ import (
 // real API checks (key, version header, required fields, role alternation,
 // tool_use/tool_result pairing, non-empty text) and answers with scripted
 // replies in the real wire format: JSON bodies, or server-sent events
-// "event: <type>\ndata: <json>\n\n".
+// "event: <type>\ndata: <json>\n\n". The format follows
+// https://docs.anthropic.com/en/api/messages (request, message body),
+// https://docs.anthropic.com/en/api/messages-streaming (events) and
+// https://docs.anthropic.com/en/api/errors (error bodies and statuses).
 type fakeAPI struct {
 	t   *testing.T
 	srv *httptest.Server
@@ -27,7 +30,8 @@ type fakeAPI struct {
 
 	// arrived receives the attempt number of every request, if set.
 	arrived chan int
-	// gone is closed when a held stream sees its client disconnect.
+	// gone is closed when a stream sees its client disconnect, while
+	// sending or held.
 	gone     chan struct{}
 	goneOnce sync.Once
 	release  chan struct{}
@@ -39,10 +43,14 @@ type reply struct {
 	header map[string]string
 	// body is a JSON body (a message or an error).
 	body string
-	// sse is a raw event stream; set instead of body.
+	// sse is a raw event stream. With body also set, a request gets the
+	// one it asked for ("stream"); else whichever is set.
 	sse string
 	// hold keeps the stream open after sse until the client goes away.
 	hold bool
+	// cut drops the connection after sse without ending the HTTP body, as
+	// a failing network does.
+	cut bool
 	// drop closes the connection without answering.
 	drop bool
 }
@@ -57,7 +65,12 @@ const testKey = "sk-ant-test-key"
 
 func newFakeAPI(t *testing.T, replies ...reply) *fakeAPI {
 	t.Helper()
-	f := &fakeAPI{t: t, key: testKey, replies: replies, gone: make(chan struct{}), release: make(chan struct{})}
+	return newFakeAPIWithKey(t, testKey, replies...)
+}
+
+func newFakeAPIWithKey(t *testing.T, key string, replies ...reply) *fakeAPI {
+	t.Helper()
+	f := &fakeAPI{t: t, key: key, replies: replies, gone: make(chan struct{}), release: make(chan struct{})}
 	f.srv = httptest.NewServer(f)
 	t.Cleanup(f.close)
 	return f
@@ -95,6 +108,13 @@ func (f *fakeAPI) body(i int) map[string]any {
 		f.t.Fatalf("request %d body: %v", i, err)
 	}
 	return m
+}
+
+// received returns the requests received so far.
+func (f *fakeAPI) received() []recorded {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]recorded(nil), f.requests...)
 }
 
 func (f *fakeAPI) header(i int) http.Header {
@@ -156,7 +176,7 @@ func (f *fakeAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if status == 0 {
 		status = http.StatusOK
 	}
-	if rp.sse == "" {
+	if rp.sse == "" || (rp.body != "" && !asksForStream(raw)) {
 		w.Header().Set("Content-Type", "application/json")
 		w.Header().Set("request-id", fmt.Sprintf("req_fake_%d", attempt))
 		w.WriteHeader(status)
@@ -166,16 +186,20 @@ func (f *fakeAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "text/event-stream; charset=utf-8")
 	w.Header().Set("Cache-Control", "no-cache")
 	w.WriteHeader(status)
-	flusher := w.(http.Flusher)
+	rc := http.NewResponseController(w)
 	// Send event by event, flushing each, as the API does.
 	for _, ev := range strings.SplitAfter(rp.sse, "\n\n") {
 		if ev == "" {
 			continue
 		}
-		if _, err := io.WriteString(w, ev); err != nil {
+		if _, err := io.WriteString(w, ev); err != nil || rc.Flush() != nil {
+			f.goneOnce.Do(func() { close(f.gone) })
 			return
 		}
-		flusher.Flush()
+	}
+	if rp.cut {
+		// The server then closes the connection mid-body.
+		panic(http.ErrAbortHandler)
 	}
 	if rp.hold {
 		select {
@@ -184,6 +208,13 @@ func (f *fakeAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		case <-f.release:
 		}
 	}
+}
+
+func asksForStream(raw []byte) bool {
+	var req struct {
+		Stream bool `json:"stream"`
+	}
+	return json.Unmarshal(raw, &req) == nil && req.Stream
 }
 
 // sentKey is the API key a request carries: the x-api-key header, or a

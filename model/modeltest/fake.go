@@ -22,6 +22,10 @@ type Response struct {
 	Usage     *model.Usage
 	// Tokens overrides how Content is split into streamed deltas.
 	Tokens []string
+	// ReasoningTokens overrides how Reasoning is split into streamed
+	// deltas (default: the fake server splits it after each space, Fake
+	// sends it whole).
+	ReasoningTokens []string
 	// Err fails the request (the fake server answers 500 with its text).
 	Err error
 	// Status, when non-zero, fails the request as an HTTP error: the fake
@@ -39,6 +43,13 @@ type Response struct {
 	// TokenDelay between chunks.
 	Delay      time.Duration
 	TokenDelay time.Duration
+	// Hang and Cut apply to a streamed response of the fake server, after
+	// its deltas and before finish_reason. Hang holds the stream open,
+	// silent, until the client goes away (Handler.Abandoned then fires) or
+	// Server.Close: a stalled model. Cut drops the connection without
+	// finishing the stream: a network failure mid-stream.
+	Hang bool
+	Cut  bool
 }
 
 // Responder chooses the response for a request; it must be safe for
@@ -140,8 +151,14 @@ func (f *Fake) Generate(ctx context.Context, req *model.Request) iter.Seq2[*mode
 			yield(&model.Chunk{Content: r.Content, ReasoningContent: r.Reasoning, ToolCalls: r.ToolCalls, Usage: usage, FinishReason: finish(r)}, nil)
 			return
 		}
-		if r.Reasoning != "" && !yield(&model.Chunk{ReasoningContent: r.Reasoning}, nil) {
-			return
+		reasoning := r.ReasoningTokens
+		if reasoning == nil && r.Reasoning != "" {
+			reasoning = []string{r.Reasoning}
+		}
+		for _, piece := range reasoning {
+			if !yield(&model.Chunk{ReasoningContent: piece}, nil) {
+				return
+			}
 		}
 		for i, tok := range Tokens(r) {
 			if i > 0 {

@@ -58,6 +58,16 @@ func (r RecordedRequest) Decode(v any) error { return json.Unmarshal(r.Body, v) 
 // Handler serves the OpenAI Chat Completions wire format:
 // POST /v1/chat/completions (JSON or SSE) and GET /v1/models. It is safe
 // for concurrent use.
+//
+// The format follows OpenAI's reference:
+// https://platform.openai.com/docs/api-reference/chat/create (request and
+// JSON response), https://platform.openai.com/docs/api-reference/chat/streaming
+// (chat.completion.chunk events, usage with stream_options.include_usage,
+// [DONE]) and https://platform.openai.com/docs/guides/error-codes (error
+// bodies and statuses). Reasoning text is sent as reasoning_content, the
+// field OpenAI-compatible servers use
+// (https://api-docs.deepseek.com/guides/reasoning_model); OpenAI itself
+// returns none in Chat Completions.
 type Handler struct {
 	cfg ServerConfig
 	mux *http.ServeMux
@@ -66,6 +76,13 @@ type Handler struct {
 	next     int
 	requests []RecordedRequest
 	calls    int
+
+	// release ends held (Hang) streams when the server closes; abandoned
+	// is closed when a client leaves a stream before its end.
+	release     chan struct{}
+	releaseOnce sync.Once
+	abandoned   chan struct{}
+	abandonOnce sync.Once
 }
 
 // NewHandler returns a handler for cfg, for use with any http.Server.
@@ -73,7 +90,7 @@ func NewHandler(cfg ServerConfig) *Handler {
 	if len(cfg.Models) == 0 {
 		cfg.Models = []string{"fake-model"}
 	}
-	h := &Handler{cfg: cfg, mux: http.NewServeMux()}
+	h := &Handler{cfg: cfg, mux: http.NewServeMux(), release: make(chan struct{}), abandoned: make(chan struct{})}
 	h.mux.HandleFunc("POST /v1/chat/completions", h.chatCompletions)
 	h.mux.HandleFunc("GET /v1/models", h.models)
 	return h
@@ -97,6 +114,21 @@ func (h *Handler) Calls() int {
 	return h.calls
 }
 
+// Abandoned is closed the first time a client goes away before its
+// stream ended, a Hang one included: the server saw the connection close.
+func (h *Handler) Abandoned() <-chan struct{} { return h.abandoned }
+
+// hold keeps a Hang stream open until its client leaves, which it
+// reports, or the server closes.
+func (h *Handler) hold(ctx context.Context) (clientGone bool) {
+	select {
+	case <-ctx.Done():
+		return true
+	case <-h.release:
+		return false
+	}
+}
+
 // Server is a Handler on an httptest server.
 type Server struct {
 	*Handler
@@ -116,8 +148,12 @@ func NewServer(cfg ServerConfig) *Server {
 // Client returns an HTTP client whose idle connections Close releases.
 func (s *Server) Client() *http.Client { return s.srv.Client() }
 
-// Close shuts the server down and waits for its handlers to return.
-func (s *Server) Close() { s.srv.Close() }
+// Close ends held streams, shuts the server down and waits for its
+// handlers to return. It may be called more than once.
+func (s *Server) Close() {
+	s.releaseOnce.Do(func() { close(s.release) })
+	s.srv.Close()
+}
 
 // FillerTokens returns n streamed tokens ("token1 token2 …") for load and
 // latency tests where the text does not matter.
@@ -209,10 +245,13 @@ func (h *Handler) chatCompletions(w http.ResponseWriter, r *http.Request) {
 		model:   wire.Model,
 		resp:    resp,
 		usage:   wireUsageFor(resp, rec.Request),
+		hold:    h.hold,
 	}
 	w.Header().Set("X-Request-Id", "req_"+rand.Text()[:20])
 	if wire.Stream {
-		c.stream(w, r, wire.StreamOptions != nil && wire.StreamOptions.IncludeUsage)
+		if c.stream(w, r, wire.StreamOptions != nil && wire.StreamOptions.IncludeUsage) {
+			h.abandonOnce.Do(func() { close(h.abandoned) })
+		}
 		return
 	}
 	c.json(w)
@@ -346,6 +385,8 @@ type completion struct {
 	model   string
 	resp    Response
 	usage   *wireUsage
+	// hold waits out a Hang response.
+	hold func(ctx context.Context) (clientGone bool)
 }
 
 type wireUsage struct {
@@ -417,7 +458,7 @@ func (c *completion) json(w http.ResponseWriter) {
 		Logprobs     any     `json:"logprobs"`
 		FinishReason string  `json:"finish_reason"`
 	}
-	msg := message{Role: "assistant", ReasoningContent: c.resp.Reasoning, Annotations: []any{}}
+	msg := message{Role: "assistant", ReasoningContent: strings.Join(reasoningTokens(c.resp), ""), Annotations: []any{}}
 	content := strings.Join(Tokens(c.resp), "")
 	if content != "" || len(c.resp.ToolCalls) == 0 {
 		msg.Content = &content
@@ -469,8 +510,9 @@ type wireChunk struct {
 // stream writes the response as OpenAI's SSE chunks: role first, then
 // reasoning and content deltas, tool calls split across several chunks
 // (id and name only in the first), finish_reason, the usage chunk when
-// asked for, and [DONE].
-func (c *completion) stream(w http.ResponseWriter, r *http.Request, includeUsage bool) {
+// asked for, and [DONE]. It reports whether it stopped because the
+// client went away.
+func (c *completion) stream(w http.ResponseWriter, r *http.Request, includeUsage bool) (clientGone bool) {
 	rc := http.NewResponseController(w)
 	w.Header().Set("Content-Type", "text/event-stream; charset=utf-8")
 	w.Header().Set("Cache-Control", "no-cache")
@@ -501,45 +543,60 @@ func (c *completion) stream(w http.ResponseWriter, r *http.Request, includeUsage
 
 	empty := ""
 	if !delta(wireDelta{Role: "assistant", Content: &empty, Refusal: json.RawMessage("null")}) {
-		return
+		return true
 	}
-	for _, piece := range splitAfterSpaces(c.resp.Reasoning) {
+	for _, piece := range reasoningTokens(c.resp) {
 		if !delta(wireDelta{ReasoningContent: piece}) {
-			return
+			return true
 		}
 	}
 	for _, tok := range Tokens(c.resp) {
 		if !delta(wireDelta{Content: &tok}) {
-			return
+			return true
 		}
 	}
 	for i, tc := range c.resp.ToolCalls {
 		idx := i
 		if !delta(wireDelta{ToolCalls: []wireToolCall{{Index: &idx, ID: tc.ID, Type: "function", Function: &wireFunction{Name: tc.Function.Name}}}}) {
-			return
+			return true
 		}
 		for _, piece := range splitArguments(tc.Function.Arguments) {
 			if !delta(wireDelta{ToolCalls: []wireToolCall{{Index: &idx, Function: &wireFunction{Arguments: piece}}}}) {
-				return
+				return true
 			}
 		}
 	}
+	switch {
+	case c.resp.Hang:
+		return c.hold(r.Context())
+	case c.resp.Cut:
+		// Closes the connection without the chunked body's end, so the
+		// client reads an unexpected EOF, as when a network drops.
+		panic(http.ErrAbortHandler)
+	}
 	fr := c.finishReason()
 	if !send([]wireChunkChoice{{Delta: wireDelta{}, FinishReason: &fr}}, null) {
-		return
+		return true
 	}
 	if includeUsage {
 		u, _ := json.Marshal(c.usage)
 		if !send([]wireChunkChoice{}, u) {
-			return
+			return true
 		}
 	}
-	if _, err := io.WriteString(w, "data: [DONE]\n\n"); err == nil {
-		_ = rc.Flush()
+	if _, err := io.WriteString(w, "data: [DONE]\n\n"); err != nil {
+		return true
 	}
+	return rc.Flush() != nil
 }
 
-func splitAfterSpaces(s string) []string { return Tokens(Response{Content: s}) }
+// reasoningTokens are the streamed pieces of the reasoning.
+func reasoningTokens(r Response) []string {
+	if r.ReasoningTokens != nil {
+		return r.ReasoningTokens
+	}
+	return Tokens(Response{Content: r.Reasoning})
+}
 
 // splitArguments cuts a tool call's arguments into pieces of a few bytes,
 // as models stream them.

@@ -466,3 +466,82 @@ func TestNoRecordKeepsNoRequests(t *testing.T) {
 		t.Fatalf("requests kept %d, calls %d; want 0 kept and 3 calls", n, srv.Calls())
 	}
 }
+
+func TestReasoningTokensAreTheDeltas(t *testing.T) {
+	srv := modeltest.NewServer(modeltest.ServerConfig{Script: []modeltest.Response{{
+		Reasoning: "ab cd", ReasoningTokens: []string{"a", "b c", "d"}, Content: "ok",
+	}}})
+	defer srv.Close()
+	body, _ := io.ReadAll(post(t, srv, `{"model":"m","stream":true,"messages":[{"role":"user","content":"hi"}]}`).Body)
+	var got []string
+	for _, ev := range events(t, body) {
+		var c chunk
+		if json.Unmarshal([]byte(ev), &c) == nil && len(c.Choices) > 0 && c.Choices[0].Delta.ReasoningContent != nil {
+			got = append(got, *c.Choices[0].Delta.ReasoningContent)
+		}
+	}
+	if strings.Join(got, "|") != "a|b c|d" {
+		t.Errorf("reasoning deltas = %q", got)
+	}
+}
+
+// A Hang stream sends its deltas, then nothing, until the client leaves:
+// Abandoned fires. Close ends one whose client stays.
+func TestHangHoldsTheStreamUntilTheClientLeaves(t *testing.T) {
+	srv := modeltest.NewServer(modeltest.ServerConfig{Script: []modeltest.Response{{Tokens: []string{"one ", "two"}, Hang: true}}})
+	defer srv.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, srv.URL+"/chat/completions",
+		strings.NewReader(`{"model":"m","stream":true,"messages":[{"role":"user","content":"hi"}]}`))
+	res, err := srv.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	var seen string
+	buf := make([]byte, 4096)
+	for !strings.Contains(seen, `"two"`) {
+		n, err := res.Body.Read(buf)
+		if err != nil {
+			t.Fatalf("read: %v after %q", err, seen)
+		}
+		seen += string(buf[:n])
+	}
+	if strings.Contains(seen, "finish_reason\":\"") || strings.Contains(seen, "[DONE]") {
+		t.Errorf("a held stream finished: %q", seen)
+	}
+	select {
+	case <-srv.Abandoned():
+		t.Fatal("abandoned while the client is still reading")
+	default:
+	}
+	cancel()
+	select {
+	case <-srv.Abandoned():
+	case <-time.After(5 * time.Second):
+		t.Fatal("the server did not see the client leave")
+	}
+
+	// A client that stays is let go by Close.
+	srv2 := modeltest.NewServer(modeltest.ServerConfig{Script: []modeltest.Response{{Content: "x", Hang: true}}})
+	res2 := post(t, srv2, `{"model":"m","stream":true,"messages":[{"role":"user","content":"hi"}]}`)
+	done := make(chan struct{})
+	go func() { io.Copy(io.Discard, res2.Body); close(done) }()
+	srv2.Close()
+	<-done
+}
+
+// A Cut stream ends its body without the chunked terminator: the client
+// reads an unexpected EOF after the deltas, not a clean end.
+func TestCutDropsTheConnectionMidStream(t *testing.T) {
+	srv := modeltest.NewServer(modeltest.ServerConfig{Script: []modeltest.Response{{Tokens: []string{"one ", "two"}, Cut: true}}})
+	defer srv.Close()
+	res := post(t, srv, `{"model":"m","stream":true,"messages":[{"role":"user","content":"hi"}]}`)
+	body, err := io.ReadAll(res.Body)
+	if !errors.Is(err, io.ErrUnexpectedEOF) {
+		t.Errorf("read error = %v, want unexpected EOF", err)
+	}
+	if !strings.Contains(string(body), `"two"`) || strings.Contains(string(body), "[DONE]") {
+		t.Errorf("body before the cut = %q", body)
+	}
+}
