@@ -1,6 +1,8 @@
 package file
 
 import (
+	"errors"
+
 	"github.com/agno-go/agno/tool"
 )
 
@@ -26,10 +28,15 @@ func init() {
 			if o.BaseDir == "" {
 				o.BaseDir = env.Dir
 			}
-			if o.MaxFileLength < 0 || o.MaxFileLines < 0 {
-				return tool.OptionErrorf("", "max_file_length and max_file_lines must not be negative (0 means the default)")
+			// One problem per key, so a config reports each at its key.
+			var errs []error
+			if o.MaxFileLength < 0 {
+				errs = append(errs, tool.OptionErrorf("max_file_length", "max_file_length = %d: use a positive number of characters, or 0 for the default 10,000,000", o.MaxFileLength))
 			}
-			return nil
+			if o.MaxFileLines < 0 {
+				errs = append(errs, tool.OptionErrorf("max_file_lines", "max_file_lines = %d: use a positive number of lines, or 0 for the default 100,000", o.MaxFileLines))
+			}
+			return errors.Join(errs...)
 		},
 		New: func(env tool.ToolkitEnv, o *Options) (tool.Provider, error) {
 			return New(Config{
