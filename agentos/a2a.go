@@ -6,7 +6,6 @@ import (
 	"errors"
 	"io"
 	"net/http"
-	"strings"
 	"sync"
 
 	"github.com/agno-go/agno/agentos/a2a"
@@ -88,41 +87,11 @@ const (
 	opCancel
 )
 
-func (o *OS) a2aRoutes(mux routeMux) {
-	c := o.a2aConf()
-	if c == nil {
-		if o.cfg.A2A != nil {
-			o.log.Error("A2A: invalid prefix, the interface is off", "prefix", o.cfg.A2A.Prefix)
-		}
-		return
-	}
-	p := c.Prefix
-	for _, k := range a2aKinds {
-		base := p + "/" + k.seg + "/{id}"
-		mux.HandleFunc("GET "+base+"/.well-known/agent-card.json", o.a2aCard(c, k.kind, k.seg, k.title))
-		mux.HandleFunc("POST "+base+"/v1/message:send", o.a2aEntityRoute(c, k.kind, k.title, opSend))
-		mux.HandleFunc("POST "+base+"/v1/message:stream", o.a2aEntityRoute(c, k.kind, k.title, opStream))
-		if k.kind != "workflow" {
-			mux.HandleFunc("POST "+base+"/v1/tasks:get", o.a2aEntityRoute(c, k.kind, k.title, opGet))
-			mux.HandleFunc("POST "+base+"/v1/tasks:cancel", o.a2aEntityRoute(c, k.kind, k.title, opCancel))
-		}
-	}
-	mux.HandleFunc("POST "+p+"/message/send", o.a2aDeprecated(c, opSend))
-	mux.HandleFunc("POST "+p+"/message/stream", o.a2aDeprecated(c, opStream))
-}
-
 func (o *OS) a2aListing() []any {
 	if c := o.a2aConf(); c != nil {
 		return []any{c.Listing()}
 	}
 	return nil
-}
-
-// a2aOpenPath: agno serves the agent cards without auth (public
-// discovery documents); everything else needs the key or a token.
-func (o *OS) a2aOpenPath(p string) bool {
-	c := o.a2aConf()
-	return c != nil && strings.HasPrefix(p, c.Prefix+"/") && strings.HasSuffix(p, "/.well-known/agent-card.json")
 }
 
 // a2aCard is GET {prefix}/{kind}/{id}/.well-known/agent-card.json:
@@ -723,9 +692,15 @@ func (o *OS) a2aContinue(w http.ResponseWriter, r *http.Request, e *a2aEntity, r
 	writeJSON(w, http.StatusOK, a2a.Result(req.ID, t))
 }
 
+// a2aAPIRoutes are the A2A interface's routes: per agent, team and
+// workflow its card and JSON-RPC endpoints, and agno's deprecated
+// endpoints naming the entity in the message.
 func (o *OS) a2aAPIRoutes() []apiRoute {
 	c := o.a2aConf()
 	if c == nil {
+		if o.cfg.A2A != nil {
+			o.log.Error("A2A: invalid prefix, the interface is off", "prefix", o.cfg.A2A.Prefix)
+		}
 		return nil
 	}
 	p := c.Prefix
@@ -738,30 +713,35 @@ func (o *OS) a2aAPIRoutes() []apiRoute {
 	var out []apiRoute
 	for _, k := range a2aKinds {
 		base := p + "/" + k.seg + "/{id}"
+		// agno v2.6.13's table names no A2A route; a2aServe checks the
+		// entity's scope.
+		run := checkedBy("OS.a2aServe: " + k.kind + "s:run on the entity (" + k.kind + "s:read for tasks/get)")
 		out = append(out,
-			apiRoute{Pattern: "GET " + base + "/.well-known/agent-card.json", Tag: "A2A", Summary: "Get " + k.title + " Agent Card", Open: true,
+			apiRoute{Pattern: "GET " + base + "/.well-known/agent-card.json", Handler: o.a2aCard(c, k.kind, k.seg, k.title),
+				Access: open("a public discovery document, open in agno"), Tag: "A2A", Summary: "Get " + k.title + " Agent Card",
 				Desc:   "The A2A agent card of the " + k.kind + " (no key or token needed): its url is the JSON-RPC endpoint (message:stream) clients post every method to.",
 				Result: "AgentCard"},
-			apiRoute{Pattern: "POST " + base + "/v1/message:send", Tag: "A2A", Summary: "Send Message To " + k.title, JSON: rpc,
+			apiRoute{Pattern: "POST " + base + "/v1/message:send", Handler: o.a2aEntityRoute(c, k.kind, k.title, opSend), Access: run, Tag: "A2A", Summary: "Send Message To " + k.title, JSON: rpc,
 				Desc:   "A2A message/send: runs the " + k.kind + " (contextId is the session, the task id the run id) and answers {jsonrpc, id, result: Task}. User from X-User-ID or params.message.metadata.userId (a JWT's sub wins). A message with taskId answers a paused (input-required) task: a data part {\"requirements\": [...]} continues the run.",
 				Result: "JSON-RPC response with the Task"},
-			apiRoute{Pattern: "POST " + base + "/v1/message:stream", Tag: "A2A", Summary: "Stream Message To " + k.title, JSON: rpc, Stream: true,
+			apiRoute{Pattern: "POST " + base + "/v1/message:stream", Handler: o.a2aEntityRoute(c, k.kind, k.title, opStream), Access: run, Tag: "A2A", Summary: "Stream Message To " + k.title, JSON: rpc, Stream: true,
 				Desc:   "A2A message/stream: SSE of JSON-RPC responses (event: TaskStatusUpdateEvent | Message | Task): working, content deltas, tool and step statuses, the final status (completed, canceled, failed or input-required) and the final Task. Other methods posted here (message/send, tasks/get, tasks/cancel) are served as such.",
 				Result: "text/event-stream"})
 		if k.kind != "workflow" {
 			out = append(out,
-				apiRoute{Pattern: "POST " + base + "/v1/tasks:get", Tag: "A2A", Summary: "Get " + k.title + " Task", JSON: rpc,
+				apiRoute{Pattern: "POST " + base + "/v1/tasks:get", Handler: o.a2aEntityRoute(c, k.kind, k.title, opGet), Access: run, Tag: "A2A", Summary: "Get " + k.title + " Task", JSON: rpc,
 					Desc:   "A2A tasks/get: the task of a stored run, params.id the run id (params.contextId, the session, is checked when given). Unknown: JSON-RPC error -32001.",
 					Result: "JSON-RPC response with the Task"},
-				apiRoute{Pattern: "POST " + base + "/v1/tasks:cancel", Tag: "A2A", Summary: "Cancel " + k.title + " Task", JSON: rpc,
+				apiRoute{Pattern: "POST " + base + "/v1/tasks:cancel", Handler: o.a2aEntityRoute(c, k.kind, k.title, opCancel), Access: run, Tag: "A2A", Summary: "Cancel " + k.title + " Task", JSON: rpc,
 					Desc:   "A2A tasks/cancel: cancels the run params.id wherever it runs; result {id, status: {state: canceled | failed}}.",
 					Result: "JSON-RPC response"})
 		}
 	}
+	named := checkedBy("OS.a2aServe: the run scope of the entity the message names")
 	out = append(out,
-		apiRoute{Pattern: "POST " + p + "/message/send", Tag: "A2A", Summary: "Send Message (deprecated)", JSON: rpc,
+		apiRoute{Pattern: "POST " + p + "/message/send", Handler: o.a2aDeprecated(c, opSend), Access: named, Tag: "A2A", Summary: "Send Message (deprecated)", JSON: rpc,
 			Desc: "[DEPRECATED] message/send to the agent, team or workflow named by params.message.agentId or X-Agent-ID.", Result: "JSON-RPC response with the Task"},
-		apiRoute{Pattern: "POST " + p + "/message/stream", Tag: "A2A", Summary: "Stream Message (deprecated)", JSON: rpc, Stream: true,
+		apiRoute{Pattern: "POST " + p + "/message/stream", Handler: o.a2aDeprecated(c, opStream), Access: named, Tag: "A2A", Summary: "Stream Message (deprecated)", JSON: rpc, Stream: true,
 			Desc: "[DEPRECATED] message/stream to the agent, team or workflow named by params.message.agentId or X-Agent-ID.", Result: "text/event-stream"})
 	return out
 }

@@ -29,22 +29,18 @@ func actingFor(ctx context.Context, p principal) context.Context {
 func (o *OS) internalHandler() http.Handler {
 	o.internalOnce.Do(func() {
 		mux := http.NewServeMux()
-		o.routes(mux)
-		var h http.Handler = mux
+		pass := func(_ http.ResponseWriter, r *http.Request, _ *apiRoute) (*http.Request, bool) { return r, true }
 		if o.jwtMode() {
-			next := h
-			h = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			pass = func(w http.ResponseWriter, r *http.Request, rt *apiRoute) (*http.Request, bool) {
 				p, ok := r.Context().Value(principalKey{}).(principal)
 				if !ok {
 					writeError(w, http.StatusForbidden, "an in-process request must act for a principal")
-					return
+					return nil, false
 				}
-				if r, ok := o.admit(w, r, o.callerFor(p)); ok {
-					next.ServeHTTP(w, r)
-				}
-			})
+				return o.admit(w, r, o.callerFor(p), rt)
+			}
 		}
-		o.internal = stripTrailingSlash(recoverPanics(o.unmatched(mux, h), o))
+		o.internal = stripTrailingSlash(recoverPanics(o.serveRows(mux, o.routes(mux), pass), o))
 	})
 	return o.internal
 }

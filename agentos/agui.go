@@ -25,21 +25,6 @@ type AGUIConfig = agui.Config
 // conversation each turn).
 const aguiBodyLimit = 32 << 20
 
-func (o *OS) aguiRoutes(mux routeMux) {
-	c := o.cfg.AGUI
-	if c == nil {
-		return
-	}
-	if _, err := checkAGUI(c, o.catalog()); err != nil {
-		// Runs then answer RUN_ERROR naming what is not served.
-		o.log.Error("AG-UI interface misconfigured", "err", err)
-	}
-	mux.HandleFunc("POST "+c.Prefix+"/agui", o.handleAGUI)
-	mux.HandleFunc("GET "+c.Prefix+"/status", func(w http.ResponseWriter, r *http.Request) {
-		writeJSON(w, http.StatusOK, map[string]string{"status": "available"})
-	})
-}
-
 func (o *OS) aguiListing() []any {
 	c := o.cfg.AGUI
 	if c == nil {
@@ -58,16 +43,24 @@ var aguiParams = []apiParam{
 	{Name: "forwardedProps", Type: "object", Desc: "open runtime context; user_id names the user", Required: true},
 }
 
+// aguiAPIRoutes are the AG-UI interface's routes, under its prefix.
 func (o *OS) aguiAPIRoutes() []apiRoute {
 	c := o.cfg.AGUI
 	if c == nil {
 		return nil
 	}
+	if _, err := checkAGUI(c, o.catalog()); err != nil {
+		// Runs then answer RUN_ERROR naming what is not served.
+		o.log.Error("AG-UI interface misconfigured", "err", err)
+	}
 	return []apiRoute{
-		{Pattern: "POST " + c.Prefix + "/agui", Tag: "AGUI", Summary: "Run Agent", JSON: aguiParams,
+		{Pattern: "POST " + c.Prefix + "/agui", Handler: o.handleAGUI, Access: checkedBy("OS.handleAGUI: mayRunAs, the run scope of the served agent or team"), Tag: "AGUI", Summary: "Run Agent", JSON: aguiParams,
 			Desc:   "AG-UI protocol endpoint: RunAgentInput in, a text/event-stream of AG-UI events out (RUN_STARTED, TEXT_MESSAGE_*, TOOL_CALL_*, STATE_SNAPSHOT, RUN_FINISHED or RUN_ERROR). threadId is the session; a call of a frontend tool ends the stream with the call, and the next request carrying its tool message continues the run.",
 			Result: "text/event-stream of AG-UI events"},
-		{Pattern: "GET " + c.Prefix + "/status", Tag: "AGUI", Summary: "Get Status", Result: "{\"status\":\"available\"}"},
+		{Pattern: "GET " + c.Prefix + "/status", Access: checkedBy("none: a constant answer"), Tag: "AGUI", Summary: "Get Status", Result: "{\"status\":\"available\"}",
+			Handler: func(w http.ResponseWriter, _ *http.Request) {
+				writeJSON(w, http.StatusOK, map[string]string{"status": "available"})
+			}},
 	}
 }
 

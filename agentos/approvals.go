@@ -454,15 +454,6 @@ func (o *OS) approvalGate(w http.ResponseWriter, r *http.Request, runID string) 
 
 // ---- routes ----
 
-func (o *OS) approvalRoutes(mux routeMux) {
-	mux.HandleFunc("GET /approvals", o.handleListApprovals)
-	mux.HandleFunc("GET /approvals/count", o.handleApprovalCount)
-	mux.HandleFunc("GET /approvals/{approval_id}/status", o.handleApprovalStatus)
-	mux.HandleFunc("GET /approvals/{approval_id}", o.handleGetApproval)
-	mux.HandleFunc("POST /approvals/{approval_id}/resolve", o.handleResolveApproval)
-	mux.HandleFunc("DELETE /approvals/{approval_id}", o.handleDeleteApproval)
-}
-
 // ApprovalResponse is agno's ApprovalResponse: every field, null when
 // unset.
 type ApprovalResponse struct {
@@ -903,7 +894,8 @@ func (o *OS) continueApproved(p *continuePlan) error {
 	}
 }
 
-func approvalAPIRoutes() []apiRoute {
+// approvalAPIRoutes are agno's /approvals routes (tag Approvals).
+func (o *OS) approvalAPIRoutes() []apiRoute {
 	filters := []apiParam{
 		{Name: "status", Type: "string", Enum: []string{"pending", "approved", "rejected", "expired", "cancelled"}},
 		{Name: "source_type", Type: "string", Desc: "agent, team or workflow"},
@@ -915,17 +907,17 @@ func approvalAPIRoutes() []apiRoute {
 	}
 	const resp = "ApprovalResponse {id, run_id, session_id, status, source_type, approval_type, pause_type, tool_name, tool_args, expires_at, agent_id, team_id, workflow_id, user_id, schedule_id, schedule_run_id, source_name, requirements, context, resolution_data, resolved_by, resolved_at, created_at, updated_at, run_status}"
 	return []apiRoute{
-		{Pattern: "GET /approvals", Tag: "Approvals", Summary: "List approvals", Desc: "Newest first; under user isolation a caller sees its own user's approvals.",
+		{Pattern: "GET /approvals", Handler: o.handleListApprovals, Access: needs("approvals:read"), Tag: "Approvals", Summary: "List approvals", Desc: "Newest first; under user isolation a caller sees its own user's approvals.",
 			Query: filters, Schema: "PaginatedResponse", Result: "PaginatedResponse[ApprovalResponse]"},
-		{Pattern: "GET /approvals/count", Tag: "Approvals", Summary: "Count pending approvals", Query: []apiParam{pUserQ}, Result: "{count}"},
-		{Pattern: "GET /approvals/{approval_id}/status", Tag: "Approvals", Summary: "Status of an approval",
+		{Pattern: "GET /approvals/count", Handler: o.handleApprovalCount, Access: needs("approvals:read"), Tag: "Approvals", Summary: "Count pending approvals", Query: []apiParam{pUserQ}, Result: "{count}"},
+		{Pattern: "GET /approvals/{approval_id}/status", Handler: o.handleApprovalStatus, Access: needs("approvals:read"), Tag: "Approvals", Summary: "Status of an approval",
 			Result: "{approval_id, status, run_id, resolved_at, resolved_by}; 404 \"Approval not found\""},
-		{Pattern: "GET /approvals/{approval_id}", Tag: "Approvals", Summary: "Get an approval", Result: resp + "; 404"},
-		{Pattern: "POST /approvals/{approval_id}/resolve", Tag: "Approvals", Summary: "Approve or reject a pending approval",
+		{Pattern: "GET /approvals/{approval_id}", Handler: o.handleGetApproval, Access: needs("approvals:read"), Tag: "Approvals", Summary: "Get an approval", Result: resp + "; 404"},
+		{Pattern: "POST /approvals/{approval_id}/resolve", Handler: o.handleResolveApproval, Access: needs("approvals:write"), Tag: "Approvals", Summary: "Approve or reject a pending approval",
 			Desc: "Only a pending approval resolves (409 \"Approval is already '<status>' and cannot be resolved\"). A required approval then continues its paused run once through the run engine (approved confirms the tool call, rejected refuses it with resolution_data.note; user input from resolution_data.values, an external result from resolution_data.result); 409 when another channel continued the run first. With a JWT, its sub is resolved_by.",
 			JSON: []apiParam{{Name: "status", Type: "string", Required: true, Enum: []string{"approved", "rejected"}}, {Name: "resolved_by", Type: "string"},
 				{Name: "resolution_data", Type: "object"}}, Result: resp},
-		{Pattern: "DELETE /approvals/{approval_id}", Tag: "Approvals", Summary: "Delete an approval", Status: http.StatusNoContent, Result: "No content; 404"},
+		{Pattern: "DELETE /approvals/{approval_id}", Handler: o.handleDeleteApproval, Access: needs("approvals:delete"), Tag: "Approvals", Summary: "Delete an approval", Status: http.StatusNoContent, Result: "No content; 404"},
 	}
 }
 

@@ -11,51 +11,46 @@ import (
 	"github.com/agno-go/agno/storage"
 )
 
-// authorize is JWT mode's gate (agno's JWTMiddleware with authorization):
-// the token is verified, then admitted as its caller.
-func (o *OS) authorize(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method == http.MethodOptions || openPath(r.URL.Path) || o.keylessPath(r.URL.Path) {
-			next.ServeHTTP(w, r)
-			return
+// authorize is JWT mode's gate (agno's JWTMiddleware with authorization)
+// of a route needing a token: the token is verified, then admitted as
+// its caller.
+func (o *OS) authorize(w http.ResponseWriter, r *http.Request, rt *apiRoute) (*http.Request, bool) {
+	token := auth.TokenFromRequest(r)
+	if token == "" {
+		writeError(w, http.StatusUnauthorized, "Authorization header missing")
+		return nil, false
+	}
+	c, err := o.callerFromToken(token)
+	if err != nil {
+		var ae *auth.Error
+		if errors.As(err, &ae) {
+			writeError(w, ae.Status, ae.Detail)
+		} else {
+			writeError(w, http.StatusUnauthorized, "Invalid token: "+err.Error())
 		}
-		token := auth.TokenFromRequest(r)
-		if token == "" {
-			writeError(w, http.StatusUnauthorized, "Authorization header missing")
-			return
-		}
-		c, err := o.callerFromToken(token)
-		if err != nil {
-			var ae *auth.Error
-			if errors.As(err, &ae) {
-				writeError(w, ae.Status, ae.Detail)
-			} else {
-				writeError(w, http.StatusUnauthorized, "Invalid token: "+err.Error())
-			}
-			return
-		}
-		if r, ok := o.admit(w, r, c); ok {
-			next.ServeHTTP(w, r)
-		}
-	})
+		return nil, false
+	}
+	return o.admit(w, r, c, rt)
 }
 
-// admit checks what c may do with r — the route's scopes, and for an
-// isolated caller its own user — and returns r carrying c. It is the one
-// check of every request in JWT mode: a token's, and one an object made
-// through the API sends for its principal (internalHandler). An isolated
-// caller's user_id query parameter is its own: every handler that reads
-// user_id reads the caller's sub.
-func (o *OS) admit(w http.ResponseWriter, r *http.Request, c *caller) (*http.Request, bool) {
+// admit checks what c may do with r — the scope of rt, the row serving r,
+// and for an isolated caller its own user — and returns r carrying c. It
+// is the one check of every request in JWT mode: a token's, and one an
+// object made through the API sends for its principal (internalHandler).
+// An isolated caller's user_id query parameter is its own: every handler
+// that reads user_id reads the caller's sub.
+func (o *OS) admit(w http.ResponseWriter, r *http.Request, c *caller, rt *apiRoute) (*http.Request, bool) {
 	if o.isolated(c) && c.UserID == "" {
 		writeError(w, http.StatusUnauthorized, "Invalid token: no sub claim. With user isolation on, a token must name its user in sub (or carry the admin scope)")
 		return nil, false
 	}
-	route := auth.RouteFor(r.Method, r.URL.Path)
-	if len(route.Scopes) > 0 && !o.verifier.Allowed(c.Scopes, route.Scopes, route.ResourceType, route.ResourceID) &&
-		!(route.ResourceType != "" && route.ResourceID == "" && r.Method == http.MethodGet) { // listings filter instead
-		writeError(w, http.StatusForbidden, "Insufficient permissions. Required scope(s): "+strings.Join(route.Scopes, ", "))
-		return nil, false
+	if scope := requiredScope(r, rt); scope != "" {
+		typ, id := auth.ResourceOf(r.URL.Path)
+		if !o.verifier.Allowed(c.Scopes, []string{scope}, typ, id) &&
+			!(typ != "" && id == "" && r.Method == http.MethodGet) { // listings filter instead
+			writeError(w, http.StatusForbidden, "Insufficient permissions. Required scope(s): "+scope)
+			return nil, false
+		}
 	}
 	if o.isolated(c) {
 		q := r.URL.Query()

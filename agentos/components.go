@@ -123,24 +123,8 @@ func configResponse(c *component.Config) ComponentConfigResponse {
 		Notes: c.Notes, CreatedAt: c.CreatedAt, UpdatedAt: c.UpdatedAt}
 }
 
-func (o *OS) componentRoutes(mux routeMux) {
-	mux.HandleFunc("GET /components", o.handleListComponents)
-	mux.HandleFunc("POST /components", o.handleCreateComponent)
-	mux.HandleFunc("GET /components/{component_id}", o.handleGetComponent)
-	mux.HandleFunc("PATCH /components/{component_id}", o.handleUpdateComponent)
-	mux.HandleFunc("DELETE /components/{component_id}", o.handleDeleteComponent)
-	mux.HandleFunc("GET /components/{component_id}/configs", o.handleListConfigs)
-	mux.HandleFunc("POST /components/{component_id}/configs", o.handleCreateConfig)
-	mux.HandleFunc("GET /components/{component_id}/configs/current", o.handleCurrentConfig)
-	mux.HandleFunc("GET /components/{component_id}/configs/{version}", o.handleGetConfig)
-	mux.HandleFunc("PATCH /components/{component_id}/configs/{version}", o.handleUpdateConfig)
-	mux.HandleFunc("DELETE /components/{component_id}/configs/{version}", o.handleDeleteConfig)
-	mux.HandleFunc("POST /components/{component_id}/configs/{version}/set-current", o.handleSetCurrent)
-	mux.HandleFunc("POST /databases/all/migrate", o.handleMigrateAll)
-	mux.HandleFunc("POST /databases/{db_id}/migrate", o.handleMigrate)
-}
-
-func componentAPIRoutes() []apiRoute {
+// componentAPIRoutes are agno's /components and /databases routes (tags Components, Database).
+func (o *OS) componentAPIRoutes() []apiRoute {
 	const tag = "Components"
 	typeQ := apiParam{Name: "component_type", Type: "string", Desc: "Filter by type", Enum: []string{"agent", "team", "workflow"}}
 	comp := "ComponentResponse{component_id, component_type, name, description, current_version, metadata, created_at, updated_at}"
@@ -153,32 +137,32 @@ func componentAPIRoutes() []apiRoute {
 	}
 	targetQ := apiParam{Name: "target_version", Type: "string", Desc: "Schema version to migrate to (not supported: agno-go migrates to the latest)"}
 	return []apiRoute{
-		{Pattern: "GET /components", Tag: tag, Summary: "List Components", Query: []apiParam{typeQ, pPageQ, pRegLimitQ},
+		{Pattern: "GET /components", Handler: o.handleListComponents, Access: needs("components:read"), Tag: tag, Summary: "List Components", Query: []apiParam{typeQ, pPageQ, pRegLimitQ},
 			Desc: "Components whose id is that of an agent, team or workflow defined in code or a file are left out.", Schema: "PaginatedResponse", Result: "PaginatedResponse[" + comp + "]"},
-		{Pattern: "POST /components", Tag: tag, Summary: "Create Component",
+		{Pattern: "POST /components", Handler: o.handleCreateComponent, Access: needs("components:write"), Tag: tag, Summary: "Create Component",
 			Desc: "Creates a component with its config version 1. The config takes the keys of a declarative file of the component's type (model: a [models] key, tools, knowledge, members, steps, …); it is checked by building it, and the component is served at once (its current version, else its latest).",
 			JSON: append([]apiParam{{Name: "name", Type: "string", Required: true}, {Name: "component_id", Type: "string", Desc: "Default: derived from name"},
 				{Name: "component_type", Type: "string", Required: true, Enum: []string{"agent", "team", "workflow"}}, {Name: "description", Type: "string"},
 				{Name: "metadata", Type: "object"}, {Name: "config", Type: "object"}, {Name: "set_current", Type: "boolean", Default: true}}, configFields[:3]...),
 			Status: http.StatusCreated, Result: comp},
-		{Pattern: "GET /components/{component_id}", Tag: tag, Summary: "Get Component", Result: comp},
-		{Pattern: "PATCH /components/{component_id}", Tag: tag, Summary: "Update Component",
+		{Pattern: "GET /components/{component_id}", Handler: o.handleGetComponent, Access: needs("components:read"), Tag: tag, Summary: "Get Component", Result: comp},
+		{Pattern: "PATCH /components/{component_id}", Handler: o.handleUpdateComponent, Access: needs("components:write"), Tag: tag, Summary: "Update Component",
 			JSON: []apiParam{{Name: "name", Type: "string"}, {Name: "description", Type: "string"}, {Name: "component_type", Type: "string"},
 				{Name: "metadata", Type: "object"}, {Name: "current_version", Type: "integer", Desc: "A published version to make current"}}, Result: comp},
-		{Pattern: "DELETE /components/{component_id}", Tag: tag, Summary: "Delete Component", Desc: "Soft delete: the component stops being served.", Status: http.StatusNoContent, Result: "Deleted"},
-		{Pattern: "GET /components/{component_id}/configs", Tag: tag, Summary: "List Configs",
+		{Pattern: "DELETE /components/{component_id}", Handler: o.handleDeleteComponent, Access: needs("components:delete"), Tag: tag, Summary: "Delete Component", Desc: "Soft delete: the component stops being served.", Status: http.StatusNoContent, Result: "Deleted"},
+		{Pattern: "GET /components/{component_id}/configs", Handler: o.handleListConfigs, Access: needs("components:read"), Tag: tag, Summary: "List Configs",
 			Query: []apiParam{{Name: "include_config", Type: "boolean", Desc: "Include the config", Default: true}}, Result: "[" + cfg + "]"},
-		{Pattern: "POST /components/{component_id}/configs", Tag: tag, Summary: "Create Config Version",
+		{Pattern: "POST /components/{component_id}/configs", Handler: o.handleCreateConfig, Access: needs("components:write"), Tag: tag, Summary: "Create Config Version",
 			JSON:   append([]apiParam{{Name: "config", Type: "object", Required: true}, {Name: "version", Type: "integer", Desc: "Ignored: versions are numbered in order"}, {Name: "set_current", Type: "boolean", Default: true}}, configFields...),
 			Status: http.StatusCreated, Result: cfg},
-		{Pattern: "GET /components/{component_id}/configs/current", Tag: tag, Summary: "Get Current Config", Result: cfg},
-		{Pattern: "GET /components/{component_id}/configs/{version}", Tag: tag, Summary: "Get Config Version", Result: cfg},
-		{Pattern: "PATCH /components/{component_id}/configs/{version}", Tag: tag, Summary: "Update Draft Config",
+		{Pattern: "GET /components/{component_id}/configs/current", Handler: o.handleCurrentConfig, Access: needs("components:read"), Tag: tag, Summary: "Get Current Config", Result: cfg},
+		{Pattern: "GET /components/{component_id}/configs/{version}", Handler: o.handleGetConfig, Access: needs("components:read"), Tag: tag, Summary: "Get Config Version", Result: cfg},
+		{Pattern: "PATCH /components/{component_id}/configs/{version}", Handler: o.handleUpdateConfig, Access: needs("components:write"), Tag: tag, Summary: "Update Draft Config",
 			Desc: "A published config cannot be edited (400).", JSON: append([]apiParam{{Name: "config", Type: "object"}}, configFields...), Result: cfg},
-		{Pattern: "DELETE /components/{component_id}/configs/{version}", Tag: tag, Summary: "Delete Config Version", Desc: "The current version cannot be deleted (400).", Status: http.StatusNoContent, Result: "Deleted"},
-		{Pattern: "POST /components/{component_id}/configs/{version}/set-current", Tag: tag, Summary: "Set Current Config Version", Desc: "Only a published version can be current.", Result: comp},
-		{Pattern: "POST /databases/all/migrate", Tag: "Database", Summary: "Migrate All Databases", Query: []apiParam{targetQ}, Result: "{message}; 207 {message, failed: {db_id: error}}"},
-		{Pattern: "POST /databases/{db_id}/migrate", Tag: "Database", Summary: "Migrate Database", Query: []apiParam{targetQ}, Result: "{message}"},
+		{Pattern: "DELETE /components/{component_id}/configs/{version}", Handler: o.handleDeleteConfig, Access: needs("components:delete"), Tag: tag, Summary: "Delete Config Version", Desc: "The current version cannot be deleted (400).", Status: http.StatusNoContent, Result: "Deleted"},
+		{Pattern: "POST /components/{component_id}/configs/{version}/set-current", Handler: o.handleSetCurrent, Access: needs("components:write"), Tag: tag, Summary: "Set Current Config Version", Desc: "Only a published version can be current.", Result: comp},
+		{Pattern: "POST /databases/all/migrate", Handler: o.handleMigrateAll, Access: needs("config:write"), Tag: "Database", Summary: "Migrate All Databases", Query: []apiParam{targetQ}, Result: "{message}; 207 {message, failed: {db_id: error}}"},
+		{Pattern: "POST /databases/{db_id}/migrate", Handler: o.handleMigrate, Access: needs("config:write"), Tag: "Database", Summary: "Migrate Database", Query: []apiParam{targetQ}, Result: "{message}"},
 	}
 }
 

@@ -21,30 +21,19 @@ import (
 type controlFeature struct {
 	tag    string // agno's router tag, named in the 503 without a DB
 	prefix []string
-	routes func(o *OS, mux routeMux)
-	docs   func() []apiRoute
+	routes func(o *OS) []apiRoute
 	start  func(o *OS) error
 	stop   func(o *OS)
 }
 
 func controlFeatures() []controlFeature {
 	return []controlFeature{
-		{tag: "Approvals", prefix: []string{"/approvals"}, routes: (*OS).approvalRoutes, docs: approvalAPIRoutes, start: (*OS).startApprovals, stop: (*OS).stopApprovals},
-		{tag: "Schedules", prefix: []string{"/schedules"}, routes: (*OS).scheduleRoutes, docs: scheduleAPIRoutes, start: (*OS).startSchedules, stop: (*OS).stopSchedules},
-		{tag: "Traces", prefix: []string{"/traces", "/trace_session_stats"}, routes: (*OS).traceRoutes, docs: traceAPIRoutes, start: (*OS).startTraces, stop: (*OS).stopTraces},
-		{tag: "Metrics", prefix: []string{"/metrics"}, routes: (*OS).metricsRoutes, docs: metricsAPIRoutes, start: (*OS).startMetrics, stop: (*OS).stopMetrics},
-		{tag: "Evals", prefix: []string{"/eval-runs"}, routes: (*OS).evalRoutes, docs: evalAPIRoutes, start: (*OS).startEvals, stop: (*OS).stopEvals},
-		{tag: "Components", prefix: []string{"/components", "/databases"}, routes: (*OS).componentRoutes, docs: componentAPIRoutes, start: (*OS).startComponents, stop: (*OS).stopComponents},
-	}
-}
-
-// controlRoutes registers each feature's routes when there is a DB.
-func (o *OS) controlRoutes(mux routeMux) {
-	if o.cfg.DB == nil {
-		return
-	}
-	for _, f := range controlFeatures() {
-		f.routes(o, mux)
+		{tag: "Approvals", prefix: []string{"/approvals"}, routes: (*OS).approvalAPIRoutes, start: (*OS).startApprovals, stop: (*OS).stopApprovals},
+		{tag: "Schedules", prefix: []string{"/schedules"}, routes: (*OS).scheduleAPIRoutes, start: (*OS).startSchedules, stop: (*OS).stopSchedules},
+		{tag: "Traces", prefix: []string{"/traces", "/trace_session_stats"}, routes: (*OS).traceAPIRoutes, start: (*OS).startTraces, stop: (*OS).stopTraces},
+		{tag: "Metrics", prefix: []string{"/metrics"}, routes: (*OS).metricsAPIRoutes, start: (*OS).startMetrics, stop: (*OS).stopMetrics},
+		{tag: "Evals", prefix: []string{"/eval-runs"}, routes: (*OS).evalAPIRoutes, start: (*OS).startEvals, stop: (*OS).stopEvals},
+		{tag: "Components", prefix: []string{"/components", "/databases"}, routes: (*OS).componentAPIRoutes, start: (*OS).startComponents, stop: (*OS).stopComponents},
 	}
 }
 
@@ -65,10 +54,11 @@ func (o *OS) controlStub(path string) (detail string, ok bool) {
 	return "", false
 }
 
-func controlAPIRoutes() []apiRoute {
+// controlAPIRoutes are every feature's routes, served with a DB.
+func (o *OS) controlAPIRoutes() []apiRoute {
 	var out []apiRoute
 	for _, f := range controlFeatures() {
-		out = append(out, f.docs()...)
+		out = append(out, f.routes(o)...)
 	}
 	return out
 }

@@ -2,6 +2,7 @@ package agentos
 
 import (
 	"net/http"
+	"slices"
 	"sort"
 
 	"github.com/agno-go/agno/agent"
@@ -11,32 +12,74 @@ import (
 	"github.com/agno-go/agno/workflow"
 )
 
-// routes registers agno's routes.
-func (o *OS) routes(mux routeMux) {
-	mux.HandleFunc("GET /{$}", o.handleHome)
-	mux.HandleFunc("GET /health", o.handleHealth)
-	mux.HandleFunc("GET /ready", o.handleReady) // ready.go
-	mux.HandleFunc("GET /info", o.handleInfo)
-	mux.HandleFunc("GET /config", o.handleConfig)
-	mux.HandleFunc("GET /models", o.handleModels)
-
-	mux.HandleFunc("GET /agents", o.handleAgents)
-	mux.HandleFunc("GET /agents/{agent_id}", o.handleAgent)
-	mux.HandleFunc("GET /teams", o.handleTeams)
-	mux.HandleFunc("GET /teams/{team_id}", o.handleTeam)
-	for _, k := range []kind{agentKind, teamKind} {
-		prefix := "/" + k.name + "s/{" + k.name + "_id}"
-		mux.HandleFunc("POST "+prefix+"/runs", o.handleRun(k))
-		mux.HandleFunc("POST "+prefix+"/runs/{run_id}/cancel", o.handleCancel(k))
-		mux.HandleFunc("POST "+prefix+"/runs/{run_id}/continue", o.handleContinue(k))
-		mux.HandleFunc("POST "+prefix+"/runs/{run_id}/resume", o.handleResume(k))
-		mux.HandleFunc("GET "+prefix+"/runs/{run_id}", o.handleGetRun(k))
-		mux.HandleFunc("GET "+prefix+"/runs", o.handleListRuns(k))
+// routes registers the routes this OS serves on mux and returns their
+// rows: every AgentOS's, the control plane's with a DB, and the
+// configured interfaces'.
+func (o *OS) routes(mux routeMux) []apiRoute {
+	var rows []apiRoute // the docs pages list them, read once registered
+	rows = o.baseAPIRoutes(func() []apiRoute { return rows })
+	if o.cfg.DB != nil {
+		rows = append(rows, o.controlAPIRoutes()...)
 	}
-	o.workflowRoutes(mux)
-	o.extraRoutes(mux)
-	o.interfaceRoutes(mux)
-	o.controlRoutes(mux)
+	rows = append(rows, o.interfaceAPIRoutes()...)
+	register(mux, rows)
+	return rows
+}
+
+// baseAPIRoutes are the routes every AgentOS serves; the docs pages
+// document served().
+func (o *OS) baseAPIRoutes(served func() []apiRoute) []apiRoute {
+	return slices.Concat(o.coreAPIRoutes(), o.workflowAPIRoutes(), o.sessionAPIRoutes(), o.memoryAPIRoutes(),
+		o.registryAPIRoutes(), o.docsAPIRoutes(served), o.knowledgeAPIRoutes())
+}
+
+// coreAPIRoutes are home, the probes, the configuration and the agents'
+// and teams' routes.
+func (o *OS) coreAPIRoutes() []apiRoute {
+	routes := []apiRoute{
+		{Pattern: "GET /{$}", Handler: o.handleHome, Access: open("the home page: name, id and version, open in agno"), Tag: "Core", Summary: "AgentOS home", Result: "{name, id, version}"},
+		{Pattern: "GET /health", Handler: o.handleHealth, Access: open("liveness probe, open in agno"), Tag: "Core", Summary: "Health check", Result: "{status: \"ok\", instantiated_at}"},
+		{Pattern: "GET /ready", Handler: o.handleReady, Access: open("readiness probe for load balancers, like /health"), Tag: "Core", Summary: "Readiness check", Desc: "Checks that the database answers (within 2 s) and can keep writes; 503 {status: \"unavailable\", checks: {storage: {status: \"down\", detail}}} when it cannot, 503 {status: \"draining\", checks: {}} while the server shuts down. Needs no key, like /health (which stays a constant 200).",
+			Result: "{status: \"ready\", checks: {storage: {status: \"ok\"}}}"},
+		{Pattern: "GET /info", Handler: o.handleInfo, Access: open("version and resource counts, open in agno"), Tag: "Core", Summary: "Agno version and resource counts", Result: "{agno_version, agent_count, team_count, workflow_count}"},
+		{Pattern: "GET /config", Handler: o.handleConfig, Access: needs("config:read"), Tag: "Core", Summary: "AgentOS configuration", Result: "ConfigResponse: os_id, name, agents, teams, workflows, databases, available_models"},
+		{Pattern: "GET /models", Handler: o.handleModels, Access: needs("config:read"), Tag: "Core", Summary: "Unique models of the agents and teams", Result: "[{id, provider}]"},
+	}
+	// Agents and teams share one route shape.
+	for _, c := range []struct {
+		k                                                      kind
+		list, get                                              http.HandlerFunc
+		tag, a, extraForm, continueField, continueDesc, output string
+	}{
+		{agentKind, o.handleAgents, o.handleAgent, "Agents", "an", "", "tools", "JSON list of ToolExecution objects with the human's decisions or results", "RunOutput"},
+		{teamKind, o.handleTeams, o.handleTeam, "Teams", "a", "monitor", "requirements", "JSON list of RunRequirement objects with the human's decisions", "TeamRunOutput"},
+	} {
+		form := []apiParam{pMessage, pStream, pSession, pUser, pFiles, pVersion, pBackground, pFactory}
+		form[0].Desc = "The input"
+		if c.extraForm != "" {
+			form = append(form, apiParam{Name: c.extraForm, Type: "boolean", Default: true})
+		}
+		k, noun := c.k, c.k.name
+		p := "/" + noun + "s"
+		id := p + "/{" + noun + "_id}"
+		read, run := needs(noun+"s:read"), needs(noun+"s:run")
+		routes = append(routes,
+			apiRoute{Pattern: "GET " + p, Handler: c.list, Access: read, Tag: c.tag, Summary: "List " + noun + "s", Result: "[" + c.tag[:len(c.tag)-1] + "Response]"},
+			apiRoute{Pattern: "GET " + id, Handler: c.get, Access: read, Tag: c.tag, Summary: "Get " + c.a + " " + noun, Result: c.tag[:len(c.tag)-1] + "Response"},
+			apiRoute{Pattern: "POST " + id + "/runs", Handler: o.handleRun(k), Access: run, Tag: c.tag, Summary: "Run " + c.a + " " + noun, Desc: runFormExtra, Form: form, Stream: true,
+				Result: c.output + "; an SSE stream when stream=true; 202 {run_id, session_id, status} for a background run"},
+			apiRoute{Pattern: "POST " + id + "/runs/{run_id}/cancel", Handler: o.handleCancel(k), Access: run, Tag: c.tag, Summary: "Cancel " + c.a + " " + noun + " run", Query: []apiParam{pSessionQ}, Result: "{}"},
+			apiRoute{Pattern: "POST " + id + "/runs/{run_id}/continue", Handler: o.handleContinue(k), Access: run, Tag: c.tag, Summary: "Continue a paused " + noun + " run", Desc: runFormExtra,
+				Form:   []apiParam{{Name: c.continueField, Type: "string", Desc: c.continueDesc}, pSessionReq, pUser, pStream, pBackground},
+				Stream: true, Result: c.output + ", or an SSE stream"},
+			// agno's table names no resume route: its handler checks the run scope.
+			apiRoute{Pattern: "POST " + id + "/runs/{run_id}/resume", Handler: o.handleResume(k), Access: checkedBy("OS.mayRun: " + noun + "s:run on the path's " + noun),
+				Tag: c.tag, Summary: "Resume " + c.a + " " + noun + " run's event stream", Form: []apiParam{pLastEvent, pSessionOpt}, Stream: true, Result: "SSE stream: missed events, then live ones"},
+			apiRoute{Pattern: "GET " + id + "/runs/{run_id}", Handler: o.handleGetRun(k), Access: read, Tag: c.tag, Summary: "Get " + c.a + " " + noun + " run", Query: []apiParam{pSessionQ}, Result: c.output},
+			apiRoute{Pattern: "GET " + id + "/runs", Handler: o.handleListRuns(k), Access: read, Tag: c.tag, Summary: "List a session's " + noun + " runs", Query: []apiParam{{Name: "session_id", Type: "string", Desc: "Session to list", Required: true}, pStatusQ}, Result: "[RunSchema]"},
+		)
+	}
+	return routes
 }
 
 // homeResponse is agno's GET / body.

@@ -27,9 +27,13 @@ type apiParam struct {
 	NonNeg   bool // minimum 0 (agno's ge=0)
 }
 
-// apiRoute documents one route, keyed by its exact ServeMux pattern.
+// apiRoute is one route, declared once: the mux serves Handler under
+// Pattern, the key and JWT checks apply Access (route.go), and the rest
+// documents it in /openapi.json and /docs.
 type apiRoute struct {
-	Pattern string // "GET /agents/{agent_id}"
+	Pattern string // ServeMux pattern, "GET /agents/{agent_id}"
+	Handler http.HandlerFunc
+	Access  access
 	Tag     string
 	Summary string
 	Desc    string
@@ -42,10 +46,9 @@ type apiRoute struct {
 	Stream  bool       // may answer text/event-stream
 	// Served is the ServeMux pattern that serves the route when it is not
 	// Pattern: one pattern serves routes ServeMux cannot tell apart
-	// (GET /knowledge/content/{id} and GET /knowledge/{id}/sources).
+	// (GET /knowledge/content/{id} and GET /knowledge/{id}/sources), each
+	// row in turn (register).
 	Served string
-	// Open routes carry their own auth, not AgentOS's key (Slack events).
-	Open bool
 }
 
 func (a apiRoute) method() string { m, _, _ := strings.Cut(a.Pattern, " "); return m }
@@ -78,124 +81,6 @@ var (
 	pSessionOpt  = apiParam{Name: "session_id", Type: "string", Desc: "Session of the run"}
 	runFormExtra = "Form fields not listed here are passed to the run: session_state, dependencies, metadata, knowledge_filters and output_schema as JSON (dropped when not valid JSON), \"true\"/\"false\" as booleans, \"null\"/\"none\" as null (stream_events, add_history_to_context, …). Fields the run has no use for are ignored."
 )
-
-// apiRoutes documents every route AgentOS may register. The document
-// served lists those the server actually registered; a test checks that
-// every registered route is documented here.
-var apiRoutes = buildAPIRoutes()
-
-func buildAPIRoutes() []apiRoute {
-	routes := []apiRoute{
-		{Pattern: "GET /{$}", Tag: "Core", Summary: "AgentOS home", Result: "{name, id, version}"},
-		{Pattern: "GET /health", Tag: "Core", Summary: "Health check", Result: "{status: \"ok\", instantiated_at}"},
-		{Pattern: "GET /ready", Tag: "Core", Summary: "Readiness check", Desc: "Checks that the database answers (within 2 s) and can keep writes; 503 {status: \"unavailable\", checks: {storage: {status: \"down\", detail}}} when it cannot, 503 {status: \"draining\", checks: {}} while the server shuts down. Needs no key, like /health (which stays a constant 200).",
-			Result: "{status: \"ready\", checks: {storage: {status: \"ok\"}}}"},
-		{Pattern: "GET /info", Tag: "Core", Summary: "Agno version and resource counts", Result: "{agno_version, agent_count, team_count, workflow_count}"},
-		{Pattern: "GET /config", Tag: "Core", Summary: "AgentOS configuration", Result: "ConfigResponse: os_id, name, agents, teams, workflows, databases, available_models"},
-		{Pattern: "GET /models", Tag: "Core", Summary: "Unique models of the agents and teams", Result: "[{id, provider}]"},
-
-		{Pattern: "GET /workflows", Tag: "Workflows", Summary: "List workflows", Result: "[WorkflowSummaryResponse]"},
-		{Pattern: "GET /workflows/{workflow_id}", Tag: "Workflows", Summary: "Get a workflow with its step tree", Result: "WorkflowResponse"},
-		{Pattern: "POST /workflows/{workflow_id}/runs", Tag: "Workflows", Summary: "Run a workflow", Desc: runFormExtra,
-			Form: []apiParam{pMessage, pStream, pBackground, pSession, pUser, pVersion, pFactory}, Stream: true,
-			Result: "WorkflowRunOutput; an SSE stream when stream=true; 202 {run_id, session_id, status} for a background run"},
-		{Pattern: "POST /workflows/{workflow_id}/runs/{run_id}/continue", Tag: "Workflows", Summary: "Continue a paused workflow run",
-			Form:   []apiParam{{Name: "step_requirements", Type: "string", Desc: "JSON list of StepRequirement objects (confirmation, user input, route choice, output review)"}, pSessionOpt, pUser, pStream, pFactory},
-			Stream: true, Result: "WorkflowRunOutput, or an SSE stream"},
-		{Pattern: "POST /workflows/{workflow_id}/runs/{run_id}/cancel", Tag: "Workflows", Summary: "Cancel a workflow run", Query: []apiParam{pSessionQ}, Result: "{}"},
-		{Pattern: "POST /workflows/{workflow_id}/runs/{run_id}/resume", Tag: "Workflows", Summary: "Resume a workflow run's event stream", Form: []apiParam{pLastEvent, pSessionOpt}, Stream: true, Result: "SSE stream: missed events, then live ones"},
-		{Pattern: "GET /workflows/{workflow_id}/runs/{run_id}", Tag: "Workflows", Summary: "Get a workflow run", Query: []apiParam{pSessionQ}, Result: "WorkflowRunOutput"},
-		{Pattern: "GET /workflows/{workflow_id}/runs", Tag: "Workflows", Summary: "List a session's workflow runs", Query: []apiParam{{Name: "session_id", Type: "string", Desc: "Session to list", Required: true}, pStatusQ}, Result: "[WorkflowRunSchema]"},
-		{Pattern: "GET /workflows/ws", Tag: "Workflows", Summary: "WebSocket for workflow runs",
-			Desc:   "Upgrade to a WebSocket. Client actions: authenticate, start-workflow, continue-workflow, reconnect, ping. Live events arrive as SSE-framed text; control messages as JSON.",
-			Status: http.StatusSwitchingProtocols, Result: "Switching Protocols"},
-
-		{Pattern: "GET /sessions", Tag: "Sessions", Summary: "List sessions", Query: []apiParam{pTypeQ,
-			{Name: "component_id", Type: "string", Desc: "Agent, team or workflow id"}, pUserQ,
-			{Name: "session_name", Type: "string", Desc: "Partial session name"}, pLimitQ, pPage0Q,
-			{Name: "sort_by", Type: "string", Desc: "Sort field", Default: "created_at"}, pSortOrderQ, pDBQ, pTableQ},
-			Schema: "PaginatedResponse", Result: "PaginatedResponse[SessionSchema]"},
-		{Pattern: "POST /sessions", Tag: "Sessions", Summary: "Create a session", Query: []apiParam{pTypeQ, pDBQ, pTableQ},
-			JSON: []apiParam{{Name: "session_id", Type: "string"}, {Name: "session_name", Type: "string"}, {Name: "session_state", Type: "object"},
-				{Name: "metadata", Type: "object"}, {Name: "user_id", Type: "string"}, {Name: "agent_id", Type: "string"}, {Name: "team_id", Type: "string"}, {Name: "workflow_id", Type: "string"}},
-			Status: http.StatusCreated, Result: "Session detail"},
-		{Pattern: "DELETE /sessions", Tag: "Sessions", Summary: "Delete sessions", Query: []apiParam{pUserQ, pDBQ, pTableQ},
-			JSON:   []apiParam{{Name: "session_ids", Type: "array", Required: true}, {Name: "session_types", Type: "array", Required: true}},
-			Status: http.StatusNoContent, Result: "Deleted"},
-		{Pattern: "GET /sessions/{session_id}", Tag: "Sessions", Summary: "Get a session", Query: []apiParam{pTypeQ, pUserQ, pDBQ, pTableQ}, Result: "Session detail"},
-		{Pattern: "PATCH /sessions/{session_id}", Tag: "Sessions", Summary: "Update a session", Query: []apiParam{pTypeQ, pUserQ, pDBQ, pTableQ},
-			JSON:   []apiParam{{Name: "session_name", Type: "string"}, {Name: "session_state", Type: "object"}, {Name: "metadata", Type: "object"}, {Name: "summary", Type: "object"}},
-			Result: "Session detail"},
-		{Pattern: "DELETE /sessions/{session_id}", Tag: "Sessions", Summary: "Delete a session", Query: []apiParam{pUserQ, pDBQ, pTableQ}, Status: http.StatusNoContent, Result: "Deleted"},
-		{Pattern: "POST /sessions/{session_id}/rename", Tag: "Sessions", Summary: "Rename a session", Query: []apiParam{pTypeQ, pUserQ, pDBQ, pTableQ},
-			JSON: []apiParam{{Name: "session_name", Type: "string", Required: true}}, Result: "Session detail"},
-		{Pattern: "GET /sessions/{session_id}/runs", Tag: "Sessions", Summary: "List a session's runs", Query: []apiParam{pTypeQ, pUserQ,
-			{Name: "created_after", Type: "integer", Desc: "Epoch seconds"}, {Name: "created_before", Type: "integer", Desc: "Epoch seconds"}, pDBQ, pTableQ},
-			Result: "[RunSchema | TeamRunSchema | WorkflowRunSchema]"},
-		{Pattern: "GET /sessions/{session_id}/runs/{run_id}", Tag: "Sessions", Summary: "Get a session's run", Query: []apiParam{pTypeQ, pUserQ, pDBQ, pTableQ}, Result: "Run schema"},
-
-		{Pattern: "POST /memories", Tag: "Memory", Summary: "Create a memory", Query: []apiParam{pDBQ, pTableQ},
-			JSON: []apiParam{{Name: "memory", Type: "string", Required: true}, {Name: "user_id", Type: "string"}, {Name: "topics", Type: "array"}}, Result: "UserMemorySchema"},
-		{Pattern: "GET /memories", Tag: "Memory", Summary: "List memories", Query: []apiParam{pUserQ, {Name: "agent_id", Type: "string"}, {Name: "team_id", Type: "string"},
-			{Name: "topics", Type: "string", Desc: "Comma-separated topics"}, {Name: "search_content", Type: "string"}, pLimitQ, pPage0Q,
-			{Name: "sort_by", Type: "string", Default: "updated_at"}, pSortOrderQ, pDBQ, pTableQ},
-			Schema: "PaginatedResponse", Result: "PaginatedResponse[UserMemorySchema]"},
-		{Pattern: "DELETE /memories", Tag: "Memory", Summary: "Delete memories", Query: []apiParam{pDBQ, pTableQ},
-			JSON: []apiParam{{Name: "memory_ids", Type: "array", Required: true}, {Name: "user_id", Type: "string"}}, Status: http.StatusNoContent, Result: "Deleted"},
-		{Pattern: "GET /memories/{memory_id}", Tag: "Memory", Summary: "Get a memory", Query: []apiParam{pUserQ, pDBQ, pTableQ}, Result: "UserMemorySchema"},
-		{Pattern: "PATCH /memories/{memory_id}", Tag: "Memory", Summary: "Update a memory", Query: []apiParam{pDBQ, pTableQ},
-			JSON: []apiParam{{Name: "memory", Type: "string", Required: true}, {Name: "user_id", Type: "string"}, {Name: "topics", Type: "array"}}, Result: "UserMemorySchema"},
-		{Pattern: "DELETE /memories/{memory_id}", Tag: "Memory", Summary: "Delete a memory", Query: []apiParam{pUserQ, pDBQ, pTableQ}, Status: http.StatusNoContent, Result: "Deleted"},
-		{Pattern: "GET /memory_topics", Tag: "Memory", Summary: "List memory topics", Query: []apiParam{pUserQ, pDBQ, pTableQ}, Result: "[string]"},
-		{Pattern: "GET /user_memory_stats", Tag: "Memory", Summary: "Memory counts per user", Query: []apiParam{pLimitQ, pPage0Q, pUserQ, pDBQ, pTableQ},
-			Schema: "PaginatedResponse", Result: "PaginatedResponse[{user_id, total_memories, last_memory_updated_at}]"},
-		{Pattern: "POST /optimize-memories", Tag: "Memory", Summary: "Merge and shorten a user's memories", Query: []apiParam{pDBQ, pTableQ},
-			JSON:   []apiParam{{Name: "user_id", Type: "string", Required: true}, {Name: "model", Type: "string", Desc: "\"provider:model_id\""}, {Name: "apply", Type: "boolean", Default: true}},
-			Result: "{memories, memories_before, memories_after, tokens_before, tokens_after, tokens_saved, reduction_percentage}"},
-
-		{Pattern: "GET /registry", Tag: "Registry", Summary: "List registry resources",
-			Desc: "Agents, teams, workflows and every model, tool, database and step function wired into them, sorted by (type, name).",
-			Query: []apiParam{{Name: "resource_type", Type: "string", Desc: "Filter by resource type", Enum: resourceTypeStrings()},
-				{Name: "name", Type: "string", Desc: "Filter by name (case-insensitive substring)"}, pPageQ, pRegLimitQ},
-			Schema: "RegistryPage", Result: "PaginatedResponse[RegistryContentResponse]"},
-
-		{Pattern: "GET /openapi.json", Tag: "Docs", Summary: "This OpenAPI document", Result: "OpenAPI 3.1 document"},
-		// knowledge routes: knowledgeAPIRoutes (knowledge.go), appended below
-		{Pattern: "GET /docs", Tag: "Docs", Summary: "Route reference with a Try it form per route",
-			Desc: "Server-rendered; a small inline script adds the forms, which call this server with fetch(). Loads nothing from other sites.", Result: "HTML page"},
-		{Pattern: "GET /redoc", Tag: "Docs", Summary: "Two-pane reference of /openapi.json",
-			Desc: "Rendered on the server from this document: navigation by tag, operations, parameters, bodies, responses and schemas. No script, nothing loaded from other sites.", Result: "HTML page"},
-	}
-	routes = append(routes, knowledgeAPIRoutes()...)
-	routes = append(routes, controlAPIRoutes()...)
-	// Agents and teams share one route shape.
-	for _, c := range []struct{ prefix, tag, noun, a, extraForm, continueField, continueDesc, output string }{
-		{"/agents", "Agents", "agent", "an", "", "tools", "JSON list of ToolExecution objects with the human's decisions or results", "RunOutput"},
-		{"/teams", "Teams", "team", "a", "monitor", "requirements", "JSON list of RunRequirement objects with the human's decisions", "TeamRunOutput"},
-	} {
-		form := []apiParam{pMessage, pStream, pSession, pUser, pFiles, pVersion, pBackground, pFactory}
-		form[0].Desc = "The input"
-		if c.extraForm != "" {
-			form = append(form, apiParam{Name: c.extraForm, Type: "boolean", Default: true})
-		}
-		p := c.prefix
-		id := p + "/{" + c.noun + "_id}"
-		routes = append(routes,
-			apiRoute{Pattern: "GET " + p, Tag: c.tag, Summary: "List " + c.noun + "s", Result: "[" + c.tag[:len(c.tag)-1] + "Response]"},
-			apiRoute{Pattern: "GET " + id, Tag: c.tag, Summary: "Get " + c.a + " " + c.noun, Result: c.tag[:len(c.tag)-1] + "Response"},
-			apiRoute{Pattern: "POST " + id + "/runs", Tag: c.tag, Summary: "Run " + c.a + " " + c.noun, Desc: runFormExtra, Form: form, Stream: true,
-				Result: c.output + "; an SSE stream when stream=true; 202 {run_id, session_id, status} for a background run"},
-			apiRoute{Pattern: "POST " + id + "/runs/{run_id}/cancel", Tag: c.tag, Summary: "Cancel " + c.a + " " + c.noun + " run", Query: []apiParam{pSessionQ}, Result: "{}"},
-			apiRoute{Pattern: "POST " + id + "/runs/{run_id}/continue", Tag: c.tag, Summary: "Continue a paused " + c.noun + " run", Desc: runFormExtra,
-				Form:   []apiParam{{Name: c.continueField, Type: "string", Desc: c.continueDesc}, pSessionReq, pUser, pStream, pBackground},
-				Stream: true, Result: c.output + ", or an SSE stream"},
-			apiRoute{Pattern: "POST " + id + "/runs/{run_id}/resume", Tag: c.tag, Summary: "Resume " + c.a + " " + c.noun + " run's event stream", Form: []apiParam{pLastEvent, pSessionOpt}, Stream: true, Result: "SSE stream: missed events, then live ones"},
-			apiRoute{Pattern: "GET " + id + "/runs/{run_id}", Tag: c.tag, Summary: "Get " + c.a + " " + c.noun + " run", Query: []apiParam{pSessionQ}, Result: c.output},
-			apiRoute{Pattern: "GET " + id + "/runs", Tag: c.tag, Summary: "List a session's " + c.noun + " runs", Query: []apiParam{{Name: "session_id", Type: "string", Desc: "Session to list", Required: true}, pStatusQ}, Result: "[RunSchema]"},
-		)
-	}
-	return routes
-}
 
 func resourceTypeStrings() []string {
 	out := make([]string, len(ResourceTypes))
@@ -230,27 +115,32 @@ var tagDescriptions = map[string]string{
 	"AGUI":       "The AG-UI protocol interface: runs an agent for AG-UI front ends.",
 }
 
-func (o *OS) docsRoutes(mux routeMux) {
-	var once sync.Once
-	var served []apiRoute
-	registered := func() []apiRoute {
-		once.Do(func() { served = registeredRoutes(mux, append(slices.Clone(apiRoutes), o.interfaceAPIRoutes()...)) })
-		return served
+// docsAPIRoutes are the API documents: /openapi.json and its HTML views,
+// of the routes served() lists.
+func (o *OS) docsAPIRoutes(served func() []apiRoute) []apiRoute {
+	list := sync.OnceValue(func() []apiRoute {
+		rows := slices.Clone(served())
+		sort.SliceStable(rows, func(i, j int) bool { return rows[i].path() < rows[j].path() })
+		return rows
+	})
+	why := open("API documentation, open in agno")
+	return []apiRoute{
+		{Pattern: "GET /openapi.json", Access: why, Tag: "Docs", Summary: "This OpenAPI document", Result: "OpenAPI 3.1 document",
+			Handler: func(w http.ResponseWriter, _ *http.Request) { writeJSON(w, http.StatusOK, o.openAPI(list())) }},
+		{Pattern: "GET /docs", Access: why, Tag: "Docs", Summary: "Route reference with a Try it form per route",
+			Desc: "Server-rendered; a small inline script adds the forms, which call this server with fetch(). Loads nothing from other sites.", Result: "HTML page",
+			Handler: func(w http.ResponseWriter, _ *http.Request) { o.writeHTML(w, docsCSP, o.docsPage(list())) }},
+		{Pattern: "GET /redoc", Access: why, Tag: "Docs", Summary: "Two-pane reference of /openapi.json",
+			Desc: "Rendered on the server from this document: navigation by tag, operations, parameters, bodies, responses and schemas. No script, nothing loaded from other sites.", Result: "HTML page",
+			Handler: func(w http.ResponseWriter, _ *http.Request) {
+				page, err := referencePage(o.openAPI(list()))
+				if err != nil {
+					writeError(w, http.StatusInternalServerError, err.Error())
+					return
+				}
+				o.writeHTML(w, referenceCSP, page)
+			}},
 	}
-	mux.HandleFunc("GET /openapi.json", func(w http.ResponseWriter, _ *http.Request) {
-		writeJSON(w, http.StatusOK, o.openAPI(registered()))
-	})
-	mux.HandleFunc("GET /docs", func(w http.ResponseWriter, _ *http.Request) {
-		o.writeHTML(w, docsCSP, o.docsPage(registered()))
-	})
-	mux.HandleFunc("GET /redoc", func(w http.ResponseWriter, _ *http.Request) {
-		page, err := referencePage(o.openAPI(registered()))
-		if err != nil {
-			writeError(w, http.StatusInternalServerError, err.Error())
-			return
-		}
-		o.writeHTML(w, referenceCSP, page)
-	})
 }
 
 // writeHTML answers a docs page under its Content-Security-Policy: the
@@ -267,29 +157,10 @@ func (o *OS) writeHTML(w http.ResponseWriter, csp, page string) {
 	}
 }
 
-// registeredRoutes keeps the documented routes mux serves under exactly
-// their pattern.
-func registeredRoutes(mux routeMux, routes []apiRoute) []apiRoute {
-	var out []apiRoute
-	for _, rt := range routes {
-		path := strings.ReplaceAll(rt.path(), "{$}", "")
-		path = wildcard.ReplaceAllString(path, "x")
-		req, err := http.NewRequest(rt.method(), path, nil)
-		if err != nil {
-			continue
-		}
-		if _, pattern := mux.Handler(req); pattern == cmp.Or(rt.Served, rt.Pattern) {
-			out = append(out, rt)
-		}
-	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].path() < out[j].path() })
-	return out
-}
-
 var wildcard = regexp.MustCompile(`\{[^}$]+\}`)
 
-// open reports a route AgentOS's key does not guard.
-func (rt apiRoute) open() bool { return rt.Open || openPath(openAPIPath(rt.path())) }
+// open reports a route that needs no key or token.
+func (rt apiRoute) open() bool { return rt.Access.Open != "" }
 
 // openAPIPath turns a ServeMux path into an OpenAPI path ("/{$}" → "/",
 // "{name...}" → "{name}").

@@ -34,14 +34,6 @@ func (o *OS) startEvals() error {
 // their requests.
 func (o *OS) stopEvals() {}
 
-func (o *OS) evalRoutes(mux routeMux) {
-	mux.HandleFunc("GET /eval-runs", o.handleListEvalRuns)
-	mux.HandleFunc("POST /eval-runs", o.handleRunEval)
-	mux.HandleFunc("DELETE /eval-runs", o.handleDeleteEvalRuns)
-	mux.HandleFunc("GET /eval-runs/{eval_run_id}", o.handleGetEvalRun)
-	mux.HandleFunc("PATCH /eval-runs/{eval_run_id}", o.handleRenameEvalRun)
-}
-
 // EvalSchema is agno's EvalSchema: every field is sent, None as null;
 // times are ISO 8601 datetimes.
 type EvalSchema struct {
@@ -583,11 +575,12 @@ func (o *OS) runReliabilityEval(ctx context.Context, st *eval.Store, in *evalRun
 
 var pEvalRunIDs = apiParam{Name: "eval_run_ids", Type: "array", Desc: "Ids of the eval runs to delete", Required: true}
 
-func evalAPIRoutes() []apiRoute {
+// evalAPIRoutes are agno's /eval-runs routes (tag Evals).
+func (o *OS) evalAPIRoutes() []apiRoute {
 	const tag = "Evals"
 	evalTypes := evalTypeNames()
 	return []apiRoute{
-		{Pattern: "GET /eval-runs", Tag: tag, Summary: "List Evaluation Runs",
+		{Pattern: "GET /eval-runs", Handler: o.handleListEvalRuns, Access: needs("evals:read"), Tag: tag, Summary: "List Evaluation Runs",
 			Desc: "Retrieve paginated evaluation runs with filtering and sorting options. Filter by agent, team, workflow, model, or evaluation type.",
 			Query: []apiParam{{Name: "agent_id", Type: "string", Desc: "Agent ID"}, {Name: "team_id", Type: "string", Desc: "Team ID"},
 				{Name: "workflow_id", Type: "string", Desc: "Workflow ID"}, {Name: "model_id", Type: "string", Desc: "Model ID"},
@@ -595,10 +588,10 @@ func evalAPIRoutes() []apiRoute {
 				{Name: "eval_types", Type: "string", Desc: "Comma-separated eval types (" + strings.Join(evalTypes, ",") + ")"},
 				pLimitQ, pPageQ, {Name: "sort_by", Type: "string", Desc: "Field to sort by", Default: "created_at"}, pSortOrderQ, pDBQ, pTableQ},
 			Schema: "PaginatedResponse", Result: "PaginatedResponse[EvalSchema]"},
-		{Pattern: "GET /eval-runs/{eval_run_id}", Tag: tag, Summary: "Get Evaluation Run",
+		{Pattern: "GET /eval-runs/{eval_run_id}", Handler: o.handleGetEvalRun, Access: needs("evals:read"), Tag: tag, Summary: "Get Evaluation Run",
 			Desc: "Retrieve detailed results and metrics for a specific evaluation run.", Query: []apiParam{pDBQ, pTableQ},
 			Result: "EvalSchema: id, agent_id, model_id, model_provider, team_id, workflow_id, name, evaluated_component_name, eval_type, eval_data, eval_input, created_at, updated_at; 404 when unknown"},
-		{Pattern: "POST /eval-runs", Tag: tag, Summary: "Execute Evaluation",
+		{Pattern: "POST /eval-runs", Handler: o.handleRunEval, Access: needs("evals:write"), Tag: tag, Summary: "Execute Evaluation",
 			Desc:  "Run evaluation tests on agents or teams: accuracy (a judge model scores the answer against expected_output), agent_as_judge (a judge checks criteria), performance (timed runs with memory) and reliability (expected tool calls). Requires either agent_id or team_id, but not both. With model_id and model_provider the component runs on that model and its own model judges.",
 			Query: []apiParam{pDBQ, pTableQ},
 			JSON: []apiParam{{Name: "agent_id", Type: "string", Desc: "Agent ID to evaluate"}, {Name: "team_id", Type: "string", Desc: "Team ID to evaluate"},
@@ -618,11 +611,11 @@ func evalAPIRoutes() []apiRoute {
 				{Name: "allow_additional_tool_calls", Type: "boolean", Desc: "Let calls of other tools pass in a reliability evaluation", Default: false},
 				{Name: "expected_tool_call_arguments", Type: "object", Desc: "Per tool, an object of expected arguments or a list of them (each must match one call)"}},
 			Result: "EvalSchema of the result; 400 without exactly one of agent_id and team_id or without the type's required field; 404 for an unknown agent or team"},
-		{Pattern: "PATCH /eval-runs/{eval_run_id}", Tag: tag, Summary: "Update Evaluation Run",
+		{Pattern: "PATCH /eval-runs/{eval_run_id}", Handler: o.handleRenameEvalRun, Access: needs("evals:write"), Tag: tag, Summary: "Update Evaluation Run",
 			Desc: "Update the name of an existing evaluation run.", Query: []apiParam{pDBQ, pTableQ},
 			JSON:   []apiParam{{Name: "name", Type: "string", Desc: "New name for the evaluation run (1-255 characters)", Required: true}},
 			Result: "EvalSchema; 404 when unknown"},
-		{Pattern: "DELETE /eval-runs", Tag: tag, Summary: "Delete Evaluation Runs",
+		{Pattern: "DELETE /eval-runs", Handler: o.handleDeleteEvalRuns, Access: needs("evals:delete"), Tag: tag, Summary: "Delete Evaluation Runs",
 			Desc: "Delete multiple evaluation runs by their IDs. This action cannot be undone.", Query: []apiParam{pDBQ, pTableQ},
 			JSON: []apiParam{pEvalRunIDs}, Status: http.StatusNoContent, Result: "Deleted"},
 	}

@@ -30,39 +30,28 @@ var defaultOrigins = []string{
 // tolerance, CORS, panic recovery, protected mode and bearer auth.
 func (o *OS) Handler() http.Handler {
 	mux := http.NewServeMux()
-	o.routes(mux)
-	var h http.Handler = mux
-	h = o.authenticate(h)
-	h = o.unmatched(mux, h)
+	h := o.serveRows(mux, o.routes(mux), o.authenticate)
 	h = o.protect(h)
 	h = o.cors(h)
 	h = recoverPanics(h, o)
 	return stripTrailingSlash(o.accessLog(h))
 }
 
-// unmatched answers requests no route takes as FastAPI does, before
-// authentication (agno's key check is a route dependency): 404
-// {"detail":"Not Found"}, or 405 {"detail":"Method Not Allowed"} with
-// the Allow header, instead of ServeMux's plain text.
-func (o *OS) unmatched(mux *http.ServeMux, next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		h, pattern := mux.Handler(r)
-		if pattern != "" {
-			next.ServeHTTP(w, r)
-			return
-		}
-		if detail, ok := o.controlStub(r.URL.Path); ok {
-			writeError(w, http.StatusServiceUnavailable, detail)
-			return
-		}
-		// The mux's own handler sets Allow for a 405; keep its status and
-		// headers, drop its text body.
-		sw := &statusOnly{ResponseWriter: w}
-		h.ServeHTTP(sw, r)
-		status := cmp.Or(sw.status, http.StatusNotFound)
-		w.Header().Del("X-Content-Type-Options")
-		writeError(w, status, http.StatusText(status))
-	})
+// unmatched answers a request no route takes (h is the mux's answer) as
+// FastAPI does: 404 {"detail":"Not Found"}, or 405 {"detail":"Method Not
+// Allowed"} with the Allow header, instead of ServeMux's plain text.
+func (o *OS) unmatched(w http.ResponseWriter, r *http.Request, h http.Handler) {
+	if detail, ok := o.controlStub(r.URL.Path); ok {
+		writeError(w, http.StatusServiceUnavailable, detail)
+		return
+	}
+	// The mux's own handler sets Allow for a 405; keep its status and
+	// headers, drop its text body.
+	sw := &statusOnly{ResponseWriter: w}
+	h.ServeHTTP(sw, r)
+	status := cmp.Or(sw.status, http.StatusNotFound)
+	w.Header().Del("X-Content-Type-Options")
+	writeError(w, status, http.StatusText(status))
 }
 
 // statusOnly records the status a handler writes and discards its body.
@@ -82,39 +71,31 @@ func (s *statusOnly) Write(b []byte) (int, error) {
 	return len(b), nil
 }
 
-// open paths need no key (agno: home, health, info, docs; and the
-// readiness probe, ready.go).
-func openPath(p string) bool {
-	switch p {
-	case "/", "/health", "/ready", "/info", "/docs", "/redoc", "/openapi.json", "/docs/oauth2-redirect", "/workflows/ws":
-		return true
+// authenticate is the gate of a client's request to rt: none for an
+// open route, else OS_SECURITY_KEY bearer auth (agno mode A) or, in JWT
+// mode, the token and rt's scope (authorize).
+func (o *OS) authenticate(w http.ResponseWriter, r *http.Request, rt *apiRoute) (*http.Request, bool) {
+	if r.Method == http.MethodOptions || rt != nil && rt.open() {
+		return r, true
 	}
-	return false
-}
-
-// authenticate checks OS_SECURITY_KEY bearer auth (agno mode A).
-func (o *OS) authenticate(next http.Handler) http.Handler {
 	if o.jwtMode() {
-		return o.authorize(next)
+		return o.authorize(w, r, rt)
 	}
 	key := []byte(o.cfg.SecurityKey)
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if len(key) == 0 || r.Method == http.MethodOptions || openPath(r.URL.Path) || o.keylessPath(r.URL.Path) {
-			next.ServeHTTP(w, r)
-			return
-		}
-		h := r.Header.Get("Authorization")
-		if h == "" {
-			writeError(w, http.StatusUnauthorized, "Authorization header required")
-			return
-		}
-		token, ok := strings.CutPrefix(h, "Bearer ")
-		if !ok || subtle.ConstantTimeCompare([]byte(token), key) != 1 {
-			writeError(w, http.StatusUnauthorized, "Invalid authentication token")
-			return
-		}
-		next.ServeHTTP(w, r)
-	})
+	if len(key) == 0 {
+		return r, true
+	}
+	h := r.Header.Get("Authorization")
+	if h == "" {
+		writeError(w, http.StatusUnauthorized, "Authorization header required")
+		return nil, false
+	}
+	token, ok := strings.CutPrefix(h, "Bearer ")
+	if !ok || subtle.ConstantTimeCompare([]byte(token), key) != 1 {
+		writeError(w, http.StatusUnauthorized, "Invalid authentication token")
+		return nil, false
+	}
+	return r, true
 }
 
 // protectedModeMessage tells a remote client how to open the server.

@@ -17,7 +17,6 @@ import (
 	"time"
 
 	"github.com/agno-go/agno/agent"
-	"github.com/agno-go/agno/internal/kbreader"
 	"github.com/agno-go/agno/knowledge"
 	"github.com/agno-go/agno/knowledge/chunk"
 	"github.com/agno-go/agno/knowledge/contents"
@@ -27,39 +26,11 @@ import (
 	"github.com/agno-go/agno/knowledge/vectordb"
 )
 
-// knowledgeRoutes registers agno's /knowledge routes
-// (os/routers/knowledge/knowledge.py, tag Knowledge).
-func (o *OS) knowledgeRoutes(mux routeMux) {
-	mux.HandleFunc("POST /knowledge/content", o.handleUploadContent)
-	mux.HandleFunc("POST /knowledge/remote-content", o.handleUploadRemoteContent)
-	mux.HandleFunc("GET /knowledge/content", o.handleListContent)
-	mux.HandleFunc("DELETE /knowledge/content", o.handleDeleteAllContent)
-	mux.HandleFunc("PATCH /knowledge/content/{content_id}", o.handleUpdateContent)
-	mux.HandleFunc("DELETE /knowledge/content/{content_id}", o.handleDeleteContent)
-	mux.HandleFunc("GET /knowledge/content/{content_id}/status", o.handleContentStatus)
-	mux.HandleFunc("POST /knowledge/search", o.handleSearchKnowledge)
-	mux.HandleFunc("GET /knowledge/config", o.handleKnowledgeConfig)
-	// ServeMux cannot tell GET /knowledge/content/{content_id} from GET
-	// /knowledge/{knowledge_id}/sources (/knowledge/content/sources is
-	// both); FastAPI tries them in that order, and so does this.
-	mux.HandleFunc("GET "+knowledgePair, o.handleKnowledgePair)
-	mux.HandleFunc("GET /knowledge/{knowledge_id}/sources/{source_id}/files", o.handleListSourceFiles)
-}
-
-// knowledgePair is the pattern serving content by id and sources.
+// knowledgePair is the pattern serving content by id and sources:
+// ServeMux cannot tell GET /knowledge/content/{content_id} from GET
+// /knowledge/{knowledge_id}/sources (/knowledge/content/sources is
+// both); FastAPI tries them in that order, and so does register.
 const knowledgePair = "/knowledge/{knowledge_id}/{child}"
-
-func (o *OS) handleKnowledgePair(w http.ResponseWriter, r *http.Request) {
-	switch first, child := r.PathValue("knowledge_id"), r.PathValue("child"); {
-	case first == "content":
-		r.SetPathValue("content_id", child)
-		o.handleGetContent(w, r)
-	case child == "sources":
-		o.handleListSources(w, r)
-	default:
-		writeError(w, http.StatusNotFound, "Not Found")
-	}
-}
 
 // knowledgeBase is a knowledge base AgentOS serves (agno's knowledge
 // instance), with the identity agno gives it.
@@ -481,7 +452,7 @@ func (o *OS) handleUpdateContent(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if rid := strings.TrimSpace(f.str("reader_id")); rid != "" {
-		if _, ok := kbreader.ResolveKey(rid); !ok {
+		if _, ok := reader.ResolveKey(rid); !ok {
 			writeError(w, http.StatusBadRequest, "Invalid reader_id: "+rid)
 			return
 		}
@@ -686,41 +657,6 @@ var knowledgeChunkers = map[string]map[string]any{
 	chunk.TypeRow: {"key": chunk.TypeRow, "name": chunk.TypeRow, "description": "RowChunking chunking strategy", "metadata": map[string]any{}},
 }
 
-// readerChunkers are the strategies each reader offers, in agno's order
-// (get_supported_chunking_strategies) without those this port lacks
-// (semantic, agentic, code).
-var readerChunkers = map[string][]string{
-	reader.KeyPDF:      {chunk.TypeDocument, chunk.TypeFixedSize, chunk.TypeRecursive},
-	reader.KeyCSV:      {chunk.TypeRow, chunk.TypeFixedSize, chunk.TypeDocument, chunk.TypeRecursive},
-	reader.KeyJSON:     {chunk.TypeFixedSize, chunk.TypeDocument, chunk.TypeRecursive},
-	reader.KeyMarkdown: {chunk.TypeMarkdown, chunk.TypeDocument, chunk.TypeRecursive, chunk.TypeFixedSize},
-	reader.KeyText:     {chunk.TypeFixedSize, chunk.TypeDocument, chunk.TypeRecursive},
-	reader.KeyWebsite:  {chunk.TypeDocument, chunk.TypeRecursive, chunk.TypeFixedSize},
-	reader.KeyHTML:     {chunk.TypeDocument, chunk.TypeRecursive, chunk.TypeFixedSize},
-}
-
-// readersForType is agno's get_content_types_to_readers_mapping for the
-// readers this port has.
-var readersForType = map[string][]string{
-	"url":              {reader.KeyWebsite, reader.KeyHTML},
-	"text":             {reader.KeyText},
-	"file":             {reader.KeyPDF, reader.KeyCSV, reader.KeyJSON, reader.KeyMarkdown, reader.KeyText, reader.KeyHTML},
-	".pdf":             {reader.KeyPDF},
-	"application/pdf":  {reader.KeyPDF},
-	".csv":             {reader.KeyCSV},
-	"text/csv":         {reader.KeyCSV},
-	".json":            {reader.KeyJSON},
-	"application/json": {reader.KeyJSON},
-	".md":              {reader.KeyMarkdown},
-	".markdown":        {reader.KeyMarkdown},
-	"text/markdown":    {reader.KeyMarkdown},
-	".txt":             {reader.KeyText},
-	"text/plain":       {reader.KeyText},
-	".html":            {reader.KeyHTML},
-	".htm":             {reader.KeyHTML},
-	"text/html":        {reader.KeyHTML},
-}
-
 // handleKnowledgeConfig is GET /knowledge/config: readers, the content
 // types they take, chunkers, the valid filter keys and the vector store.
 func (o *OS) handleKnowledgeConfig(w http.ResponseWriter, r *http.Request) {
@@ -729,9 +665,11 @@ func (o *OS) handleKnowledgeConfig(w http.ResponseWriter, r *http.Request) {
 		fail(w, err)
 		return
 	}
+	// The registered readers (package reader), agno's READER_METADATA.
 	readers := map[string]any{}
-	for _, info := range reader.Known {
-		readers[info.Key] = map[string]any{"id": info.Key, "name": info.Name, "description": info.Description, "chunkers": readerChunkers[info.Key]}
+	for _, key := range reader.Names() {
+		s, _ := reader.Lookup(key)
+		readers[key] = map[string]any{"id": key, "name": s.Name, "description": s.Description, "chunkers": s.Chunkers}
 	}
 	filters, err := kb.k.ValidFilters(r.Context())
 	if err != nil {
@@ -751,7 +689,7 @@ func (o *OS) handleKnowledgeConfig(w http.ResponseWriter, r *http.Request) {
 		vdbs = append(vdbs, map[string]any{"id": info.ID, "name": info.Name, "description": nullable(info.Description), "search_types": types})
 	}
 	writeJSON(w, http.StatusOK, map[string]any{
-		"readers": readers, "readersForType": readersForType, "chunkers": knowledgeChunkers,
+		"readers": readers, "readersForType": reader.ContentTypeReaders(), "chunkers": knowledgeChunkers,
 		"filters": filters, "vector_dbs": vdbs, "remote_content_sources": nil,
 	})
 }
@@ -813,44 +751,45 @@ func (o *OS) knowledgeConfig() map[string]any {
 	return map[string]any{"dbs": dbs, "knowledge_instances": instances}
 }
 
-// knowledgeAPIRoutes documents the knowledge routes.
-func knowledgeAPIRoutes() []apiRoute {
+// knowledgeAPIRoutes are agno's /knowledge routes
+// (os/routers/knowledge/knowledge.py, tag Knowledge).
+func (o *OS) knowledgeAPIRoutes() []apiRoute {
 	kq := []apiParam{{Name: "db_id", Type: "string", Desc: "Contents database of the knowledge base"},
 		{Name: "knowledge_id", Type: "string", Desc: "Knowledge base (the id /config lists); needed with several"}}
 	ingest := []apiParam{{Name: "reader_id", Type: "string", Desc: "Reader to use (GET /knowledge/config lists them)"},
-		{Name: "chunker", Type: "string", Desc: "Chunking strategy: " + strings.Join(kbreader.Chunkers, ", ")},
+		{Name: "chunker", Type: "string", Desc: "Chunking strategy: " + strings.Join(chunk.Names(), ", ")},
 		{Name: "chunk_size", Type: "integer"}, {Name: "chunk_overlap", Type: "integer"}}
 	content := "ContentResponseSchema"
 	return []apiRoute{
-		{Pattern: "POST /knowledge/content", Tag: "Knowledge", Summary: "Upload content",
+		{Pattern: "POST /knowledge/content", Handler: o.handleUploadContent, Access: needs("knowledge:write"), Tag: "Knowledge", Summary: "Upload content",
 			Desc:  "A file, text or a URL, ingested in the background (read, chunked, embedded, stored); the job survives a restart. Uploads are bounded by max_upload_bytes and max_file_bytes.",
 			Query: kq, Form: append([]apiParam{{Name: "file", Type: "string", Desc: "The file (multipart)"}, {Name: "text_content", Type: "string"},
 				{Name: "url", Type: "string", Desc: "A URL (or a JSON array with one)"}, {Name: "name", Type: "string"}, {Name: "description", Type: "string"},
 				{Name: "metadata", Type: "string", Desc: "JSON object"}}, ingest...),
 			Status: http.StatusAccepted, Result: content + " with status processing"},
-		{Pattern: "POST /knowledge/remote-content", Tag: "Knowledge", Summary: "Upload remote content", Query: kq,
+		{Pattern: "POST /knowledge/remote-content", Handler: o.handleUploadRemoteContent, Access: needs("knowledge:write"), Tag: "Knowledge", Summary: "Upload remote content", Query: kq,
 			Form: append([]apiParam{{Name: "config_id", Type: "string", Required: true}, {Name: "path", Type: "string", Required: true},
 				{Name: "name", Type: "string"}, {Name: "description", Type: "string"}, {Name: "metadata", Type: "string"}}, ingest...),
 			Status: http.StatusAccepted, Result: content + "; 400 for a content source that is not configured"},
-		{Pattern: "GET /knowledge/content", Tag: "Knowledge", Summary: "List contents",
+		{Pattern: "GET /knowledge/content", Handler: o.handleListContent, Access: needs("knowledge:read"), Tag: "Knowledge", Summary: "List contents",
 			Query:  append([]apiParam{pLimitQ, {Name: "page", Type: "integer", Default: 1}, {Name: "sort_by", Type: "string", Default: "created_at", Enum: contentSorts}, pSortOrderQ}, kq...),
 			Schema: "PaginatedResponse", Result: "PaginatedResponse[" + content + "]"},
-		{Pattern: "DELETE /knowledge/content", Tag: "Knowledge", Summary: "Delete every content", Query: kq, Result: "\"success\""},
-		{Pattern: "GET /knowledge/content/{content_id}", Served: "GET " + knowledgePair, Tag: "Knowledge", Summary: "Get a content", Query: kq, Result: content},
-		{Pattern: "PATCH /knowledge/content/{content_id}", Tag: "Knowledge", Summary: "Update a content", Query: kq,
+		{Pattern: "DELETE /knowledge/content", Handler: o.handleDeleteAllContent, Access: needs("knowledge:delete"), Tag: "Knowledge", Summary: "Delete every content", Query: kq, Result: "\"success\""},
+		{Pattern: "GET /knowledge/content/{content_id}", Handler: o.handleGetContent, Access: needs("knowledge:read"), Served: "GET " + knowledgePair, Tag: "Knowledge", Summary: "Get a content", Query: kq, Result: content},
+		{Pattern: "PATCH /knowledge/content/{content_id}", Handler: o.handleUpdateContent, Access: needs("knowledge:write"), Tag: "Knowledge", Summary: "Update a content", Query: kq,
 			Form: []apiParam{{Name: "name", Type: "string"}, {Name: "description", Type: "string"}, {Name: "metadata", Type: "string", Desc: "JSON object"}, {Name: "reader_id", Type: "string"}}, Result: content},
-		{Pattern: "DELETE /knowledge/content/{content_id}", Tag: "Knowledge", Summary: "Delete a content", Query: kq, Result: "{id}"},
-		{Pattern: "GET /knowledge/content/{content_id}/status", Tag: "Knowledge", Summary: "Processing status of a content", Query: kq, Result: "{id, status, status_message}"},
-		{Pattern: "POST /knowledge/search", Tag: "Knowledge", Summary: "Search a knowledge base",
+		{Pattern: "DELETE /knowledge/content/{content_id}", Handler: o.handleDeleteContent, Access: needs("knowledge:delete"), Tag: "Knowledge", Summary: "Delete a content", Query: kq, Result: "{id}"},
+		{Pattern: "GET /knowledge/content/{content_id}/status", Handler: o.handleContentStatus, Access: needs("knowledge:read"), Tag: "Knowledge", Summary: "Processing status of a content", Query: kq, Result: "{id, status, status_message}"},
+		{Pattern: "POST /knowledge/search", Handler: o.handleSearchKnowledge, Access: needs("knowledge:read"), Tag: "Knowledge", Summary: "Search a knowledge base",
 			JSON: []apiParam{{Name: "query", Type: "string", Required: true}, {Name: "db_id", Type: "string"}, {Name: "knowledge_id", Type: "string"},
 				{Name: "vector_db_ids", Type: "array"}, {Name: "search_type", Type: "string", Enum: []string{"vector", "keyword", "hybrid"}},
 				{Name: "max_results", Type: "integer", Min: 1, Max: 1000}, {Name: "filters", Type: "object"}, {Name: "meta", Type: "object", Desc: "{limit, page}"}},
 			Schema: "PaginatedResponse", Result: "PaginatedResponse[VectorSearchResult]"},
-		{Pattern: "GET /knowledge/config", Tag: "Knowledge", Summary: "Readers, chunkers, filters and vector stores", Query: kq,
+		{Pattern: "GET /knowledge/config", Handler: o.handleKnowledgeConfig, Access: needs("knowledge:read"), Tag: "Knowledge", Summary: "Readers, chunkers, filters and vector stores", Query: kq,
 			Result: "{readers, readersForType, chunkers, filters, vector_dbs, remote_content_sources}"},
-		{Pattern: "GET /knowledge/{knowledge_id}/sources", Served: "GET " + knowledgePair, Tag: "Knowledge", Summary: "List remote content sources",
+		{Pattern: "GET /knowledge/{knowledge_id}/sources", Handler: o.handleListSources, Access: needs("knowledge:read"), Served: "GET " + knowledgePair, Tag: "Knowledge", Summary: "List remote content sources",
 			Query: []apiParam{kq[0]}, Result: "[RemoteContentSourceSchema]"},
-		{Pattern: "GET /knowledge/{knowledge_id}/sources/{source_id}/files", Tag: "Knowledge", Summary: "List the files of a remote content source",
+		{Pattern: "GET /knowledge/{knowledge_id}/sources/{source_id}/files", Handler: o.handleListSourceFiles, Access: needs("knowledge:read"), Tag: "Knowledge", Summary: "List the files of a remote content source",
 			Query: []apiParam{{Name: "prefix", Type: "string"}, {Name: "limit", Type: "integer", Default: 100, Min: 1, Max: 1000},
 				{Name: "page", Type: "integer", Default: 1, Min: 1}, {Name: "delimiter", Type: "string", Default: "/"}, kq[0]},
 			Result: "SourceFilesResponseSchema"},
@@ -992,23 +931,24 @@ func (j *ingestJob) contentID(opts knowledge.HashOptions) string {
 	return knowledge.ContentID(knowledge.ContentHash(c, opts))
 }
 
-// defaultReaderKey is the reader the content's type picks.
-func (j *ingestJob) defaultReaderKey() string {
+// defaultReaderKey is the reader the content's type picks; a type no
+// reader reads is an error (reader.KeyForType).
+func (j *ingestJob) defaultReaderKey() (string, error) {
 	switch {
 	case j.Text != nil:
-		return reader.KeyText
+		return reader.KeyText, nil
 	case j.File != nil:
 		if ext := reader.Ext(j.File.Filename); ext != "" {
-			return reader.KeyForExtension(ext)
+			return reader.KeyForType(ext)
 		}
-		return reader.KeyForExtension(j.File.ContentType)
+		return reader.KeyForType(j.File.ContentType)
 	}
 	if u, err := url.Parse(j.URL); err == nil {
 		if ext := reader.Ext(u.Path); ext != "" {
 			return reader.KeyForDownload(ext)
 		}
 	}
-	return reader.KeyWebsite
+	return reader.KeyWebsite, nil
 }
 
 // checkReader validates reader_id and the chunking fields up front (agno
@@ -1027,23 +967,30 @@ func (j *ingestJob) reader(client *http.Client) (reader.Reader, error) {
 	if j.ReaderID == "" && j.Chunker == "" && j.ChunkSize == 0 {
 		return nil, nil
 	}
-	key := j.defaultReaderKey()
+	var key string
 	if j.ReaderID != "" {
-		k, ok := kbreader.ResolveKey(j.ReaderID)
+		k, ok := reader.ResolveKey(j.ReaderID)
 		if !ok {
-			return nil, errStatus(http.StatusBadRequest, "Invalid reader_id: %s: use one of %s (GET /knowledge/config lists them)", j.ReaderID, strings.Join(kbreader.Keys(), ", "))
+			return nil, errStatus(http.StatusBadRequest, "Invalid reader_id: %s: use one of %s (GET /knowledge/config lists them)", j.ReaderID, strings.Join(reader.Names(), ", "))
+		}
+		key = k
+	} else {
+		k, err := j.defaultReaderKey()
+		if err != nil {
+			return nil, errStatus(http.StatusBadRequest, "%v", err)
 		}
 		key = k
 	}
 	opts := reader.Options{ChunkSize: j.ChunkSize}
 	if j.Chunker != "" {
-		c, err := kbreader.Chunker(j.Chunker, j.ChunkSize, j.ChunkOverlap)
+		c, err := chunk.New(j.Chunker, chunk.Config{Size: j.ChunkSize, Overlap: j.ChunkOverlap})
 		if err != nil {
 			return nil, errStatus(http.StatusBadRequest, "chunker: %v", err)
 		}
 		opts.Chunker = c
 	}
-	r, err := kbreader.New(key, opts, client)
+	spec, _ := reader.Lookup(key) // resolved above
+	r, err := spec.New(reader.FactoryOptions{Options: opts, HTTPClient: client})
 	if err != nil {
 		return nil, errStatus(http.StatusBadRequest, "reader_id: %v", err)
 	}

@@ -28,7 +28,7 @@ func (r *Registry) knowledgeEntries(list []*knowledge.Knowledge, dbID string, wa
 		if k.ContentsDB() != nil && want(ResourceKnowledge) {
 			kb := describeKnowledge(k, dbID)
 			md := map[string]any{"class_path": "agno.knowledge.knowledge.Knowledge", "contents_db_class": typePath(k.ContentsDB()),
-				"max_results": k.MaxResults(), "num_readers": len(reader.Known)}
+				"max_results": k.MaxResults(), "num_readers": len(reader.Names())}
 			if vdb != nil {
 				md["vector_db_class"] = typePath(vdb)
 			}

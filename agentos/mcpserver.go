@@ -19,39 +19,38 @@ import (
 // enable_mcp_server); nil: off.
 type MCPServerConfig = mcpserver.Config
 
-// mcpServerRoutes serves /mcp. Each tool call is the equivalent request
-// of the HTTP API, made in process with the MCP request's credentials:
-// the same handlers, executors and run engine, so storage, scopes and
-// user isolation are those of the API, and /mcp itself sits behind the
-// key or JWT like every API route.
-func (o *OS) mcpServerRoutes(mux routeMux) {
-	if o.cfg.MCPServer == nil {
-		return
-	}
-	api, ok := mux.(http.Handler)
-	if !ok {
-		return
-	}
-	h := mcpserver.New(mcpserver.Options{Name: o.cfg.Name, Version: o.cfg.Version, Logger: o.log}, o.mcpBackend(recoverPanics(o.authenticate(api), o)))
-	for _, m := range []string{http.MethodPost, http.MethodGet, http.MethodDelete} {
-		mux.HandleFunc(m+" "+mcpserver.Path, h.ServeHTTP)
-	}
-}
-
 // mcpServerListing: agno lists no MCP entry in /config interfaces (the
 // MCP server is not one of AgentOS's interfaces).
 func (o *OS) mcpServerListing() []any { return nil }
 
+// mcpServerAPIRoutes serve /mcp. Each tool call is the equivalent
+// request of the HTTP API, made in process with the MCP request's
+// credentials: the same handlers, executors and run engine, so storage,
+// scopes and user isolation are those of the API, and /mcp itself sits
+// behind the key or JWT like every API route.
 func (o *OS) mcpServerAPIRoutes() []apiRoute {
 	if o.cfg.MCPServer == nil {
 		return nil
 	}
+	serve := func(w http.ResponseWriter, r *http.Request) { o.mcpServer().ServeHTTP(w, r) }
+	stateless := checkedBy("none: answers 405, the server is stateless")
 	const desc = "MCP streamable HTTP endpoint (JSON-RPC 2.0; stateless: no Mcp-Session-Id). agno's tools: get_agentos_config, run_agent, run_team, run_workflow, get_sessions, get_session, create_session, get_session_runs, get_session_run, rename_session, update_session, delete_session, delete_sessions, create_memory, get_memory, get_memories, update_memory, delete_memory, delete_memories. Same key or JWT as the HTTP API; each tool call needs the scopes of its HTTP route."
 	return []apiRoute{
-		{Pattern: "POST " + mcpserver.Path, Tag: "MCP", Summary: "MCP Request", Desc: desc, Result: "JSON-RPC response (application/json or text/event-stream)", Stream: true},
-		{Pattern: "GET " + mcpserver.Path, Tag: "MCP", Summary: "MCP Stream", Desc: "Stateless server: no standalone stream, 405.", Result: "405"},
-		{Pattern: "DELETE " + mcpserver.Path, Tag: "MCP", Summary: "MCP Session End", Desc: "Stateless server: no session to end, 405.", Result: "405"},
+		{Pattern: "POST " + mcpserver.Path, Handler: serve, Access: checkedBy("OS.mcpBackend: each tool call is its HTTP route's request, checked with that route's scope"), Tag: "MCP", Summary: "MCP Request", Desc: desc, Result: "JSON-RPC response (application/json or text/event-stream)", Stream: true},
+		{Pattern: "GET " + mcpserver.Path, Handler: serve, Access: stateless, Tag: "MCP", Summary: "MCP Stream", Desc: "Stateless server: no standalone stream, 405.", Result: "405"},
+		{Pattern: "DELETE " + mcpserver.Path, Handler: serve, Access: stateless, Tag: "MCP", Summary: "MCP Session End", Desc: "Stateless server: no session to end, 405.", Result: "405"},
 	}
+}
+
+// mcpServer is the MCP server, built at its first request: its tool
+// calls go to the API, behind the key or JWT check, on a mux of its own.
+func (o *OS) mcpServer() http.Handler {
+	o.mcpOnce.Do(func() {
+		mux := http.NewServeMux()
+		api := recoverPanics(o.serveRows(mux, o.routes(mux), o.authenticate), o)
+		o.mcp = mcpserver.New(mcpserver.Options{Name: o.cfg.Name, Version: o.cfg.Version, Logger: o.log}, o.mcpBackend(api))
+	})
+	return o.mcp
 }
 
 // mcpAPI makes one tool call's requests to the API handler.

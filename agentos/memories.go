@@ -13,17 +13,28 @@ import (
 	"github.com/agno-go/agno/storage"
 )
 
-// memoryRoutes registers agno's user-memory routes (tag Memory).
-func (o *OS) memoryRoutes(mux routeMux) {
-	mux.HandleFunc("POST /memories", o.handleCreateMemory)
-	mux.HandleFunc("GET /memories", o.handleListMemories)
-	mux.HandleFunc("DELETE /memories", o.handleDeleteMemories)
-	mux.HandleFunc("GET /memories/{memory_id}", o.handleGetMemory)
-	mux.HandleFunc("PATCH /memories/{memory_id}", o.handleUpdateMemory)
-	mux.HandleFunc("DELETE /memories/{memory_id}", o.handleDeleteMemory)
-	mux.HandleFunc("GET /memory_topics", o.handleMemoryTopics)
-	mux.HandleFunc("GET /user_memory_stats", o.handleUserMemoryStats)
-	mux.HandleFunc("POST /optimize-memories", o.handleOptimizeMemories)
+// memoryAPIRoutes are agno's user-memory routes (tag Memory).
+func (o *OS) memoryAPIRoutes() []apiRoute {
+	return []apiRoute{
+		{Pattern: "POST /memories", Handler: o.handleCreateMemory, Access: needs("memories:write"), Tag: "Memory", Summary: "Create a memory", Query: []apiParam{pDBQ, pTableQ},
+			JSON: []apiParam{{Name: "memory", Type: "string", Required: true}, {Name: "user_id", Type: "string"}, {Name: "topics", Type: "array"}}, Result: "UserMemorySchema"},
+		{Pattern: "GET /memories", Handler: o.handleListMemories, Access: needs("memories:read"), Tag: "Memory", Summary: "List memories", Query: []apiParam{pUserQ, {Name: "agent_id", Type: "string"}, {Name: "team_id", Type: "string"},
+			{Name: "topics", Type: "string", Desc: "Comma-separated topics"}, {Name: "search_content", Type: "string"}, pLimitQ, pPage0Q,
+			{Name: "sort_by", Type: "string", Default: "updated_at"}, pSortOrderQ, pDBQ, pTableQ},
+			Schema: "PaginatedResponse", Result: "PaginatedResponse[UserMemorySchema]"},
+		{Pattern: "DELETE /memories", Handler: o.handleDeleteMemories, Access: needs("memories:delete"), Tag: "Memory", Summary: "Delete memories", Query: []apiParam{pDBQ, pTableQ},
+			JSON: []apiParam{{Name: "memory_ids", Type: "array", Required: true}, {Name: "user_id", Type: "string"}}, Status: http.StatusNoContent, Result: "Deleted"},
+		{Pattern: "GET /memories/{memory_id}", Handler: o.handleGetMemory, Access: needs("memories:read"), Tag: "Memory", Summary: "Get a memory", Query: []apiParam{pUserQ, pDBQ, pTableQ}, Result: "UserMemorySchema"},
+		{Pattern: "PATCH /memories/{memory_id}", Handler: o.handleUpdateMemory, Access: needs("memories:write"), Tag: "Memory", Summary: "Update a memory", Query: []apiParam{pDBQ, pTableQ},
+			JSON: []apiParam{{Name: "memory", Type: "string", Required: true}, {Name: "user_id", Type: "string"}, {Name: "topics", Type: "array"}}, Result: "UserMemorySchema"},
+		{Pattern: "DELETE /memories/{memory_id}", Handler: o.handleDeleteMemory, Access: needs("memories:delete"), Tag: "Memory", Summary: "Delete a memory", Query: []apiParam{pUserQ, pDBQ, pTableQ}, Status: http.StatusNoContent, Result: "Deleted"},
+		{Pattern: "GET /memory_topics", Handler: o.handleMemoryTopics, Access: needs("memories:read"), Tag: "Memory", Summary: "List memory topics", Query: []apiParam{pUserQ, pDBQ, pTableQ}, Result: "[string]"},
+		{Pattern: "GET /user_memory_stats", Handler: o.handleUserMemoryStats, Access: needs("memories:read"), Tag: "Memory", Summary: "Memory counts per user", Query: []apiParam{pLimitQ, pPage0Q, pUserQ, pDBQ, pTableQ},
+			Schema: "PaginatedResponse", Result: "PaginatedResponse[{user_id, total_memories, last_memory_updated_at}]"},
+		{Pattern: "POST /optimize-memories", Handler: o.handleOptimizeMemories, Access: needs("memories:write"), Tag: "Memory", Summary: "Merge and shorten a user's memories", Query: []apiParam{pDBQ, pTableQ},
+			JSON:   []apiParam{{Name: "user_id", Type: "string", Required: true}, {Name: "model", Type: "string", Desc: "\"provider:model_id\""}, {Name: "apply", Type: "boolean", Default: true}},
+			Result: "{memories, memories_before, memories_after, tokens_before, tokens_after, tokens_saved, reduction_percentage}"},
+	}
 }
 
 const memoryFeature = "Memory"

@@ -34,23 +34,19 @@ type metricsPlane struct {
 	once sync.Once
 }
 
-func (o *OS) metricsRoutes(mux routeMux) {
-	mux.HandleFunc("GET /metrics", o.handleGetMetrics)
-	mux.HandleFunc("POST /metrics/refresh", o.handleRefreshMetrics)
-}
-
-func metricsAPIRoutes() []apiRoute {
+// metricsAPIRoutes are agno's /metrics routes (tag Metrics).
+func (o *OS) metricsAPIRoutes() []apiRoute {
 	dates := []apiParam{
 		{Name: "starting_date", Type: "string", Desc: "Starting date for metrics range (YYYY-MM-DD format)"},
 		{Name: "ending_date", Type: "string", Desc: "Ending date for metrics range (YYYY-MM-DD format)"},
 	}
 	return []apiRoute{
-		{Pattern: "GET /metrics", Tag: "Metrics", Summary: "Get AgentOS Metrics",
+		{Pattern: "GET /metrics", Handler: o.handleGetMetrics, Access: needs("metrics:read"), Tag: "Metrics", Summary: "Get AgentOS Metrics",
 			Desc:  "Daily aggregated metrics (runs and sessions per agent/team/workflow, users, tokens, runs per model) for a date range, both ends inclusive; all days without one.",
 			Query: append(dates, pDBQ, pTableQ),
 			Result: "{metrics: [DayAggregatedMetrics{id, agent_runs_count, agent_sessions_count, team_runs_count, team_sessions_count, " +
 				"workflow_runs_count, workflow_sessions_count, users_count, token_metrics, model_metrics, date, created_at, updated_at}], updated_at}"},
-		{Pattern: "POST /metrics/refresh", Tag: "Metrics", Summary: "Refresh Metrics",
+		{Pattern: "POST /metrics/refresh", Handler: o.handleRefreshMetrics, Access: needs("metrics:write"), Tag: "Metrics", Summary: "Refresh Metrics",
 			Desc:   "Recompute the daily metrics from the stored sessions and runs: the days after the last completed one, through today.",
 			Query:  []apiParam{pDBQ, pTableQ},
 			Result: "[DayAggregatedMetrics] of the days recomputed"},

@@ -232,6 +232,9 @@ type OS struct {
 	// their principals (actas.go).
 	internalOnce sync.Once
 	internal     http.Handler
+	// mcp is the MCP server (mcpserver.go), built at its first request.
+	mcpOnce sync.Once
+	mcp     http.Handler
 }
 
 // New validates cfg and returns the OS. It marks runs left RUNNING by a

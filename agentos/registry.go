@@ -878,16 +878,15 @@ func resourceTypeChoices() string {
 	return strings.Join(quoted[:len(quoted)-1], ", ") + " or " + quoted[len(quoted)-1]
 }
 
-// routeMux is what route registration needs of a mux: registering, and
-// matching (the docs list only the routes actually served). Tests record
-// the patterns through it.
-type routeMux interface {
-	HandleFunc(pattern string, handler func(http.ResponseWriter, *http.Request))
-	Handler(r *http.Request) (h http.Handler, pattern string)
-}
-
-func (o *OS) registryRoutes(mux routeMux) {
-	mux.HandleFunc("GET /registry", o.handleRegistry)
+// registryAPIRoutes is agno's GET /registry.
+func (o *OS) registryAPIRoutes() []apiRoute {
+	return []apiRoute{
+		{Pattern: "GET /registry", Handler: o.handleRegistry, Access: needs("registry:read"), Tag: "Registry", Summary: "List registry resources",
+			Desc: "Agents, teams, workflows and every model, tool, database and step function wired into them, sorted by (type, name).",
+			Query: []apiParam{{Name: "resource_type", Type: "string", Desc: "Filter by resource type", Enum: resourceTypeStrings()},
+				{Name: "name", Type: "string", Desc: "Filter by name (case-insensitive substring)"}, pPageQ, pRegLimitQ},
+			Schema: "RegistryPage", Result: "PaginatedResponse[RegistryContentResponse]"},
+	}
 }
 
 // handleRegistry is GET /registry: the registry's resources filtered by

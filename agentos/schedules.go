@@ -560,19 +560,6 @@ func readScheduleBody(w http.ResponseWriter, r *http.Request) (*scheduleBody, bo
 
 // ---- routes ----
 
-func (o *OS) scheduleRoutes(mux routeMux) {
-	mux.HandleFunc("GET /schedules", o.handleListSchedules)
-	mux.HandleFunc("POST /schedules", o.handleCreateSchedule)
-	mux.HandleFunc("GET /schedules/{schedule_id}", o.handleGetSchedule)
-	mux.HandleFunc("PATCH /schedules/{schedule_id}", o.handleUpdateSchedule)
-	mux.HandleFunc("DELETE /schedules/{schedule_id}", o.handleDeleteSchedule)
-	mux.HandleFunc("POST /schedules/{schedule_id}/enable", o.handleEnableSchedule(true))
-	mux.HandleFunc("POST /schedules/{schedule_id}/disable", o.handleEnableSchedule(false))
-	mux.HandleFunc("POST /schedules/{schedule_id}/trigger", o.handleTriggerSchedule)
-	mux.HandleFunc("GET /schedules/{schedule_id}/runs", o.handleListScheduleRuns)
-	mux.HandleFunc("GET /schedules/{schedule_id}/runs/{run_id}", o.handleGetScheduleRun)
-}
-
 const scheduleNotFound = "Schedule not found"
 
 func scheduleExists(name string) string {
@@ -1028,7 +1015,8 @@ func (o *OS) handleGetScheduleRun(w http.ResponseWriter, r *http.Request) {
 
 // ---- docs ----
 
-func scheduleAPIRoutes() []apiRoute {
+// scheduleAPIRoutes are agno's /schedules routes (tag Schedules).
+func (o *OS) scheduleAPIRoutes() []apiRoute {
 	const tag = "Schedules"
 	fields := func(required bool) []apiParam {
 		return []apiParam{
@@ -1046,23 +1034,23 @@ func scheduleAPIRoutes() []apiRoute {
 	}
 	page := []apiParam{{Name: "limit", Type: "integer", Desc: "Items per page", Default: 100, Min: 1, Max: 1000}, pPageQ}
 	return []apiRoute{
-		{Pattern: "GET /schedules", Tag: tag, Summary: "List schedules",
+		{Pattern: "GET /schedules", Handler: o.handleListSchedules, Access: needs("schedules:read"), Tag: tag, Summary: "List schedules",
 			Query:  append([]apiParam{{Name: "enabled", Type: "boolean", Desc: "Only enabled (true) or disabled (false) schedules"}}, page...),
 			Schema: "PaginatedResponse", Result: "PaginatedResponse[ScheduleResponse]"},
-		{Pattern: "POST /schedules", Tag: tag, Summary: "Create a schedule", JSON: fields(true), Status: http.StatusCreated,
+		{Pattern: "POST /schedules", Handler: o.handleCreateSchedule, Access: needs("schedules:write"), Tag: tag, Summary: "Create a schedule", JSON: fields(true), Status: http.StatusCreated,
 			Result: "ScheduleResponse; 409 for a taken name, 422 for a bad cron expression or timezone"},
-		{Pattern: "GET /schedules/{schedule_id}", Tag: tag, Summary: "Get a schedule", Result: "ScheduleResponse"},
-		{Pattern: "PATCH /schedules/{schedule_id}", Tag: tag, Summary: "Update a schedule", JSON: fields(false),
+		{Pattern: "GET /schedules/{schedule_id}", Handler: o.handleGetSchedule, Access: needs("schedules:read"), Tag: tag, Summary: "Get a schedule", Result: "ScheduleResponse"},
+		{Pattern: "PATCH /schedules/{schedule_id}", Handler: o.handleUpdateSchedule, Access: needs("schedules:write"), Tag: tag, Summary: "Update a schedule", JSON: fields(false),
 			Desc: "Fields left out keep their value; a new cron expression or timezone moves next_run_at.", Result: "ScheduleResponse"},
-		{Pattern: "DELETE /schedules/{schedule_id}", Tag: tag, Summary: "Delete a schedule and its runs", Status: http.StatusNoContent, Result: "No content"},
-		{Pattern: "POST /schedules/{schedule_id}/enable", Tag: tag, Summary: "Enable a schedule", Result: "{id, name, enabled, next_run_at, updated_at}"},
-		{Pattern: "POST /schedules/{schedule_id}/disable", Tag: tag, Summary: "Disable a schedule", Result: "{id, name, enabled, next_run_at, updated_at}"},
-		{Pattern: "POST /schedules/{schedule_id}/trigger", Tag: tag, Summary: "Fire a schedule now",
+		{Pattern: "DELETE /schedules/{schedule_id}", Handler: o.handleDeleteSchedule, Access: needs("schedules:delete"), Tag: tag, Summary: "Delete a schedule and its runs", Status: http.StatusNoContent, Result: "No content"},
+		{Pattern: "POST /schedules/{schedule_id}/enable", Handler: o.handleEnableSchedule(true), Access: needs("schedules:write"), Tag: tag, Summary: "Enable a schedule", Result: "{id, name, enabled, next_run_at, updated_at}"},
+		{Pattern: "POST /schedules/{schedule_id}/disable", Handler: o.handleEnableSchedule(false), Access: needs("schedules:write"), Tag: tag, Summary: "Disable a schedule", Result: "{id, name, enabled, next_run_at, updated_at}"},
+		{Pattern: "POST /schedules/{schedule_id}/trigger", Handler: o.handleTriggerSchedule, Access: needs("schedules:write"), Tag: tag, Summary: "Fire a schedule now",
 			Desc:   "Runs the schedule at once (with its retries) and answers its last attempt; needs [scheduler] enabled.",
 			Result: "ScheduleRunResponse; 409 when disabled, 503 when the scheduler is not running"},
-		{Pattern: "GET /schedules/{schedule_id}/runs", Tag: tag, Summary: "List a schedule's runs", Query: page,
+		{Pattern: "GET /schedules/{schedule_id}/runs", Handler: o.handleListScheduleRuns, Access: needs("schedules:read"), Tag: tag, Summary: "List a schedule's runs", Query: page,
 			Schema: "PaginatedResponse", Result: "PaginatedResponse[ScheduleRunResponse]"},
-		{Pattern: "GET /schedules/{schedule_id}/runs/{run_id}", Tag: tag, Summary: "Get a schedule run", Result: "ScheduleRunResponse"},
+		{Pattern: "GET /schedules/{schedule_id}/runs/{run_id}", Handler: o.handleGetScheduleRun, Access: needs("schedules:read"), Tag: tag, Summary: "Get a schedule run", Result: "ScheduleRunResponse"},
 	}
 }
 

@@ -28,17 +28,33 @@ const (
 	memoryTable  = "agno_memories"
 )
 
-// sessionRoutes registers agno's /sessions routes (tag Sessions).
-func (o *OS) sessionRoutes(mux routeMux) {
-	mux.HandleFunc("GET /sessions", o.handleListSessions)
-	mux.HandleFunc("POST /sessions", o.handleCreateSession)
-	mux.HandleFunc("DELETE /sessions", o.handleDeleteSessions)
-	mux.HandleFunc("GET /sessions/{session_id}", o.handleGetSession)
-	mux.HandleFunc("PATCH /sessions/{session_id}", o.handleUpdateSession)
-	mux.HandleFunc("DELETE /sessions/{session_id}", o.handleDeleteSession)
-	mux.HandleFunc("POST /sessions/{session_id}/rename", o.handleRenameSession)
-	mux.HandleFunc("GET /sessions/{session_id}/runs", o.handleSessionRuns)
-	mux.HandleFunc("GET /sessions/{session_id}/runs/{run_id}", o.handleSessionRun)
+// sessionAPIRoutes are agno's /sessions routes (tag Sessions).
+func (o *OS) sessionAPIRoutes() []apiRoute {
+	return []apiRoute{
+		{Pattern: "GET /sessions", Handler: o.handleListSessions, Access: needs("sessions:read"), Tag: "Sessions", Summary: "List sessions", Query: []apiParam{pTypeQ,
+			{Name: "component_id", Type: "string", Desc: "Agent, team or workflow id"}, pUserQ,
+			{Name: "session_name", Type: "string", Desc: "Partial session name"}, pLimitQ, pPage0Q,
+			{Name: "sort_by", Type: "string", Desc: "Sort field", Default: "created_at"}, pSortOrderQ, pDBQ, pTableQ},
+			Schema: "PaginatedResponse", Result: "PaginatedResponse[SessionSchema]"},
+		{Pattern: "POST /sessions", Handler: o.handleCreateSession, Access: needs("sessions:write"), Tag: "Sessions", Summary: "Create a session", Query: []apiParam{pTypeQ, pDBQ, pTableQ},
+			JSON: []apiParam{{Name: "session_id", Type: "string"}, {Name: "session_name", Type: "string"}, {Name: "session_state", Type: "object"},
+				{Name: "metadata", Type: "object"}, {Name: "user_id", Type: "string"}, {Name: "agent_id", Type: "string"}, {Name: "team_id", Type: "string"}, {Name: "workflow_id", Type: "string"}},
+			Status: http.StatusCreated, Result: "Session detail"},
+		{Pattern: "DELETE /sessions", Handler: o.handleDeleteSessions, Access: needs("sessions:delete"), Tag: "Sessions", Summary: "Delete sessions", Query: []apiParam{pUserQ, pDBQ, pTableQ},
+			JSON:   []apiParam{{Name: "session_ids", Type: "array", Required: true}, {Name: "session_types", Type: "array", Required: true}},
+			Status: http.StatusNoContent, Result: "Deleted"},
+		{Pattern: "GET /sessions/{session_id}", Handler: o.handleGetSession, Access: needs("sessions:read"), Tag: "Sessions", Summary: "Get a session", Query: []apiParam{pTypeQ, pUserQ, pDBQ, pTableQ}, Result: "Session detail"},
+		{Pattern: "PATCH /sessions/{session_id}", Handler: o.handleUpdateSession, Access: needs("sessions:write"), Tag: "Sessions", Summary: "Update a session", Query: []apiParam{pTypeQ, pUserQ, pDBQ, pTableQ},
+			JSON:   []apiParam{{Name: "session_name", Type: "string"}, {Name: "session_state", Type: "object"}, {Name: "metadata", Type: "object"}, {Name: "summary", Type: "object"}},
+			Result: "Session detail"},
+		{Pattern: "DELETE /sessions/{session_id}", Handler: o.handleDeleteSession, Access: needs("sessions:delete"), Tag: "Sessions", Summary: "Delete a session", Query: []apiParam{pUserQ, pDBQ, pTableQ}, Status: http.StatusNoContent, Result: "Deleted"},
+		{Pattern: "POST /sessions/{session_id}/rename", Handler: o.handleRenameSession, Access: needs("sessions:write"), Tag: "Sessions", Summary: "Rename a session", Query: []apiParam{pTypeQ, pUserQ, pDBQ, pTableQ},
+			JSON: []apiParam{{Name: "session_name", Type: "string", Required: true}}, Result: "Session detail"},
+		{Pattern: "GET /sessions/{session_id}/runs", Handler: o.handleSessionRuns, Access: needs("sessions:read"), Tag: "Sessions", Summary: "List a session's runs", Query: []apiParam{pTypeQ, pUserQ,
+			{Name: "created_after", Type: "integer", Desc: "Epoch seconds"}, {Name: "created_before", Type: "integer", Desc: "Epoch seconds"}, pDBQ, pTableQ},
+			Result: "[RunSchema | TeamRunSchema | WorkflowRunSchema]"},
+		{Pattern: "GET /sessions/{session_id}/runs/{run_id}", Handler: o.handleSessionRun, Access: needs("sessions:read"), Tag: "Sessions", Summary: "Get a session's run", Query: []apiParam{pTypeQ, pUserQ, pDBQ, pTableQ}, Result: "Run schema"},
+	}
 }
 
 // dataStore resolves the database of a data route from db_id and table

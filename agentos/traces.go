@@ -121,15 +121,8 @@ func (o *OS) FlushTraces(ctx context.Context) error {
 	return o.traces.tp.ForceFlush(ctx)
 }
 
-func (o *OS) traceRoutes(mux routeMux) {
-	mux.HandleFunc("GET /traces", o.handleTraces)
-	mux.HandleFunc("GET /traces/filter-schema", o.handleTraceFilterSchema)
-	mux.HandleFunc("GET /traces/{trace_id}", o.handleTrace)
-	mux.HandleFunc("GET /trace_session_stats", o.handleTraceSessionStats)
-	mux.HandleFunc("POST /traces/search", o.handleTraceSearch)
-}
-
-func traceAPIRoutes() []apiRoute {
+// traceAPIRoutes are agno's /traces routes (tag Traces).
+func (o *OS) traceAPIRoutes() []apiRoute {
 	ids := []apiParam{{Name: "run_id", Type: "string"}, {Name: "session_id", Type: "string"}, {Name: "user_id", Type: "string"},
 		{Name: "agent_id", Type: "string"}, {Name: "team_id", Type: "string"}, {Name: "workflow_id", Type: "string"}}
 	times := []apiParam{
@@ -140,18 +133,18 @@ func traceAPIRoutes() []apiRoute {
 	stats := append(append([]apiParam{}, ids[2:]...), times...)
 	stats = append(stats, apiParam{Name: "page", Type: "integer", Default: 1, Min: 1}, apiParam{Name: "limit", Type: "integer", Default: 20, Min: 1}, pDBQ)
 	return []apiRoute{
-		{Pattern: "GET /traces", Tag: "Traces", Summary: "List Traces",
+		{Pattern: "GET /traces", Handler: o.handleTraces, Access: needs("traces:read"), Tag: "Traces", Summary: "List Traces",
 			Desc:  "Execution traces (runs, model calls, tool calls) filtered by run, session, user, agent, team, workflow, status and time.",
 			Query: list, Schema: "PaginatedResponse", Result: "PaginatedResponse[TraceSummary]"},
-		{Pattern: "GET /traces/filter-schema", Tag: "Traces", Summary: "Get Trace Filter Schema",
+		{Pattern: "GET /traces/filter-schema", Handler: o.handleTraceFilterSchema, Access: needs("traces:read"), Tag: "Traces", Summary: "Get Trace Filter Schema",
 			Desc: "The fields, operators and enum values POST /traces/search accepts.", Result: "FilterSchemaResponse"},
-		{Pattern: "GET /traces/{trace_id}", Tag: "Traces", Summary: "Get Trace or Span Detail",
+		{Pattern: "GET /traces/{trace_id}", Handler: o.handleTrace, Access: needs("traces:read"), Tag: "Traces", Summary: "Get Trace or Span Detail",
 			Desc:  "A trace with its span tree, or with span_id one span of it.",
 			Query: []apiParam{{Name: "span_id", Type: "string"}, {Name: "run_id", Type: "string"}, pDBQ}, Result: "TraceDetail or TraceNode"},
-		{Pattern: "GET /trace_session_stats", Tag: "Traces", Summary: "Get Trace Statistics by Session",
+		{Pattern: "GET /trace_session_stats", Handler: o.handleTraceSessionStats, Access: needs("traces:read"), Tag: "Traces", Summary: "Get Trace Statistics by Session",
 			Desc: "Trace counts and first/last trace times per session.", Query: stats,
 			Schema: "PaginatedResponse", Result: "PaginatedResponse[TraceSessionStats]"},
-		{Pattern: "POST /traces/search", Tag: "Traces", Summary: "Search Traces with Advanced Filters",
+		{Pattern: "POST /traces/search", Handler: o.handleTraceSearch, Access: needs("traces:read"), Tag: "Traces", Summary: "Search Traces with Advanced Filters",
 			Desc:  "Traces matching a FilterExpr (EQ, NEQ, GT, GTE, LT, LTE, IN, CONTAINS, STARTSWITH, AND, OR, NOT); group_by session gives session stats.",
 			Query: []apiParam{pDBQ},
 			JSON: []apiParam{{Name: "filter", Type: "object", Desc: "FilterExpr, e.g. {\"op\": \"EQ\", \"key\": \"status\", \"value\": \"OK\"}"},

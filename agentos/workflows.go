@@ -14,16 +14,25 @@ import (
 	"github.com/agno-go/agno/workflow"
 )
 
-func (o *OS) workflowRoutes(mux routeMux) {
-	mux.HandleFunc("GET /workflows", o.handleWorkflows)
-	mux.HandleFunc("GET /workflows/{workflow_id}", o.handleWorkflow)
-	mux.HandleFunc("POST /workflows/{workflow_id}/runs", o.handleWorkflowRun)
-	mux.HandleFunc("POST /workflows/{workflow_id}/runs/{run_id}/continue", o.handleWorkflowContinue)
-	mux.HandleFunc("POST /workflows/{workflow_id}/runs/{run_id}/cancel", o.handleWorkflowCancel)
-	mux.HandleFunc("POST /workflows/{workflow_id}/runs/{run_id}/resume", o.handleWorkflowResume)
-	mux.HandleFunc("GET /workflows/{workflow_id}/runs/{run_id}", o.handleWorkflowGetRun)
-	mux.HandleFunc("GET /workflows/{workflow_id}/runs", o.handleWorkflowListRuns)
-	mux.HandleFunc("GET /workflows/ws", o.handleWorkflowWS)
+// workflowAPIRoutes are agno's /workflows routes (tag Workflows).
+func (o *OS) workflowAPIRoutes() []apiRoute {
+	return []apiRoute{
+		{Pattern: "GET /workflows", Handler: o.handleWorkflows, Access: needs("workflows:read"), Tag: "Workflows", Summary: "List workflows", Result: "[WorkflowSummaryResponse]"},
+		{Pattern: "GET /workflows/{workflow_id}", Handler: o.handleWorkflow, Access: needs("workflows:read"), Tag: "Workflows", Summary: "Get a workflow with its step tree", Result: "WorkflowResponse"},
+		{Pattern: "POST /workflows/{workflow_id}/runs", Handler: o.handleWorkflowRun, Access: needs("workflows:run"), Tag: "Workflows", Summary: "Run a workflow", Desc: runFormExtra,
+			Form: []apiParam{pMessage, pStream, pBackground, pSession, pUser, pVersion, pFactory}, Stream: true,
+			Result: "WorkflowRunOutput; an SSE stream when stream=true; 202 {run_id, session_id, status} for a background run"},
+		{Pattern: "POST /workflows/{workflow_id}/runs/{run_id}/continue", Handler: o.handleWorkflowContinue, Access: needs("workflows:run"), Tag: "Workflows", Summary: "Continue a paused workflow run",
+			Form:   []apiParam{{Name: "step_requirements", Type: "string", Desc: "JSON list of StepRequirement objects (confirmation, user input, route choice, output review)"}, pSessionOpt, pUser, pStream, pFactory},
+			Stream: true, Result: "WorkflowRunOutput, or an SSE stream"},
+		{Pattern: "POST /workflows/{workflow_id}/runs/{run_id}/cancel", Handler: o.handleWorkflowCancel, Access: needs("workflows:run"), Tag: "Workflows", Summary: "Cancel a workflow run", Query: []apiParam{pSessionQ}, Result: "{}"},
+		{Pattern: "POST /workflows/{workflow_id}/runs/{run_id}/resume", Handler: o.handleWorkflowResume, Access: checkedBy("OS.mayRun: workflows:run on the path's workflow"), Tag: "Workflows", Summary: "Resume a workflow run's event stream", Form: []apiParam{pLastEvent, pSessionOpt}, Stream: true, Result: "SSE stream: missed events, then live ones"},
+		{Pattern: "GET /workflows/{workflow_id}/runs/{run_id}", Handler: o.handleWorkflowGetRun, Access: needs("workflows:read"), Tag: "Workflows", Summary: "Get a workflow run", Query: []apiParam{pSessionQ}, Result: "WorkflowRunOutput"},
+		{Pattern: "GET /workflows/{workflow_id}/runs", Handler: o.handleWorkflowListRuns, Access: needs("workflows:read"), Tag: "Workflows", Summary: "List a session's workflow runs", Query: []apiParam{{Name: "session_id", Type: "string", Desc: "Session to list", Required: true}, pStatusQ}, Result: "[WorkflowRunSchema]"},
+		{Pattern: "GET /workflows/ws", Handler: o.handleWorkflowWS, Access: open("the socket authenticates in its first message: wsConn.authenticate, then wsConn.mayRun per workflow"), Tag: "Workflows", Summary: "WebSocket for workflow runs",
+			Desc:   "Upgrade to a WebSocket. Client actions: authenticate, start-workflow, continue-workflow, reconnect, ping. Live events arrive as SSE-framed text; control messages as JSON.",
+			Status: http.StatusSwitchingProtocols, Result: "Switching Protocols"},
+	}
 }
 
 func (o *OS) workflow(w http.ResponseWriter, r *http.Request) (*workflow.Workflow, bool) {

@@ -1,17 +1,19 @@
 package config
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
+	"io"
+	"net/url"
+	"os"
 	"regexp"
 	"strings"
 
 	"github.com/BurntSushi/toml"
 
 	"github.com/agno-go/agno/agent"
-	"github.com/agno-go/agno/internal/kbreader"
 	"github.com/agno-go/agno/knowledge"
 	"github.com/agno-go/agno/knowledge/chunk"
 	"github.com/agno-go/agno/knowledge/contents"
@@ -58,20 +60,22 @@ type KnowledgeConfig struct {
 	Chunking KnowledgeChunkingConfig `toml:"chunking"`
 }
 
-// Embedder providers.
+// Built-in embedder providers; embedder.Names lists every registered one.
+// Importing package openai here registers its providers.
 const (
 	// EmbedderBuiltin is the deterministic built-in embedder: lexical
 	// (shared words and word fragments), not semantic, and offline.
-	EmbedderBuiltin = "builtin"
+	EmbedderBuiltin = embedder.ProviderBuiltin
 	// EmbedderOpenAI and EmbedderOpenAICompatible call an /embeddings
 	// endpoint (OpenAI, Ollama, vLLM, any base_url).
-	EmbedderOpenAI           = "openai"
-	EmbedderOpenAICompatible = "openai-compatible"
+	EmbedderOpenAI           = kbopenai.ProviderOpenAI
+	EmbedderOpenAICompatible = kbopenai.ProviderCompatible
 )
 
 // KnowledgeEmbedderConfig is [knowledge.<name>.embedder].
 type KnowledgeEmbedderConfig struct {
-	// Provider is "builtin" (default), "openai" or "openai-compatible".
+	// Provider is a registered embedder provider (embedder.Names):
+	// "builtin" (default), "openai" or "openai-compatible".
 	Provider string `toml:"provider"`
 	// Model is the embedding model (default text-embedding-3-small).
 	Model   string `toml:"model"`
@@ -90,8 +94,9 @@ type KnowledgeEmbedderConfig struct {
 // every reader chunks its own way, as agno's (fixed size 5000, markdown
 // by headings, CSV by row).
 type KnowledgeChunkingConfig struct {
-	// Strategy is agno's chunker name for every reader: FixedSizeChunker,
-	// RecursiveChunker, DocumentChunker, MarkdownChunker or RowChunker.
+	// Strategy is agno's chunker name for every reader, a registered
+	// chunk strategy (chunk.Names): FixedSizeChunker, RecursiveChunker,
+	// DocumentChunker, MarkdownChunker or RowChunker.
 	Strategy string `toml:"strategy"`
 	// ChunkSize is the largest chunk in characters (default 5000).
 	ChunkSize int `toml:"chunk_size"`
@@ -176,36 +181,64 @@ func (c *Config) validateKnowledge(p *problems, md *toml.MetaData) {
 }
 
 func (c *Config) validateEmbedder(p *problems, key string, e *KnowledgeEmbedderConfig) {
-	switch e.Provider {
-	case "":
-		e.Provider = EmbedderBuiltin
-	case EmbedderBuiltin, EmbedderOpenAI, EmbedderOpenAICompatible:
-	default:
-		p.at(key+".provider", "%s.provider = %q: use \"builtin\" (offline, lexical; the default), \"openai\" or \"openai-compatible\" (any /embeddings endpoint: Ollama, vLLM, a gateway)", key, e.Provider)
+	e.Provider = cmp.Or(e.Provider, EmbedderBuiltin)
+	prov, ok := embedder.Lookup(e.Provider)
+	if !ok {
+		p.at(key+".provider", "%s.provider = %q: use %s", key, e.Provider, embedderChoices())
 		return
+	}
+	bad := false
+	at := func(k, format string, args ...any) {
+		bad = true
+		p.at(k, format, args...)
 	}
 	if e.Dimensions < 0 || e.BatchSize < 0 {
-		p.at(key, "%s: dimensions and batch_size must not be negative (0 means the default)", key)
-	}
-	if e.Provider == EmbedderBuiltin {
-		if e.Model != "" || e.BaseURL != "" || e.APIKeyEnv != "" || e.BatchSize != 0 {
-			p.at(key, "%s: model, base_url, api_key_env and batch_size are for provider = \"openai\" or \"openai-compatible\"; the builtin embedder takes only dimensions", key)
-		}
-		return
-	}
-	if e.Provider == EmbedderOpenAICompatible && e.BaseURL == "" {
-		p.at(key, "%s is openai-compatible but has no base_url: set the endpoint, for example base_url = \"http://localhost:11434/v1\"", key)
-	}
-	if e.BaseURL != "" {
-		if _, err := kbopenai.New(kbopenai.Config{BaseURL: e.BaseURL, APIKey: "-"}); err != nil {
-			p.at(key+".base_url", "%s.base_url = %q is not an http(s) URL: write it like \"https://api.openai.com/v1\"", key, e.BaseURL)
-		}
+		at(key, "%s: dimensions and batch_size must not be negative (0 means the default)", key)
 	}
 	if e.APIKeyEnv != "" {
-		checkEnvName(p, key+".api_key_env", e.APIKeyEnv)
-	} else if e.Provider == EmbedderOpenAI {
-		e.APIKeyEnv = kbopenai.OpenAIKeyEnv
+		if !envName.MatchString(e.APIKeyEnv) {
+			bad = true
+			checkEnvName(p, key+".api_key_env", e.APIKeyEnv)
+		}
+	} else {
+		// The provider's variable, shown by config show, as for [models].
+		e.APIKeyEnv = prov.KeyEnv
 	}
+	if prov.RequiresBaseURL && e.BaseURL == "" {
+		at(key, "%s is %s but has no base_url: set the endpoint, for example base_url = \"http://localhost:11434/v1\"", key, e.Provider)
+	}
+	if e.BaseURL != "" {
+		if u, err := url.Parse(e.BaseURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			at(key+".base_url", "%s.base_url = %q is not an http(s) URL: write it like \"https://api.openai.com/v1\"", key, e.BaseURL)
+		}
+	}
+	if bad {
+		return
+	}
+	// The provider checks the rest itself; building makes no request.
+	if _, err := prov.New(e.options()); err != nil {
+		p.at(key, "%s: %v", key, err)
+	}
+}
+
+// options are the embedder options of the table.
+func (e KnowledgeEmbedderConfig) options() embedder.Options {
+	return embedder.Options{Model: e.Model, BaseURL: e.BaseURL, APIKeyEnv: e.APIKeyEnv, Dimensions: e.Dimensions, BatchSize: e.BatchSize}
+}
+
+// embedderChoices lists the registered embedder providers with their
+// summaries, for error messages.
+func embedderChoices() string {
+	names := embedder.Names()
+	out := make([]string, len(names))
+	for i, name := range names {
+		prov, _ := embedder.Lookup(name)
+		out[i] = fmt.Sprintf("%q (%s)", name, prov.Summary)
+	}
+	if len(out) < 2 {
+		return strings.Join(out, "")
+	}
+	return strings.Join(out[:len(out)-1], ", ") + " or " + out[len(out)-1]
 }
 
 func (c *Config) validateChunking(p *problems, key string, ch KnowledgeChunkingConfig) {
@@ -215,11 +248,11 @@ func (c *Config) validateChunking(p *problems, key string, ch KnowledgeChunkingC
 	}
 	if ch.Strategy == "" {
 		if ch.ChunkOverlap > 0 {
-			p.at(key+".chunk_overlap", "%s.chunk_overlap needs a strategy: set strategy = %q (or another of %s)", key, chunk.TypeFixedSize, strings.Join(kbreader.Chunkers, ", "))
+			p.at(key+".chunk_overlap", "%s.chunk_overlap needs a strategy: set strategy = %q (or another of %s)", key, chunk.TypeFixedSize, strings.Join(chunk.Names(), ", "))
 		}
 		return
 	}
-	if _, err := kbreader.Chunker(ch.Strategy, ch.ChunkSize, ch.ChunkOverlap); err != nil {
+	if _, err := chunk.New(ch.Strategy, chunk.Config{Size: ch.ChunkSize, Overlap: ch.ChunkOverlap}); err != nil {
 		p.at(key+".strategy", "%s.strategy: %v", key, err)
 	}
 }
@@ -250,14 +283,14 @@ func (c *Config) buildKnowledge(ctx context.Context, r *Resources) error {
 			}
 			sharedContents[kc.ContentsTable] = cs
 		}
-		readers, err := knowledgeReaders(kc.Chunking, r.Outbound)
+		ropts, err := knowledgeReaderOptions(kc.Chunking)
 		if err != nil {
 			return fmt.Errorf("config: [knowledge.%s.chunking] in %s: %w", name, c.Path, err)
 		}
 		include := c.Settings.Runtime.ContentHash.IncludeMetadata
 		k, err := knowledge.New(ctx, knowledge.Config{
 			Name: name, Description: kc.Description, VectorDB: vs, ContentsDB: cs, MaxResults: kc.MaxResults,
-			Readers: readers, IsolateVectorSearch: kc.IsolateVectorSearch,
+			ReaderOptions: ropts, IsolateVectorSearch: kc.IsolateVectorSearch,
 			ContentHash: knowledge.HashOptions{IncludeMetadata: &include}, HTTPClient: r.Outbound, Logger: c.Logger,
 		})
 		if err != nil {
@@ -278,43 +311,33 @@ func searchTypeOrDefault(s string) string {
 	return s
 }
 
+// knowledgeVectorDBs names, for each [storage] driver, the registered
+// vector store (vectordb.Register) a knowledge base keeps its chunks in:
+// the session database's.
+var knowledgeVectorDBs = map[string]string{
+	DriverSQLite:   sqlitevec.RegistryName,
+	DriverPostgres: pgvector.RegistryName,
+	DriverMemory:   vmemory.RegistryName,
+}
+
 // openVectorDB opens a knowledge base's vector store on the [storage]
 // database.
 func (c *Config) openVectorDB(ctx context.Context, r *Resources, name string, kc KnowledgeConfig, emb embedder.Embedder) (vectordb.DB, error) {
-	st := vectordb.SearchType(strings.ToLower(kc.SearchType))
-	id := vectordb.DefaultID(kc.VectorTable)
-	var (
-		vs     vectordb.DB
-		err    error
-		closer func() error
-	)
-	switch c.Storage.Driver {
-	case DriverMemory:
-		vs, err = vmemory.New(vmemory.Config{ID: id, Description: kc.Description, Embedder: emb, SearchType: st, SimilarityThreshold: kc.SimilarityThreshold})
-	case DriverPostgres:
-		pg, ok := r.Store.(*postgres.Store)
-		if !ok {
-			return nil, fmt.Errorf("config: [knowledge.%s] needs the postgres store of [storage]", name)
-		}
-		var s *pgvector.Store
-		s, err = pgvector.Open(ctx, pgvector.Config{ID: id, Description: kc.Description, Pool: pg.Pool(), Schema: pg.Schema(),
-			Table: kc.VectorTable, Embedder: emb, SearchType: st, SimilarityThreshold: kc.SimilarityThreshold, Logger: c.Logger})
-		if s != nil {
-			vs, closer = s, s.Close
-		}
-	default:
-		var s *sqlitevec.Store
-		s, err = sqlitevec.Open(ctx, sqlitevec.Config{ID: id, Description: kc.Description, Path: c.Storage.Path, Table: kc.VectorTable,
-			Embedder: emb, SearchType: st, SimilarityThreshold: kc.SimilarityThreshold, Logger: c.Logger})
-		if s != nil {
-			vs, closer = s, s.Close
-		}
+	store := knowledgeVectorDBs[cmp.Or(c.Storage.Driver, DriverSQLite)]
+	open, ok := vectordb.Lookup(store)
+	if !ok {
+		return nil, fmt.Errorf("config: [knowledge.%s]: no vector store is registered for storage driver %q", name, c.Storage.Driver)
 	}
+	vs, err := open(ctx, vectordb.Options{
+		ID: vectordb.DefaultID(kc.VectorTable), Description: kc.Description, Table: kc.VectorTable, Embedder: emb,
+		SearchType: vectordb.SearchType(strings.ToLower(kc.SearchType)), SimilarityThreshold: kc.SimilarityThreshold,
+		Logger: c.Logger, Path: c.Storage.Path, Storage: r.Store,
+	})
 	if err != nil {
 		return nil, fmt.Errorf("config: [knowledge.%s] vector store (table %s): %w", name, kc.VectorTable, err)
 	}
-	if closer != nil {
-		r.closers = append(r.closers, closer)
+	if cl, ok := vs.(io.Closer); ok {
+		r.closers = append(r.closers, cl.Close)
 	}
 	return vs, nil
 }
@@ -348,68 +371,34 @@ func (c *Config) openContents(ctx context.Context, r *Resources, table string) (
 // that is not set does not stop the start, as for models: a warning
 // names it, and ingestion and search fail saying what to export.
 func (c *Config) buildEmbedder(name string, e KnowledgeEmbedderConfig) (embedder.Embedder, error) {
-	if e.Provider == EmbedderBuiltin || e.Provider == "" {
-		l, err := embedder.NewLexical(embedder.LexicalConfig{Dimensions: e.Dimensions})
-		if err != nil {
-			return nil, fmt.Errorf("config: [knowledge.%s.embedder] in %s: %w", name, c.Path, err)
-		}
-		return l, nil
+	prov, ok := embedder.Lookup(cmp.Or(e.Provider, EmbedderBuiltin))
+	if !ok {
+		return nil, fmt.Errorf("config: [knowledge.%s.embedder] in %s: provider %q: use %s", name, c.Path, e.Provider, embedderChoices())
 	}
-	cfg := kbopenai.Config{ID: e.Model, BaseURL: e.BaseURL, APIKeyEnv: e.APIKeyEnv, Dimensions: e.Dimensions, BatchSize: e.BatchSize}
-	emb, err := kbopenai.New(cfg)
-	if errors.Is(err, kbopenai.ErrNoAPIKey) {
+	e.APIKeyEnv = cmp.Or(e.APIKeyEnv, prov.KeyEnv) // set by validation, unless built from Go
+	if e.APIKeyEnv != "" && os.Getenv(e.APIKeyEnv) == "" {
 		c.logger().Warn("knowledge embedder API key is not set; ingestion and search of this knowledge base will fail until it is exported",
 			"knowledge", name, "env", e.APIKeyEnv, "fix", fmt.Sprintf("export %s=<your key> and restart", e.APIKeyEnv))
-		cfg.APIKey, cfg.APIKeyEnv = "unset", ""
-		probe, perr := kbopenai.New(cfg)
-		if perr != nil {
-			return nil, fmt.Errorf("config: [knowledge.%s.embedder] in %s: %w", name, c.Path, perr)
-		}
-		return missingKey{dims: probe.Dimensions(), env: e.APIKeyEnv, knowledge: name}, nil
 	}
+	emb, err := prov.New(e.options())
 	if err != nil {
 		return nil, fmt.Errorf("config: [knowledge.%s.embedder] in %s: %w", name, c.Path, err)
 	}
 	return emb, nil
 }
 
-// missingKey stands in for an embedder whose API key is not set.
-type missingKey struct {
-	dims      int
-	env       string
-	knowledge string
-}
-
-func (m missingKey) Dimensions() int { return m.dims }
-
-func (m missingKey) Embed(context.Context, []string) ([][]float32, embedder.Usage, error) {
-	return nil, embedder.Usage{}, fmt.Errorf("%w: knowledge base %q embeds with the key in %s, which is not set: export %s=<your key> and restart",
-		kbopenai.ErrNoAPIKey, m.knowledge, m.env, m.env)
-}
-
-// knowledgeReaders applies [knowledge.<name>.chunking] to every reader;
-// nil keeps each reader's own chunking. Readers fetch with client.
-func knowledgeReaders(ch KnowledgeChunkingConfig, client *http.Client) (map[string]reader.Reader, error) {
-	if ch.Strategy == "" && ch.ChunkSize == 0 {
-		return nil, nil
-	}
+// knowledgeReaderOptions are the reader options [knowledge.<name>.chunking]
+// gives every reader; zero keeps each reader's own chunking.
+func knowledgeReaderOptions(ch KnowledgeChunkingConfig) (reader.Options, error) {
 	opts := reader.Options{ChunkSize: ch.ChunkSize}
 	if ch.Strategy != "" {
-		c, err := kbreader.Chunker(ch.Strategy, ch.ChunkSize, ch.ChunkOverlap)
+		c, err := chunk.New(ch.Strategy, chunk.Config{Size: ch.ChunkSize, Overlap: ch.ChunkOverlap})
 		if err != nil {
-			return nil, err
+			return reader.Options{}, err
 		}
 		opts.Chunker = c
 	}
-	out := map[string]reader.Reader{}
-	for _, key := range kbreader.Keys() {
-		r, err := kbreader.New(key, opts, client)
-		if err != nil {
-			return nil, err
-		}
-		out[key] = r
-	}
-	return out, nil
+	return opts, nil
 }
 
 // KnowledgeNames lists the [knowledge] tables.

@@ -19,6 +19,10 @@ import (
 	"github.com/agno-go/agno/knowledge/reader"
 )
 
+// typeManual is agno's FileData type of text typed into an AgentOS
+// upload; like "Text" (TextContent), it is read as text.
+const typeManual = "manual"
+
 // Input is one insert: agno's Knowledge.insert arguments. At least one of
 // Path, URL, TextContent, File and Topics must be set; several may be.
 type Input struct {
@@ -170,8 +174,8 @@ func (k *Knowledge) loadFile(ctx context.Context, c *Content, info fs.FileInfo, 
 	r := c.Reader
 	if r == nil {
 		var err error
-		if r, err = k.reader(reader.KeyForExtension(c.FileType)); err != nil {
-			return []*Content{c}, k.fail(ctx, c, "No reader available", err)
+		if r, err = k.readerForType(c.FileType); err != nil {
+			return []*Content{c}, k.noReader(ctx, c, err)
 		}
 	}
 	docs, err := r.Read(ctx, reader.Source{Path: c.Path, Name: c.Name, Password: password(c)})
@@ -219,10 +223,14 @@ func (k *Knowledge) loadURL(ctx context.Context, c *Content, m insertMode) ([]*C
 	r := c.Reader
 	var err error
 	if ext != "" {
+		key, kerr := reader.KeyForDownload(ext)
+		if r == nil && kerr != nil {
+			// Refused before downloading what nothing would read.
+			return []*Content{c}, k.noReader(ctx, c, kerr)
+		}
 		if src.Data, err = reader.Fetch(ctx, k.cfg.HTTPClient, c.URL, k.cfg.MaxDownloadBytes); err != nil {
 			return []*Content{c}, k.fail(ctx, c, fmt.Sprintf("Error reading URL: %s - %v", c.URL, err), err)
 		}
-		key := reader.KeyForDownload(ext)
 		if key == reader.KeyCSV {
 			src.Name = path.Base(u.Path) // agno names downloaded CSVs after the file
 		}
@@ -311,10 +319,12 @@ func (k *Knowledge) loadFileData(ctx context.Context, c *Content, m insertMode) 
 		hint := fd.Type
 		if ext := reader.Ext(fd.Filename); ext != "" {
 			hint = ext
+		} else if strings.EqualFold(hint, typeManual) {
+			hint = reader.KeyText
 		}
 		var err error
-		if r, err = k.reader(reader.KeyForExtension(hint)); err != nil {
-			return []*Content{c}, k.fail(ctx, c, "No reader available", err)
+		if r, err = k.readerForType(hint); err != nil {
+			return []*Content{c}, k.noReader(ctx, c, err)
 		}
 	}
 	name := cmp.Or(fd.Filename, c.Name, "content_"+fd.Type)
@@ -441,17 +451,31 @@ func (k *Knowledge) write(ctx context.Context, hash string, docs []*document.Doc
 // fail marks the content failed with msg and returns the error Insert
 // reports for it.
 func (k *Knowledge) fail(ctx context.Context, c *Content, msg string, cause error) error {
-	c.Status = contents.StatusFailed
-	c.StatusMessage = msg
-	k.log.Error("knowledge: content failed", "content_id", c.ID, "name", c.Name, "message", msg, "error", cause)
 	err := fmt.Errorf("knowledge: content %q (%s): %s", c.Name, c.ID, msg)
 	if cause != nil {
 		err = fmt.Errorf("%w: %w", err, cause)
 	}
+	return k.failed(ctx, c, msg, cause, err)
+}
+
+// failed marks the content failed with msg and returns err, what Insert
+// reports for it.
+func (k *Knowledge) failed(ctx context.Context, c *Content, msg string, cause, err error) error {
+	c.Status = contents.StatusFailed
+	c.StatusMessage = msg
+	k.log.Error("knowledge: content failed", "content_id", c.ID, "name", c.Name, "message", msg, "error", cause)
 	if uerr := k.updateContent(ctx, c); uerr != nil {
 		return errors.Join(err, uerr)
 	}
 	return err
+}
+
+// noReader fails content of a type no reader reads. The status message
+// carries the reason (the type and the known ones): it is all an upload's
+// caller sees.
+func (k *Knowledge) noReader(ctx context.Context, c *Content, err error) error {
+	return k.failed(ctx, c, "No reader available: "+strings.TrimPrefix(err.Error(), "reader: "), err,
+		fmt.Errorf("knowledge: content %q (%s): no reader available: %w", c.Name, c.ID, err))
 }
 
 // insertRow is agno's _insert_contents_db: the row is upserted with

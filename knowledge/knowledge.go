@@ -52,9 +52,13 @@ type Config struct {
 	// MaxResults is the default number of search results; zero means
 	// DefaultMaxResults.
 	MaxResults int
-	// Readers replace the default reader for a key of
-	// reader.KeyForExtension ("pdf", "csv", "text", ...).
+	// Readers replace the registered reader of a key ("pdf", "csv",
+	// "text", ...; see reader.KeyForType).
 	Readers map[string]reader.Reader
+	// ReaderOptions are the chunk settings of the registered readers the
+	// Knowledge builds (those Readers does not replace); zero keeps each
+	// reader's own chunking.
+	ReaderOptions reader.Options
 	// IsolateVectorSearch adds linked_to=Name to every search, so several
 	// knowledge bases can share one vector store.
 	IsolateVectorSearch bool
@@ -134,27 +138,21 @@ func (k *Knowledge) ContentsDB() contents.Store { return k.cfg.ContentsDB }
 // should fetch with it, so they reach what the knowledge base may reach.
 func (k *Knowledge) HTTPClient() *http.Client { return k.cfg.HTTPClient }
 
-// reader returns the configured reader for key, creating the default on
-// first use.
+// reader returns the configured reader for key, building the registered
+// one on first use.
 func (k *Knowledge) reader(key string) (reader.Reader, error) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	if r, ok := k.readers[key]; ok {
 		return r, nil
 	}
-	var (
-		r   reader.Reader
-		err error
-	)
-	// Readers that fetch pages use the Knowledge's HTTP client and logger.
-	switch key {
-	case reader.KeyWebsite:
-		r, err = reader.NewWebsite(reader.WebsiteOptions{HTTPClient: k.cfg.HTTPClient, MaxBytes: k.cfg.MaxDownloadBytes, Logger: k.log})
-	case reader.KeyHTML:
-		r, err = reader.NewHTML(reader.HTMLOptions{HTTPClient: k.cfg.HTTPClient, MaxBytes: k.cfg.MaxDownloadBytes})
-	default:
-		r, err = reader.New(key)
+	spec, ok := reader.Lookup(key)
+	if !ok {
+		return nil, fmt.Errorf("knowledge: no reader %q is registered: use one of %s", key, strings.Join(reader.Names(), ", "))
 	}
+	// Every reader gets the Knowledge's client, bounds and logger; those
+	// that fetch nothing ignore them.
+	r, err := spec.New(reader.FactoryOptions{Options: k.cfg.ReaderOptions, HTTPClient: k.cfg.HTTPClient, MaxBytes: k.cfg.MaxDownloadBytes, Logger: k.log})
 	if err != nil {
 		return nil, err
 	}
@@ -163,6 +161,15 @@ func (k *Knowledge) reader(key string) (reader.Reader, error) {
 	}
 	k.readers[key] = r
 	return r, nil
+}
+
+// readerForType returns the reader for a file type (reader.KeyForType).
+func (k *Knowledge) readerForType(typ string) (reader.Reader, error) {
+	key, err := reader.KeyForType(typ)
+	if err != nil {
+		return nil, err
+	}
+	return k.reader(key)
 }
 
 // SearchOptions tune one search.

@@ -678,12 +678,64 @@ func TestReaderOverride(t *testing.T) {
 	text, _ := reader.NewText(reader.Options{})
 	r := &countingReader{Reader: text}
 	f := newFixture(t, Config{Name: "kb", Readers: map[string]reader.Reader{reader.KeyText: r}})
-	p := writeFile(t, t.TempDir(), "a.log", "log lines")
+	p := writeFile(t, t.TempDir(), "a.txt", "log lines")
 	if _, err := f.k.Insert(t.Context(), Input{Path: p}); err != nil {
 		t.Fatal(err)
 	}
 	if r.calls.Load() != 1 {
 		t.Errorf("the configured text reader was called %d times, want 1", r.calls.Load())
+	}
+}
+
+// A file type no reader reads is refused, not read as text: the content
+// fails with a status message naming the type and the known ones, and a
+// URL of such a file is not even downloaded. A reader given for the insert
+// reads it anyway, and typed-in text ("manual") is text.
+func TestUnknownTypeRefused(t *testing.T) {
+	f := newFixture(t, Config{Name: "kb"})
+	dir := t.TempDir()
+	var fetched atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { fetched.Add(1) }))
+	defer srv.Close()
+	client := srv.Client()
+	f.k.cfg.HTTPClient = client
+	for name, in := range map[string]Input{
+		"path": {Path: writeFile(t, dir, "logo.png", "\x89PNG")},
+		"file": {File: &FileData{Content: []byte{0, 1, 2}, Type: "application/octet-stream"}},
+		"url":  {URL: srv.URL + "/archive.zip"},
+	} {
+		cs, err := f.k.Insert(t.Context(), in)
+		if !errors.Is(err, reader.ErrUnknownType) || len(cs) != 1 {
+			t.Fatalf("%s: %v %v", name, cs, err)
+		}
+		row := f.row(t, cs[0].ID)
+		if row.Status != contents.StatusFailed || !strings.HasPrefix(row.StatusMessage, "No reader available: ") ||
+			!strings.Contains(row.StatusMessage, ".pdf") {
+			t.Errorf("%s: row %s %q", name, row.Status, row.StatusMessage)
+		}
+	}
+	if n := fetched.Load(); n != 0 {
+		t.Errorf("the .zip URL was fetched %d times", n)
+	}
+	text, _ := reader.NewText(reader.Options{})
+	if _, err := f.k.Insert(t.Context(), Input{Path: filepath.Join(dir, "logo.png"), Reader: text}); err != nil {
+		t.Errorf("with a reader: %v", err)
+	}
+	if _, err := f.k.Insert(t.Context(), Input{File: &FileData{Content: []byte("typed text"), Type: "manual"}}); err != nil {
+		t.Errorf("manual text: %v", err)
+	}
+}
+
+// Config.ReaderOptions reach the registered readers the Knowledge builds.
+func TestReaderOptions(t *testing.T) {
+	f := newFixture(t, Config{Name: "kb", ReaderOptions: reader.Options{ChunkSize: 10}})
+	const text = "alpha beta gamma alpha delta alpha epsilon alpha"
+	if _, err := f.k.Insert(t.Context(), Input{TextContent: text}); err != nil {
+		t.Fatal(err)
+	}
+	// Every chunk of at most 10 characters holds "alpha" once.
+	if docs := f.search(t, "alpha", filter.Filters{}); len(docs) < 4 {
+		t.Errorf("chunks of 10: %d docs", len(docs))
 	}
 }
 

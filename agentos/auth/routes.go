@@ -140,7 +140,10 @@ func compileMappings(rows [][3]string) []mapping {
 	return out
 }
 
-// RouteFor is the requirement of method and path (no trailing slash).
+// RouteFor is agno's requirement of method and path (no trailing slash):
+// the reference AgentOS's routes are checked against. AgentOS itself
+// takes each served route's scope from the route's declaration; a test
+// checks that it is RouteFor's.
 //
 // Like agno, it knows nothing of routes outside the mappings: POST
 // .../runs/<run_id>/resume needs no scope here (agno checks it in the
@@ -148,7 +151,7 @@ func compileMappings(rows [][3]string) []mapping {
 // HTTP middleware never sees the WebSocket.
 func RouteFor(method, path string) Route {
 	r := Route{}
-	r.ResourceType, r.ResourceID = resourceOf(path)
+	r.ResourceType, r.ResourceID = ResourceOf(path)
 	// agno looks the literal key up first, then patterns in order.
 	for _, m := range scopeMappings {
 		if m.method == method && m.pattern == path {
@@ -165,12 +168,12 @@ func RouteFor(method, path string) Route {
 	return r
 }
 
-// resourceOf is the resource a path names: its first segment when that
-// is agents, teams or workflows, and the id its second segment. agno's
-// middleware matched "/agents" anywhere in the path; later versions
-// anchor it, which keeps /sessions/agents-1 from passing for an agents
-// listing.
-func resourceOf(path string) (typ, id string) {
+// ResourceOf is the resource a path names, which a per-resource scope
+// (agents:<id>:run) may grant: its first segment when that is agents,
+// teams or workflows, and the id its second segment. agno's middleware
+// matched "/agents" anywhere in the path; later versions anchor it,
+// which keeps /sessions/agents-1 from passing for an agents listing.
+func ResourceOf(path string) (typ, id string) {
 	rest, ok := strings.CutPrefix(path, "/")
 	if !ok {
 		return "", ""

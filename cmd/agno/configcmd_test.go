@@ -76,7 +76,7 @@ func TestConfigShow(t *testing.T) {
 		"timeout_seconds = 3.0", // the file's value
 		"timeout = 600.0",       // a model default applied where it is used
 		"max_response_bytes = 33554432",
-		"organization = \"org-1\"", // a provider's own key
+		"organization = \"org-1\"",                         // a provider's own key
 		"path = \"" + filepath.Join(dir, "agno.db") + "\"", // resolved
 	} {
 		if !strings.Contains(out, s) {

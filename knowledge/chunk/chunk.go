@@ -70,25 +70,6 @@ func (c Config) validate() error {
 	return nil
 }
 
-// New builds a chunker from agno's strategy type name, as agno's
-// ChunkingStrategyFactory does. Row chunkers ignore cfg.
-func New(strategy string, cfg Config) (Chunker, error) {
-	switch strategy {
-	case TypeFixedSize:
-		return NewFixedSize(cfg)
-	case TypeRecursive:
-		return NewRecursive(cfg)
-	case TypeDocument:
-		return NewParagraph(cfg)
-	case TypeMarkdown:
-		return NewMarkdown(MarkdownConfig{Config: cfg})
-	case TypeRow:
-		return NewRow(RowConfig{}), nil
-	}
-	return nil, fmt.Errorf("%w: unsupported chunking strategy %q: use one of %s, %s, %s, %s, %s",
-		ErrInvalidConfig, strategy, TypeFixedSize, TypeRecursive, TypeDocument, TypeMarkdown, TypeRow)
-}
-
 // ChunkID is agno's _generate_chunk_id: "{doc.id}_{n}", else
 // "{doc.name}_{n}", else "chunk_{md5(content)[:12]}_{n}".
 func ChunkID(doc *document.Document, n int, content string) string {

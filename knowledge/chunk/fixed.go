@@ -15,6 +15,10 @@ import (
 // stops once fewer than Overlap code points are left after the start.
 type FixedSize struct{ cfg Config }
 
+func init() {
+	Register(TypeFixedSize, func(c Config) (Chunker, error) { return NewFixedSize(c) })
+}
+
 // NewFixedSize validates cfg and returns the chunker.
 func NewFixedSize(cfg Config) (*FixedSize, error) {
 	cfg = cfg.withDefaults()

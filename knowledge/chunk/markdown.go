@@ -36,6 +36,10 @@ type Markdown struct {
 
 var headingLine = regexp.MustCompile(`^#{1,6}\s+`)
 
+func init() {
+	Register(TypeMarkdown, func(c Config) (Chunker, error) { return NewMarkdown(MarkdownConfig{Config: c}) })
+}
+
 // NewMarkdown validates cfg and returns the chunker.
 func NewMarkdown(cfg MarkdownConfig) (*Markdown, error) {
 	cfg.Config = cfg.Config.withDefaults()

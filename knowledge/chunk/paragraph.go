@@ -16,6 +16,11 @@ import (
 // prefixed with the last Overlap code points of the one before.
 type Paragraph struct{ cfg Config }
 
+// agno's DocumentChunker splits by paragraphs.
+func init() {
+	Register(TypeDocument, func(c Config) (Chunker, error) { return NewParagraph(c) })
+}
+
 // NewParagraph returns the chunker. agno does not validate this
 // strategy's sizes beyond the reader's; only negative values are refused.
 func NewParagraph(cfg Config) (*Paragraph, error) {

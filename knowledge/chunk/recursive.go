@@ -14,6 +14,10 @@ import (
 // further on.
 type Recursive struct{ cfg Config }
 
+func init() {
+	Register(TypeRecursive, func(c Config) (Chunker, error) { return NewRecursive(c) })
+}
+
 // NewRecursive validates cfg and returns the chunker.
 func NewRecursive(cfg Config) (*Recursive, error) {
 	cfg = cfg.withDefaults()

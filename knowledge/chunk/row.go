@@ -22,6 +22,11 @@ type RowConfig struct {
 // "{doc.id}_{row_number}".
 type Row struct{ cfg RowConfig }
 
+// Row chunks by line, so sizes do not apply.
+func init() {
+	Register(TypeRow, func(Config) (Chunker, error) { return NewRow(RowConfig{}), nil })
+}
+
 // NewRow returns the chunker.
 func NewRow(cfg RowConfig) *Row { return &Row{cfg: cfg} }
 

@@ -2,6 +2,7 @@ package embedder
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 
@@ -33,6 +34,26 @@ type LexicalConfig struct {
 type Lexical struct{ dims int }
 
 var _ Embedder = (*Lexical)(nil)
+
+// ProviderBuiltin is the Lexical embedder's provider name, the default of
+// [knowledge.NAME.embedder].
+const ProviderBuiltin = "builtin"
+
+func init() {
+	Register(ProviderBuiltin, Provider{
+		Summary: "offline, lexical: shared words and word fragments, not meaning; the default",
+		New: func(o Options) (Embedder, error) {
+			if o.Model != "" || o.BaseURL != "" || o.APIKeyEnv != "" || o.BatchSize != 0 {
+				return nil, errors.New("embedder: the builtin embedder takes only dimensions; model, base_url, api_key_env and batch_size are for providers with an endpoint")
+			}
+			l, err := NewLexical(LexicalConfig{Dimensions: o.Dimensions})
+			if err != nil {
+				return nil, err
+			}
+			return l, nil
+		},
+	})
+}
 
 // NewLexical validates cfg and returns the embedder.
 func NewLexical(cfg LexicalConfig) (*Lexical, error) {

@@ -19,6 +19,7 @@ import (
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
 
+	"github.com/agno-go/agno/knowledge/chunk"
 	"github.com/agno-go/agno/knowledge/document"
 	"github.com/agno-go/agno/knowledge/internal/textutil"
 	"github.com/agno-go/agno/netguard"
@@ -29,6 +30,25 @@ const DefaultMaxPageBytes = 10 << 20
 
 // DefaultTimeout is agno's WebsiteReader timeout.
 const DefaultTimeout = 10 * time.Second
+
+func init() {
+	Register(KeyHTML, Spec{
+		Name: "HTML Reader", Description: "Extracts the main text content of HTML pages",
+		ContentTypes: []string{"url", "file", ".html", ".htm", "text/html"},
+		Chunkers:     []string{chunk.TypeDocument, chunk.TypeRecursive, chunk.TypeFixedSize},
+		New: func(o FactoryOptions) (Reader, error) {
+			return NewHTML(HTMLOptions{Options: o.Options, HTTPClient: o.HTTPClient, MaxBytes: o.MaxBytes})
+		},
+	})
+	Register(KeyWebsite, Spec{
+		Name: "Website Reader", Description: "Scrapes and extracts content from web pages with HTML parsing and text cleaning",
+		ContentTypes: []string{"url"},
+		Chunkers:     []string{chunk.TypeDocument, chunk.TypeRecursive, chunk.TypeFixedSize},
+		New: func(o FactoryOptions) (Reader, error) {
+			return NewWebsite(WebsiteOptions{Options: o.Options, HTTPClient: o.HTTPClient, MaxBytes: o.MaxBytes, Logger: o.Logger})
+		},
+	})
+}
 
 // HTMLOptions configures an HTML reader.
 type HTMLOptions struct {

@@ -9,6 +9,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/agno-go/agno/internal/pyjson"
+	"github.com/agno-go/agno/knowledge/chunk"
 	"github.com/agno-go/agno/knowledge/document"
 )
 
@@ -17,6 +18,15 @@ import (
 // the item as Python's json.dumps(item, ensure_ascii=False) writes it,
 // keys in file order. Chunked by FixedSize by default.
 type JSON struct{ chunking chunking }
+
+func init() {
+	Register(KeyJSON, Spec{
+		Name: "JSON Reader", Description: "Processes JSON data structures and API responses with nested object handling",
+		ContentTypes: []string{"file", ".json", "application/json"},
+		Chunkers:     []string{chunk.TypeFixedSize, chunk.TypeDocument, chunk.TypeRecursive},
+		New:          func(o FactoryOptions) (Reader, error) { return NewJSON(o.Options) },
+	})
+}
 
 // NewJSON returns a JSON reader.
 func NewJSON(o Options) (*JSON, error) {

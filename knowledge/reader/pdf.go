@@ -56,6 +56,15 @@ type PDF struct {
 	opts     PDFOptions
 }
 
+func init() {
+	Register(KeyPDF, Spec{
+		Name: "PDF Reader", Description: "Processes PDF documents with OCR support for images and text extraction",
+		ContentTypes: []string{"file", ".pdf", "application/pdf"},
+		Chunkers:     []string{chunk.TypeDocument, chunk.TypeFixedSize, chunk.TypeRecursive},
+		New:          func(o FactoryOptions) (Reader, error) { return NewPDF(PDFOptions{Options: o.Options}) },
+	})
+}
+
 // NewPDF returns a PDF reader.
 func NewPDF(o PDFOptions) (*PDF, error) {
 	c, err := newChunking(o.Options, func(cfg chunk.Config) (chunk.Chunker, error) { return chunk.NewParagraph(cfg) })

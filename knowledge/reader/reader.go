@@ -6,6 +6,10 @@
 // items, "url" for web pages, "row_number" for CSV rows, "chunk" and
 // "chunk_size" from chunking).
 //
+// Readers are registered by key (Register), with the extensions and MIME
+// types they read; a knowledge base picks one by file type (KeyForType)
+// and refuses types no reader reads.
+//
 // Readers fetch web pages with reader.DefaultClient unless given a
 // client: it refuses internal addresses (package netguard), because the
 // URLs come from callers and models.

@@ -1,6 +1,7 @@
 package reader
 
 import (
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -8,7 +9,9 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"go.uber.org/goleak"
@@ -215,24 +218,102 @@ func TestWebsiteCrawl(t *testing.T) {
 func TestRegistry(t *testing.T) {
 	for ext, want := range map[string]string{
 		".pdf": KeyPDF, "application/pdf": KeyPDF, ".CSV": KeyCSV, "text/csv": KeyCSV, ".json": KeyJSON,
-		".md": KeyMarkdown, ".markdown": KeyMarkdown, ".txt": KeyText, ".go": KeyText, "Text": KeyText, ".html": KeyHTML,
+		".md": KeyMarkdown, ".markdown": KeyMarkdown, ".txt": KeyText, "Text": KeyText, ".html": KeyHTML,
+		"text/plain; charset=utf-8": KeyText, "application/json": KeyJSON, "text/markdown": KeyMarkdown,
 	} {
-		if got := KeyForExtension(ext); got != want {
-			t.Errorf("KeyForExtension(%q) = %q, want %q", ext, got, want)
+		if got, err := KeyForType(ext); got != want || err != nil {
+			t.Errorf("KeyForType(%q) = %q, %v, want %q", ext, got, err, want)
+		}
+	}
+	// Types no reader lists are refused, not read as text as agno does.
+	for _, typ := range []string{".go", ".png", "application/octet-stream", ""} {
+		_, err := KeyForType(typ)
+		if !errors.Is(err, ErrUnknownType) || !strings.Contains(err.Error(), ".pdf") || !strings.Contains(err.Error(), "text/plain") {
+			t.Errorf("KeyForType(%q): %v", typ, err)
+		}
+		if typ != "" && !strings.Contains(err.Error(), strconv.Quote(typ)) {
+			t.Errorf("KeyForType(%q) does not name the type: %v", typ, err)
 		}
 	}
 	// Downloads: only .markdown is markdown, as agno's _select_reader_by_extension.
-	if KeyForDownload(".md") != KeyText || KeyForDownload(".markdown") != KeyMarkdown || KeyForDownload(".pdf") != KeyPDF {
+	md, _ := KeyForDownload(".md")
+	markdown, _ := KeyForDownload(".markdown")
+	pdf, _ := KeyForDownload(".pdf")
+	if md != KeyText || markdown != KeyMarkdown || pdf != KeyPDF {
 		t.Error("KeyForDownload does not follow agno's download map")
 	}
-	for _, info := range Known {
-		r, err := New(info.Key)
+	if _, err := KeyForDownload(".zip"); !errors.Is(err, ErrUnknownType) {
+		t.Errorf("KeyForDownload(.zip): %v", err)
+	}
+	builtin := []string{KeyCSV, KeyHTML, KeyJSON, KeyMarkdown, KeyPDF, KeyText, KeyWebsite}
+	if got := Names(); !slices.IsSorted(got) || !containsAll(got, builtin) {
+		t.Errorf("Names() = %v", got)
+	}
+	for _, key := range Names() {
+		r, err := New(key)
 		if err != nil || r == nil {
-			t.Errorf("New(%q): %v", info.Key, err)
+			t.Errorf("New(%q): %v", key, err)
 		}
 	}
 	if _, err := New("docx"); err == nil {
 		t.Error("New(docx) built a reader this package does not have")
+	}
+	for id, want := range map[string]string{"PDFReader": KeyPDF, "pdf": KeyPDF, "Website Reader": KeyWebsite, "markdown-reader": KeyMarkdown} {
+		if got, ok := ResolveKey(id); !ok || got != want {
+			t.Errorf("ResolveKey(%q) = %q, %v", id, got, ok)
+		}
+	}
+	if _, ok := ResolveKey("docx"); ok {
+		t.Error("ResolveKey(docx) resolved")
+	}
+	if rt := ContentTypeReaders(); !slices.Equal(rt["url"], []string{KeyHTML, KeyWebsite}) || !slices.Equal(rt[".pdf"], []string{KeyPDF}) {
+		t.Errorf("ContentTypeReaders() = %v", rt)
+	}
+}
+
+var registerRST sync.Once // the registry is global: once per test binary
+
+func registerRSTReader() {
+	Register("test_rst", Spec{Name: "RST Reader", ContentTypes: []string{"file", ".RST", "text/x-rst"},
+		New: func(o FactoryOptions) (Reader, error) { return NewText(o.Options) }})
+}
+
+func containsAll(have, want []string) bool {
+	for _, w := range want {
+		if !slices.Contains(have, w) {
+			return false
+		}
+	}
+	return true
+}
+
+// A program's own reader is registered like the built-ins and picked by
+// its types; mistakes panic.
+func TestRegisterOwnReader(t *testing.T) {
+	registerRST.Do(registerRSTReader)
+	if key, err := KeyForType("text/x-rst; charset=utf-8"); key != "test_rst" || err != nil {
+		t.Errorf("KeyForType(rst) = %q, %v", key, err)
+	}
+	if key, err := KeyForType(".rst"); key != "test_rst" || err != nil {
+		t.Errorf("KeyForType(.rst) = %q, %v", key, err)
+	}
+	for name, spec := range map[string]Spec{
+		"":         {New: func(FactoryOptions) (Reader, error) { return nil, nil }},
+		"test_rst": {New: func(FactoryOptions) (Reader, error) { return nil, nil }},
+		"nil":      {},
+		"other":    {ContentTypes: []string{".pdf"}, New: func(FactoryOptions) (Reader, error) { return nil, nil }},
+	} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("Register(%q) did not panic", name)
+				}
+			}()
+			Register(name, spec)
+		}()
+	}
+	if _, ok := Lookup("other"); ok {
+		t.Error("a refused registration was kept")
 	}
 }
 

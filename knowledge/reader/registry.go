@@ -1,8 +1,16 @@
 package reader
 
 import (
+	"errors"
 	"fmt"
+	"log/slog"
+	"maps"
+	"net/http"
+	"slices"
 	"strings"
+	"sync"
+
+	"github.com/agno-go/agno/knowledge/internal/registry"
 )
 
 // Reader keys (agno's ReaderFactory keys; "html" is this port's own).
@@ -16,81 +24,180 @@ const (
 	KeyHTML     = "html"
 )
 
-// Info describes a reader as agno's ReaderFactory.READER_METADATA does.
-type Info struct {
-	Key         string `json:"id"`
-	Name        string `json:"name"`
-	Description string `json:"description"`
+// FactoryOptions are what a knowledge base gives every reader it builds.
+// Each reader takes what applies to it (only the web readers fetch), so
+// the knowledge base needs no case per reader.
+type FactoryOptions struct {
+	// Options are the chunk settings.
+	Options
+	// HTTPClient fetches URLs; nil is DefaultClient.
+	HTTPClient *http.Client
+	// MaxBytes bounds one fetched page or file; zero is the reader's
+	// default.
+	MaxBytes int64
+	Logger   *slog.Logger
 }
 
-// Known lists the readers New builds, with agno's names and descriptions.
-var Known = []Info{
-	{KeyWebsite, "Website Reader", "Scrapes and extracts content from web pages with HTML parsing and text cleaning"},
-	{KeyCSV, "CSV Reader", "Parses CSV files with custom delimiter support"},
-	{KeyHTML, "HTML Reader", "Extracts the main text content of HTML pages"},
-	{KeyJSON, "JSON Reader", "Processes JSON data structures and API responses with nested object handling"},
-	{KeyMarkdown, "Markdown Reader", "Processes Markdown documentation with header-aware chunking and formatting preservation"},
-	{KeyPDF, "PDF Reader", "Processes PDF documents with OCR support for images and text extraction"},
-	{KeyText, "Text Reader", "Handles plain text files with customizable chunking strategies and encoding detection"},
+// Factory builds a reader.
+type Factory func(FactoryOptions) (Reader, error)
+
+// Spec is a registered reader: agno's READER_METADATA entry, the content
+// types it reads and its factory.
+type Spec struct {
+	// Name and Description are shown in listings ("PDF Reader").
+	Name        string
+	Description string
+	// ContentTypes are agno's get_supported_content_types: the kinds
+	// "file", "url" and "text", file extensions (".pdf") and MIME types
+	// ("application/pdf"). The extensions and MIME types pick this reader
+	// for a file (KeyForType); no two readers may list the same one.
+	ContentTypes []string
+	// Chunkers are the chunking strategies the reader offers, in agno's
+	// order (get_supported_chunking_strategies).
+	Chunkers []string
+	New      Factory
 }
 
-// New returns the reader for key with default settings.
+var (
+	readers = registry.New[Spec]("reader")
+	// byType maps an extension or MIME type to the key of its reader.
+	typesMu sync.RWMutex
+	byType  = map[string]string{}
+)
+
+// Register makes a reader available under key: to knowledge bases, which
+// pick it for the extensions and MIME types in s.ContentTypes, and to
+// AgentOS's reader_id and /knowledge/config. The built-in readers
+// register themselves from this package's init; a program registers its
+// own the same way, before building knowledge bases. It panics on an
+// empty or taken key, a nil factory, or a type another reader reads.
+func Register(key string, s Spec) {
+	if s.New == nil {
+		panic(fmt.Sprintf("reader: Register %q with a nil factory", key))
+	}
+	s.ContentTypes = slices.Clone(s.ContentTypes)
+	s.Chunkers = slices.Clone(s.Chunkers)
+	typesMu.Lock()
+	defer typesMu.Unlock()
+	var types []string
+	for _, t := range s.ContentTypes {
+		if !isFileType(t) {
+			continue
+		}
+		t = normType(t)
+		if other, taken := byType[t]; taken {
+			panic(fmt.Sprintf("reader: Register %q: type %q is already read by %q", key, t, other))
+		}
+		types = append(types, t)
+	}
+	readers.Register(key, s)
+	for _, t := range types {
+		byType[t] = key
+	}
+}
+
+// Lookup returns the reader registered under key.
+func Lookup(key string) (Spec, bool) { return readers.Lookup(key) }
+
+// Names lists the registered reader keys, sorted.
+func Names() []string { return readers.Names() }
+
+// Types lists the file extensions and MIME types some reader reads,
+// sorted.
+func Types() []string {
+	typesMu.RLock()
+	defer typesMu.RUnlock()
+	return slices.Sorted(maps.Keys(byType))
+}
+
+// ContentTypeReaders is agno's get_content_types_to_readers_mapping: for
+// each content type a reader lists (kinds, extensions, MIME types), the
+// keys of the readers that list it, sorted.
+func ContentTypeReaders() map[string][]string {
+	out := map[string][]string{}
+	for _, key := range Names() {
+		s, _ := Lookup(key)
+		for _, t := range s.ContentTypes {
+			if isFileType(t) {
+				t = normType(t)
+			}
+			if !slices.Contains(out[t], key) {
+				out[t] = append(out[t], key)
+			}
+		}
+	}
+	return out
+}
+
+// New returns the reader registered under key with default settings.
 func New(key string) (Reader, error) {
-	switch key {
-	case KeyPDF:
-		return NewPDF(PDFOptions{})
-	case KeyCSV:
-		return NewCSV(CSVOptions{})
-	case KeyJSON:
-		return NewJSON(Options{})
-	case KeyMarkdown:
-		return NewMarkdown(Options{})
-	case KeyText:
-		return NewText(Options{})
-	case KeyWebsite:
-		return NewWebsite(WebsiteOptions{})
-	case KeyHTML:
-		return NewHTML(HTMLOptions{})
+	s, ok := Lookup(key)
+	if !ok {
+		return nil, fmt.Errorf("reader: unknown reader %q: use one of %s", key, strings.Join(Names(), ", "))
 	}
-	return nil, fmt.Errorf("reader: unknown reader %q", key)
+	return s.New(FactoryOptions{})
 }
 
-// KeyForExtension is agno's ReaderFactory.get_reader_for_extension for the
-// readers this package has: a file extension (".pdf") or MIME type
-// ("application/pdf") picks pdf, csv, json or markdown, and anything else,
-// .txt included, text. HTML files (.html, .htm, text/html) get the html
-// reader, where agno would index their markup as text.
-func KeyForExtension(ext string) string {
-	switch strings.ToLower(ext) {
-	case ".pdf", "application/pdf":
-		return KeyPDF
-	case ".csv", "text/csv":
-		return KeyCSV
-	case ".json":
-		return KeyJSON
-	case ".md", ".markdown":
-		return KeyMarkdown
-	case ".html", ".htm", "text/html":
-		return KeyHTML
+// ErrUnknownType is wrapped by the error for a file type no reader reads.
+var ErrUnknownType = errors.New("reader: unknown type")
+
+// KeyForType returns the key of the reader for t, agno's
+// ReaderFactory.get_reader_for_extension: t is a reader key ("text"), a
+// file extension (".pdf") or a MIME type ("application/pdf", parameters
+// ignored), in any case. HTML files get the html reader, where agno would
+// index their markup as text.
+//
+// A type no reader lists is an error wrapping ErrUnknownType that names
+// it and the known types. agno reads such files as text, which indexes
+// images and archives as garbage; choose a reader to read one anyway.
+func KeyForType(t string) (string, error) {
+	n := normType(t)
+	if _, ok := Lookup(n); ok {
+		return n, nil
 	}
-	return KeyText
+	typesMu.RLock()
+	key, ok := byType[n]
+	typesMu.RUnlock()
+	if ok {
+		return key, nil
+	}
+	what := fmt.Sprintf(" %q", t)
+	if n == "" {
+		what = " (the content has no extension or type)"
+	}
+	return "", fmt.Errorf("%w%s: known types are %s; or choose a reader (%s)",
+		ErrUnknownType, what, strings.Join(Types(), ", "), strings.Join(Names(), ", "))
 }
 
-// KeyForDownload is agno's _select_reader_by_extension, used for files a
-// Knowledge downloads from a URL: only ".markdown" (not ".md") is
-// markdown there. HTML is handled as in KeyForExtension.
-func KeyForDownload(ext string) string {
-	switch strings.ToLower(ext) {
-	case ".csv":
-		return KeyCSV
-	case ".pdf":
-		return KeyPDF
-	case ".json":
-		return KeyJSON
-	case ".markdown":
-		return KeyMarkdown
-	case ".html", ".htm":
-		return KeyHTML
+// KeyForDownload is agno's _select_reader_by_extension, for files a
+// Knowledge downloads from a URL: KeyForType of the extension, except
+// that a downloaded ".md" is read as text there (only ".markdown" is
+// markdown).
+func KeyForDownload(ext string) (string, error) {
+	if normType(ext) == ".md" {
+		return KeyText, nil
 	}
-	return KeyText
+	return KeyForType(ext)
+}
+
+// ResolveKey is agno's reader_id resolution: lower-cased, "-" and " " as
+// "_", and a trailing "reader" dropped ("PDFReader" is "pdf").
+func ResolveKey(id string) (string, bool) {
+	key := strings.NewReplacer("-", "_", " ", "_").Replace(strings.ToLower(strings.TrimSpace(id)))
+	for _, cand := range []string{key, strings.TrimSuffix(strings.TrimSuffix(key, "reader"), "_")} {
+		if _, ok := Lookup(cand); ok {
+			return cand, true
+		}
+	}
+	return "", false
+}
+
+// isFileType reports whether a content type names files (an extension or
+// a MIME type) rather than a kind of content ("file", "url").
+func isFileType(t string) bool { return strings.HasPrefix(t, ".") || strings.Contains(t, "/") }
+
+// normType lower-cases a type and drops MIME parameters ("; charset=utf-8").
+func normType(t string) string {
+	t, _, _ = strings.Cut(t, ";")
+	return strings.ToLower(strings.TrimSpace(t))
 }

@@ -18,6 +18,27 @@ import (
 // a random id, chunked by FixedSize by default.
 type Text struct{ chunking chunking }
 
+func init() {
+	Register(KeyText, Spec{
+		Name: "Text Reader", Description: "Handles plain text files with customizable chunking strategies and encoding detection",
+		ContentTypes: []string{"text", "file", ".txt", ".text", "text/plain"},
+		Chunkers:     []string{chunk.TypeFixedSize, chunk.TypeDocument, chunk.TypeRecursive},
+		New:          func(o FactoryOptions) (Reader, error) { return NewText(o.Options) },
+	})
+	Register(KeyMarkdown, Spec{
+		Name: "Markdown Reader", Description: "Processes Markdown documentation with header-aware chunking and formatting preservation",
+		ContentTypes: []string{"file", ".md", ".markdown", "text/markdown"},
+		Chunkers:     []string{chunk.TypeMarkdown, chunk.TypeDocument, chunk.TypeRecursive, chunk.TypeFixedSize},
+		New:          func(o FactoryOptions) (Reader, error) { return NewMarkdown(o.Options) },
+	})
+	Register(KeyCSV, Spec{
+		Name: "CSV Reader", Description: "Parses CSV files with custom delimiter support",
+		ContentTypes: []string{"file", ".csv", "text/csv"},
+		Chunkers:     []string{chunk.TypeRow, chunk.TypeFixedSize, chunk.TypeDocument, chunk.TypeRecursive},
+		New:          func(o FactoryOptions) (Reader, error) { return NewCSV(CSVOptions{Options: o.Options}) },
+	})
+}
+
 // NewText returns a text reader.
 func NewText(o Options) (*Text, error) {
 	c, err := newChunking(o, fixedSize)

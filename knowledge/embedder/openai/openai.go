@@ -39,7 +39,8 @@ const (
 
 // Errors New returns.
 var (
-	ErrNoAPIKey      = errors.New("openai embedder: no API key")
+	// ErrNoAPIKey wraps embedder.ErrNoAPIKey.
+	ErrNoAPIKey      = fmt.Errorf("openai embedder: %w", embedder.ErrNoAPIKey)
 	ErrInvalidConfig = errors.New("openai embedder: invalid config")
 )
 

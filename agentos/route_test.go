@@ -1,0 +1,193 @@
+package agentos
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/agno-go/agno/agent"
+	"github.com/agno-go/agno/agentos/auth"
+	"github.com/agno-go/agno/agentos/slack"
+	"github.com/agno-go/agno/storage/sqldb"
+)
+
+// apiRoutes are every row but the interfaces', served or not (the
+// control plane's need a DB), for the docs tests. Their handlers are
+// bound to an empty OS: only their patterns and docs are read.
+var apiRoutes = slices.Concat(new(OS).baseAPIRoutes(nil), new(OS).controlAPIRoutes())
+
+// openPath reports whether a base route serves path with no key or
+// token.
+func openPath(path string) bool {
+	return slices.ContainsFunc(apiRoutes, func(rt apiRoute) bool { return rt.open() && openAPIPath(rt.path()) == path })
+}
+
+// a2aRoutes registers the A2A interface's rows alone.
+func (o *OS) a2aRoutes(mux routeMux) { register(mux, o.a2aAPIRoutes()) }
+
+// everyRouteOS serves every route there is: the control plane (a DB)
+// and every interface.
+func everyRouteOS(t *testing.T, cfg Config) *OS {
+	t.Helper()
+	db, err := sqldb.OpenSQLite(context.Background(), filepath.Join(t.TempDir(), "agno.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Agents = []*agent.Agent{newAgent(t, agent.Config{ID: "helper", Name: "Helper"})}
+	cfg.DB, cfg.Closers = db, []func() error{db.Close}
+	cfg.Slack = &slack.Config{AgentID: "helper", Token: "xoxb-test", SigningSecret: "secret"}
+	cfg.MCPServer, cfg.A2A, cfg.AGUI = &MCPServerConfig{}, &A2AConfig{}, &AGUIConfig{AgentID: "helper"}
+	o, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = o.Close() })
+	return o
+}
+
+// Every route the mux serves has a decision on who may call it: an agno
+// scope, open (and why), or the check its handler makes.
+func TestEveryRouteDecidesAccess(t *testing.T) {
+	o := everyRouteOS(t, Config{})
+	mux := &recordingMux{ServeMux: http.NewServeMux()}
+	rows := o.routes(mux)
+	byPattern := map[string][]apiRoute{}
+	for _, rt := range rows {
+		byPattern[rt.served()] = append(byPattern[rt.served()], rt)
+	}
+	kinds := map[string]int{}
+	var opened []string
+	for _, p := range mux.patterns {
+		if len(byPattern[p]) == 0 {
+			t.Errorf("%s is registered without a row: declare it as an apiRoute", p)
+		}
+		for _, rt := range byPattern[p] {
+			switch a := rt.Access; {
+			case !a.decided():
+				t.Errorf("%s has no access decision: give it exactly one of needs(scope), open(why) or checkedBy(check)", rt.Pattern)
+			case a.Scope != "":
+				kinds["scope"]++
+			case a.Open != "":
+				kinds["open"]++
+				opened = append(opened, rt.Pattern)
+			default:
+				kinds["checked"]++
+			}
+		}
+	}
+	// Opening a route is a decision this list records.
+	wantOpen := []string{"GET /{$}", "GET /health", "GET /ready", "GET /info", "GET /openapi.json", "GET /docs", "GET /redoc", "GET /workflows/ws",
+		"POST /slack/events", "POST /slack/interactions", "GET /a2a/agents/{id}/.well-known/agent-card.json",
+		"GET /a2a/teams/{id}/.well-known/agent-card.json", "GET /a2a/workflows/{id}/.well-known/agent-card.json"}
+	slices.Sort(opened)
+	if !slices.Equal(opened, slices.Sorted(slices.Values(wantOpen))) {
+		t.Errorf("open routes %q, want %q", opened, wantOpen)
+	}
+	if len(rows) < 120 || kinds["scope"] < 90 {
+		t.Fatalf("%d rows %v: routes are missing", len(rows), kinds)
+	}
+	t.Logf("%d routes, %d patterns: %d with a scope, %d open, %d checked by their handler", len(rows), len(mux.patterns), kinds["scope"], kinds["open"], kinds["checked"])
+}
+
+// The scope a served route needs is the one agno's
+// get_default_scope_mappings gives its requests (first match), whatever
+// the path's ids; a route whose handler checks access is one agno's table
+// does not name.
+func TestRouteScopesAreAgnos(t *testing.T) {
+	o := everyRouteOS(t, Config{})
+	mux := http.NewServeMux()
+	rows := o.routes(mux)
+	table := newRouteTable(rows)
+	// Ids that are also literal segments, and an escaped slash.
+	ids := []string{"x", "count", "current", "all", "content", "sources", "runs", "status", "configs", "cancel", "ws", "a%2Fruns%2Fb"}
+	checked := 0
+	for _, rt := range rows {
+		methods := []string{rt.method()}
+		if rt.method() == http.MethodGet {
+			methods = append(methods, http.MethodHead)
+		}
+		for _, id := range ids {
+			path := openAPIPath(wildcard.ReplaceAllString(rt.path(), id))
+			for _, method := range methods {
+				r := httptest.NewRequest(method, path, nil)
+				_, pattern := mux.Handler(r)
+				served := table.row(pattern, r)
+				if served != nil && served.open() {
+					continue // no token is checked
+				}
+				want := strings.Join(auth.RouteFor(method, r.URL.Path).Scopes, " ")
+				switch got := requiredScope(r, served); {
+				case served != nil && served.Access.Check != "" && want != "":
+					t.Errorf("%s %s (%s): checked by its handler, but agno requires %s: declare needs(%q)", method, path, served.Pattern, want, want)
+				case got != want:
+					t.Errorf("%s %s (%s): needs %q, agno requires %q", method, path, pattern, got, want)
+				}
+				checked++
+			}
+		}
+	}
+	if checked < 1000 {
+		t.Fatalf("%d requests checked", checked)
+	}
+}
+
+// The real middleware enforces each row's decision: for a named scope a
+// token with only that scope is let through and one with every other
+// scope is refused (403); a route its handler checks needs a valid token;
+// an open one none.
+func TestRouteScopesEnforced(t *testing.T) {
+	o := everyRouteOS(t, Config{Authorization: &auth.Config{VerificationKeys: []string{a2aJWTSecret}, Algorithm: "HS256"}})
+	h := o.Handler()
+	mux := http.NewServeMux()
+	rows := o.routes(mux)
+	var all []string
+	for _, rt := range rows {
+		if s := rt.Access.Scope; s != "" && !slices.Contains(all, s) {
+			all = append(all, s)
+		}
+	}
+	send := func(rt apiRoute, token string) *httptest.ResponseRecorder {
+		req := httptest.NewRequest(rt.method(), openAPIPath(wildcard.ReplaceAllString(rt.path(), "x")), nil)
+		req.RemoteAddr = "127.0.0.1:40000"
+		if token != "" {
+			req.Header.Set("Authorization", "Bearer "+token)
+		}
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		return rec
+	}
+	scoped := 0
+	for _, rt := range rows {
+		switch a := rt.Access; {
+		case a.Scope != "":
+			scoped++
+			refusal := `{"detail":"Insufficient permissions. Required scope(s): ` + a.Scope + `"}`
+			if rec := send(rt, a2aToken(t, "alice", a.Scope)); rec.Code == http.StatusUnauthorized || rec.Body.String() == refusal {
+				t.Errorf("%s with only %s: %d %s", rt.Pattern, a.Scope, rec.Code, rec.Body)
+			}
+			others := slices.DeleteFunc(slices.Clone(all), func(s string) bool { return s == a.Scope })
+			if typ, id := auth.ResourceOf(rt.path()); typ != "" && id == "" && rt.method() == http.MethodGet {
+				// agno lists what a token may read or run.
+				others = slices.DeleteFunc(others, func(s string) bool { return s == typ+":run" })
+			}
+			if rec := send(rt, a2aToken(t, "alice", others...)); rec.Code != http.StatusForbidden || rec.Body.String() != refusal {
+				t.Errorf("%s without %s: %d %s, want 403 %s", rt.Pattern, a.Scope, rec.Code, rec.Body, refusal)
+			}
+		case a.Check != "":
+			if rec := send(rt, ""); rec.Code != http.StatusUnauthorized {
+				t.Errorf("%s without a token: %d %s, want 401", rt.Pattern, rec.Code, rec.Body)
+			}
+		default:
+			if rec := send(rt, ""); rec.Code == http.StatusUnauthorized || strings.Contains(rec.Body.String(), "Insufficient permissions") {
+				t.Errorf("%s is open, but without a token: %d %s", rt.Pattern, rec.Code, rec.Body)
+			}
+		}
+	}
+	if scoped < 90 {
+		t.Fatalf("%d routes with a scope", scoped)
+	}
+}
