@@ -450,7 +450,7 @@ func TestInsertURLs(t *testing.T) {
 		t.Error("_agno reached the vector store's metadata")
 	}
 
-	cs, err = f.k.Insert(t.Context(), Input{URL: srv.URL + "/files/data.csv"})
+	_, err = f.k.Insert(t.Context(), Input{URL: srv.URL + "/files/data.csv"})
 	if err != nil {
 		t.Fatal(err)
 	}

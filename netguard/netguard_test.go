@@ -291,6 +291,7 @@ func TestRedirectToInternalRefused(t *testing.T) {
 
 // Redirects are followed up to MaxRedirects, and only to http(s).
 func TestRedirectLimits(t *testing.T) {
+	//lint:ignore S1021 the handler refers to s, so s is declared before serve assigns it
 	var s *server
 	s = serve(t, "127.0.0.1:0", func(w http.ResponseWriter, r *http.Request) {
 		switch n, _ := strconv.Atoi(strings.TrimPrefix(r.URL.Path, "/hop/")); {

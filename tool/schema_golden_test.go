@@ -129,36 +129,37 @@ type gOptionals struct {
 }
 
 type gEverything struct {
-	Described  gMixed                    `json:"described" description:"mixed <values> & \"quotes\""`
-	Numbers    gNumbers                  `json:"numbers"`
-	Empty      gEmptyEnum                `json:"empty" description:"no values"`
-	PtrLetter  gPtrLetter                `json:"ptr_letter"`
-	Letters    [2]gPtrLetter             `json:"letters"`
-	TopMixed   *gMixed                   `json:"top_mixed"`
-	TopNull    *gNullOnly                `json:"top_null"`
-	TopNable   *gNullable                `json:"top_nable" description:"maybe"`
-	Untyped    gUntyped                  `json:"untyped" description:"kept as written"`
-	TagEnum    []*float32                `json:"tag_enum" enum:"1.5, -2" description:"floats"`
-	UintArr    [2]uint8                  `json:"uint_arr" enum:"0,255"`
-	TimeDesc   time.Time                 `json:"time_desc" description:"when"`
-	BytesDesc  []byte                    `json:"bytes_desc" description:"blob"`
-	RawDesc    json.RawMessage           `json:"raw_desc" description:"anything"`
-	AnyDesc    gAny                      `json:"any_desc" description:"any value"`
-	NumberDesc json.Number               `json:"number_desc,omitempty" description:"a number"`
-	Text       gTextOnly                 `json:"text"`
-	TextMap    map[gTextOnly]gHook       `json:"text_map" description:"hooks"`
-	Hook       *gHook                    `json:"hook"`
-	Deep       gDeep                     `json:"deep" description:"flattened"`
-	Optionals  gOptionals                `json:"optionals"`
-	Nest       []map[string][]*gLeaf     `json:"nest"`
-	IP         net.IP                    `json:"ip,omitempty"`
-	Dur        *time.Duration            `json:"dur"`
-	BoolStr    bool                      `json:"bool_str,string"`
-	SliceStr   []int                     `json:"slice_str,string"`
-	Unicode    string                    `json:"ünï" description:"naïve — ok"`
-	AnyMap     map[string]gAny           `json:"any_map"`
-	PtrMap     map[string]*int           `json:"ptr_map"`
-	Uints      map[uint64]map[string]any `json:"uints"`
+	Described  gMixed                `json:"described" description:"mixed <values> & \"quotes\""`
+	Numbers    gNumbers              `json:"numbers"`
+	Empty      gEmptyEnum            `json:"empty" description:"no values"`
+	PtrLetter  gPtrLetter            `json:"ptr_letter"`
+	Letters    [2]gPtrLetter         `json:"letters"`
+	TopMixed   *gMixed               `json:"top_mixed"`
+	TopNull    *gNullOnly            `json:"top_null"`
+	TopNable   *gNullable            `json:"top_nable" description:"maybe"`
+	Untyped    gUntyped              `json:"untyped" description:"kept as written"`
+	TagEnum    []*float32            `json:"tag_enum" enum:"1.5, -2" description:"floats"`
+	UintArr    [2]uint8              `json:"uint_arr" enum:"0,255"`
+	TimeDesc   time.Time             `json:"time_desc" description:"when"`
+	BytesDesc  []byte                `json:"bytes_desc" description:"blob"`
+	RawDesc    json.RawMessage       `json:"raw_desc" description:"anything"`
+	AnyDesc    gAny                  `json:"any_desc" description:"any value"`
+	NumberDesc json.Number           `json:"number_desc,omitempty" description:"a number"`
+	Text       gTextOnly             `json:"text"`
+	TextMap    map[gTextOnly]gHook   `json:"text_map" description:"hooks"`
+	Hook       *gHook                `json:"hook"`
+	Deep       gDeep                 `json:"deep" description:"flattened"`
+	Optionals  gOptionals            `json:"optionals"`
+	Nest       []map[string][]*gLeaf `json:"nest"`
+	IP         net.IP                `json:"ip,omitempty"`
+	Dur        *time.Duration        `json:"dur"`
+	BoolStr    bool                  `json:"bool_str,string"`
+	//lint:ignore SA5008 the schema of a misused string option is under test
+	SliceStr []int                     `json:"slice_str,string"`
+	Unicode  string                    `json:"ünï" description:"naïve — ok"`
+	AnyMap   map[string]gAny           `json:"any_map"`
+	PtrMap   map[string]*int           `json:"ptr_map"`
+	Uints    map[uint64]map[string]any `json:"uints"`
 }
 
 type gRecursiveMap struct {

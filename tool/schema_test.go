@@ -206,9 +206,10 @@ type inner2 struct {
 }
 
 type Base struct {
-	ID      string `json:"id" description:"the id"`
-	Shadow  string `json:"shadow"`
-	private string //nolint:unused // must not appear
+	ID     string `json:"id" description:"the id"`
+	Shadow string `json:"shadow"`
+	//lint:ignore U1000 an unexported field must not appear in the schema
+	private string
 }
 
 type textKey string
@@ -358,17 +359,19 @@ func TestSchemaRequiredAndNaming(t *testing.T) {
 		Deep string `json:"deep"`
 	}
 	type args struct {
-		Base                        // flattened
-		*Embedded2                  // flattened through a pointer
-		Named      Base             `json:"named"` // a tagged embedded-style field is a field
-		Shadow     int              `json:"shadow"`
-		Required   string           `json:"required"`
-		Omit       string           `json:"omit,omitempty"`
-		OmitZero   time.Time        `json:"omit_zero,omitzero"`
-		Pointer    *int             `json:"pointer"`
-		Skipped    string           `json:"-"`
-		Dash       string           `json:"-,"`
-		unexported string           //nolint:unused // not visible to encoding/json
+		Base                 // flattened
+		*Embedded2           // flattened through a pointer
+		Named      Base      `json:"named"` // a tagged embedded-style field is a field
+		Shadow     int       `json:"shadow"`
+		Required   string    `json:"required"`
+		Omit       string    `json:"omit,omitempty"`
+		OmitZero   time.Time `json:"omit_zero,omitzero"`
+		Pointer    *int      `json:"pointer"`
+		Skipped    string    `json:"-"`
+		//lint:ignore SA5008 the field named "-" is under test
+		Dash string `json:"-,"`
+		//lint:ignore U1000 not visible to encoding/json, which is under test
+		unexported string
 		Fn         func()           `json:"-"`
 		Opt        *map[string]bool `json:"opt,omitempty"`
 	}
@@ -465,6 +468,7 @@ type node struct {
 }
 
 type selfEmbed struct {
+	//lint:ignore U1000 a type embedding itself is under test
 	*selfEmbed
 	V int `json:"v"`
 }
@@ -496,6 +500,7 @@ type arraySchemer struct{}
 
 func (arraySchemer) JSONSchema() json.RawMessage { return json.RawMessage(`[1]`) }
 
+//lint:ignore U1000 a type with only unexported state is under test
 type opaque struct{ n int }
 
 func (o *opaque) UnmarshalJSON([]byte) error { return nil }

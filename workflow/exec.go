@@ -53,7 +53,6 @@ type execution struct {
 	stateAtLoad map[string]any
 	history     []HistoryRun
 	started     time.Time
-	storedEv    int
 	tags        run.WorkflowTags
 	// failure is the error that ended the run ERROR.
 	failure  error

@@ -20,6 +20,7 @@ func TestLinkerDropsUnusedMethods(t *testing.T) {
 	if testing.Short() {
 		t.Skip("links the agno binary")
 	}
+	//lint:ignore SA1019 the test runs the go command of the toolchain that built it; PATH may name none or another
 	cmd := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), "build", "-tags", "grpcnotrace", "-ldflags=-dumpdep", "-o", os.DevNull, ".")
 	out, err := cmd.CombinedOutput()
 	if err != nil {

@@ -462,5 +462,3 @@ func (st *runState) appendToolResults(batch []*call) bool {
 	}
 	return stop
 }
-
-var errNoModel = errors.New("engine: no model")

@@ -34,7 +34,6 @@ type runState struct {
 	messages  []model.Message
 	functions []*tool.Function
 	defs      []model.ToolDefinition
-	connected []tool.Connector
 
 	toolCalls int
 	started   time.Time

@@ -46,6 +46,8 @@ import (
 
 // ErrMissingAPIKey is returned by New when neither Config.APIKey nor
 // DAYTONA_API_KEY is set. Its text is agno's.
+//
+//lint:ignore ST1005 agno's message, word for word
 var ErrMissingAPIKey = errors.New("DAYTONA_API_KEY not set. Please set the DAYTONA_API_KEY environment variable.")
 
 // APIKeyEnv is the variable the key is read from by default.

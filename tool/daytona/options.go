@@ -77,6 +77,7 @@ func newFromOptions(env tool.ToolkitEnv, o *Options) (tool.Provider, error) {
 	if o.APIKeyEnv != "" && o.APIKeyEnv != APIKeyEnv {
 		key = os.Getenv(o.APIKeyEnv)
 		if key == "" {
+			//lint:ignore ST1005 agno's message, word for word
 			return nil, fmt.Errorf("%s not set. Please set the %s environment variable (toolkits.daytona.api_key_env).", o.APIKeyEnv, o.APIKeyEnv)
 		}
 	}

@@ -145,9 +145,11 @@ func splitShellWords(s string) ([]string, error) {
 		}
 	}
 	if quote != 0 {
+		//lint:ignore ST1005 shlex's message, as agno reports it
 		return nil, errors.New("No closing quotation")
 	}
 	if escaped {
+		//lint:ignore ST1005 shlex's message, as agno reports it
 		return nil, errors.New("No escaped character")
 	}
 	if inWord {

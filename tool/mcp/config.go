@@ -266,9 +266,11 @@ func (s *settings) checkToolLists(available []string) error {
 		return out
 	}
 	if m := missing(s.IncludeTools); len(m) > 0 {
+		//lint:ignore ST1005 agno's message, word for word
 		return fmt.Errorf("Included tool(s) not present in the toolkit: %s", strings.Join(m, ", "))
 	}
 	if m := missing(s.ExcludeTools); len(m) > 0 {
+		//lint:ignore ST1005 agno's message, word for word
 		return fmt.Errorf("Excluded tool(s) not present in the toolkit: %s", strings.Join(m, ", "))
 	}
 	for name, list := range map[string][]string{

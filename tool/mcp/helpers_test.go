@@ -56,6 +56,7 @@ func serverBinary(t testing.TB) string {
 		}
 		buildDir = dir
 		serverBin = filepath.Join(dir, "server")
+		//lint:ignore SA1019 the test runs the go command of the toolchain that built it; PATH may name none or another
 		gobin := filepath.Join(runtime.GOROOT(), "bin", "go")
 		out, err := exec.Command(gobin, "build", "-o", serverBin, "./testdata/server").CombinedOutput()
 		if err != nil {

@@ -109,6 +109,7 @@ func (m *MultiTools) Connect(ctx context.Context) error {
 		failures = append(failures, err)
 	}
 	if len(ok) == 0 {
+		//lint:ignore ST1005 agno's message, word for word
 		return fmt.Errorf("All MCP connections failed: %w", errors.Join(failures...))
 	}
 	m.mu.Lock()

@@ -132,8 +132,10 @@ func contentType(c sdk.Content) string {
 		return "resource_link"
 	case *sdk.EmbeddedResource:
 		return "resource"
+	//lint:ignore SA1019 servers may send sampling content during its deprecation window; it is named to be reported
 	case *sdk.ToolUseContent:
 		return "tool_use"
+	//lint:ignore SA1019 servers may send sampling content during its deprecation window; it is named to be reported
 	case *sdk.ToolResultContent:
 		return "tool_result"
 	}
