@@ -18,6 +18,9 @@ import (
 // A2AConfig configures the A2A interface (agno's A2A); nil: off.
 type A2AConfig = a2a.Config
 
+// a2aTag describes the A2A routes' tag.
+const a2aTag = "The Agent-to-Agent protocol interface: agent cards and JSON-RPC endpoints of the agents, teams and workflows."
+
 // a2aMaxBody bounds one JSON-RPC request (inline file parts included).
 const a2aMaxBody = 32 << 20
 
@@ -26,12 +29,37 @@ var a2aKinds = []struct{ seg, kind, title string }{
 	{"agents", "agent", "Agent"}, {"teams", "team", "Team"}, {"workflows", "workflow", "Workflow"},
 }
 
-// a2aConf is the normalized config; nil when A2A is off or misconfigured.
-func (o *OS) a2aConf() *a2a.Config {
-	if o.cfg.A2A == nil {
-		return nil
+// A2A is agno's A2A interface: per agent, team and workflow an agent
+// card and A2A JSON-RPC endpoints.
+func A2A(c *A2AConfig) *A2AInterface {
+	raw := *c
+	return &A2AInterface{raw: &raw}
+}
+
+// A2AInterface serves A2A under its prefix.
+type A2AInterface struct {
+	raw *a2a.Config
+	o   *OS
+}
+
+// Config is the interface's configuration.
+func (i *A2AInterface) Config() A2AConfig { return *i.raw }
+
+func (i *A2AInterface) Check(Catalog) error { return nil } // a bad prefix is logged, the interface off
+func (i *A2AInterface) Start(h *Host) error { i.o = h.o; return nil }
+func (i *A2AInterface) Stop()               {}
+func (i *A2AInterface) Routes() []Route     { return i.o.a2aAPIRoutes(i.raw) }
+
+func (i *A2AInterface) Listing() []any {
+	if c := a2aConf(i.raw); c != nil {
+		return []any{c.Listing()}
 	}
-	c := *o.cfg.A2A
+	return nil
+}
+
+// a2aConf is the normalized config; nil when misconfigured.
+func a2aConf(raw *a2a.Config) *a2a.Config {
+	c := *raw
 	if err := c.Normalize(); err != nil {
 		return nil
 	}
@@ -86,13 +114,6 @@ const (
 	opGet
 	opCancel
 )
-
-func (o *OS) a2aListing() []any {
-	if c := o.a2aConf(); c != nil {
-		return []any{c.Listing()}
-	}
-	return nil
-}
 
 // a2aCard is GET {prefix}/{kind}/{id}/.well-known/agent-card.json:
 // agno's card, its url the entity's message:stream endpoint (the one
@@ -282,7 +303,7 @@ func (o *OS) a2aMessage(w http.ResponseWriter, r *http.Request, e *a2aEntity, re
 	sessionID := m.ContextID
 	if sessionID == "" {
 		sessionID = run.NewID()
-	} else if u := scopedUser(r.Context()); u != "" && !o.sessionOpenTo(r.Context(), sessionID, u) {
+	} else if _, ok := o.callerIn(r, sessionID); !ok {
 		// Under user isolation a context is its user's, as run routes do.
 		writeError(w, http.StatusNotFound, "Session not found")
 		return
@@ -695,12 +716,10 @@ func (o *OS) a2aContinue(w http.ResponseWriter, r *http.Request, e *a2aEntity, r
 // a2aAPIRoutes are the A2A interface's routes: per agent, team and
 // workflow its card and JSON-RPC endpoints, and agno's deprecated
 // endpoints naming the entity in the message.
-func (o *OS) a2aAPIRoutes() []apiRoute {
-	c := o.a2aConf()
+func (o *OS) a2aAPIRoutes(raw *a2a.Config) []apiRoute {
+	c := a2aConf(raw)
 	if c == nil {
-		if o.cfg.A2A != nil {
-			o.log.Error("A2A: invalid prefix, the interface is off", "prefix", o.cfg.A2A.Prefix)
-		}
+		o.log.Error("A2A: invalid prefix, the interface is off", "prefix", raw.Prefix)
 		return nil
 	}
 	p := c.Prefix
@@ -718,7 +737,7 @@ func (o *OS) a2aAPIRoutes() []apiRoute {
 		run := checkedBy("OS.a2aServe: " + k.kind + "s:run on the entity (" + k.kind + "s:read for tasks/get)")
 		out = append(out,
 			apiRoute{Pattern: "GET " + base + "/.well-known/agent-card.json", Handler: o.a2aCard(c, k.kind, k.seg, k.title),
-				Access: open("a public discovery document, open in agno"), Tag: "A2A", Summary: "Get " + k.title + " Agent Card",
+				Access: open("a public discovery document, open in agno"), Tag: "A2A", TagDesc: a2aTag, Summary: "Get " + k.title + " Agent Card",
 				Desc:   "The A2A agent card of the " + k.kind + " (no key or token needed): its url is the JSON-RPC endpoint (message:stream) clients post every method to.",
 				Result: "AgentCard"},
 			apiRoute{Pattern: "POST " + base + "/v1/message:send", Handler: o.a2aEntityRoute(c, k.kind, k.title, opSend), Access: run, Tag: "A2A", Summary: "Send Message To " + k.title, JSON: rpc,

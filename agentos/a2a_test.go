@@ -79,7 +79,7 @@ func newA2AEnv(t *testing.T, store storage.Store, mods ...func(*Config)) *a2aEnv
 		&workflow.Step{Name: "only", Func: func(_ context.Context, in *workflow.StepInput) (*workflow.StepOutput, error) {
 			return &workflow.StepOutput{Content: "flowed"}, nil
 		}}}})
-	cfg := Config{Agents: []*agent.Agent{helper}, Teams: []*team.Team{crew}, Workflows: []*workflow.Workflow{flow}, Store: store, A2A: &A2AConfig{}}
+	cfg := Config{Agents: []*agent.Agent{helper}, Teams: []*team.Team{crew}, Workflows: []*workflow.Workflow{flow}, Store: store, Interfaces: []Interface{A2A(&A2AConfig{})}}
 	for _, mod := range mods {
 		mod(&cfg)
 	}
@@ -631,7 +631,7 @@ func TestA2AListingAndDocs(t *testing.T) {
 	mux := &recordingMux{ServeMux: http.NewServeMux()}
 	e.o.a2aRoutes(mux)
 	documented := map[string]bool{}
-	for _, r := range e.o.a2aAPIRoutes() {
+	for _, r := range e.o.a2aTestRoutes() {
 		documented[r.Pattern] = true
 	}
 	if len(mux.patterns) != 15 {

@@ -25,12 +25,28 @@ type AGUIConfig = agui.Config
 // conversation each turn).
 const aguiBodyLimit = 32 << 20
 
-func (o *OS) aguiListing() []any {
-	c := o.cfg.AGUI
-	if c == nil {
-		return nil
-	}
-	return []any{map[string]any{"type": agui.Type, "version": agui.Version, "route": c.Prefix}}
+// AGUI is agno's AG-UI interface: one agent or team for AG-UI front
+// ends, at POST {prefix}/agui.
+func AGUI(c *AGUIConfig) *AGUIInterface {
+	cfg := *c
+	return &AGUIInterface{cfg: &cfg}
+}
+
+// AGUIInterface serves the AG-UI protocol for one agent or team.
+type AGUIInterface struct {
+	cfg *AGUIConfig
+	o   *OS
+}
+
+// Config is the interface's configuration.
+func (i *AGUIInterface) Config() AGUIConfig { return *i.cfg }
+
+func (i *AGUIInterface) Check(served Catalog) error { return checkAGUI(i.cfg, served) }
+func (i *AGUIInterface) Start(h *Host) error        { i.o = h.o; return nil }
+func (i *AGUIInterface) Stop()                      {}
+
+func (i *AGUIInterface) Listing() []any {
+	return []any{map[string]any{"type": agui.Type, "version": agui.Version, "route": i.cfg.Prefix}}
 }
 
 var aguiParams = []apiParam{
@@ -43,18 +59,15 @@ var aguiParams = []apiParam{
 	{Name: "forwardedProps", Type: "object", Desc: "open runtime context; user_id names the user", Required: true},
 }
 
-// aguiAPIRoutes are the AG-UI interface's routes, under its prefix.
-func (o *OS) aguiAPIRoutes() []apiRoute {
-	c := o.cfg.AGUI
-	if c == nil {
-		return nil
-	}
-	if _, err := checkAGUI(c, o.catalog()); err != nil {
+// Routes are the AG-UI interface's routes, under its prefix.
+func (i *AGUIInterface) Routes() []Route {
+	o, c := i.o, i.cfg
+	if err := checkAGUI(c, o.Catalog()); err != nil {
 		// Runs then answer RUN_ERROR naming what is not served.
 		o.log.Error("AG-UI interface misconfigured", "err", err)
 	}
 	return []apiRoute{
-		{Pattern: "POST " + c.Prefix + "/agui", Handler: o.handleAGUI, Access: checkedBy("OS.handleAGUI: mayRunAs, the run scope of the served agent or team"), Tag: "AGUI", Summary: "Run Agent", JSON: aguiParams,
+		{Pattern: "POST " + c.Prefix + "/agui", Handler: func(w http.ResponseWriter, r *http.Request) { o.handleAGUI(w, r, c) }, Access: checkedBy("OS.handleAGUI: mayRunAs, the run scope of the served agent or team"), Tag: "AGUI", TagDesc: "The AG-UI protocol interface: runs an agent for AG-UI front ends.", Summary: "Run Agent", JSON: aguiParams,
 			Desc:   "AG-UI protocol endpoint: RunAgentInput in, a text/event-stream of AG-UI events out (RUN_STARTED, TEXT_MESSAGE_*, TOOL_CALL_*, STATE_SNAPSHOT, RUN_FINISHED or RUN_ERROR). threadId is the session; a call of a frontend tool ends the stream with the call, and the next request carrying its tool message continues the run.",
 			Result: "text/event-stream of AG-UI events"},
 		{Pattern: "GET " + c.Prefix + "/status", Access: checkedBy("none: a constant answer"), Tag: "AGUI", Summary: "Get Status", Result: "{\"status\":\"available\"}",
@@ -65,20 +78,15 @@ func (o *OS) aguiAPIRoutes() []apiRoute {
 }
 
 // checkAGUI validates the AG-UI interface against the catalog.
-func checkAGUI(c *AGUIConfig, cat *catalog) (*AGUIConfig, error) {
-	if c == nil {
-		return nil, nil
-	}
+func checkAGUI(c *AGUIConfig, served Catalog) error {
 	if err := c.Check(); err != nil {
-		return nil, fmt.Errorf("agentos: AGUI: %w", err)
+		return fmt.Errorf("agentos: AGUI: %w", err)
 	}
 	kind, id := c.Entity()
-	_, okA := cat.agents[id]
-	_, okT := cat.teams[id]
-	if kind == "agent" && !okA || kind == "team" && !okT {
-		return nil, fmt.Errorf("agentos: AGUI %s %q is not served: give the id of one of the OS's %ss", kind, id, kind)
+	if (kind == "agent" || kind == "team") && !served.Has(kind, id) {
+		return fmt.Errorf("agentos: AGUI %s %q is not served: give the id of one of the OS's %ss", kind, id, kind)
 	}
-	return c, nil
+	return nil
 }
 
 // aguiStream writes AG-UI events as ag_ui's EventEncoder does.
@@ -107,8 +115,8 @@ func (s *aguiStream) send(evs ...agui.Event) bool {
 }
 
 // handleAGUI is POST {prefix}/agui (agno's run_agent_agui).
-func (o *OS) handleAGUI(w http.ResponseWriter, r *http.Request) {
-	if kind, id := o.cfg.AGUI.Entity(); !o.mayRunAs(w, r, kind+"s", id) {
+func (o *OS) handleAGUI(w http.ResponseWriter, r *http.Request, c *AGUIConfig) {
+	if kind, id := c.Entity(); !o.mayRunAs(w, r, kind+"s", id) {
 		return // as A2A and the run routes: the entity's run scope
 	}
 	if !jsonContent(r) {
@@ -131,13 +139,12 @@ func (o *OS) handleAGUI(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	userID := in.UserID()
-	if u := scopedUser(r.Context()); u != "" {
-		// Under user isolation the token's user runs, in its own sessions.
+	// Under user isolation the token's user runs, in its own sessions.
+	if u, ok := o.callerIn(r, in.ThreadID); !ok {
+		writeError(w, http.StatusNotFound, "Session not found")
+		return
+	} else if u != "" {
 		userID = u
-		if !o.sessionOpenTo(r.Context(), in.ThreadID, u) {
-			writeError(w, http.StatusNotFound, "Session not found")
-			return
-		}
 	}
 	if o.draining.Load() {
 		writeError(w, http.StatusServiceUnavailable, shuttingDown)
@@ -152,13 +159,13 @@ func (o *OS) handleAGUI(w http.ResponseWriter, r *http.Request) {
 	h.Set("Access-Control-Allow-Headers", "*")
 	w.WriteHeader(http.StatusOK)
 	s := &aguiStream{w: w, rc: http.NewResponseController(w), ok: true}
-	o.runAGUI(r.Context(), s, in, userID)
+	o.runAGUI(r.Context(), c, s, in, userID)
 }
 
 // runAGUI is agno's run_agent / run_team: RUN_STARTED, the state, the
 // run (new, or continued with the client's tool results) mapped to
 // AG-UI events, RUN_FINISHED; RUN_ERROR when it fails.
-func (o *OS) runAGUI(ctx context.Context, s *aguiStream, in *agui.RunAgentInput, userID string) {
+func (o *OS) runAGUI(ctx context.Context, c *AGUIConfig, s *aguiStream, in *agui.RunAgentInput, userID string) {
 	runID := in.RunID
 	if runID == "" {
 		runID = run.NewID()
@@ -168,7 +175,7 @@ func (o *OS) runAGUI(ctx context.Context, s *aguiStream, in *agui.RunAgentInput,
 	if state != nil {
 		s.send(agui.Snapshot(state))
 	}
-	ex, err := o.aguiExecutor(in.Tools)
+	ex, err := o.aguiExecutor(c, in.Tools)
 	if err != nil {
 		s.send(agui.ErrorEvent(err.Error()))
 		return
@@ -185,7 +192,7 @@ func (o *OS) runAGUI(ctx context.Context, s *aguiStream, in *agui.RunAgentInput,
 	var out *run.Output
 	if results := agui.ToolResults(in.Messages); len(results) > 0 {
 		var creq *run.ContinueRequest
-		if creq, err = o.aguiResume(ctx, in.ThreadID, userID, results); err != nil {
+		if creq, err = o.aguiResume(ctx, c, in.ThreadID, userID, results); err != nil {
 			s.send(agui.ErrorEvent(err.Error()))
 			return
 		}
@@ -241,8 +248,8 @@ func aguiContext(items []agui.Context) map[string]any {
 // agui_tools_to_external_functions): the model may call them, the run
 // then pauses and the client runs them. A tool named like one of the
 // agent's is skipped, as agno does.
-func (o *OS) aguiExecutor(fe []agui.Tool) (run.Executor, error) {
-	kind, id := o.cfg.AGUI.Entity()
+func (o *OS) aguiExecutor(c *AGUIConfig, fe []agui.Tool) (run.Executor, error) {
+	kind, id := c.Entity()
 	cat := o.catalog()
 	switch kind {
 	case "team":
@@ -295,11 +302,12 @@ func frontendTools(fe []agui.Tool, taken []string, o *OS) []tool.Provider {
 // aguiResume is agno's resume_paused_run: the paused run of the thread
 // whose requirements the tool results answer, with each external
 // execution set to its result. Every paused tool must be answered.
-func (o *OS) aguiResume(ctx context.Context, threadID, userID string, results []agui.ToolResult) (*run.ContinueRequest, error) {
+func (o *OS) aguiResume(ctx context.Context, c *AGUIConfig, threadID, userID string, results []agui.ToolResult) (*run.ContinueRequest, error) {
 	if o.cfg.Store == nil {
+		//lint:ignore ST1005 agno's message, word for word
 		return nil, errors.New("Frontend tool resume requires a database. Configure [storage] for AgentOS.")
 	}
-	_, id := o.cfg.AGUI.Entity()
+	_, id := c.Entity()
 	recs, err := o.cfg.Store.ListRuns(ctx, storage.RunQuery{SessionID: threadID, ComponentID: id, Status: []run.Status{run.StatusPaused}, TopLevel: true})
 	if err != nil {
 		return nil, err
@@ -345,10 +353,12 @@ func (o *OS) aguiResume(ctx context.Context, threadID, userID string, results []
 			}
 		}
 		if len(unanswered) > 0 {
+			//lint:ignore ST1005 agno's message, word for word
 			return nil, fmt.Errorf("Partial resume: %d of %d paused tool(s) unanswered (%s). The frontend must answer all paused tools before resuming.", len(unanswered), len(out.Requirements), strings.Join(unanswered, ", "))
 		}
 		return &run.ContinueRequest{RunID: rec.RunID, SessionID: threadID, UserID: userID, Requirements: out.Requirements,
 			Stream: true, StreamEvents: true, StoreEvents: true}, nil
 	}
+	//lint:ignore ST1005 agno's message, word for word
 	return nil, fmt.Errorf("No paused run matching the provided tool results found in session %s", threadID)
 }

@@ -74,7 +74,7 @@ func newAGUIEnv(t *testing.T, mods ...func(*Config)) *aguiEnv {
 	m := aguiModel()
 	store := memory.New()
 	a := newAgent(t, agent.Config{ID: "assistant", Name: "Assistant", Model: m, Store: store, Tools: []tool.Provider{weather}, AddHistoryToContext: true})
-	cfg := Config{Agents: []*agent.Agent{a}, Store: store, AGUI: &AGUIConfig{AgentID: "assistant"}}
+	cfg := Config{Agents: []*agent.Agent{a}, Store: store, Interfaces: []Interface{AGUI(&AGUIConfig{AgentID: "assistant"})}}
 	for _, mod := range mods {
 		mod(&cfg)
 	}
@@ -565,7 +565,7 @@ func aguiToken(t *testing.T, sub string) string {
 
 // The AG-UI routes, mounted under a prefix, are documented.
 func TestAGUIRoutesDocumented(t *testing.T) {
-	e := newAGUIEnv(t, func(c *Config) { c.AGUI.Prefix = "/chat" })
+	e := newAGUIEnv(t, func(c *Config) { aguiConf(c).Prefix = "/chat" })
 	mux := &recordingMux{ServeMux: http.NewServeMux()}
 	e.o.routes(mux)
 	doc, _ := fetchOpenAPI(t, e.o.Handler())
@@ -592,7 +592,7 @@ func TestAGUITeam(t *testing.T) {
 			t.Fatal(err)
 		}
 		c.Teams = []*team.Team{crew}
-		c.AGUI = &AGUIConfig{TeamID: "crew"}
+		c.Interfaces = []Interface{AGUI(&AGUIConfig{TeamID: "crew"})}
 	})
 	_, evs := e.post(t, aguiInput("t10", "r1", map[string]any{"n": 1.0}, nil, aguiUser("m1", "hi")))
 	start := aguiFind(evs, "TEXT_MESSAGE_START")

@@ -785,8 +785,8 @@ func (o *OS) planContinue(ctx context.Context, a *approval.Approval, res approva
 	if out.TeamID != "" {
 		kind, id = "team", out.TeamID
 	}
-	ex := o.slackExecutor(kind, id)
-	if ex == nil {
+	ans, ok := o.answerFor(ctx, Paused{Kind: kind, ID: id, RunID: a.RunID, SessionID: rec.SessionID, UserID: rec.UserID})
+	if !ok {
 		return nil, errStatus(http.StatusServiceUnavailable, approvalNotServed, kind, id)
 	}
 	others, _, err := o.approvals.store.List(ctx, approval.Filter{RunID: a.RunID})
@@ -821,8 +821,14 @@ func (o *OS) planContinue(ctx context.Context, a *approval.Approval, res approva
 	}
 	creq := &run.ContinueRequest{RunID: a.RunID, SessionID: rec.SessionID, Requirements: active, Stream: true, StreamEvents: true, StoreEvents: true}
 	return &continuePlan{kind: kind, runID: a.RunID, exec: func(ctx context.Context, emit run.Emitter) error {
-		_, err := ex.ExecuteContinue(ctx, creq, emit)
-		return err
+		if ans.Emit != nil {
+			emit = teeEmit(emit, ans.Emit)
+		}
+		res := outputResultOf(ans.Executor.ExecuteContinue(ctx, creq, emit))
+		if ans.Done != nil {
+			ans.Done(res)
+		}
+		return res.Err
 	}}, nil
 }
 

@@ -129,6 +129,12 @@ func (e *approvalEnv) do(t *testing.T, method, path, token, contentType, body st
 	if token != "" {
 		req.Header.Set("Authorization", "Bearer "+token)
 	}
+	return send(t, req)
+}
+
+// send sends req and reads the answer.
+func send(t *testing.T, req *http.Request) approvalResp {
+	t.Helper()
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)

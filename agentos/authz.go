@@ -84,6 +84,8 @@ func (o *OS) readable(w http.ResponseWriter, r *http.Request, typ string) (keep 
 
 // errRunNotOwned answers a run an isolated caller does not own as if it
 // did not exist.
+//
+//lint:ignore ST1005 agno's 404 detail, word for word
 var errRunNotOwned = errors.New("Run not found")
 
 // ownRun checks, for an isolated caller, that runID is a run of the

@@ -15,7 +15,7 @@ import (
 
 	"github.com/agno-go/agno/agent"
 	"github.com/agno-go/agno/component"
-	"github.com/agno-go/agno/storage/postgres"
+	"github.com/agno-go/agno/storage"
 	"github.com/agno-go/agno/team"
 	"github.com/agno-go/agno/workflow"
 )
@@ -1124,20 +1124,18 @@ func (o *OS) dbIDs() []string {
 // per table and go up only.
 var errTargetVersion = errors.New("migrating to a chosen target_version is not supported: agno-go keeps one schema version per table, applies every migration up to the latest when it opens the database, and has no down migrations; call without target_version to apply pending migrations")
 
-// migrateDB applies pending migrations: the run store's (re-opened with
-// its migrations on Postgres; a SQLite or memory store applied them when
-// it opened, in this process) and the control plane's.
+// migrateDB applies pending migrations: the run store's, when its schema is
+// versioned in its database (storage.Migrator: SQLite, Postgres), and the
+// control plane's.
 func (o *OS) migrateDB(ctx context.Context, id, target string) error {
 	if target != "" {
 		return errTargetVersion
 	}
 	if id == o.cfg.DBID {
-		if pg, ok := o.cfg.Store.(*postgres.Store); ok {
-			s, err := postgres.Open(ctx, postgres.Config{Pool: pg.Pool(), Schema: pg.Schema(), Logger: o.log})
-			if err != nil {
+		if m, ok := o.cfg.Store.(storage.Migrator); ok {
+			if err := m.Migrate(ctx); err != nil {
 				return err
 			}
-			_ = s.Close() // the pool is the store's
 		}
 	}
 	if o.cfg.DB != nil && (id == o.cfg.DB.ID || o.cfg.DB.ID == "") {

@@ -14,9 +14,9 @@ import (
 	"sync"
 )
 
-// apiParam is one documented parameter: a query parameter or a field of
-// a form or JSON body.
-type apiParam struct {
+// Param is one documented parameter of a Route: a query parameter or a
+// field of a form or JSON body.
+type Param struct {
 	Name     string
 	Type     string // JSON schema type: string, integer, number, boolean, array, object
 	Desc     string
@@ -27,14 +27,30 @@ type apiParam struct {
 	NonNeg   bool // minimum 0 (agno's ge=0)
 }
 
-// apiRoute is one route, declared once: the mux serves Handler under
+// apiParam and apiRoute are the package's names for its rows.
+type (
+	apiParam = Param
+	apiRoute = Route
+)
+
+// Route is one route, declared once: the mux serves Handler under
 // Pattern, the key and JWT checks apply Access (route.go), and the rest
-// documents it in /openapi.json and /docs.
-type apiRoute struct {
+// documents it in /openapi.json and /docs. An Interface declares its
+// routes as rows too.
+type Route struct {
 	Pattern string // ServeMux pattern, "GET /agents/{agent_id}"
 	Handler http.HandlerFunc
-	Access  access
-	Tag     string
+	Access  Access
+	// Remote marks a route a service outside this machine calls by design
+	// (a webhook it signs, such as Slack's events) with the 403 it answers
+	// a bad signature ("Invalid Slack signature"): protected mode lets any
+	// client reach it, so its Access must be Open and its handler must
+	// check the signature.
+	Remote string
+	Tag    string
+	// TagDesc describes Tag in the documents when the package's own
+	// route groups do not (an Interface's tag).
+	TagDesc string
 	Summary string
 	Desc    string
 	Query   []apiParam
@@ -109,10 +125,20 @@ var tagDescriptions = map[string]string{
 	"Components": "Agents, teams and workflows stored in the database, with versioned configs.",
 	"Database":   "Schema migrations of the databases.",
 	"Docs":       "This OpenAPI document and its HTML views: /docs (reference with Try it forms) and /redoc (two-pane reference).",
-	"Slack":      "The Slack interface: app manifest, and the events and interactivity endpoints Slack calls, signed with the app's signing secret.",
-	"MCP":        "The Model Context Protocol server: AgentOS's tools over streamable HTTP.",
-	"A2A":        "The Agent-to-Agent protocol interface: agent cards and JSON-RPC endpoints of the agents, teams and workflows.",
-	"AGUI":       "The AG-UI protocol interface: runs an agent for AG-UI front ends.",
+}
+
+// tagDescription is tag's description: the package's, or the TagDesc of
+// a row carrying it (an Interface's tag).
+func tagDescription(routes []apiRoute, tag string) string {
+	if d := tagDescriptions[tag]; d != "" {
+		return d
+	}
+	for _, rt := range routes {
+		if rt.Tag == tag && rt.TagDesc != "" {
+			return rt.TagDesc
+		}
+	}
+	return ""
 }
 
 // docsAPIRoutes are the API documents: /openapi.json and its HTML views,
@@ -198,7 +224,7 @@ func (o *OS) openAPI(routes []apiRoute) map[string]any {
 	tagList := []map[string]any{}
 	for t := range tags {
 		tag := map[string]any{"name": t}
-		if d := tagDescriptions[t]; d != "" {
+		if d := tagDescription(routes, t); d != "" {
 			tag["description"] = d
 		}
 		tagList = append(tagList, tag)
@@ -319,10 +345,9 @@ func (o *OS) routeErrors(rt apiRoute) []apiError {
 		out = append(out, apiError{Status: http.StatusBadRequest, Ref: "BadRequest"})
 	}
 	switch {
-	case o.slackOpenPath(openAPIPath(rt.path())):
-		// Slack's routes are exempt from protected mode; the signature
-		// guards them.
-		out = append(out, apiError{Status: http.StatusForbidden, Desc: "Invalid Slack signature"})
+	case rt.Remote != "" && rt.open():
+		// Exempt from protected mode; the signature guards it.
+		out = append(out, apiError{Status: http.StatusForbidden, Desc: rt.Remote})
 	case rt.open():
 		out = append(out, apiError{Status: http.StatusForbidden, Ref: "ProtectedMode"})
 	default:
@@ -534,7 +559,7 @@ func (o *OS) docsPage(routes []apiRoute) string {
 		b.raw(`">`)
 		b.esc(g.Tag)
 		b.raw("</h2>\n")
-		if d := tagDescriptions[g.Tag]; d != "" {
+		if d := tagDescription(routes, g.Tag); d != "" {
 			b.raw(`<p class="muted">`)
 			b.esc(d)
 			b.raw("</p>\n")

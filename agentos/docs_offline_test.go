@@ -23,8 +23,8 @@ import (
 func fullDocsOS(t *testing.T) *OS {
 	t.Helper()
 	o, err := New(Config{Name: "Docs OS", Agents: []*agent.Agent{newAgent(t, agent.Config{ID: "helper", Name: "Helper"})},
-		Slack:     &slack.Config{AgentID: "helper", Token: "xoxb-test", SigningSecret: "secret"},
-		MCPServer: &MCPServerConfig{}, A2A: &A2AConfig{}, AGUI: &AGUIConfig{AgentID: "helper"}})
+		Interfaces: []Interface{Slack(&slack.Config{AgentID: "helper", Token: "xoxb-test", SigningSecret: "secret"}),
+			MCPServer(&MCPServerConfig{}), A2A(&A2AConfig{}), AGUI(&AGUIConfig{AgentID: "helper"})}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -560,8 +560,8 @@ func TestOpenAPITagDescriptionsCoverEveryRoute(t *testing.T) {
 	tags := map[string]bool{}
 	for _, rt := range allRoutes(o) {
 		tags[rt.Tag] = true
-		if tagDescriptions[rt.Tag] == "" {
-			t.Errorf("%s: tag %q has no entry in tagDescriptions", rt.Pattern, rt.Tag)
+		if tagDescription(allRoutes(o), rt.Tag) == "" {
+			t.Errorf("%s: tag %q has no entry in tagDescriptions nor a row's TagDesc", rt.Pattern, rt.Tag)
 		}
 	}
 	for _, want := range []string{"Slack", "MCP", "A2A", "AGUI", "Knowledge", "Components"} {

@@ -30,8 +30,9 @@ var defaultOrigins = []string{
 // tolerance, CORS, panic recovery, protected mode and bearer auth.
 func (o *OS) Handler() http.Handler {
 	mux := http.NewServeMux()
-	h := o.serveRows(mux, o.routes(mux), o.authenticate)
-	h = o.protect(h)
+	rows := o.routes(mux)
+	h := o.serveRows(mux, rows, o.authenticate)
+	h = o.protect(h, remoteRoutes(rows))
 	h = o.cors(h)
 	h = recoverPanics(h, o)
 	return stripTrailingSlash(o.accessLog(h))
@@ -108,15 +109,15 @@ const protectedModeMessage = "AgentOS is running in protected mode: no security 
 // answer (DNS rebinding). So the request must come from a loopback
 // address with no proxy forwarding headers, name a loopback host (or one
 // of AllowedHosts) in Host, and, from a browser, carry a loopback or CORS
-// origin.
-func (o *OS) protect(next http.Handler) http.Handler {
+// origin. The remote rows (an interface's signed webhooks) pass.
+func (o *OS) protect(next http.Handler, remote []apiRoute) http.Handler {
 	if !o.protected() {
 		return next
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch {
-		case o.slackOpenPath(r.URL.Path):
-			// Slack calls from outside by design; its signature guards it.
+		case remotePath(remote, r):
+			// A service calls from outside by design; its signature guards it.
 			next.ServeHTTP(w, r)
 		case !IsLocalRequest(r):
 			writeError(w, http.StatusForbidden, protectedModeMessage)

@@ -1,61 +1,55 @@
 package agentos
 
 import (
+	"context"
 	"errors"
-	"fmt"
+	"net/http"
 
-	"github.com/agno-go/agno/agentos/slack"
+	"github.com/agno-go/agno/run"
 )
 
-// checkSlack validates the Slack interface against the catalog: its id
-// must name one of the served agents, teams or workflows (agno passes
-// the object itself, so it cannot name a missing one). It returns a
-// normalized copy.
-func checkSlack(c *slack.Config, cat *catalog) (*slack.Config, error) {
-	if c == nil {
-		return nil, nil
+// The interfaces of Config.Interfaces (interface.go): checked and
+// started at New, stopped at Close, their rows served and documented with
+// the others, their entries listed in /config.
+
+// checkInterfaces validates each interface against the catalog (New).
+func checkInterfaces(ifaces []Interface, cat *catalog) error {
+	for _, i := range ifaces {
+		if i == nil {
+			return errors.New("agentos: Config.Interfaces holds a nil Interface")
+		}
+		if err := i.Check(cat.Catalog); err != nil {
+			return err
+		}
 	}
-	s := *c
-	if err := s.Normalize(); err != nil {
-		return nil, fmt.Errorf("agentos: %w", err)
-	}
-	kind, id := s.Entity()
-	var found bool
-	switch kind {
-	case "agent":
-		_, found = cat.agents[id]
-	case "team":
-		_, found = cat.teams[id]
-	default:
-		_, found = cat.workflows[id]
-	}
-	// Without them every event is refused or no reply can be posted.
-	if s.SigningSecret == "" || s.Token == "" {
-		return nil, errors.New("agentos: slack: SigningSecret and Token are required: pass the app's signing secret and bot token (agno reads SLACK_SIGNING_SECRET and SLACK_TOKEN)")
-	}
-	if !found {
-		return nil, fmt.Errorf("agentos: slack: %s %q is not served: give the id of one of the %ss AgentOS serves", kind, id, kind)
-	}
-	return &s, nil
+	return nil
 }
 
-// slackOpenPath reports the Slack events and interactions paths: Slack
-// cannot send AgentOS's key, its signature is the auth (agno's interface
-// routes carry no key dependency either).
-func (o *OS) slackOpenPath(p string) bool {
-	s := o.cfg.Slack
-	return s != nil && (p == s.EventsPath() || p == s.InteractionsPath())
+// startInterfaces starts each interface with its Host; when one fails,
+// those started are stopped.
+func (o *OS) startInterfaces() error {
+	for n, i := range o.cfg.Interfaces {
+		if err := i.Start(&Host{o: o}); err != nil {
+			o.stopInterfaces(n)
+			return err
+		}
+	}
+	return nil
+}
+
+// stopInterfaces stops the first n interfaces, last started first.
+func (o *OS) stopInterfaces(n int) {
+	for i := n - 1; i >= 0; i-- {
+		o.cfg.Interfaces[i].Stop()
+	}
 }
 
 // interfaces is /config interfaces: agno's [{type, version, route}].
 func (o *OS) interfaces() []any {
 	out := []any{}
-	if s := o.cfg.Slack; s != nil {
-		out = append(out, s.Listing())
+	for _, i := range o.cfg.Interfaces {
+		out = append(out, i.Listing()...)
 	}
-	out = append(out, o.mcpServerListing()...)
-	out = append(out, o.a2aListing()...)
-	out = append(out, o.aguiListing()...)
 	return out
 }
 
@@ -63,37 +57,57 @@ func (o *OS) interfaces() []any {
 // interface's own code declares them, under its configured prefix.
 func (o *OS) interfaceAPIRoutes() []apiRoute {
 	var out []apiRoute
-	out = append(out, o.slackAPIRoutes()...)
-	out = append(out, o.mcpServerAPIRoutes()...)
-	out = append(out, o.a2aAPIRoutes()...)
-	out = append(out, o.aguiAPIRoutes()...)
+	for _, i := range o.cfg.Interfaces {
+		out = append(out, i.Routes()...)
+	}
 	return out
 }
 
-// slackAPIRoutes are the Slack interface's: the manifest, events and
-// interactions (approval cards).
-func (o *OS) slackAPIRoutes() []apiRoute {
-	s := o.cfg.Slack
-	if s == nil {
-		return nil
+// remoteRoutes are the rows a service outside this machine calls by
+// design (Route.Remote): protected mode lets them through, their
+// signature guards them.
+func remoteRoutes(rows []apiRoute) []apiRoute {
+	var out []apiRoute
+	for _, rt := range rows {
+		if rt.Remote != "" && rt.open() {
+			out = append(out, rt)
+		}
 	}
-	ev := &slack.Events{Config: s, Start: o.slackStart(s), ThreadStarted: o.slackThreadStarted(s)}
-	if o.slackClaim != nil {
-		ev.Claim = o.slackClaim.claim
+	return out
+}
+
+// remotePath reports a request for the path of one of rows, whatever
+// its method.
+func remotePath(rows []apiRoute, r *http.Request) bool {
+	for _, rt := range rows {
+		if _, ok := matchPath(rt.path(), r); ok {
+			return true
+		}
 	}
-	in := &slack.Interactions{Config: s, Handle: o.slackInteract(s)}
-	// Slack cannot send AgentOS's key: its signature is the auth (agno's
-	// interface routes carry no key dependency either).
-	signed := open("Slack signs it: slack.Events and slack.Interactions check the signing secret")
-	return []apiRoute{
-		{Pattern: s.ManifestRoute(), Handler: s.ServeManifest, Access: checkedBy("none: the app manifest holds no secret"), Tag: "Slack", Summary: slack.ManifestRouteSummary,
-			Desc:   "agno's Slack app manifest with the events and interactions URLs of slack public_url, or of the URL this request came in on. Paste it into api.slack.com/apps → Create New App → From an app manifest.",
-			Result: "Slack app manifest (JSON)"},
-		{Pattern: s.EventsRoute(), Handler: ev.ServeHTTP, Access: signed, Tag: "Slack", Summary: slack.EventsRouteSummary, JSON: slackEventParams,
-			Desc:   "Slack Events API endpoint, signed with the app's signing secret (X-Slack-Signature, X-Slack-Request-Timestamp within 5 minutes); no AgentOS key. Answers url_verification with the challenge, acknowledges retries, and answers mentions and direct messages in their thread, streamed (chat.startStream/appendStream/stopStream) unless streaming is off.",
-			Result: "{\"status\":\"ok\"} or {\"challenge\"}"},
-		{Pattern: s.InteractionsRoute(), Handler: in.ServeHTTP, Access: signed, Tag: "Slack", Summary: slack.InteractionsRouteSummary, Form: slackInteractionParams,
-			Desc:   "Slack interactivity endpoint for the approval cards of paused runs, signed like events; no AgentOS key. Approve / Deny redraw the card (approving the last pending row answers at once), Submit applies the answers (ephemeral message when one is invalid) and continues the run in the thread, exactly once.",
-			Result: "{\"status\":\"ok\"}"},
+	return false
+}
+
+// answerFor is how the run p continues once its approvals are resolved:
+// the answer of the interface that started it, or the served agent's or
+// team's (ok false: not served).
+func (o *OS) answerFor(ctx context.Context, p Paused) (Answer, bool) {
+	for _, hook := range o.approvalHooks {
+		if a, ok := hook(ctx, p); ok {
+			if a.Executor == nil {
+				a.Executor = o.servedExecutor(p.Kind, p.ID)
+			}
+			return a, a.Executor != nil
+		}
+	}
+	ex := o.servedExecutor(p.Kind, p.ID)
+	return Answer{Executor: ex}, ex != nil
+}
+
+// teeEmit sends each event to the OS's emitter, then to the
+// interface's, which decides whether the run goes on.
+func teeEmit(own, iface run.Emitter) run.Emitter {
+	return func(ev run.Event) bool {
+		own(ev)
+		return iface(ev)
 	}
 }

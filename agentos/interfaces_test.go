@@ -18,7 +18,7 @@ func slackOS(t *testing.T, s *slack.Config) (*OS, error) {
 		c.Token, c.SigningSecret = "xoxb-test", "secret"
 		s = &c
 	}
-	return New(Config{Agents: []*agent.Agent{newAgent(t, agent.Config{ID: "helper", Name: "Helper"})}, Slack: s})
+	return New(Config{Agents: []*agent.Agent{newAgent(t, agent.Config{ID: "helper", Name: "Helper"})}, Interfaces: slackInterfaces(s)})
 }
 
 func TestSlackConfigAndManifest(t *testing.T) {

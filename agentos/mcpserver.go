@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/agno-go/agno/agentos/mcpserver"
 )
@@ -19,38 +20,52 @@ import (
 // enable_mcp_server); nil: off.
 type MCPServerConfig = mcpserver.Config
 
-// mcpServerListing: agno lists no MCP entry in /config interfaces (the
-// MCP server is not one of AgentOS's interfaces).
-func (o *OS) mcpServerListing() []any { return nil }
+// MCPServer is agno's enable_mcp_server: AgentOS's tools over
+// streamable HTTP at /mcp.
+func MCPServer(*MCPServerConfig) *MCPServerInterface { return &MCPServerInterface{} }
 
-// mcpServerAPIRoutes serve /mcp. Each tool call is the equivalent
+// MCPServerInterface serves /mcp; the server is built at its first
+// request.
+type MCPServerInterface struct {
+	o    *OS
+	once sync.Once
+	h    http.Handler
+}
+
+func (m *MCPServerInterface) Check(Catalog) error { return nil }
+func (m *MCPServerInterface) Start(h *Host) error { m.o = h.o; return nil }
+func (m *MCPServerInterface) Stop()               {}
+
+// Listing: agno lists no MCP entry in /config interfaces (the MCP server
+// is not one of AgentOS's interfaces).
+func (m *MCPServerInterface) Listing() []any { return nil }
+
+// Routes serve /mcp. Each tool call is the equivalent
 // request of the HTTP API, made in process with the MCP request's
 // credentials: the same handlers, executors and run engine, so storage,
 // scopes and user isolation are those of the API, and /mcp itself sits
 // behind the key or JWT like every API route.
-func (o *OS) mcpServerAPIRoutes() []apiRoute {
-	if o.cfg.MCPServer == nil {
-		return nil
-	}
-	serve := func(w http.ResponseWriter, r *http.Request) { o.mcpServer().ServeHTTP(w, r) }
+func (m *MCPServerInterface) Routes() []Route {
+	serve := func(w http.ResponseWriter, r *http.Request) { m.server().ServeHTTP(w, r) }
 	stateless := checkedBy("none: answers 405, the server is stateless")
 	const desc = "MCP streamable HTTP endpoint (JSON-RPC 2.0; stateless: no Mcp-Session-Id). agno's tools: get_agentos_config, run_agent, run_team, run_workflow, get_sessions, get_session, create_session, get_session_runs, get_session_run, rename_session, update_session, delete_session, delete_sessions, create_memory, get_memory, get_memories, update_memory, delete_memory, delete_memories. Same key or JWT as the HTTP API; each tool call needs the scopes of its HTTP route."
 	return []apiRoute{
-		{Pattern: "POST " + mcpserver.Path, Handler: serve, Access: checkedBy("OS.mcpBackend: each tool call is its HTTP route's request, checked with that route's scope"), Tag: "MCP", Summary: "MCP Request", Desc: desc, Result: "JSON-RPC response (application/json or text/event-stream)", Stream: true},
+		{Pattern: "POST " + mcpserver.Path, Handler: serve, Access: checkedBy("OS.mcpBackend: each tool call is its HTTP route's request, checked with that route's scope"), Tag: "MCP", TagDesc: "The Model Context Protocol server: AgentOS's tools over streamable HTTP.", Summary: "MCP Request", Desc: desc, Result: "JSON-RPC response (application/json or text/event-stream)", Stream: true},
 		{Pattern: "GET " + mcpserver.Path, Handler: serve, Access: stateless, Tag: "MCP", Summary: "MCP Stream", Desc: "Stateless server: no standalone stream, 405.", Result: "405"},
 		{Pattern: "DELETE " + mcpserver.Path, Handler: serve, Access: stateless, Tag: "MCP", Summary: "MCP Session End", Desc: "Stateless server: no session to end, 405.", Result: "405"},
 	}
 }
 
-// mcpServer is the MCP server, built at its first request: its tool
-// calls go to the API, behind the key or JWT check, on a mux of its own.
-func (o *OS) mcpServer() http.Handler {
-	o.mcpOnce.Do(func() {
+// server is the MCP server, built at its first request: its tool calls
+// go to the API, behind the key or JWT check, on a mux of its own.
+func (m *MCPServerInterface) server() http.Handler {
+	m.once.Do(func() {
+		o := m.o
 		mux := http.NewServeMux()
 		api := recoverPanics(o.serveRows(mux, o.routes(mux), o.authenticate), o)
-		o.mcp = mcpserver.New(mcpserver.Options{Name: o.cfg.Name, Version: o.cfg.Version, Logger: o.log}, o.mcpBackend(api))
+		m.h = mcpserver.New(mcpserver.Options{Name: o.cfg.Name, Version: o.cfg.Version, Logger: o.log}, o.mcpBackend(api))
 	})
-	return o.mcp
+	return m.h
 }
 
 // mcpAPI makes one tool call's requests to the API handler.
@@ -280,6 +295,7 @@ func (o *OS) mcpBackend(h http.Handler) mcpserver.Backend {
 			rep, err := a.do(ctx, http.MethodGet, "/sessions/"+seg(sid)+"/runs/"+seg(rid), sessionQ(), nil)
 			if err == nil && rep.status == http.StatusNotFound {
 				if s, err := a.do(ctx, http.MethodGet, "/sessions/"+seg(sid), sessionQ(), nil); err == nil && s.ok() {
+					//lint:ignore ST1005 agno's message, word for word
 					return nil, fmt.Errorf("Run %s not found in session %s", rid, sid)
 				}
 			}

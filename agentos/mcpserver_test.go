@@ -67,7 +67,7 @@ func mcpOS(t *testing.T, tweak func(*agentos.Config)) *httptest.Server {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := agentos.Config{Name: "MCP OS", Agents: []*agent.Agent{a}, Teams: []*team.Team{tm}, Store: store, MCPServer: &agentos.MCPServerConfig{}}
+	cfg := agentos.Config{Name: "MCP OS", Agents: []*agent.Agent{a}, Teams: []*team.Team{tm}, Store: store, Interfaces: []agentos.Interface{agentos.MCPServer(&agentos.MCPServerConfig{})}}
 	if tweak != nil {
 		tweak(&cfg)
 	}

@@ -33,7 +33,6 @@ import (
 
 	"github.com/agno-go/agno/agent"
 	"github.com/agno-go/agno/agentos/auth"
-	"github.com/agno-go/agno/agentos/slack"
 	"github.com/agno-go/agno/knowledge"
 	"github.com/agno-go/agno/runs"
 	"github.com/agno-go/agno/storage"
@@ -98,13 +97,10 @@ type Config struct {
 	// loopback names and addresses.
 	AllowedHosts []string
 
-	// Slack is agno's Slack interface (interfaces=[Slack(...)]): listed
-	// in /config, its manifest served under its prefix.
-	Slack *slack.Config
-	// MCPServer, A2A and AGUI are agno's other interfaces; nil: off.
-	MCPServer *MCPServerConfig
-	A2A       *A2AConfig
-	AGUI      *AGUIConfig
+	// Interfaces are agno's interfaces (interfaces=[...]): the built-in
+	// ones' constructors, or a program's own Interface, each
+	// serving its routes and listed in /config.
+	Interfaces []Interface
 
 	// MaxUploadBytes bounds one run request's body, uploads included
 	// (default 32 MiB); MaxFileBytes one uploaded file (default
@@ -215,10 +211,9 @@ type OS struct {
 	ownSpool string
 	// kjobs runs knowledge uploads in the background.
 	kjobs *knowledgeJobs
-	// slackCards follows the Slack approval cards posted here.
-	slackCards *slackCards
-	// slackClaim claims Slack event ids, so a replayed event runs once.
-	slackClaim slackClaimer
+	// approvalHooks answer approvals of runs the interfaces started
+	// (Host.OnApproval).
+	approvalHooks []ApprovalHook
 
 	// The control plane (control.go), each nil without a DB.
 	approvals  *approvalPlane
@@ -232,9 +227,6 @@ type OS struct {
 	// their principals (actas.go).
 	internalOnce sync.Once
 	internal     http.Handler
-	// mcp is the MCP server (mcpserver.go), built at its first request.
-	mcpOnce sync.Once
-	mcp     http.Handler
 }
 
 // New validates cfg and returns the OS. It marks runs left RUNNING by a
@@ -268,10 +260,7 @@ func New(cfg Config) (*OS, error) {
 	if err != nil {
 		return nil, err
 	}
-	if cfg.Slack, err = checkSlack(cfg.Slack, cat); err != nil {
-		return nil, err
-	}
-	if cfg.AGUI, err = checkAGUI(cfg.AGUI, cat); err != nil {
+	if err := checkInterfaces(cfg.Interfaces, cat); err != nil {
 		return nil, err
 	}
 	o := &OS{cfg: cfg, log: cfg.Logger, instantiated: time.Now().UTC(), eng: cfg.Runs}
@@ -297,25 +286,16 @@ func New(cfg Config) (*OS, error) {
 		}
 		o.verifier = v
 	}
-	if cfg.Slack != nil {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		o.slackClaim, err = newSlackClaimer(ctx, cfg.DB, time.Now)
-		cancel()
-		if err != nil {
-			o.removeSpool()
-			return nil, err
-		}
-	}
 	o.cat.Store(cat)
 	o.startKnowledge()
-	if cfg.Slack != nil {
-		o.startSlackCards()
+	if err := o.startInterfaces(); err != nil {
+		o.kjobs.stop()
+		o.removeSpool()
+		return nil, err
 	}
 	if err := o.startControl(); err != nil {
 		o.kjobs.stop()
-		if o.slackCards != nil {
-			o.slackCards.stop()
-		}
+		o.stopInterfaces(len(cfg.Interfaces))
 		o.removeSpool()
 		return nil, err
 	}
@@ -446,9 +426,7 @@ func (o *OS) Close() error {
 	}
 	o.kjobs.stop() // before the stores close
 	o.stopControl()
-	if o.slackCards != nil {
-		o.slackCards.stop()
-	}
+	o.stopInterfaces(len(o.cfg.Interfaces))
 	var errs []error
 	for _, a := range o.catalog().Agents {
 		errs = append(errs, a.Close())

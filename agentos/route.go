@@ -7,14 +7,15 @@ import (
 	"strings"
 )
 
-// Every route AgentOS serves is one apiRoute row (docs.go): its pattern,
+// Every route AgentOS serves is one Route row (docs.go): its pattern,
 // handler, access decision and documentation. The mux, /openapi.json and
 // /docs, and the key and JWT checks are all built from the rows, so a
 // route cannot be served without a decision on who may call it.
 
-// access is a route's decision on who may call it. Exactly one field is
-// set (TestEveryRouteDecidesAccess).
-type access struct {
+// Access is a route's decision on who may call it. Exactly one field is
+// set (TestEveryRouteDecidesAccess): build it with Needs, Open or
+// CheckedBy.
+type Access struct {
 	// Scope is the agno scope a JWT must grant ("agents:run"): agno's
 	// get_default_scope_mappings for the route, first match
 	// (TestRouteScopesAreAgnos). A per-resource scope
@@ -27,18 +28,25 @@ type access struct {
 	Check string
 }
 
-// needs is a route a JWT must grant scope for.
-func needs(scope string) access { return access{Scope: scope} }
+// Needs is a route a JWT must grant scope for.
+func Needs(scope string) Access { return Access{Scope: scope} }
 
-// open is a route that needs no key or token, for the reason why.
-func open(why string) access { return access{Open: why} }
+// Open is a route that needs no key or token, for the reason why.
+func Open(why string) Access { return Access{Open: why} }
 
-// checkedBy is a route whose handler checks access (the check names the
+// CheckedBy is a route whose handler checks access (the check names the
 // function that does); the middleware wants any valid key or token.
-func checkedBy(check string) access { return access{Check: check} }
+func CheckedBy(check string) Access { return Access{Check: check} }
+
+// The package's own rows use the short names.
+var (
+	needs     = Needs
+	open      = Open
+	checkedBy = CheckedBy
+)
 
 // decided reports whether exactly one field of a is set.
-func (a access) decided() bool {
+func (a Access) decided() bool {
 	n := 0
 	for _, f := range []string{a.Scope, a.Open, a.Check} {
 		if f != "" {
@@ -52,10 +60,16 @@ func (a access) decided() bool {
 func (rt apiRoute) served() string { return cmp.Or(rt.Served, rt.Pattern) }
 
 // requiredScope is the scope r needs by the decision of rt, the row
-// serving it ("" for none; nil rt: no row takes r). agno's table names
-// no HEAD route, so HEAD on a GET route needs none, as in agno.
+// serving it ("" for none; nil rt: no row takes r). HEAD runs the GET
+// handler (only the body is dropped, its status and length still tell),
+// so it needs the GET's scope; agno's table names no HEAD route and lets
+// any valid token through, which would let a token without the scope
+// probe what exists.
 func requiredScope(r *http.Request, rt *apiRoute) string {
-	if rt == nil || r.Method != rt.method() {
+	if rt == nil {
+		return ""
+	}
+	if m := rt.method(); r.Method != m && !(r.Method == http.MethodHead && m == http.MethodGet) {
 		return ""
 	}
 	return rt.Access.Scope

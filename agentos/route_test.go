@@ -27,7 +27,58 @@ func openPath(path string) bool {
 }
 
 // a2aRoutes registers the A2A interface's rows alone.
-func (o *OS) a2aRoutes(mux routeMux) { register(mux, o.a2aAPIRoutes()) }
+func (o *OS) a2aRoutes(mux routeMux) { register(mux, o.a2aTestRoutes()) }
+
+// a2aTestRoutes are the rows of o's A2A interface.
+func (o *OS) a2aTestRoutes() []apiRoute {
+	for _, i := range o.cfg.Interfaces {
+		if a, ok := i.(*A2AInterface); ok {
+			return a.Routes()
+		}
+	}
+	return nil
+}
+
+// slackConf is the Slack config of c's Slack interface, for a test to
+// change before New.
+func slackConf(c *Config) *slack.Config {
+	for _, i := range c.Interfaces {
+		if s, ok := i.(*SlackInterface); ok {
+			return s.cfg
+		}
+	}
+	panic("no Slack interface")
+}
+
+// aguiConf is the AG-UI config of c's AG-UI interface.
+func aguiConf(c *Config) *AGUIConfig {
+	for _, i := range c.Interfaces {
+		if a, ok := i.(*AGUIInterface); ok {
+			return a.cfg
+		}
+	}
+	panic("no AG-UI interface")
+}
+
+// slackInterfaces are the interfaces of a Slack config (none for nil).
+func slackInterfaces(s *slack.Config) []Interface {
+	if s == nil {
+		return nil
+	}
+	return []Interface{Slack(s)}
+}
+
+// ExtraInterface is an interface a test of package agentos_test adds
+// to everyRouteOS (from its init), so the route tests check its rows:
+// New builds it for an agent id, Open lists the patterns it opens.
+type ExtraInterface struct {
+	New  func(agentID string) Interface
+	Open []string
+}
+
+// ExtraInterfaces are the interfaces everyRouteOS serves besides the
+// built-in ones.
+var ExtraInterfaces []ExtraInterface
 
 // everyRouteOS serves every route there is: the control plane (a DB)
 // and every interface.
@@ -39,8 +90,11 @@ func everyRouteOS(t *testing.T, cfg Config) *OS {
 	}
 	cfg.Agents = []*agent.Agent{newAgent(t, agent.Config{ID: "helper", Name: "Helper"})}
 	cfg.DB, cfg.Closers = db, []func() error{db.Close}
-	cfg.Slack = &slack.Config{AgentID: "helper", Token: "xoxb-test", SigningSecret: "secret"}
-	cfg.MCPServer, cfg.A2A, cfg.AGUI = &MCPServerConfig{}, &A2AConfig{}, &AGUIConfig{AgentID: "helper"}
+	cfg.Interfaces = []Interface{Slack(&slack.Config{AgentID: "helper", Token: "xoxb-test", SigningSecret: "secret"}),
+		MCPServer(&MCPServerConfig{}), A2A(&A2AConfig{}), AGUI(&AGUIConfig{AgentID: "helper"})}
+	for _, x := range ExtraInterfaces {
+		cfg.Interfaces = append(cfg.Interfaces, x.New("helper"))
+	}
 	o, err := New(cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -83,6 +137,9 @@ func TestEveryRouteDecidesAccess(t *testing.T) {
 	wantOpen := []string{"GET /{$}", "GET /health", "GET /ready", "GET /info", "GET /openapi.json", "GET /docs", "GET /redoc", "GET /workflows/ws",
 		"POST /slack/events", "POST /slack/interactions", "GET /a2a/agents/{id}/.well-known/agent-card.json",
 		"GET /a2a/teams/{id}/.well-known/agent-card.json", "GET /a2a/workflows/{id}/.well-known/agent-card.json"}
+	for _, x := range ExtraInterfaces {
+		wantOpen = append(wantOpen, x.Open...)
+	}
 	slices.Sort(opened)
 	if !slices.Equal(opened, slices.Sorted(slices.Values(wantOpen))) {
 		t.Errorf("open routes %q, want %q", opened, wantOpen)
@@ -119,7 +176,14 @@ func TestRouteScopesAreAgnos(t *testing.T) {
 				if served != nil && served.open() {
 					continue // no token is checked
 				}
-				want := strings.Join(auth.RouteFor(method, r.URL.Path).Scopes, " ")
+				// HEAD needs its GET's scope: agno names no HEAD route
+				// (any valid token), which would let a token without
+				// the scope probe what exists.
+				agnoMethod := method
+				if method == http.MethodHead {
+					agnoMethod = http.MethodGet
+				}
+				want := strings.Join(auth.RouteFor(agnoMethod, r.URL.Path).Scopes, " ")
 				switch got := requiredScope(r, served); {
 				case served != nil && served.Access.Check != "" && want != "":
 					t.Errorf("%s %s (%s): checked by its handler, but agno requires %s: declare needs(%q)", method, path, served.Pattern, want, want)
@@ -150,8 +214,12 @@ func TestRouteScopesEnforced(t *testing.T) {
 			all = append(all, s)
 		}
 	}
+	var sendAs func(rt apiRoute, method, token string) *httptest.ResponseRecorder
 	send := func(rt apiRoute, token string) *httptest.ResponseRecorder {
-		req := httptest.NewRequest(rt.method(), openAPIPath(wildcard.ReplaceAllString(rt.path(), "x")), nil)
+		return sendAs(rt, rt.method(), token)
+	}
+	sendAs = func(rt apiRoute, method, token string) *httptest.ResponseRecorder {
+		req := httptest.NewRequest(method, openAPIPath(wildcard.ReplaceAllString(rt.path(), "x")), nil)
 		req.RemoteAddr = "127.0.0.1:40000"
 		if token != "" {
 			req.Header.Set("Authorization", "Bearer "+token)
@@ -160,7 +228,7 @@ func TestRouteScopesEnforced(t *testing.T) {
 		h.ServeHTTP(rec, req)
 		return rec
 	}
-	scoped := 0
+	scoped, heads := 0, 0
 	for _, rt := range rows {
 		switch a := rt.Access; {
 		case a.Scope != "":
@@ -177,6 +245,12 @@ func TestRouteScopesEnforced(t *testing.T) {
 			if rec := send(rt, a2aToken(t, "alice", others...)); rec.Code != http.StatusForbidden || rec.Body.String() != refusal {
 				t.Errorf("%s without %s: %d %s, want 403 %s", rt.Pattern, a.Scope, rec.Code, rec.Body, refusal)
 			}
+			if rt.method() == http.MethodGet {
+				heads++
+				if rec := sendAs(rt, http.MethodHead, a2aToken(t, "alice", others...)); rec.Code != http.StatusForbidden {
+					t.Errorf("HEAD %s without %s: %d, want 403", rt.path(), a.Scope, rec.Code)
+				}
+			}
 		case a.Check != "":
 			if rec := send(rt, ""); rec.Code != http.StatusUnauthorized {
 				t.Errorf("%s without a token: %d %s, want 401", rt.Pattern, rec.Code, rec.Body)
@@ -187,7 +261,7 @@ func TestRouteScopesEnforced(t *testing.T) {
 			}
 		}
 	}
-	if scoped < 90 {
-		t.Fatalf("%d routes with a scope", scoped)
+	if scoped < 90 || heads < 40 {
+		t.Fatalf("%d routes with a scope, %d of them GET", scoped, heads)
 	}
 }

@@ -518,6 +518,7 @@ func (b *scheduleBody) payload() (val map[string]any, set bool) {
 
 func checkScheduleName(s string) (string, error) {
 	if !scheduleNamePattern.MatchString(s) {
+		//lint:ignore ST1005 agno's validation message, word for word
 		return "", errors.New("Name must start with alphanumeric and contain only alphanumeric, '.', '_', '-'")
 	}
 	return s, nil
@@ -529,14 +530,17 @@ func checkScheduleMethod(s string) (string, error) {
 	case "GET", "POST", "PUT", "PATCH", "DELETE":
 		return s, nil
 	}
+	//lint:ignore ST1005 agno's validation message, word for word
 	return "", errors.New("Method must be GET, POST, PUT, PATCH, or DELETE")
 }
 
 func checkScheduleEndpoint(s string) (string, error) {
 	if !strings.HasPrefix(s, "/") {
+		//lint:ignore ST1005 agno's validation message, word for word
 		return "", errors.New("Endpoint must start with '/'")
 	}
 	if strings.Contains(s, "://") {
+		//lint:ignore ST1005 agno's validation message, word for word
 		return "", errors.New("Endpoint must be a path, not a full URL")
 	}
 	return s, nil

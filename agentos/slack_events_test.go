@@ -180,7 +180,7 @@ func newSlackEnv(t *testing.T, mentionsOnly bool, mods ...func(*Config)) *slackE
 	store := memory.New()
 	a := newAgent(t, agent.Config{ID: "helper", Name: "Helper", Model: m, Store: store})
 	cfg := Config{Agents: []*agent.Agent{a}, Store: store, SecurityKey: "os-key",
-		Slack: &slack.Config{AgentID: "helper", Token: "xoxb-test", SigningSecret: slackSecret, ReplyToMentionsOnly: mentionsOnly, APIURL: fs.srv.URL + "/api/"}}
+		Interfaces: []Interface{Slack(&slack.Config{AgentID: "helper", Token: "xoxb-test", SigningSecret: slackSecret, ReplyToMentionsOnly: mentionsOnly, APIURL: fs.srv.URL + "/api/"})}}
 	for _, m := range mods {
 		m(&cfg)
 	}
@@ -457,7 +457,7 @@ func TestSlackEventsOpenInJWTAndProtectedMode(t *testing.T) {
 	}
 }
 
-func streaming(c *Config) { c.Slack.Streaming = true }
+func streaming(c *Config) { slackConf(c).Streaming = true }
 
 const streamMention = `{"type":"app_mention","user":"U123","text":"<@UBOT> stream please","ts":"1700000000.000100","channel":"C1","event_ts":"1700000000.000100"}`
 
@@ -590,7 +590,7 @@ func TestSlackEventsStreamedTeam(t *testing.T) {
 				return modeltest.Response{Content: streamedAnswer}
 			})})
 		c.Teams = append(c.Teams, tm)
-		c.Slack.AgentID, c.Slack.TeamID = "", "crew"
+		slackConf(c).AgentID, slackConf(c).TeamID = "", "crew"
 	})
 	if code, _ := e.send(t, eventCallback(streamMention), time.Time{}, nil); code != 200 {
 		t.Fatal(code)
@@ -618,7 +618,7 @@ func TestSlackEventsStreamedWorkflow(t *testing.T) {
 			t.Fatal(err)
 		}
 		c.Workflows = append(c.Workflows, wf)
-		c.Slack.AgentID, c.Slack.WorkflowID = "", "flow"
+		slackConf(c).AgentID, slackConf(c).WorkflowID = "", "flow"
 	})
 	if code, _ := e.send(t, eventCallback(mentionEvent), time.Time{}, nil); code != 200 {
 		t.Fatal(code)

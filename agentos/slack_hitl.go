@@ -56,25 +56,25 @@ func (c *slackCards) take(runID string) (slackCard, bool) {
 	return card, ok
 }
 
-// startSlackCards follows run status changes for the cards (New, with a
-// Slack interface); Close stops it.
-func (o *OS) startSlackCards() {
+// startSlackCards follows run status changes for the cards of s (its
+// Start, through h); its Stop stops it.
+func (o *OS) startSlackCards(h *Host, s *slack.Config) *slackCards {
 	c := &slackCards{live: map[string]slackCard{}}
-	o.slackCards = c
-	api := o.cfg.Slack.Client()
-	c.stop = o.eng.Watch(func(ch runs.Change) {
-		if ch.Status == run.StatusPaused {
+	api := s.Client()
+	c.stop = h.Watch(func(runID string, status run.Status) {
+		if status == run.StatusPaused {
 			return
 		}
-		card, ok := c.take(ch.RunID)
+		card, ok := c.take(runID)
 		if !ok {
 			return
 		}
 		// Watch callbacks must not block: the Web API calls run apart.
-		_ = o.eng.Detach(context.Background(), "slack-card:"+ch.RunID, "slack", func(ctx context.Context) {
-			o.slackAnsweredElsewhere(ctx, api, ch.RunID, card)
+		_ = o.eng.Detach(context.Background(), "slack-card:"+runID, "slack", func(ctx context.Context) {
+			o.slackAnsweredElsewhere(ctx, api, runID, card)
 		})
 	})
+	return c
 }
 
 // slackAnsweredElsewhere makes a card read-only: its run was answered
@@ -140,14 +140,14 @@ func (o *OS) slackStoredRun(ctx context.Context, runID string) (*run.Output, run
 // paused posts agno's pause messages for a paused run: the "⏸ Awaiting…"
 // indicator, then the approval card, which this process follows until
 // the run is answered.
-func (r *slackReply) paused(ctx context.Context, res slackResult) {
-	if res.out == nil {
+func (r *slackReply) paused(ctx context.Context, res Result) {
+	if res.Output == nil {
 		// A workflow's step pause: agno's Slack cards answer agents and
 		// teams; say where to answer it.
-		r.post(ctx, fmt.Sprintf(slackWorkflowHub, res.runID))
+		r.post(ctx, fmt.Sprintf(slackWorkflowHub, res.RunID))
 		return
 	}
-	reqs := res.out.ActiveRequirements()
+	reqs := res.Output.ActiveRequirements()
 	if len(reqs) == 0 {
 		return
 	}
@@ -155,21 +155,21 @@ func (r *slackReply) paused(ctx context.Context, res slackResult) {
 	defer cancel()
 	_, awaitingTS, err := r.api.PostMessageContext(pctx, r.m.Channel, slackapi.MsgOptionText(slack.PauseLabels(reqs), false), slackapi.MsgOptionTS(r.m.ThreadTS))
 	if err != nil {
-		r.o.log.Warn("Slack: could not post the awaiting message", "run_id", res.runID, "err", err)
+		r.o.log.Warn("Slack: could not post the awaiting message", "run_id", res.RunID, "err", err)
 	}
-	card := &slack.Card{RunID: res.runID, AwaitingTS: awaitingTS, Requirements: reqs}
+	card := &slack.Card{RunID: res.RunID, AwaitingTS: awaitingTS, Requirements: reqs}
 	_, cardTS, err := r.api.PostMessageContext(pctx, r.m.Channel, slackapi.MsgOptionText(slack.CardText, false),
 		slackapi.MsgOptionBlocks(card.Blocks()...), slackapi.MsgOptionTS(r.m.ThreadTS))
 	if err != nil {
-		r.o.log.Error("Slack: could not post the approval card", "run_id", res.runID, "err", err)
+		r.o.log.Error("Slack: could not post the approval card", "run_id", res.RunID, "err", err)
 		return
 	}
 	live := slackCard{channel: r.m.Channel, ts: cardTS, awaitingTS: awaitingTS}
-	r.o.slackCards.add(res.runID, live)
+	r.cards.add(res.RunID, live)
 	// Answered while the card was being posted: no change will come.
-	if _, status, err := r.o.slackStoredRun(pctx, res.runID); err == nil && status != run.StatusPaused {
-		if c, ok := r.o.slackCards.take(res.runID); ok {
-			r.o.slackAnsweredElsewhere(ctx, r.api, res.runID, c)
+	if _, status, err := r.o.slackStoredRun(pctx, res.RunID); err == nil && status != run.StatusPaused {
+		if c, ok := r.cards.take(res.RunID); ok {
+			r.o.slackAnsweredElsewhere(ctx, r.api, res.RunID, c)
 		}
 	}
 }
@@ -177,11 +177,11 @@ func (r *slackReply) paused(ctx context.Context, res slackResult) {
 // slackInteract returns the Interactions' Handle: each click is handled
 // in the background (Slack wants its answer at once), drained at
 // shutdown.
-func (o *OS) slackInteract(s *slack.Config) func(slack.Action) error {
+func (o *OS) slackInteract(s *slack.Config, cards *slackCards) func(slack.Action) error {
 	api := s.Client()
 	return func(a slack.Action) error {
 		err := o.eng.Detach(context.Background(), "slack-action:"+run.NewID(), "slack", func(ctx context.Context) {
-			o.slackAct(ctx, s, api, a)
+			o.slackAct(ctx, s, cards, api, a)
 		})
 		if errors.Is(err, runs.ErrRefused) {
 			return slack.ErrBusy
@@ -194,7 +194,7 @@ func (o *OS) slackInteract(s *slack.Config) func(slack.Action) error {
 // handle_submit: the card is redrawn with the decision, and a complete
 // card continues the run in the thread, exactly once whatever other
 // channel answers at the same time.
-func (o *OS) slackAct(ctx context.Context, s *slack.Config, api *slackapi.Client, a slack.Action) {
+func (o *OS) slackAct(ctx context.Context, s *slack.Config, cards *slackCards, api *slackapi.Client, a slack.Action) {
 	kind, id := s.Entity()
 	pctx, cancel := context.WithTimeout(ctx, slackPostTimeout)
 	defer cancel()
@@ -221,7 +221,7 @@ func (o *OS) slackAct(ctx context.Context, s *slack.Config, api *slackapi.Client
 		ephemeral(slackRunNotFound)
 		return
 	case status != run.StatusPaused:
-		o.slackCards.take(a.RunID)
+		cards.take(a.RunID)
 		ephemeral(fmt.Sprintf(slackNotWaiting, status))
 		o.slackFreeze(ctx, api, card, out.Requirements, fmt.Sprintf(slackElsewhere, status))
 		return
@@ -251,9 +251,9 @@ func (o *OS) slackAct(ctx context.Context, s *slack.Config, api *slackapi.Client
 		ephemeral(slack.FixText(errs))
 		return
 	}
-	o.slackCards.take(a.RunID)
+	cards.take(a.RunID)
 	o.slackFreeze(ctx, api, card, c.Requirements, "Submitted by <@"+a.User+">")
-	ex := o.slackExecutor(kind, id)
+	ex := o.servedExecutor(kind, id)
 	if ex == nil {
 		o.log.Error("Slack: the answering "+kind+" is no longer served", "id", id)
 		ephemeral(slack.ErrorText)
@@ -261,11 +261,11 @@ func (o *OS) slackAct(ctx context.Context, s *slack.Config, api *slackapi.Client
 	}
 	m := slack.Message{Channel: a.Channel, User: a.User, ThreadTS: a.ThreadTS, SessionID: sessionID, Team: a.Team}
 	err = o.eng.Detach(ctx, a.RunID, kind, func(ctx context.Context) {
-		r := &slackReply{o: o, s: s, api: api, m: m, kind: kind, id: id}
-		r.answer(ctx, slack.DeniedTasks(c.Requirements), func(emit run.Emitter) (slackResult, error) {
+		r := &slackReply{o: o, s: s, api: api, m: m, kind: kind, id: id, cards: cards}
+		r.answer(ctx, slack.DeniedTasks(c.Requirements), func(emit run.Emitter) Result {
 			creq := &run.ContinueRequest{RunID: a.RunID, SessionID: sessionID, Requirements: c.Requirements,
 				Stream: s.Streaming, StreamEvents: s.Streaming, StoreEvents: true}
-			return outputResult(ex.ExecuteContinue(ctx, creq, emit))
+			return outputResultOf(ex.ExecuteContinue(ctx, creq, emit))
 		})
 	})
 	if err != nil {

@@ -135,6 +135,12 @@ func blockIDs(blocks []map[string]any) []string {
 // message cardTS showing blocks, with the typed state values.
 func (e *slackEnv) click(t *testing.T, cardTS string, blocks []map[string]any, actionID string, state map[string]any) (int, string) {
 	t.Helper()
+	return e.clickIn(t, "1700000000.000100", cardTS, blocks, actionID, state)
+}
+
+// clickIn is click on a card in the thread threadTS.
+func (e *slackEnv) clickIn(t *testing.T, threadTS, cardTS string, blocks []map[string]any, actionID string, state map[string]any) (int, string) {
+	t.Helper()
 	blockID, value, ok := button(blocks, actionID)
 	if !ok {
 		t.Fatalf("no %s button on the card: %v", actionID, blockIDs(blocks))
@@ -145,7 +151,7 @@ func (e *slackEnv) click(t *testing.T, cardTS string, blocks []map[string]any, a
 	payload, _ := json.Marshal(map[string]any{
 		"type": "block_actions", "user": map[string]any{"id": "U999", "name": "approver"}, "team": map[string]any{"id": "T1"},
 		"channel": map[string]any{"id": "C1"}, "container": map[string]any{"type": "message", "message_ts": cardTS, "channel_id": "C1"},
-		"message": map[string]any{"type": "message", "ts": cardTS, "thread_ts": "1700000000.000100", "blocks": blocks},
+		"message": map[string]any{"type": "message", "ts": cardTS, "thread_ts": threadTS, "blocks": blocks},
 		"state":   map[string]any{"values": state},
 		"actions": []any{map[string]any{"type": "button", "action_id": actionID, "block_id": blockID, "value": value, "action_ts": "1700000100.1"}},
 	})
@@ -483,7 +489,7 @@ func TestSlackFilesInAndOut(t *testing.T) {
 	})
 	e := newSlackEnv(t, true, func(c *Config) {
 		c.Agents = []*agent.Agent{newAgent(t, agent.Config{ID: "helper", Name: "Artist", Model: m, Store: c.Store, Tools: []tool.Provider{draw}})}
-		c.Slack.MaxFileSize = 1 << 20
+		slackConf(c).MaxFileSize = 1 << 20
 	})
 	files := `[{"id":"F0","name":"cat.png","mimetype":"image/png","size":16,"url_private_download":"` + e.slack.srv.URL + `/files/cat.png"},` +
 		`{"id":"F2","name":"notes.txt","mimetype":"text/plain","size":18,"url_private":"` + e.slack.srv.URL + `/files/notes.txt"},` +
@@ -552,7 +558,7 @@ func TestSlackStreamedTeamMemberTaskCards(t *testing.T) {
 				return modeltest.Response{ToolCalls: []model.ToolCall{modeltest.ToolCall("d1", "delegate_task_to_member", `{"member_id":"researcher","task":"look"}`)}}
 			})})
 		c.Teams = append(c.Teams, tm)
-		c.Slack.AgentID, c.Slack.TeamID = "", "crew"
+		slackConf(c).AgentID, slackConf(c).TeamID = "", "crew"
 	})
 	if code, _ := e.send(t, eventCallback(mentionEvent), time.Time{}, nil); code != 200 {
 		t.Fatal(code)

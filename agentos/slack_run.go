@@ -3,7 +3,6 @@ package agentos
 import (
 	"context"
 	"errors"
-	"fmt"
 	"sync"
 	"time"
 
@@ -40,15 +39,8 @@ type slackReply struct {
 	id   string
 	// title: set the thread's title from m.Text (a new conversation).
 	title bool
-}
-
-// slackResult is what a run left to say in Slack.
-type slackResult struct {
-	runID              string
-	content, reasoning string
-	status             run.Status
-	// out is the agent's or team's output (nil for a workflow).
-	out *run.Output
+	// cards follows the approval cards posted (slack_hitl.go).
+	cards *slackCards
 }
 
 // bg is a context for a Web API call after the run: it outlives a
@@ -74,7 +66,7 @@ func (r *slackReply) status(ctx context.Context, thinking bool) {
 // slackStart returns the Events' Start: it runs the message through the
 // engine like a background HTTP run (drained at shutdown, cancellable)
 // and posts the answer in the thread: streamed (agno's default) or whole.
-func (o *OS) slackStart(s *slack.Config) func(slack.Message) error {
+func (o *OS) slackStart(s *slack.Config, cards *slackCards) func(slack.Message) error {
 	api := s.Client()
 	kind, id := s.Entity()
 	return func(m slack.Message) error {
@@ -84,7 +76,7 @@ func (o *OS) slackStart(s *slack.Config) func(slack.Message) error {
 			req.Stream, req.StreamEvents = true, true // agno: stream=True, stream_events=True
 		}
 		err := o.eng.Detach(context.Background(), req.RunID, kind, func(ctx context.Context) {
-			r := &slackReply{o: o, s: s, api: api, m: m, kind: kind, id: id, title: true}
+			r := &slackReply{o: o, s: s, api: api, m: m, kind: kind, id: id, title: true, cards: cards}
 			if len(m.Files) > 0 {
 				// agno: the files go with the message; those it cannot
 				// take are named to the model.
@@ -94,8 +86,8 @@ func (o *OS) slackStart(s *slack.Config) func(slack.Message) error {
 				}
 				req.Images, req.Files, req.Input = in.Images, in.Files, in.Notice(m.Text)
 			}
-			r.answer(ctx, nil, func(emit run.Emitter) (slackResult, error) {
-				return o.runForSlack(ctx, kind, id, req, emit)
+			r.answer(ctx, nil, func(emit run.Emitter) Result {
+				return o.execute(ctx, kind, id, req, emit)
 			})
 		})
 		if errors.Is(err, runs.ErrRefused) {
@@ -105,51 +97,8 @@ func (o *OS) slackStart(s *slack.Config) func(slack.Message) error {
 	}
 }
 
-// runForSlack executes req on the served agent, team or workflow id.
-func (o *OS) runForSlack(ctx context.Context, kind, id string, req *run.Request, emit run.Emitter) (slackResult, error) {
-	if kind == "workflow" {
-		wf, ok := o.catalog().workflows[id]
-		if !ok {
-			return slackResult{}, fmt.Errorf("workflow %q is no longer served", id)
-		}
-		out, err := wf.Execute(ctx, req, emit)
-		if out == nil {
-			return slackResult{}, err
-		}
-		return slackResult{runID: out.RunID, content: run.ContentText(out.Content), status: out.Status}, err
-	}
-	ex := o.slackExecutor(kind, id)
-	if ex == nil {
-		return slackResult{}, fmt.Errorf("%s %q is no longer served", kind, id)
-	}
-	return outputResult(ex.Execute(ctx, req, emit))
-}
-
-func outputResult(out *run.Output, err error) (slackResult, error) {
-	if out == nil {
-		return slackResult{}, err
-	}
-	return slackResult{runID: out.RunID, content: run.ContentText(out.Content), reasoning: out.ReasoningContent, status: out.Status, out: out}, err
-}
-
-// slackExecutor is the served agent or team id (nil: not served now).
-func (o *OS) slackExecutor(kind, id string) run.Executor {
-	cat := o.catalog()
-	switch kind {
-	case "agent":
-		if a, ok := cat.agents[id]; ok {
-			return a
-		}
-	case "team":
-		if t, ok := cat.teams[id]; ok {
-			return t
-		}
-	}
-	return nil
-}
-
 func (o *OS) slackEntityName(kind, id string) string {
-	if ex := o.slackExecutor(kind, id); ex != nil && ex.Name() != "" {
+	if ex := o.servedExecutor(kind, id); ex != nil && ex.Name() != "" {
 		return ex.Name()
 	}
 	return id
@@ -158,38 +107,38 @@ func (o *OS) slackEntityName(kind, id string) string {
 // answer runs exec and says its result in the thread, streamed or
 // whole; pre are task cards to show first (a continuation's denials).
 // A run that pauses gets agno's approval card.
-func (r *slackReply) answer(ctx context.Context, pre []slackapi.StreamChunk, exec func(run.Emitter) (slackResult, error)) {
+func (r *slackReply) answer(ctx context.Context, pre []slackapi.StreamChunk, exec func(run.Emitter) Result) {
 	r.status(ctx, true)
 	if r.s.Streaming {
 		r.stream(ctx, pre, exec) // Slack clears the status when the stream stops
 		return
 	}
 	defer r.status(ctx, false)
-	res, err := exec(nil)
-	if r.failed(res, err) {
-		r.post(ctx, errorText(res, err))
+	res := exec(nil)
+	if r.failed(res) {
+		r.post(ctx, errorText(res))
 		return
 	}
-	if res.status == run.StatusPaused {
+	if res.Status == run.StatusPaused {
 		r.paused(ctx, res)
 		return
 	}
-	if res.reasoning != "" {
-		r.post(ctx, slack.Reasoning(res.reasoning))
+	if res.Output != nil && res.Output.ReasoningContent != "" {
+		r.post(ctx, slack.Reasoning(res.Output.ReasoningContent))
 	}
-	r.post(ctx, res.content)
+	r.post(ctx, res.Content)
 	r.upload(ctx, res)
 }
 
 // upload sends the images the run made into the thread (agno's
 // upload_response_media_async).
-func (r *slackReply) upload(ctx context.Context, res slackResult) {
-	if res.out == nil || len(res.out.Images) == 0 {
+func (r *slackReply) upload(ctx context.Context, res Result) {
+	if res.Output == nil || len(res.Output.Images) == 0 {
 		return
 	}
 	pctx, cancel := r.bg(ctx)
 	defer cancel()
-	if err := slack.UploadOutputs(pctx, r.api, r.m, res.out); err != nil {
+	if err := slack.UploadOutputs(pctx, r.api, r.m, res.Output); err != nil {
 		r.o.log.Warn("Slack: could not upload the run's images", "channel", r.m.Channel, "err", err)
 	}
 }
@@ -214,23 +163,23 @@ func (o *OS) slackThreadStarted(s *slack.Config) func(slack.ThreadStart) error {
 }
 
 // failed logs a failed run; the caller posts agno's error text.
-func (r *slackReply) failed(res slackResult, err error) bool {
+func (r *slackReply) failed(res Result) bool {
 	switch {
-	case res.status == run.StatusError:
-		r.o.log.Error("Slack: the run failed", "kind", r.kind, "id", r.id, "err", err)
-	case err != nil:
-		r.o.log.Error("Slack: could not run", "kind", r.kind, "id", r.id, "err", err)
+	case res.Status == run.StatusError:
+		r.o.log.Error("Slack: the run failed", "kind", r.kind, "id", r.id, "err", res.Err)
+	case res.Err != nil:
+		r.o.log.Error("Slack: could not run", "kind", r.kind, "id", r.id, "err", res.Err)
 	default:
 		return false
 	}
 	return true
 }
 
-func errorText(res slackResult, err error) string {
+func errorText(res Result) string {
 	switch {
-	case res.status == run.StatusError:
+	case res.Status == run.StatusError:
 		return slack.RunErrorText
-	case errors.Is(err, run.ErrNotPaused):
+	case errors.Is(res.Err, run.ErrNotPaused):
 		// A continuation raced with another channel, which won.
 		return slackAnsweredFirst
 	}
@@ -244,7 +193,7 @@ func errorText(res slackResult, err error) string {
 // reasoning as task cards; a workflow, or a run that streamed nothing,
 // sends its final content. A failure stops the open stream, clears the
 // status and posts agno's error text.
-func (r *slackReply) stream(ctx context.Context, pre []slackapi.StreamChunk, exec func(run.Emitter) (slackResult, error)) {
+func (r *slackReply) stream(ctx context.Context, pre []slackapi.StreamChunk, exec func(run.Emitter) Result) {
 	st := slack.NewStream(r.api, r.m)
 	st.Titled = !r.title
 	tasks := slack.NewTasks(r.o.slackEntityName(r.kind, r.id))
@@ -296,7 +245,7 @@ func (r *slackReply) stream(ctx context.Context, pre []slackapi.StreamChunk, exe
 	if r.kind != "workflow" {
 		em = emit
 	}
-	res, err := exec(em)
+	res := exec(em)
 	mu.Lock()
 	defer mu.Unlock()
 	fail := func(text string) {
@@ -308,15 +257,15 @@ func (r *slackReply) stream(ctx context.Context, pre []slackapi.StreamChunk, exe
 			r.o.log.Warn("Slack: could not post the reply", "channel", r.m.Channel, "thread_ts", r.m.ThreadTS, "err", err)
 		}
 	}
-	if r.failed(res, err) {
-		fail(errorText(res, err))
+	if r.failed(res) {
+		fail(errorText(res))
 		return
 	}
-	if !streamed && res.status != run.StatusPaused {
-		send(res.content, nil)
+	if !streamed && res.Status != run.StatusPaused {
+		send(res.Content, nil)
 	}
 	final := slack.TaskComplete
-	if res.status == run.StatusPaused {
+	if res.Status == run.StatusPaused {
 		final = slack.TaskPending
 	}
 	if sendErr == nil {
@@ -329,7 +278,7 @@ func (r *slackReply) stream(ctx context.Context, pre []slackapi.StreamChunk, exe
 		fail(slack.ErrorText)
 		return
 	}
-	if res.status == run.StatusPaused {
+	if res.Status == run.StatusPaused {
 		if !st.Started() {
 			r.status(ctx, false) // no stream to clear it
 		}

@@ -18,9 +18,8 @@ import (
 func TestEveryInterfaceNeedsTheRunScope(t *testing.T) {
 	srv := mcpOS(t, func(c *agentos.Config) {
 		c.Authorization = &auth.Config{VerificationKeys: []string{jwtSecret}, Algorithm: "HS256", UserIsolation: true}
-		c.A2A = &agentos.A2AConfig{}
-		c.AGUI = &agentos.AGUIConfig{AgentID: "mcp-agent"}
-		c.Slack = &slack.Config{AgentID: "mcp-agent", SigningSecret: "slack-secret", Token: "xoxb-test"}
+		c.Interfaces = append(c.Interfaces, agentos.A2A(&agentos.A2AConfig{}), agentos.AGUI(&agentos.AGUIConfig{AgentID: "mcp-agent"}),
+			agentos.Slack(&slack.Config{AgentID: "mcp-agent", SigningSecret: "slack-secret", Token: "xoxb-test"}))
 	})
 	j := &jwtOS{srv: srv}
 	none := tokenFor(t, "bob", "sessions:read", "memories:read")

@@ -383,10 +383,7 @@ func (s *Store) HardDelete(ctx context.Context, id string) (bool, error) {
 // and serialises writers of its versions (a row lock on Postgres; SQLite
 // transactions are serial already). It returns the current version.
 func (s *Store) lockComponent(ctx context.Context, tx *sqldb.Tx, id string) (*int, error) {
-	q := `SELECT current_version FROM {t:agno_components} WHERE component_id = ? AND deleted_at IS NULL`
-	if s.db.Kind == sqldb.Postgres {
-		q += ` FOR UPDATE`
-	}
+	q := `SELECT current_version FROM {t:agno_components} WHERE component_id = ? AND deleted_at IS NULL` + s.db.Dialect().ForUpdate()
 	var cur sql.NullInt64
 	if err := tx.QueryRow(ctx, q, id).Scan(&cur); err != nil {
 		if errors.Is(err, sql.ErrNoRows) {

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/agno-go/agno/agent"
+	"github.com/agno-go/agno/agentos"
 	"github.com/agno-go/agno/config"
 	"github.com/agno-go/agno/model/modeltest"
 )
@@ -27,9 +28,10 @@ func TestA2AInterfaceBuild(t *testing.T) {
 		writeFiles(t, dir, map[string]string{"config.toml": "[storage]\ndriver = \"memory\"\n" + body})
 		_, res := build(t, dir, config.Functions{}, existing)
 		got := "off"
-		if res.A2A != nil {
-			got = res.A2A.Prefix
-			if !res.A2A.Serves("agent", "helper") {
+		if i, ok := built[*agentos.A2AInterface](res); ok {
+			a := i.Config()
+			got = a.Prefix
+			if !a.Serves("agent", "helper") {
 				t.Errorf("%q: helper not served", body)
 			}
 		}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/agno-go/agno/agent"
+	"github.com/agno-go/agno/agentos"
 	"github.com/agno-go/agno/config"
 	"github.com/agno-go/agno/model/modeltest"
 )
@@ -37,14 +38,14 @@ func TestAGUIBuild(t *testing.T) {
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{"config.toml": "[storage]\ndriver = \"memory\"\n[interfaces.agui]\nenabled = true\nagent = \"helper\"\n"})
 	_, res := build(t, dir, config.Functions{}, existing)
-	if a := res.AGUI; a == nil || a.AgentID != "helper" || a.TeamID != "" || a.Prefix != "" {
-		t.Fatalf("got %+v", a)
+	if i, ok := built[*agentos.AGUIInterface](res); !ok || i.Config().AgentID != "helper" || i.Config().TeamID != "" || i.Config().Prefix != "" {
+		t.Fatalf("got %+v", res.Interfaces)
 	}
 	// Off unless enabled.
 	dir = t.TempDir()
 	writeFiles(t, dir, map[string]string{"config.toml": "[storage]\ndriver = \"memory\"\n[interfaces.agui]\nagent = \"helper\"\n"})
-	if _, res := build(t, dir, config.Functions{}, existing); res.AGUI != nil {
-		t.Fatalf("disabled interface built: %+v", res.AGUI)
+	if _, res := build(t, dir, config.Functions{}, existing); len(res.Interfaces) != 0 {
+		t.Fatalf("disabled interface built: %+v", res.Interfaces)
 	}
 
 	for src, want := range map[string]string{

@@ -14,17 +14,12 @@ import (
 	"sync"
 
 	"github.com/agno-go/agno/agent"
-	"github.com/agno-go/agno/agentos/a2a"
-	"github.com/agno-go/agno/agentos/agui"
-	"github.com/agno-go/agno/agentos/mcpserver"
-	"github.com/agno-go/agno/agentos/slack"
+	"github.com/agno-go/agno/agentos"
 	"github.com/agno-go/agno/knowledge"
 	"github.com/agno-go/agno/model"
 	"github.com/agno-go/agno/storage"
-	"github.com/agno-go/agno/storage/memory"
-	"github.com/agno-go/agno/storage/postgres"
+	"github.com/agno-go/agno/storage/driver"
 	"github.com/agno-go/agno/storage/sqldb"
-	"github.com/agno-go/agno/storage/sqlite"
 	"github.com/agno-go/agno/team"
 	"github.com/agno-go/agno/tool"
 	"github.com/agno-go/agno/tool/daytona"
@@ -96,14 +91,9 @@ type Resources struct {
 	Teams     []*team.Team
 	Workflows []*workflow.Workflow
 
-	// Slack is [interfaces.slack] resolved (nil when absent).
-	Slack *slack.Config
-	// MCPServer is [interfaces.mcp] resolved (nil when off).
-	MCPServer *mcpserver.Config
-	// A2A is [interfaces.a2a] resolved (nil when off).
-	A2A *a2a.Config
-	// AGUI is [interfaces.agui] resolved (nil when absent or off).
-	AGUI *agui.Config
+	// Interfaces are the [interfaces.<name>] tables resolved, those left
+	// off omitted, in registration order (agentos.Config.Interfaces).
+	Interfaces []agentos.Interface
 
 	// Report says what was scanned, loaded and what failed, for the
 	// start-up log.
@@ -222,16 +212,7 @@ func (c *Config) Build(ctx context.Context, fn Functions, existing Existing) (*R
 		report.Sources = slices.Clone(c.AgentOS.Registry.Sources)
 	}
 	r.Report = report
-	r.MCPServer = c.buildMCPServer()
-	if r.A2A, err = c.buildA2A(r); err != nil {
-		r.Close()
-		return nil, err
-	}
-	if r.Slack, err = c.buildSlack(r); err != nil {
-		r.Close()
-		return nil, err
-	}
-	if r.AGUI, err = c.buildAGUI(r); err != nil {
+	if r.Interfaces, err = c.buildInterfaces(r); err != nil {
 		r.Close()
 		return nil, err
 	}
@@ -304,59 +285,41 @@ func (r *Resources) Close() error {
 // Config returns the configuration the resources were built from.
 func (r *Resources) Config() *Config { return r.cfg }
 
+// openStore opens the run store of [storage] through its driver.
 func (c *Config) openStore(ctx context.Context) (storage.Store, error) {
-	s := c.Storage
-	switch s.Driver {
-	case DriverMemory:
-		// Bounded: a process that is never restarted must not grow forever.
-		return memory.New(memory.MaxRuns(cmp.Or(s.Retention.MaxRuns, DefaultMemoryMaxRuns))), nil
-	case DriverPostgres:
-		dsn := os.Getenv(s.DSNEnv)
-		if dsn == "" {
-			return nil, fmt.Errorf("config: [storage] driver = \"postgres\" reads the connection string from the environment variable %s, which is not set: "+
-				"export %s=postgres://user:password@host:5432/database (or name another variable with dsn_env in %s)", s.DSNEnv, s.DSNEnv, c.Path)
-		}
-		st, err := postgres.Open(ctx, postgres.Config{DSN: dsn, Schema: s.Schema, Logger: c.Logger,
-			CallTimeout: s.TimeoutSeconds.Duration(), ConnectTimeout: s.ConnectTimeoutSeconds.Duration(), MaxConns: int32(s.MaxConns)})
-		if err != nil {
-			return nil, fmt.Errorf("config: [storage] postgres (%s): %w", s.DSNEnv, err)
-		}
-		return st, nil
-	default:
-		st, err := sqlite.Open(ctx, sqlite.Config{Path: s.Path, Logger: c.Logger, CallTimeout: s.TimeoutSeconds.Duration()})
-		if err != nil {
-			return nil, fmt.Errorf("config: [storage] sqlite %s: %w", s.Path, err)
-		}
-		return st, nil
+	d, s, err := c.storageDriver()
+	if err != nil {
+		return nil, err
 	}
+	return opened(d.OpenStore(ctx, s))
 }
 
 // openDB opens the control plane's database where the store is.
 func (c *Config) openDB(ctx context.Context) (*sqldb.DB, error) {
-	s := c.Storage
-	switch s.Driver {
-	case DriverMemory:
-		return sqldb.OpenSQLite(ctx, "")
-	case DriverPostgres:
-		db, err := sqldb.OpenPostgres(ctx, os.Getenv(s.DSNEnv), s.Schema, c.dbOptions())
-		if err != nil {
-			return nil, fmt.Errorf("config: [storage] postgres (%s): %w", s.DSNEnv, err)
-		}
-		return db, nil
-	default:
-		db, err := sqldb.OpenSQLite(ctx, s.Path, c.dbOptions())
-		if err != nil {
-			return nil, fmt.Errorf("config: [storage] sqlite %s: %w", s.Path, err)
-		}
-		return db, nil
+	d, s, err := c.storageDriver()
+	if err != nil {
+		return nil, err
 	}
+	return opened(d.OpenDB(ctx, s))
 }
 
-// dbOptions are [storage]'s bounds for the control plane's database; 0
-// leaves sqldb's default.
-func (c *Config) dbOptions() sqldb.Options {
-	s := c.Storage
-	return sqldb.Options{CallTimeout: s.TimeoutSeconds.Duration(), ConnectTimeout: s.ConnectTimeoutSeconds.Duration(), MaxConns: s.MaxConns}
+// opened is what a driver opened, its error said to be the config's.
+func opened[T any](v T, err error) (T, error) {
+	if err != nil {
+		return v, fmt.Errorf("config: %w", err)
+	}
+	return v, nil
+}
+
+// storageDriver is [storage]'s driver and settings; 0 bounds leave the
+// driver's defaults.
+func (c *Config) storageDriver() (driver.Driver, driver.Settings, error) {
+	name := cmp.Or(c.Storage.Driver, driver.DefaultName())
+	d, ok := driver.Lookup(name)
+	if !ok {
+		return driver.Driver{}, driver.Settings{}, fmt.Errorf("config: [storage] driver %q: use %s", name, driver.Choices())
+	}
+	return d, c.Storage.settings(c), nil
 }
 
 // errMCPUnusable marks an MCP server that is configured right but cannot

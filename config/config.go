@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"math"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -19,6 +18,8 @@ import (
 	"github.com/agno-go/agno/model"
 	"github.com/agno-go/agno/model/anthropic"
 	"github.com/agno-go/agno/model/openai"
+	"github.com/agno-go/agno/storage/driver"
+	"github.com/agno-go/agno/storage/sqlite"
 )
 
 // Config is config.toml, the AgentOS configuration. Load fills in the
@@ -34,7 +35,8 @@ type Config struct {
 	// Knowledge are the knowledge bases, by the name agents attach them
 	// with (knowledge = "<name>").
 	Knowledge map[string]KnowledgeConfig `toml:"knowledge"`
-	// Interfaces are agno's interfaces ([interfaces.slack]).
+	// Interfaces are agno's interfaces ([interfaces.<name>], each
+	// decoded by the registered interface: RegisterInterface).
 	Interfaces InterfacesConfig `toml:"interfaces"`
 	// Scheduler is [scheduler]: the cron poller (off by default).
 	Scheduler SchedulerConfig `toml:"scheduler"`
@@ -174,7 +176,8 @@ type ModelConfig struct {
 	Options any `toml:"-"`
 }
 
-// Storage drivers.
+// Storage drivers: the built-in names of the storage/driver registry,
+// which a configuration dispatches [storage] to.
 const (
 	DriverSQLite   = "sqlite"
 	DriverPostgres = "postgres"
@@ -183,10 +186,11 @@ const (
 
 // StorageConfig is [storage]: where sessions, runs and events are kept.
 type StorageConfig struct {
-	// Driver is "sqlite" (default), "postgres" or "memory" (nothing
-	// survives the process; for tests and demos; it keeps the newest
-	// [storage.retention] max_runs top-level runs, default
-	// DefaultMemoryMaxRuns, with their events).
+	// Driver is a registered storage driver (storage/driver): "sqlite"
+	// (default), "postgres" or "memory" (nothing survives the process;
+	// for tests and demos; it keeps the newest [storage.retention]
+	// max_runs top-level runs, default DefaultMemoryMaxRuns, with their
+	// events). Each driver takes some of the keys below.
 	Driver string `toml:"driver"`
 	// Path is the SQLite file (default agno.db beside the config file).
 	Path string `toml:"path"`
@@ -323,13 +327,13 @@ const (
 	DefaultMaxUploadBytes = 32 << 20
 	// DefaultLeaseSeconds is agentos.lease_seconds' default.
 	DefaultLeaseSeconds = 15
-	DefaultSQLitePath   = "agno.db"
-	DefaultDSNEnv       = "AGNO_POSTGRES_DSN"
+	DefaultSQLitePath   = sqlite.DefaultPath
+	DefaultDSNEnv       = driver.DefaultDSNEnv
 	DefaultSocketPath   = "agno-hitl.sock"
 )
 
 // DefaultMemoryMaxRuns bounds driver = "memory": about 10 KB a run.
-const DefaultMemoryMaxRuns = 10_000
+const DefaultMemoryMaxRuns = driver.DefaultMemoryMaxRuns
 
 // DefaultIdleTimeoutSeconds is agentos.idle_timeout_seconds' default.
 const DefaultIdleTimeoutSeconds = 120
@@ -432,14 +436,21 @@ var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
 // checkEnvName validates a key naming an environment variable.
 func checkEnvName(p *problems, key, name string) {
-	if envName.MatchString(name) {
-		return
+	if msg := envNameProblem(key, name); msg != "" {
+		p.at(key, "%s", msg)
 	}
-	if looksLikeSecret(name) {
-		p.at(key, "%s must name an environment variable, not hold the secret itself: export MY_KEY=<the secret> and set %s = \"MY_KEY\"", key, lastKey(key))
-		return
+}
+
+// envNameProblem is what is wrong with a key naming an environment
+// variable; "" for nothing.
+func envNameProblem(key, name string) string {
+	switch {
+	case envName.MatchString(name):
+		return ""
+	case looksLikeSecret(name):
+		return fmt.Sprintf("%s must name an environment variable, not hold the secret itself: export MY_KEY=<the secret> and set %s = \"MY_KEY\"", key, lastKey(key))
 	}
-	p.at(key, "%s = %q is not an environment variable name: use letters, digits and _, not starting with a digit (for example \"OPENAI_API_KEY\")", key, name)
+	return fmt.Sprintf("%s = %q is not an environment variable name: use letters, digits and _, not starting with a digit (for example \"OPENAI_API_KEY\")", key, name)
 }
 
 func looksLikeSecret(s string) bool {
@@ -531,8 +542,6 @@ func (c *Config) validate(p *problems, md *toml.MetaData) {
 		c.MCP.Servers[name] = s
 	}
 
-	c.validateInterfaces(p, md)
-
 	h := &c.Workflows.HITL
 	switch h.Transport {
 	case HITLSocket, HITLWebSocket, HITLBoth:
@@ -615,64 +624,48 @@ func (p *problems) has(key string) bool {
 	return ok
 }
 
+// validateStorage checks [storage] through the driver it names: the
+// keys the driver takes, its own checks and defaults.
 func (c *Config) validateStorage(p *problems, md *toml.MetaData) {
 	s := &c.Storage
-	switch s.Driver {
-	case DriverSQLite:
-		if s.Path == "" {
-			if md.IsDefined("storage", "path") {
-				p.at("storage.path", "storage.path is empty: give the SQLite file, or remove the key for %s beside the config file", DefaultSQLitePath)
-			}
-			s.Path = DefaultSQLitePath
-		}
-		if s.Path != ":memory:" {
-			s.Path = c.resolve(s.Path)
-		}
-		if md.IsDefined("storage", "dsn_env") || md.IsDefined("storage", "schema") {
-			p.at("storage", "storage: dsn_env and schema are for driver = \"postgres\"; remove them or set the driver")
-		}
-		for _, k := range []string{"connect_timeout_seconds", "max_conns"} {
-			if md.IsDefined("storage", k) {
-				p.at("storage."+k, "storage.%s is for driver = \"postgres\" (a SQLite file has no connections to bound); remove it or set the driver", k)
-			}
-		}
-		c.validateStorageLimits(p, md)
-	case DriverPostgres:
-		if md.IsDefined("storage", "path") {
-			p.at("storage.path", "storage.path is for driver = \"sqlite\"; Postgres is reached through the variable named by dsn_env")
-		}
-		if s.DSNEnv == "" {
-			s.DSNEnv = DefaultDSNEnv
-		} else {
-			checkEnvName(p, "storage.dsn_env", s.DSNEnv)
-		}
-		c.validateStorageLimits(p, md)
-	case DriverMemory:
-		if md.IsDefined("storage", "path") || md.IsDefined("storage", "dsn_env") || md.IsDefined("storage", "schema") {
-			p.at("storage", "storage: driver = \"memory\" takes no path, dsn_env or schema")
-		}
-		for _, k := range []string{"timeout_seconds", "connect_timeout_seconds", "max_conns"} {
-			if md.IsDefined("storage", k) {
-				p.at("storage."+k, "storage.%s bounds a database; driver = \"memory\" has none: remove it or set the driver", k)
-			}
-		}
-	default:
-		p.at("storage.driver", "storage.driver = %q: use \"sqlite\" (a file, the default), \"postgres\" or \"memory\" (nothing kept after exit)", s.Driver)
-	}
+	set := s.settings(c)
+	driver.Validate(s.Driver, &set, driver.Validation{
+		Defined: func(key string) bool { return md.IsDefined("storage", key) },
+		Resolve: c.resolve,
+		Problem: p.at,
+		EnvName: func(key, name string) { checkEnvName(p, key, name) },
+	})
+	s.apply(set)
 }
 
-// validateStorageLimits checks timeout_seconds, connect_timeout_seconds
-// and max_conns; unset, each is 0 and the backend's default applies.
-func (c *Config) validateStorageLimits(p *problems, md *toml.MetaData) {
-	s := &c.Storage
-	if s.TimeoutSeconds < 0 || (s.TimeoutSeconds == 0 && md.IsDefined("storage", "timeout_seconds")) {
-		p.at("storage.timeout_seconds", "storage.timeout_seconds = %v: use a positive number of seconds a storage call may wait for the database (default 15), or remove the key", float64(s.TimeoutSeconds))
+// settings are [storage] as the storage driver takes them.
+func (s *StorageConfig) settings(c *Config) driver.Settings {
+	return driver.Settings{Path: s.Path, DSNEnv: s.DSNEnv, Schema: s.Schema, Timeout: s.TimeoutSeconds.Duration(),
+		ConnectTimeout: s.ConnectTimeoutSeconds.Duration(), MaxConns: s.MaxConns, MaxRuns: s.Retention.MaxRuns,
+		ConfigPath: c.Path, Logger: c.Logger}
+}
+
+// StorageWhere says where [storage] keeps its data, for messages.
+func (c *Config) StorageWhere() string {
+	d, ok := driver.Lookup(c.storageDriverName())
+	if !ok {
+		return c.Storage.Driver
 	}
-	if s.ConnectTimeoutSeconds < 0 || (s.ConnectTimeoutSeconds == 0 && md.IsDefined("storage", "connect_timeout_seconds")) {
-		p.at("storage.connect_timeout_seconds", "storage.connect_timeout_seconds = %v: use a positive number of seconds one connection attempt may take (default 5), or remove the key", float64(s.ConnectTimeoutSeconds))
+	return d.Where(c.Storage.settings(c))
+}
+
+// apply takes back what a driver completed in d: the names, and the
+// bounds that were unset (set ones keep the file's exact value).
+func (s *StorageConfig) apply(d driver.Settings) {
+	s.Path, s.DSNEnv, s.Schema = d.Path, d.DSNEnv, d.Schema
+	if s.TimeoutSeconds == 0 {
+		s.TimeoutSeconds = seconds(d.Timeout)
 	}
-	if s.MaxConns < 0 || s.MaxConns > math.MaxInt32 || (s.MaxConns == 0 && md.IsDefined("storage", "max_conns")) {
-		p.at("storage.max_conns", "storage.max_conns = %d: use 1 or more connections per pool (default 16, or the DSN's pool_max_conns), or remove the key", s.MaxConns)
+	if s.ConnectTimeoutSeconds == 0 {
+		s.ConnectTimeoutSeconds = seconds(d.ConnectTimeout)
+	}
+	if s.MaxConns == 0 {
+		s.MaxConns = d.MaxConns
 	}
 }
 

@@ -1,13 +1,13 @@
 package config
 
 import (
+	"cmp"
 	"maps"
 	"time"
 
 	"github.com/agno-go/agno/internal/httptransport"
 	"github.com/agno-go/agno/model"
-	"github.com/agno-go/agno/storage/postgres"
-	"github.com/agno-go/agno/storage/sqlite"
+	"github.com/agno-go/agno/storage/driver"
 )
 
 // Effective returns a copy of c with the defaults that are applied where
@@ -16,19 +16,10 @@ import (
 func (c *Config) Effective() *Config {
 	e := *c
 	s := &e.Storage
-	if s.TimeoutSeconds == 0 {
-		s.TimeoutSeconds = seconds(sqlite.DefaultCallTimeout)
-	}
-	if s.Driver == DriverPostgres {
-		if s.Schema == "" {
-			s.Schema = postgres.DefaultSchema
-		}
-		if s.ConnectTimeoutSeconds == 0 {
-			s.ConnectTimeoutSeconds = 5
-		}
-		if s.MaxConns == 0 {
-			s.MaxConns = postgres.DefaultMaxConns
-		}
+	if d, ok := driver.Lookup(cmp.Or(s.Driver, driver.DefaultName())); ok && d.Defaults != nil {
+		set := s.settings(c)
+		d.Defaults(&set)
+		s.apply(set)
 	}
 	if r := s.Retention; r.IntervalMinutes == 0 && (r.MaxAgeDays > 0 || r.MaxRuns > 0) {
 		s.Retention.IntervalMinutes = DefaultRetentionIntervalMinutes

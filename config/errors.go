@@ -113,20 +113,26 @@ func unknownKeys(file string, md toml.MetaData, t reflect.Type, idx *keyIndex, o
 			slices.Sort(allowed)
 			allowed = slices.Compact(allowed)
 		}
-		plain := toPath(unknown).plain()
-		if seen[plain] {
-			continue
-		}
-		seen[plain] = true
-		occ := idx.occurrences(plain)
-		if len(occ) == 0 {
-			occ = []keyPath{toPath(unknown)}
-		}
-		for _, o := range occ {
-			p.at(o.String(), "%s", unknownKeyMessage(o, allowed, isValue))
-		}
+		p.unknown(toPath(unknown), allowed, isValue, seen)
 	}
 	return p.err()
+}
+
+// unknown reports an unknown key at each place the file writes it (each
+// table of an array of tables), once per key (seen).
+func (p *problems) unknown(key keyPath, allowed []string, isValue bool, seen map[string]bool) {
+	plain := key.plain()
+	if seen[plain] {
+		return
+	}
+	seen[plain] = true
+	occ := p.idx.occurrences(plain)
+	if len(occ) == 0 {
+		occ = []keyPath{key}
+	}
+	for _, o := range occ {
+		p.at(o.String(), "%s", unknownKeyMessage(o, allowed, isValue))
+	}
 }
 
 func toPath(k []string) keyPath {

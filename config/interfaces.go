@@ -1,27 +1,26 @@
 package config
 
 import (
+	"errors"
 	"fmt"
 	"net/url"
 	"os"
 	"slices"
 	"strings"
 
-	"github.com/BurntSushi/toml"
-
+	"github.com/agno-go/agno/agentos"
 	"github.com/agno-go/agno/agentos/slack"
+	"github.com/agno-go/agno/tool"
 )
 
-// InterfacesConfig is [interfaces]: agno's AgentOS(interfaces=[...]).
-type InterfacesConfig struct {
-	// Slack is [interfaces.slack]; nil when absent.
-	Slack *SlackConfig `toml:"slack"`
-	// MCP is [interfaces.mcp]: AgentOS as an MCP server at /mcp.
-	MCP *MCPInterfaceConfig `toml:"mcp"`
-	// A2A is [interfaces.a2a]: the Agent-to-Agent protocol.
-	A2A *A2AInterfaceConfig `toml:"a2a"`
-	// AGUI is [interfaces.agui]: the AG-UI protocol for one agent or team.
-	AGUI *AGUIInterfaceConfig `toml:"agui"`
+// The built-in interfaces, in agno's order (the order of /config
+// interfaces).
+func init() {
+	RegisterInterface(InterfaceSpec[SlackConfig]{Name: "slack", Summary: "a Slack app: mentions and direct messages answered in their thread, approval cards (agno's Slack)",
+		Defaults: slackDefaults, Check: checkSlack, New: newSlack})
+	RegisterInterface(InterfaceSpec[MCPInterfaceConfig]{Name: "mcp", Summary: "AgentOS as an MCP server at /mcp (agno's enable_mcp_server)", New: newMCPServer})
+	RegisterInterface(InterfaceSpec[A2AInterfaceConfig]{Name: "a2a", Summary: "the Agent-to-Agent protocol: agent cards and JSON-RPC endpoints (agno's A2A)", New: newA2A})
+	RegisterInterface(InterfaceSpec[AGUIInterfaceConfig]{Name: "agui", Summary: "the AG-UI protocol for one agent or team (agno's AGUI)", New: newAGUI})
 }
 
 // MCPInterfaceConfig is [interfaces.mcp]: agno's enable_mcp_server.
@@ -96,19 +95,17 @@ type SlackPrompt struct {
 	Message string `toml:"message"`
 }
 
-func (c *Config) validateInterfaces(p *problems, md *toml.MetaData) {
-	s := c.Interfaces.Slack
-	if s == nil {
-		return
-	}
-	const key = "interfaces.slack"
-	defined := func(k string) bool { return md.IsDefined("interfaces", "slack", k) }
-	if !defined("reply_to_mentions_only") {
-		s.ReplyToMentionsOnly = true
-	}
-	if !defined("streaming") {
-		s.Streaming = true
-	}
+// slackDefaults are agno's: prefix /slack, SLACK_TOKEN and
+// SLACK_SIGNING_SECRET, mentions only, streamed.
+func slackDefaults() SlackConfig {
+	return SlackConfig{Prefix: slack.DefaultPrefix, TokenEnv: slack.DefaultTokenEnv, SigningSecretEnv: slack.DefaultSigningSecretEnv,
+		ReplyToMentionsOnly: true, Streaming: true, APIURL: slack.DefaultAPIURL}
+}
+
+// checkSlack validates [interfaces.slack] at Load.
+func checkSlack(key string, s *SlackConfig, defined func(string) bool) error {
+	var errs []error
+	at := func(rel, format string, a ...any) { errs = append(errs, tool.OptionErrorf(rel, format, a...)) }
 	n := 0
 	for _, id := range []string{s.Agent, s.Team, s.Workflow} {
 		if id != "" {
@@ -116,71 +113,71 @@ func (c *Config) validateInterfaces(p *problems, md *toml.MetaData) {
 		}
 	}
 	if n != 1 {
-		p.at(key, "interfaces.slack needs exactly one of agent, team or workflow: set agent = \"<agent id>\" (or team = / workflow =) to the id that answers in Slack")
+		at("", "%s needs exactly one of agent, team or workflow: set agent = \"<agent id>\" (or team = / workflow =) to the id that answers in Slack", key)
 	}
-	if defined("prefix") || s.Prefix != "" {
-		if err := slack.CheckPrefix(s.Prefix); err != nil {
-			p.at(key+".prefix", "interfaces.slack.prefix = %q: write a route prefix such as \"/slack\" (leading /, no trailing /), or remove the key for agno's \"/slack\"", s.Prefix)
-		}
-	} else {
-		s.Prefix = slack.DefaultPrefix
+	if defined("prefix") && slack.CheckPrefix(s.Prefix) != nil {
+		at("prefix", "%s.prefix = %q: write a route prefix such as \"/slack\" (leading /, no trailing /), or remove the key for agno's \"/slack\"", key, s.Prefix)
 	}
 	if s.TokenEnv == "" {
 		s.TokenEnv = slack.DefaultTokenEnv
 	}
-	checkEnvName(p, key+".token_env", s.TokenEnv)
+	if msg := envNameProblem(key+".token_env", s.TokenEnv); msg != "" {
+		at("token_env", "%s", msg)
+	}
 	if s.SigningSecretEnv == "" {
 		s.SigningSecretEnv = slack.DefaultSigningSecretEnv
 	}
-	checkEnvName(p, key+".signing_secret_env", s.SigningSecretEnv)
+	if msg := envNameProblem(key+".signing_secret_env", s.SigningSecretEnv); msg != "" {
+		at("signing_secret_env", "%s", msg)
+	}
 	if s.APIURL == "" {
 		s.APIURL = slack.DefaultAPIURL
 	} else if u, err := url.Parse(s.APIURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		p.at(key+".api_url", "interfaces.slack.api_url = %q is not an http(s) URL: give the Slack Web API base such as \"https://slack.com/api/\", or remove the key", s.APIURL)
+		at("api_url", "%s.api_url = %q is not an http(s) URL: give the Slack Web API base such as \"https://slack.com/api/\", or remove the key", key, s.APIURL)
 	}
 	if s.PublicURL != "" {
 		if _, err := slack.BaseURL(s.PublicURL); err != nil {
-			p.at(key+".public_url", "interfaces.slack.public_url = %q: give the https URL Slack reaches AgentOS at (\"https://my-tunnel.ngrok.app\"), or remove the key to use the URL the manifest is requested on", s.PublicURL)
+			at("public_url", "%s.public_url = %q: give the https URL Slack reaches AgentOS at (\"https://my-tunnel.ngrok.app\"), or remove the key to use the URL the manifest is requested on", key, s.PublicURL)
 		}
 	}
 	if s.SuggestedPrompts != nil {
-		checkSlackPrompts(p, key+".suggested_prompts", *s.SuggestedPrompts)
+		errs = append(errs, checkSlackPrompts(key+".suggested_prompts", *s.SuggestedPrompts))
 	}
 	if defined("max_file_size") && s.MaxFileSize <= 0 {
-		p.at(key+".max_file_size", "interfaces.slack.max_file_size = %d: give the largest Slack file to download, in bytes, above 0 (for example 10485760 for 10 MiB), or remove the key for %d (32 MiB)", s.MaxFileSize, slack.DefaultMaxFileSize)
+		at("max_file_size", "%s.max_file_size = %d: give the largest Slack file to download, in bytes, above 0 (for example 10485760 for 10 MiB), or remove the key for %d (32 MiB)", key, s.MaxFileSize, slack.DefaultMaxFileSize)
 	}
+	return errors.Join(errs...)
 }
 
 // checkSlackPrompts validates suggested_prompts; a missing title becomes
 // the message, which Slack shows when a prompt has no title.
-func checkSlackPrompts(p *problems, key string, prompts []SlackPrompt) {
+func checkSlackPrompts(key string, prompts []SlackPrompt) error {
+	var errs []error
+	at := func(rel, format string, a ...any) { errs = append(errs, tool.OptionErrorf(rel, format, a...)) }
 	switch {
 	case len(prompts) == 0:
-		p.at(key, "%s is empty: list up to %d prompts as [[%s]] tables with message = \"...\" (and title = \"...\"), or remove the key for agno's defaults", key, slack.MaxPrompts, key)
-		return
+		at("suggested_prompts", "%s is empty: list up to %d prompts as [[%s]] tables with message = \"...\" (and title = \"...\"), or remove the key for agno's defaults", key, slack.MaxPrompts, key)
+		return errors.Join(errs...)
 	case len(prompts) > slack.MaxPrompts:
-		p.at(key, "%s has %d prompts: Slack shows at most %d, remove the others", key, len(prompts), slack.MaxPrompts)
+		at("suggested_prompts", "%s has %d prompts: Slack shows at most %d, remove the others", key, len(prompts), slack.MaxPrompts)
 	}
 	for i := range prompts {
 		pr := &prompts[i]
 		pr.Title, pr.Message = strings.TrimSpace(pr.Title), strings.TrimSpace(pr.Message)
 		if pr.Message == "" {
-			p.at(fmt.Sprintf("%s[%d].message", key, i), "%s[%d] has no message: set message = \"<text sent when the prompt is picked>\"", key, i)
+			at(fmt.Sprintf("suggested_prompts[%d].message", i), "%s[%d] has no message: set message = \"<text sent when the prompt is picked>\"", key, i)
 		}
 		if pr.Title == "" {
 			pr.Title = pr.Message
 		}
 	}
+	return errors.Join(errs...)
 }
 
-// buildSlack resolves [interfaces.slack] against the resources: its id
+// newSlack resolves [interfaces.slack] against the resources: its id
 // must name a loaded or existing agent, team or workflow. The token and
 // secret are read from their variables now; an unset one is an error.
-func (c *Config) buildSlack(r *Resources) (*slack.Config, error) {
-	s := c.Interfaces.Slack
-	if s == nil {
-		return nil, nil
-	}
+func newSlack(key string, s *SlackConfig, served agentos.Catalog) (agentos.Interface, error) {
 	out := &slack.Config{
 		AgentID: s.Agent, TeamID: s.Team, WorkflowID: s.Workflow, Prefix: s.Prefix,
 		Token: os.Getenv(s.TokenEnv), SigningSecret: os.Getenv(s.SigningSecretEnv),
@@ -193,37 +190,31 @@ func (c *Config) buildSlack(r *Resources) (*slack.Config, error) {
 		}
 	}
 	if err := out.Normalize(); err != nil {
-		return nil, fmt.Errorf("config: %s: interfaces.slack: %w", c.Path, err)
+		return nil, err
 	}
 	kind, id := out.Entity()
-	var ids []string
-	switch kind {
-	case "agent":
-		for _, a := range slices.Concat(r.Agents, r.existing.Agents) {
-			ids = append(ids, a.ID())
-		}
-	case "team":
-		for _, t := range slices.Concat(r.Teams, r.existing.Teams) {
-			ids = append(ids, t.ID())
-		}
-	default:
-		for _, w := range slices.Concat(r.Workflows, r.existing.Workflows) {
-			ids = append(ids, w.ID())
-		}
-	}
-	found := slices.Contains(ids, id)
-	if !found {
-		msg := fmt.Sprintf("interfaces.slack.%s = %q names no %s: give the id of a loaded or code-defined %s", kind, id, kind, kind)
-		if len(ids) > 0 {
-			msg += fmt.Sprintf(" (known: %v)", ids)
-		}
-		return nil, &Error{File: c.Path, Key: "interfaces.slack." + kind, Msg: msg}
+	if err := namesServed(key, kind, id, served); err != nil {
+		return nil, err
 	}
 	// Events cannot be verified or answered without them: refuse to start.
 	for _, v := range [][3]string{{s.TokenEnv, out.Token, "token_env"}, {s.SigningSecretEnv, out.SigningSecret, "signing_secret_env"}} {
 		if v[1] == "" {
-			return nil, &Error{File: c.Path, Key: "interfaces.slack." + v[2], Msg: fmt.Sprintf("the Slack variable %s (interfaces.slack.%s) is not set: export %s=<value from your Slack app> and restart AgentOS", v[0], v[2], v[0])}
+			return nil, tool.OptionErrorf(v[2], "the Slack variable %s (%s.%s) is not set: export %s=<value from your Slack app> and restart AgentOS", v[0], key, v[2], v[0])
 		}
 	}
-	return out, nil
+	return agentos.Slack(out), nil
+}
+
+// namesServed is the error of an interface's kind = "id" key naming no
+// loaded or code-defined agent, team or workflow.
+func namesServed(key, kind, id string, served agentos.Catalog) error {
+	ids := servedIDs(served, kind)
+	if slices.Contains(ids, id) {
+		return nil
+	}
+	msg := fmt.Sprintf("%s.%s = %q names no %s: give the id of a loaded or code-defined %s", key, kind, id, kind, kind)
+	if len(ids) > 0 {
+		msg += fmt.Sprintf(" (known: %v)", ids)
+	}
+	return &tool.OptionError{Key: kind, Msg: msg}
 }

@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/agno-go/agno/agent"
+	"github.com/agno-go/agno/agentos"
+	"github.com/agno-go/agno/agentos/slack"
 	"github.com/agno-go/agno/config"
 	"github.com/agno-go/agno/model/modeltest"
 )
@@ -16,6 +18,31 @@ func parseSlack(t *testing.T, src string) (*config.Config, error) {
 	return config.Parse(filepath.Join(t.TempDir(), "config.toml"), []byte(src))
 }
 
+// slackOptions are c's [interfaces.slack] options; nil without the table.
+func slackOptions(c *config.Config) *config.SlackConfig {
+	s, _ := c.Interfaces["slack"].(*config.SlackConfig)
+	return s
+}
+
+// built is res's interface of type T; ok false when it is off.
+func built[T agentos.Interface](res *config.Resources) (i T, ok bool) {
+	for _, x := range res.Interfaces {
+		if i, ok = x.(T); ok {
+			return i, true
+		}
+	}
+	return i, false
+}
+
+// builtSlack is the Slack config res serves; nil when off.
+func builtSlack(res *config.Resources) *slack.Config {
+	if s, ok := built[*agentos.SlackInterface](res); ok {
+		c := s.Config()
+		return &c
+	}
+	return nil
+}
+
 // agno's defaults: prefix /slack, SLACK_TOKEN / SLACK_SIGNING_SECRET,
 // reply_to_mentions_only and streaming on.
 func TestSlackDefaults(t *testing.T) {
@@ -23,7 +50,7 @@ func TestSlackDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := c.Interfaces.Slack
+	s := slackOptions(c)
 	want := config.SlackConfig{Agent: "helper", Prefix: "/slack", TokenEnv: "SLACK_TOKEN", SigningSecretEnv: "SLACK_SIGNING_SECRET",
 		ReplyToMentionsOnly: true, Streaming: true, APIURL: "https://slack.com/api/"}
 	if s == nil || *s != want {
@@ -43,11 +70,11 @@ public_url = "https://x.ngrok.app"
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s := c.Interfaces.Slack; s.ReplyToMentionsOnly || s.Streaming || s.Prefix != "/bots/support" || s.APIURL != "http://127.0.0.1:9999/api/" {
+	if s := slackOptions(c); s.ReplyToMentionsOnly || s.Streaming || s.Prefix != "/bots/support" || s.APIURL != "http://127.0.0.1:9999/api/" {
 		t.Fatalf("got %+v", s)
 	}
-	if c, err := parseSlack(t, ""); err != nil || c.Interfaces.Slack != nil {
-		t.Fatal(c.Interfaces.Slack, err)
+	if c, err := parseSlack(t, ""); err != nil || slackOptions(c) != nil {
+		t.Fatal(slackOptions(c), err)
 	}
 }
 
@@ -81,7 +108,7 @@ func TestSlackBuild(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, res := build(t, dir, config.Functions{}, config.Existing{Agents: []*agent.Agent{helper}})
-	s := res.Slack
+	s := builtSlack(res)
 	if s == nil || s.AgentID != "helper" || s.Token != "xoxb-test" || s.SigningSecret != "shh" || s.Prefix != "/slack" || !s.Streaming || !s.ReplyToMentionsOnly {
 		t.Fatalf("got %+v", s)
 	}

@@ -3,7 +3,6 @@ package config
 import (
 	"cmp"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"net/url"
@@ -17,17 +16,17 @@ import (
 	"github.com/agno-go/agno/knowledge"
 	"github.com/agno-go/agno/knowledge/chunk"
 	"github.com/agno-go/agno/knowledge/contents"
-	"github.com/agno-go/agno/knowledge/contents/pgcontents"
+	_ "github.com/agno-go/agno/knowledge/contents/pgcontents" // registers "postgres" contents
 	"github.com/agno-go/agno/knowledge/contents/sqlitecontents"
 	"github.com/agno-go/agno/knowledge/embedder"
 	kbopenai "github.com/agno-go/agno/knowledge/embedder/openai"
 	"github.com/agno-go/agno/knowledge/filter"
 	"github.com/agno-go/agno/knowledge/reader"
 	"github.com/agno-go/agno/knowledge/vectordb"
-	vmemory "github.com/agno-go/agno/knowledge/vectordb/memory"
-	"github.com/agno-go/agno/knowledge/vectordb/pgvector"
-	"github.com/agno-go/agno/knowledge/vectordb/sqlitevec"
-	"github.com/agno-go/agno/storage/postgres"
+	_ "github.com/agno-go/agno/knowledge/vectordb/memory"    // registers "memory"
+	_ "github.com/agno-go/agno/knowledge/vectordb/pgvector"  // registers "pgvector"
+	_ "github.com/agno-go/agno/knowledge/vectordb/sqlitevec" // registers "sqlitevec"
+	"github.com/agno-go/agno/storage/driver"
 )
 
 // KnowledgeConfig is one [knowledge.<name>] table: a knowledge base that
@@ -311,22 +310,12 @@ func searchTypeOrDefault(s string) string {
 	return s
 }
 
-// knowledgeVectorDBs names, for each [storage] driver, the registered
-// vector store (vectordb.Register) a knowledge base keeps its chunks in:
-// the session database's.
-var knowledgeVectorDBs = map[string]string{
-	DriverSQLite:   sqlitevec.RegistryName,
-	DriverPostgres: pgvector.RegistryName,
-	DriverMemory:   vmemory.RegistryName,
-}
-
 // openVectorDB opens a knowledge base's vector store on the [storage]
 // database.
 func (c *Config) openVectorDB(ctx context.Context, r *Resources, name string, kc KnowledgeConfig, emb embedder.Embedder) (vectordb.DB, error) {
-	store := knowledgeVectorDBs[cmp.Or(c.Storage.Driver, DriverSQLite)]
-	open, ok := vectordb.Lookup(store)
+	_, open, ok := vectordb.ForStorage(c.storageDriverName())
 	if !ok {
-		return nil, fmt.Errorf("config: [knowledge.%s]: no vector store is registered for storage driver %q", name, c.Storage.Driver)
+		return nil, fmt.Errorf("config: [knowledge.%s]: no vector store is registered for storage driver %q (vectordb.UseForStorage)", name, c.storageDriverName())
 	}
 	vs, err := open(ctx, vectordb.Options{
 		ID: vectordb.DefaultID(kc.VectorTable), Description: kc.Description, Table: kc.VectorTable, Embedder: emb,
@@ -344,28 +333,22 @@ func (c *Config) openVectorDB(ctx context.Context, r *Resources, name string, kc
 
 // openContents opens a contents table on the [storage] database.
 func (c *Config) openContents(ctx context.Context, r *Resources, table string) (contents.Store, error) {
-	switch c.Storage.Driver {
-	case DriverMemory:
-		return contents.NewMemory(), nil
-	case DriverPostgres:
-		pg, ok := r.Store.(*postgres.Store)
-		if !ok {
-			return nil, errors.New("config: knowledge contents need the postgres store of [storage]")
-		}
-		s, err := pgcontents.Open(ctx, pgcontents.Config{Pool: pg.Pool(), Schema: pg.Schema(), Table: table, Logger: c.Logger})
-		if err != nil {
-			return nil, fmt.Errorf("config: knowledge contents table %s: %w", table, err)
-		}
-		r.closers = append(r.closers, s.Close)
-		return s, nil
+	open, ok := contents.ForStorage(c.storageDriverName())
+	if !ok {
+		return nil, fmt.Errorf("config: knowledge contents: no contents store is registered for storage driver %q (contents.Register)", c.storageDriverName())
 	}
-	s, err := sqlitecontents.Open(ctx, sqlitecontents.Config{Path: c.Storage.Path, Table: table, Logger: c.Logger})
+	s, err := open(ctx, contents.Options{Table: table, Path: c.Storage.Path, Storage: r.Store, Logger: c.Logger})
 	if err != nil {
 		return nil, fmt.Errorf("config: knowledge contents table %s: %w", table, err)
 	}
-	r.closers = append(r.closers, s.Close)
+	if cl, ok := s.(io.Closer); ok {
+		r.closers = append(r.closers, cl.Close)
+	}
 	return s, nil
 }
+
+// storageDriverName is [storage]'s driver, the default when unset.
+func (c *Config) storageDriverName() string { return cmp.Or(c.Storage.Driver, driver.DefaultName()) }
 
 // buildEmbedder makes a knowledge base's embedder. An API key variable
 // that is not set does not stop the start, as for models: a warning

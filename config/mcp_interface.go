@@ -1,12 +1,12 @@
 package config
 
-import "github.com/agno-go/agno/agentos/mcpserver"
+import "github.com/agno-go/agno/agentos"
 
-// buildMCPServer resolves [interfaces.mcp]: the MCP server at /mcp when
+// newMCPServer resolves [interfaces.mcp]: the MCP server at /mcp when
 // enabled (agno's enable_mcp_server=True), nil otherwise.
-func (c *Config) buildMCPServer() *mcpserver.Config {
-	if m := c.Interfaces.MCP; m != nil && m.Enabled {
-		return &mcpserver.Config{}
+func newMCPServer(_ string, m *MCPInterfaceConfig, _ agentos.Catalog) (agentos.Interface, error) {
+	if !m.Enabled {
+		return nil, nil
 	}
-	return nil
+	return agentos.MCPServer(&agentos.MCPServerConfig{}), nil
 }

@@ -13,8 +13,9 @@ import (
 // ownedDoc is the second reading of a config file: the tables whose keys a
 // registry entry owns, kept undecoded until the entry is known.
 type ownedDoc struct {
-	Models   map[string]toml.Primitive `toml:"models"`
-	Toolkits map[string]toml.Primitive `toml:"toolkits"`
+	Models     map[string]toml.Primitive `toml:"models"`
+	Toolkits   map[string]toml.Primitive `toml:"toolkits"`
+	Interfaces map[string]toml.Primitive `toml:"interfaces"`
 }
 
 // decodeOwnedTables decodes each [models.<key>] table's provider keys
@@ -54,10 +55,11 @@ func (c *Config) decodeOwnedTables(src string, p *problems) *ownedKeys {
 		undecoded[k.String()] = true
 	}
 	c.decodeToolkits(src, md, doc.Toolkits, p)
+	c.decodeInterfaces(src, md, doc.Interfaces, p)
 	return &ownedKeys{
 		decoded: func(k toml.Key) bool {
-			if len(k) > 0 && k[0] == "toolkits" {
-				return true // decodeToolkits reports its own
+			if len(k) > 0 && (k[0] == "toolkits" || k[0] == "interfaces") {
+				return true // decodeToolkits and decodeInterfaces report their own
 			}
 			return len(k) >= 3 && k[0] == "models" && optionTypes[k[1]] != nil && !undecoded[k.String()]
 		},

@@ -6,12 +6,13 @@ import (
 	"strings"
 
 	"github.com/agno-go/agno/model"
+	"github.com/agno-go/agno/storage/driver"
 	"github.com/agno-go/agno/tool"
 )
 
-// RegistryTables renders the registered model providers and toolkits
-// with their keys as the Markdown tables of config/README.md, so the
-// README says what this build accepts.
+// RegistryTables renders the registered model providers, toolkits and
+// interfaces with their keys as the Markdown tables of config/README.md,
+// so the README says what this build accepts.
 func RegistryTables() string {
 	var b strings.Builder
 	b.WriteString("| provider | API key variable | `[models.<key>]` keys of its own | what it is |\n|---|---|---|---|\n")
@@ -24,6 +25,16 @@ func RegistryTables() string {
 	for _, name := range tool.ToolkitNames() {
 		t, _ := tool.LookupToolkit(name)
 		fmt.Fprintf(&b, "| `%s` | %s | %s |\n", name, keyList(t.OptionsType()), t.Summary)
+	}
+	b.WriteString("\n| interface | `[interfaces.<name>]` keys | what it is |\n|---|---|---|\n")
+	for _, name := range InterfaceNames() {
+		i, _ := lookupInterface(name)
+		fmt.Fprintf(&b, "| `%s` | %s | %s |\n", name, keyList(i.optionsType()), i.summary())
+	}
+	b.WriteString("\n| storage driver | `[storage]` keys of its own | notes |\n|---|---|---|\n")
+	for _, name := range driver.Names() {
+		d, _ := driver.Lookup(name)
+		fmt.Fprintf(&b, "| `%s` | %s | %s |\n", name, orDash(strings.Join(codeAll(d.Keys), ", "), "%s"), orDash(d.Choice, "%s"))
 	}
 	return b.String()
 }

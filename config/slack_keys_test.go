@@ -26,7 +26,7 @@ message = "  Summarise this channel "
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := c.Interfaces.Slack
+	s := slackOptions(c)
 	want := []config.SlackPrompt{{Title: "Plan", Message: "Plan my week"}, {Title: "Summarise this channel", Message: "Summarise this channel"}}
 	if s.MaxFileSize != 10<<20 || s.SuggestedPrompts == nil || !reflect.DeepEqual(*s.SuggestedPrompts, want) {
 		t.Fatalf("got %+v %v", s, s.SuggestedPrompts)
@@ -38,7 +38,7 @@ message = "  Summarise this channel "
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s := c.Interfaces.Slack; s.SuggestedPrompts != nil || s.MaxFileSize != 0 {
+	if s := slackOptions(c); s.SuggestedPrompts != nil || s.MaxFileSize != 0 {
 		t.Fatalf("got %+v", s)
 	}
 }
@@ -83,7 +83,7 @@ message = "What can you do?"
 		t.Fatal(err)
 	}
 	_, res := build(t, dir, config.Functions{}, config.Existing{Agents: []*agent.Agent{helper}})
-	s := res.Slack
+	s := builtSlack(res)
 	if s == nil || s.MaxFileSize != 1024 || s.FileLimit() != 1024 || !reflect.DeepEqual(s.Prompts(), []slack.Prompt{{Title: "Help", Message: "What can you do?"}}) {
 		t.Fatalf("got %+v", s)
 	}
@@ -91,7 +91,7 @@ message = "What can you do?"
 	// Without the keys: agno's prompts and the 32 MiB bound.
 	writeFiles(t, dir, map[string]string{"config.toml": "[storage]\ndriver = \"memory\"\n[interfaces.slack]\nagent = \"helper\"\n"})
 	_, res = build(t, dir, config.Functions{}, config.Existing{Agents: []*agent.Agent{helper}})
-	if s := res.Slack; !reflect.DeepEqual(s.Prompts(), slack.DefaultPrompts) || s.FileLimit() != 32<<20 {
+	if s := builtSlack(res); !reflect.DeepEqual(s.Prompts(), slack.DefaultPrompts) || s.FileLimit() != 32<<20 {
 		t.Fatalf("got %+v", s)
 	}
 }

@@ -111,10 +111,7 @@ type Store struct {
 // Migrations are the schema versions of this package's tables; the
 // store applies them when it opens, /databases/{db_id}/migrate again.
 func Migrations(db *sqldb.DB) []sqldb.Migration {
-	dateType := "TEXT" // SQLite: 'YYYY-MM-DD', as SQLAlchemy stores a Date
-	if db.Kind == sqldb.Postgres {
-		dateType = "DATE"
-	}
+	dateType := db.Dialect().Date() // SQLite: TEXT 'YYYY-MM-DD', as SQLAlchemy stores a Date
 	j := db.JSON()
 	return []sqldb.Migration{{Table: Table, Version: 1, Stmts: []string{`CREATE TABLE IF NOT EXISTS {t:agno_metrics} (
 		id                      TEXT PRIMARY KEY,

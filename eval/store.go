@@ -48,10 +48,7 @@ type Store struct {
 // Migrations are the schema versions of this package's tables; the
 // store applies them when it opens, /databases/{db_id}/migrate again.
 func Migrations(db *sqldb.DB) []sqldb.Migration {
-	big := "INTEGER"
-	if db.Kind == sqldb.Postgres {
-		big = "BIGINT"
-	}
+	big := db.Dialect().BigInt()
 	return []sqldb.Migration{{Table: Table, Version: 1, Stmts: []string{
 		`CREATE TABLE IF NOT EXISTS {t:agno_eval_runs} (
 			run_id TEXT PRIMARY KEY,

@@ -7,9 +7,9 @@ import (
 	"net/http"
 	"os"
 	"reflect"
-	"slices"
 	"strings"
-	"sync"
+
+	"github.com/agno-go/agno/internal/registry"
 )
 
 // ProviderSettings are what every provider is built from: the keys any
@@ -82,10 +82,7 @@ func (p RegisteredProvider) New(s ProviderSettings, opts any) (Model, error) {
 	return p.build(s, opts)
 }
 
-var providers = struct {
-	sync.RWMutex
-	m map[string]RegisteredProvider
-}{m: map[string]RegisteredProvider{}}
+var providers = registry.New[RegisteredProvider]("model provider")
 
 // RegisterProvider adds a provider. Built-in providers register
 // themselves when their package is imported (package
@@ -104,40 +101,23 @@ func RegisterProvider[O any](p Provider[O]) {
 	if t.Kind() != reflect.Struct {
 		panic(fmt.Sprintf("model: provider %q options must be a struct, not %s", name, t))
 	}
-	providers.Lock()
-	defer providers.Unlock()
-	if _, taken := providers.m[name]; taken {
-		panic(fmt.Sprintf("model: provider %q registered twice", name))
-	}
 	build := p.New
-	providers.m[name] = RegisteredProvider{
+	providers.Register(name, RegisteredProvider{
 		Name: name, Summary: p.Summary, KeyEnv: p.KeyEnv, RequiresBaseURL: p.RequiresBaseURL,
 		DefaultMaxRetries: p.DefaultMaxRetries, optionsType: t,
 		build: func(s ProviderSettings, opts any) (Model, error) { return build(s, opts.(*O)) },
-	}
+	})
 }
 
 // LookupProvider returns the provider registered under name (agno's
 // names are lower case; name is matched case-insensitively, as agno's
 // get_model lower-cases it).
 func LookupProvider(name string) (RegisteredProvider, bool) {
-	providers.RLock()
-	defer providers.RUnlock()
-	p, ok := providers.m[strings.ToLower(strings.TrimSpace(name))]
-	return p, ok
+	return providers.Lookup(strings.ToLower(strings.TrimSpace(name)))
 }
 
 // ProviderNames lists the registered providers, sorted.
-func ProviderNames() []string {
-	providers.RLock()
-	defer providers.RUnlock()
-	names := make([]string, 0, len(providers.m))
-	for n := range providers.m {
-		names = append(names, n)
-	}
-	slices.Sort(names)
-	return names
-}
+func ProviderNames() []string { return providers.Names() }
 
 // ErrUnknownProvider is matched by the error for a provider name nothing
 // registered.

@@ -362,6 +362,15 @@ type InstanceReleaser interface {
 	ReleaseInstance(ctx context.Context, instanceID string) error
 }
 
+// Migrator is a Store whose schema is versioned in its database: Migrate
+// applies the migrations this build knows that the database lacks (Open
+// applied them already; another process sharing the database, or an
+// operator's request, may ask again). A store without a schema (memory)
+// is not one.
+type Migrator interface {
+	Migrate(ctx context.Context) error
+}
+
 // ValidateRun checks what CreateRun and UpdateRun need before touching
 // the store.
 func ValidateRun(r *Run) error {

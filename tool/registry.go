@@ -8,8 +8,8 @@ import (
 	"path/filepath"
 	"reflect"
 	"regexp"
-	"slices"
-	"sync"
+
+	"github.com/agno-go/agno/internal/registry"
 )
 
 // ToolkitEnv is what a host (config, a program) gives a toolkit factory.
@@ -113,10 +113,7 @@ func (t RegisteredToolkit) typed(opts any) error {
 	return nil
 }
 
-var toolkits = struct {
-	sync.RWMutex
-	m map[string]RegisteredToolkit
-}{m: map[string]RegisteredToolkit{}}
+var toolkits = registry.New[RegisteredToolkit]("toolkit")
 
 var toolkitNameRE = regexp.MustCompile(`^[a-z][a-z0-9_]*$`)
 
@@ -154,33 +151,14 @@ func RegisterToolkit[O any](t ToolkitSpec[O]) {
 		},
 		build: func(env ToolkitEnv, opts any) (Provider, error) { return build(env, opts.(*O)) },
 	}
-	toolkits.Lock()
-	defer toolkits.Unlock()
-	if _, taken := toolkits.m[t.Name]; taken {
-		panic(fmt.Sprintf("tool: toolkit %q registered twice", t.Name))
-	}
-	toolkits.m[t.Name] = rt
+	toolkits.Register(t.Name, rt)
 }
 
 // LookupToolkit returns the toolkit registered under name.
-func LookupToolkit(name string) (RegisteredToolkit, bool) {
-	toolkits.RLock()
-	defer toolkits.RUnlock()
-	t, ok := toolkits.m[name]
-	return t, ok
-}
+func LookupToolkit(name string) (RegisteredToolkit, bool) { return toolkits.Lookup(name) }
 
 // ToolkitNames lists the registered toolkits, sorted.
-func ToolkitNames() []string {
-	toolkits.RLock()
-	defer toolkits.RUnlock()
-	names := make([]string, 0, len(toolkits.m))
-	for n := range toolkits.m {
-		names = append(names, n)
-	}
-	slices.Sort(names)
-	return names
-}
+func ToolkitNames() []string { return toolkits.Names() }
 
 // OptionErrors returns the *OptionError values in err (an errors.Join
 // tree); any other error becomes one for the table as a whole.

@@ -14,6 +14,8 @@ import (
 )
 
 // ErrNotUser is agno's refusal of a message not sent by the user.
+//
+//lint:ignore ST1005 agno's message, word for word
 var ErrNotUser = errors.New("Only user messages are accepted")
 
 // InvalidError is a request a2a-sdk's models would not validate; agno

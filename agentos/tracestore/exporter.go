@@ -109,5 +109,5 @@ func attrValue(v attribute.Value) any {
 	case attribute.STRINGSLICE:
 		return v.AsStringSlice()
 	}
-	return v.Emit()
+	return v.String()
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/agno-go/agno/storage/rowcount"
 	"github.com/agno-go/agno/storage/sqldb"
+	"github.com/agno-go/agno/storage/sqldb/dialect"
 )
 
 // Trace is one row of agno_traces with its span counts: one trace per
@@ -143,7 +144,7 @@ func Migrations(db *sqldb.DB) []sqldb.Migration {
 			`CREATE INDEX agno_traces_user_id ON {t:agno_traces} (user_id, start_time DESC, trace_id)`,
 		}},
 		db.Counts("agno_traces", countedTraces),
-		{Table: "agno_trace_sessions", Version: 1, Stmts: sessionRollup(db.Kind == sqldb.Postgres)},
+		{Table: "agno_trace_sessions", Version: 1, Stmts: sessionRollup(db.Dialect().Triggers())},
 		db.Counts("agno_trace_sessions", countedSessions),
 	}
 }
@@ -183,8 +184,10 @@ const movedSessions = `SELECT o.session_id FROM old_rows o JOIN new_rows n USING
 // page reads one page of the rollup in order instead of grouping every
 // trace. A new trace widens its session's row; a trace deleted, or moved
 // to another session or owner, has its sessions regrouped from their
-// traces (through the session index).
-func sessionRollup(postgres bool) []string {
+// traces (through the session index). The rollup is kept by triggers in
+// the database's form: statement triggers over transition tables, or row
+// triggers.
+func sessionRollup(triggers dialect.Triggers) []string {
 	stmts := []string{`CREATE TABLE {t:agno_trace_sessions} (
 			session_id     TEXT PRIMARY KEY,
 			user_id        TEXT,
@@ -197,7 +200,7 @@ func sessionRollup(postgres bool) []string {
 		)`,
 		`CREATE INDEX agno_trace_sessions_last_idx ON {t:agno_trace_sessions} (last_trace_at DESC, session_id)`,
 	}
-	if postgres {
+	if triggers == dialect.StatementTriggers {
 		stmts = append(stmts,
 			// A session's row is changed under a lock on the session, so a
 			// regrouping (which reads the traces) and a widening never

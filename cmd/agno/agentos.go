@@ -27,7 +27,6 @@ import (
 	"github.com/agno-go/agno/runs"
 	"github.com/agno-go/agno/runs/pgsignal"
 	"github.com/agno-go/agno/storage"
-	"github.com/agno-go/agno/storage/postgres"
 	"github.com/agno-go/agno/team"
 	"github.com/agno-go/agno/workflow"
 )
@@ -177,12 +176,9 @@ func startAgentOS(ctx context.Context, f startFlags, ready chan<- string) error 
 		Tracing:     agentos.TracingConfig{Enabled: cfg.Tracing.Enabled, OTLPEndpoint: cfg.Tracing.OTLPEndpoint},
 		SecurityKey: key, Authorization: authz, ProtectedMode: &protected, CORSOrigins: cfg.AgentOS.CORSAllowedOrigins, AllowedHosts: cfg.AgentOS.AllowedHosts,
 		MaxUploadBytes: cfg.AgentOS.MaxUploadBytes, MaxFileBytes: cfg.AgentOS.MaxFileBytes, IdleTimeout: time.Duration(cfg.AgentOS.IdleTimeoutSeconds) * time.Second,
-		AccessLog: accessLogOn(cfg.AgentOS.AccessLog, f.logLevel),
-		Slack:     res.Slack,
-		MCPServer: res.MCPServer,
-		A2A:       res.A2A,
-		AGUI:      res.AGUI,
-		Closers:   closers, Logger: logger,
+		AccessLog:  accessLogOn(cfg.AgentOS.AccessLog, f.logLevel),
+		Interfaces: res.Interfaces,
+		Closers:    closers, Logger: logger,
 		OnReload: func(ctx context.Context, current agentos.Catalog) (agentos.Catalog, error) {
 			return reloadSources(ctx, cfg, res, current, hitlServer, logger)
 		},
@@ -275,11 +271,11 @@ func newEngine(cfg *config.Config, st storage.Store, port int, logger *slog.Logg
 		id = hostname + ":" + strconv.Itoa(port)
 	}
 	rc := runs.Config{Store: st, Instance: id, Lease: time.Duration(cfg.AgentOS.LeaseSeconds) * time.Second, Logger: logger}
-	if pg, ok := st.(*postgres.Store); ok {
-		sig, err := pgsignal.New(pg.Pool(), pg.Schema())
-		if err != nil {
-			return nil, err
-		}
+	// Signals cross the replicas through the database, where it carries
+	// them (Postgres LISTEN/NOTIFY); elsewhere the engine polls.
+	if sig, ok, err := pgsignal.ForStore(st); err != nil {
+		return nil, err
+	} else if ok {
 		rc.Signals = sig
 	}
 	eng, err := runs.New(rc)

@@ -234,15 +234,7 @@ func pickKnowledge(cfg *config.Config, name string) (string, error) {
 	return "", fmt.Errorf("--knowledge %s: %s has no [knowledge.%s]; it has %s", name, cfg.Path, name, strings.Join(names, ", "))
 }
 
-func storeText(cfg *config.Config) string {
-	switch cfg.Storage.Driver {
-	case config.DriverPostgres:
-		return "postgres, schema " + cmpOr(cfg.Storage.Schema, "ai")
-	case config.DriverMemory:
-		return "memory: nothing is kept after this command"
-	}
-	return cfg.Storage.Path
-}
+func storeText(cfg *config.Config) string { return cfg.StorageWhere() }
 
 func cmpOr(a, b string) string {
 	if a != "" {

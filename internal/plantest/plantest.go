@@ -10,6 +10,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/agno-go/agno/storage/sqldb/dialect"
 )
 
 // SQL is a database/sql handle, connection or transaction.
@@ -78,17 +80,26 @@ func Postgres(t testing.TB, conn PGX, q string, args ...any) string {
 // InOrder reports whether a plan reads an index in the query's order: it
 // uses an index and sorts nothing, so a page's cost does not grow with
 // the table.
-func InOrder(plan string, postgres bool) bool {
+func InOrder(plan string, postgres bool) bool { return of(postgres).ReadsInOrder(plan) }
+
+func of(postgres bool) dialect.Dialect {
 	if postgres {
-		return strings.Contains(plan, "Index") && !strings.Contains(plan, "Sort")
+		return dialect.Postgres
 	}
-	return (strings.Contains(plan, "USING INDEX") || strings.Contains(plan, "USING COVERING INDEX")) && !strings.Contains(plan, "TEMP B-TREE")
+	return dialect.SQLite
 }
 
 // ReadsInOrder fails the test when plan is not InOrder.
 func ReadsInOrder(t testing.TB, name, plan string, postgres bool) {
 	t.Helper()
-	if !InOrder(plan, postgres) {
+	ReadsInOrderOn(t, of(postgres), name, plan)
+}
+
+// ReadsInOrderOn fails the test when plan, as d's database explains it,
+// does not read an index in the query's order (d.ReadsInOrder).
+func ReadsInOrderOn(t testing.TB, d dialect.Dialect, name, plan string) {
+	t.Helper()
+	if !d.ReadsInOrder(plan) {
 		t.Errorf("%s: plan\n%s\nsorts outside an index", name, plan)
 		return
 	}

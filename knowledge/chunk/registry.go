@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/agno-go/agno/knowledge/internal/registry"
+	"github.com/agno-go/agno/internal/registry"
 )
 
 // Factory builds a chunker from its options. Chunkers that take no size

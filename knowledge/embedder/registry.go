@@ -4,7 +4,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/agno-go/agno/knowledge/internal/registry"
+	"github.com/agno-go/agno/internal/registry"
 )
 
 // ErrNoAPIKey is wrapped by the errors of embedders whose API key is not

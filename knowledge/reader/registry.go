@@ -10,7 +10,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/agno-go/agno/knowledge/internal/registry"
+	"github.com/agno-go/agno/internal/registry"
 )
 
 // Reader keys (agno's ReaderFactory keys; "html" is this port's own).

@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"log/slog"
 
+	"github.com/agno-go/agno/internal/registry"
 	"github.com/agno-go/agno/knowledge/embedder"
-	"github.com/agno-go/agno/knowledge/internal/registry"
 )
 
 // Options are what a knowledge base gives the factory of its vector
@@ -54,3 +54,22 @@ func Lookup(name string) (Factory, bool) { return stores.Lookup(name) }
 
 // Names lists the registered stores, sorted.
 func Names() []string { return stores.Names() }
+
+var forStorage = registry.New[string]("vectordb for storage")
+
+// UseForStorage names the vector store (registered with Register) that
+// knowledge bases keep their chunks in when the session store is of the
+// storage driver ("sqlite" → "sqlitevec"): the session database's. A
+// program adding a storage driver names its vector store the same way.
+func UseForStorage(storageDriver, store string) { forStorage.Register(storageDriver, store) }
+
+// ForStorage returns the name and factory of the vector store kept beside
+// the session store of the storage driver.
+func ForStorage(storageDriver string) (name string, f Factory, ok bool) {
+	name, ok = forStorage.Lookup(storageDriver)
+	if !ok {
+		return "", nil, false
+	}
+	f, ok = Lookup(name)
+	return name, f, ok
+}

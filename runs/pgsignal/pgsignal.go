@@ -12,6 +12,8 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/agno-go/agno/runs"
+	"github.com/agno-go/agno/storage"
+	"github.com/agno-go/agno/storage/postgres"
 )
 
 // Signals is runs.Signals on a Postgres pool.
@@ -36,6 +38,19 @@ func New(pool *pgxpool.Pool, schema string) (*Signals, error) {
 }
 
 var _ runs.Signals = (*Signals)(nil)
+
+// ForStore returns signals on the database of a store that shares its
+// Postgres pool (postgres.Shared), on its schema's channel. ok is false
+// for a store of another database: it has no signals to give, and the
+// run engine polls.
+func ForStore(st storage.Store) (sig *Signals, ok bool, err error) {
+	pg, ok := st.(postgres.Shared)
+	if !ok {
+		return nil, false, nil
+	}
+	sig, err = New(pg.Pool(), pg.Schema())
+	return sig, true, err
+}
 
 // maxPayload keeps a notification under Postgres's 8000-byte limit.
 const maxPayload = 7000

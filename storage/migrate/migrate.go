@@ -47,6 +47,9 @@ type Plan struct {
 	Versions string
 	// Postgres makes the version columns BIGINT (INTEGER on SQLite).
 	Postgres bool
+	// IntType, when set, is the version columns' type (a dialect's
+	// BigInt), whatever Postgres says.
+	IntType string
 	// Kind, when set, is recorded in a kind column of each row: stores
 	// sharing one versions table refuse each other's tables.
 	Kind string
@@ -78,6 +81,9 @@ func Run(ctx context.Context, tx Tx, p Plan, ms []Migration) (int, error) {
 	intType, kindCol, kindSel := "INTEGER", "", ""
 	if p.Postgres {
 		intType = "BIGINT"
+	}
+	if p.IntType != "" {
+		intType = p.IntType
 	}
 	if p.Kind != "" {
 		kindCol, kindSel = "\n\t\tkind       TEXT NOT NULL,", ", kind"

@@ -4,7 +4,10 @@
 // through database/sql so that each feature writes its SQL once.
 //
 // Queries use ? placeholders and {t:name} for a table name; Rebind turns
-// them into the backend's ($n and schema-qualified on Postgres).
+// them into the database's through its Dialect ($n and schema-qualified
+// on Postgres). What else differs between databases (types, locking,
+// triggers, errors) is asked of the Dialect too, never of which database
+// it is.
 package sqldb
 
 import (
@@ -17,23 +20,26 @@ import (
 	"math"
 	"net/url"
 	"regexp"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/stdlib"
-	sqlite "modernc.org/sqlite"
-	sqlite3 "modernc.org/sqlite/lib"
+	_ "modernc.org/sqlite" // the "sqlite" database/sql driver
 
 	"github.com/agno-go/agno/storage/internal/dbguard"
 	"github.com/agno-go/agno/storage/migrate"
 	"github.com/agno-go/agno/storage/rowcount"
+	"github.com/agno-go/agno/storage/sqldb/dialect"
 )
 
-// Kind is the backend.
+// Dialect is how SQL is written for the database a DB is on
+// (dialect.SQLite, dialect.Postgres); chosen when the DB is opened.
+type Dialect = dialect.Dialect
+
+// Kind names the database, for messages and logs: it is the Dialect's
+// Name. Behaviour goes through the Dialect, never through Kind.
 type Kind string
 
 const (
@@ -43,15 +49,30 @@ const (
 
 // DB is a control-plane database. It is safe for concurrent use.
 type DB struct {
-	SQL    *sql.DB
+	SQL *sql.DB
+	// Kind reports which database this is (Dialect().Name()).
 	Kind   Kind
-	Schema string // Postgres schema ("" on SQLite)
+	Schema string // the tables' schema ("" where the database has none)
 	// ID is the database's id in AgentOS (db_id), when it has one.
 	ID string
 
+	dialect Dialect
 	timeout time.Duration
 	stmts   stmtCache
 }
+
+// New makes a DB of an open database/sql handle whose SQL is written in
+// dl, its tables in schema ("" for the database's default); the DB owns
+// db and closes it on Close. OpenSQLite and OpenPostgres use it; a
+// program adding a database opens its handle and calls it with its own
+// Dialect.
+func New(db *sql.DB, dl Dialect, schema string, opts ...Options) *DB {
+	o := options(opts)
+	return &DB{SQL: db, Kind: Kind(dl.Name()), Schema: schema, dialect: dl, timeout: o.CallTimeout}
+}
+
+// Dialect returns how SQL is written for this database.
+func (d *DB) Dialect() Dialect { return d.dialect }
 
 // stmtCache keeps SQLite's write statements prepared: preparing one
 // compiles the table's triggers into it, which costs more than running
@@ -197,7 +218,7 @@ func OpenSQLite(ctx context.Context, path string, opts ...Options) (*DB, error) 
 		db.Close()
 		return nil, fmt.Errorf("sqldb: open %s: %w", path, err)
 	}
-	return &DB{SQL: db, Kind: SQLite, timeout: o.CallTimeout}, nil
+	return New(db, dialect.SQLite, "", o), nil
 }
 
 // OpenPostgres connects to dsn; the tables live in schema (default "ai").
@@ -228,7 +249,7 @@ func OpenPostgres(ctx context.Context, dsn, schema string, opts ...Options) (*DB
 		db.Close()
 		return nil, fmt.Errorf("sqldb: create schema %s: %w", schema, err)
 	}
-	return &DB{SQL: db, Kind: Postgres, Schema: schema, timeout: o.CallTimeout}, nil
+	return New(db, dialect.Postgres, schema, o), nil
 }
 
 // Close closes the database.
@@ -237,10 +258,10 @@ func (d *DB) Close() error {
 	return d.SQL.Close()
 }
 
-// prepared is q (rebound) prepared when the backend gains from it: SQLite
-// (pgx keeps its own statement cache per connection).
+// prepared is q (rebound) prepared when the database gains from it
+// (SQLite; pgx keeps its own statement cache per connection).
 func (d *DB) prepared(ctx context.Context, q string) *sql.Stmt {
-	if d.Kind != SQLite {
+	if !d.dialect.PreparesStatements() {
 		return nil
 	}
 	return d.stmts.get(ctx, d.SQL, q)
@@ -249,18 +270,13 @@ func (d *DB) prepared(ctx context.Context, q string) *sql.Stmt {
 var tableRef = regexp.MustCompile(`\{t:([a-z_][a-z0-9_]*)\}`)
 
 // Table returns a table's name as queries must write it.
-func (d *DB) Table(name string) string {
-	if d.Kind == Postgres {
-		return pgx.Identifier{d.Schema, name}.Sanitize()
-	}
-	return `"` + name + `"`
-}
+func (d *DB) Table(name string) string { return d.dialect.Table(d.Schema, name) }
 
 // Rebind renders a query written with ? placeholders and {t:name} table
-// references for the backend. A ? inside a quoted string is left alone.
+// references for the database. A ? inside a quoted string is left alone.
 func (d *DB) Rebind(q string) string {
 	q = tableRef.ReplaceAllStringFunc(q, func(m string) string { return d.Table(m[3 : len(m)-1]) })
-	if d.Kind != Postgres {
+	if !strings.ContainsRune(q, '?') {
 		return q
 	}
 	var b strings.Builder
@@ -273,7 +289,7 @@ func (d *DB) Rebind(q string) string {
 			quoted = !quoted
 		case c == '?' && !quoted:
 			n++
-			b.WriteString("$" + strconv.Itoa(n))
+			b.WriteString(d.dialect.Placeholder(n))
 			continue
 		}
 		b.WriteByte(c)
@@ -282,12 +298,7 @@ func (d *DB) Rebind(q string) string {
 }
 
 // JSON is the column type for JSON documents.
-func (d *DB) JSON() string {
-	if d.Kind == Postgres {
-		return "JSONB"
-	}
-	return "TEXT"
-}
+func (d *DB) JSON() string { return d.dialect.JSON() }
 
 // Querier is what DB and Tx share.
 type Querier interface {
@@ -347,7 +358,7 @@ type Tx struct {
 
 func (t *Tx) Exec(ctx context.Context, q string, args ...any) (sql.Result, error) {
 	q = t.d.Rebind(q)
-	if t.d.Kind == SQLite {
+	if t.d.dialect.PreparesStatements() {
 		if st := t.d.stmts.cached(q); st != nil {
 			// Prepared once per connection, the transaction's included.
 			res, err := t.tx.StmtContext(ctx, st).ExecContext(ctx, args...)
@@ -400,13 +411,8 @@ func (d *DB) wrap(err error) error {
 		return nil
 	}
 	err = dbguard.Explain(err, d.timeout)
-	var pe *pgconn.PgError
-	if errors.As(err, &pe) && pe.Code == "23505" {
-		return fmt.Errorf("%w: %s", ErrConflict, pe.Message)
-	}
-	var se *sqlite.Error
-	if errors.As(err, &se) && (se.Code() == sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY || se.Code() == sqlite3.SQLITE_CONSTRAINT_UNIQUE) {
-		return fmt.Errorf("%w: %s", ErrConflict, se.Error())
+	if msg, ok := d.dialect.UniqueViolation(err); ok {
+		return fmt.Errorf("%w: %s", ErrConflict, msg)
 	}
 	return err
 }
@@ -417,19 +423,19 @@ type Migration = migrate.Migration
 
 // Migrate brings the tables of ms to their versions, recorded in
 // agno_schema_versions (the run store's), in one transaction; replicas
-// starting together migrate once (an advisory lock on Postgres, SQLite's
-// write lock). A table recorded at a version newer than ms knows is an
-// error.
+// starting together migrate once (the Dialect's MigrationLock: an
+// advisory lock on Postgres, SQLite's write lock). A table recorded at a
+// version newer than ms knows is an error.
 func (d *DB) Migrate(ctx context.Context, ms []Migration) error {
 	// Not under the call deadline: a migration of a large table may take
 	// longer.
 	return d.inTx(ctx, func(tx *Tx) error {
-		if d.Kind == Postgres {
-			if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtext(?))`, "agno-control:"+d.Schema); err != nil {
+		if lock, args := d.dialect.MigrationLock("agno-control:" + d.Schema); lock != "" {
+			if _, err := tx.tx.ExecContext(ctx, lock, args...); err != nil {
 				return fmt.Errorf("sqldb: lock for migrations: %w", err)
 			}
 		}
-		plan := migrate.Plan{Name: "sqldb", Versions: d.Table("agno_schema_versions"), Postgres: d.Kind == Postgres, Expand: d.Rebind}
+		plan := migrate.Plan{Name: "sqldb", Versions: d.Table("agno_schema_versions"), IntType: d.dialect.BigInt(), Expand: d.Rebind}
 		_, err := migrate.Run(ctx, migrate.SQL(tx.tx), plan, ms)
 		return err
 	})
@@ -485,12 +491,16 @@ func Collect[T any](rows *sql.Rows, scan func(Row) (T, error)) ([]T, error) {
 	return out, rows.Err()
 }
 
+// statementTriggers reports whether the database keeps row counts by
+// statement triggers (rowcount's sharded Postgres form).
+func (d *DB) statementTriggers() bool { return d.dialect.Triggers() == dialect.StatementTriggers }
+
 // Counts is the migration that keeps spec's row counts of table in
 // table+"_counts" (see rowcount), read by Count.
 func (d *DB) Counts(table string, spec rowcount.Spec) Migration {
 	counts := table + "_counts"
 	return Migration{Table: counts, Version: 1, Stmts: spec.Statements(rowcount.Names{
-		Postgres: d.Kind == Postgres,
+		Postgres: d.statementTriggers(),
 		Table:    "{t:" + table + "}", Counts: "{t:" + counts + "}",
 		Func: "{t:" + table + "_count}", Trigger: table + "_counted",
 	})}
@@ -500,7 +510,7 @@ func (d *DB) Counts(table string, spec rowcount.Spec) Migration {
 // from the counts Counts keeps when spec has their scope, else by running
 // fallback (a COUNT written with ? and {t:name}) with args.
 func (d *DB) Count(ctx context.Context, table string, spec rowcount.Spec, eq []rowcount.Eq, fallback string, args ...any) (int, error) {
-	if q, a, ok := spec.Lookup(d.Kind == Postgres, "{t:"+table+"_counts}", eq); ok {
+	if q, a, ok := spec.Lookup(d.statementTriggers(), "{t:"+table+"_counts}", eq); ok {
 		fallback, args = q, a
 	}
 	var n int

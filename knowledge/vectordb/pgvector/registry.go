@@ -21,6 +21,7 @@ type pooled interface {
 }
 
 func init() {
+	vectordb.UseForStorage("postgres", RegistryName)
 	vectordb.Register(RegistryName, func(ctx context.Context, o vectordb.Options) (vectordb.DB, error) {
 		pg, ok := o.Storage.(pooled)
 		if !ok {

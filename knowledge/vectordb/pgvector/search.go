@@ -1,9 +1,7 @@
 package pgvector
 
 import (
-	"cmp"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -15,18 +13,15 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/agno-go/agno/knowledge/document"
-	"github.com/agno-go/agno/knowledge/embedder"
 	"github.com/agno-go/agno/knowledge/filter"
 	"github.com/agno-go/agno/knowledge/internal/metajson"
 	"github.com/agno-go/agno/knowledge/internal/textutil"
 	"github.com/agno-go/agno/knowledge/vectordb"
+	"github.com/agno-go/agno/knowledge/vectordb/internal/sqlsearch"
 )
 
-// hit is a ranked record.
-type hit struct {
-	id    string
-	score float64
-}
+// hit is a ranked record, by id.
+type hit = sqlsearch.Hit[string]
 
 // Search implements vectordb.DB. Keyword search ranks by ts_rank_cd the
 // records whose tsvector holds any of the query's words; vector search
@@ -38,67 +33,31 @@ func (s *Store) Search(ctx context.Context, q vectordb.Query) ([]*document.Docum
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	typ := cmp.Or(q.Type, s.cfg.SearchType)
-	if _, err := vectordb.ParseSearchType(string(typ)); err != nil {
+	p, err := sqlsearch.Prepare(ctx, q, s.cfg.SearchType, s.cfg.Embedder, func(typ vectordb.SearchType) error {
+		if _, err := vectordb.ParseSearchType(string(typ)); err != nil {
+			return err
+		}
+		if typ != vectordb.SearchKeyword && !slices.Contains(s.SupportedSearchTypes(), typ) {
+			return s.vectorError(typ)
+		}
+		return nil
+	})
+	if err != nil {
 		return nil, err
 	}
-	if typ != vectordb.SearchKeyword && !slices.Contains(s.SupportedSearchTypes(), typ) {
-		return nil, s.vectorError(typ)
-	}
-	limit := q.Limit
-	if limit <= 0 {
-		limit = vectordb.DefaultLimit
-	}
-	var qvec []float32
-	if typ != vectordb.SearchKeyword {
-		vecs, _, err := s.cfg.Embedder.Embed(ctx, []string{q.Text})
-		if err != nil {
-			return nil, fmt.Errorf("vectordb: embedding the query: %w", err)
-		}
-		if len(vecs) != 1 {
-			return nil, fmt.Errorf("vectordb: embedder returned %d vectors for the query", len(vecs))
-		}
-		qvec = vecs[0]
-	}
 	c := compileFilters("c.meta_data", q.Filters)
-	threshold := s.cfg.SimilarityThreshold
 	var docs []*document.Document
-	err := pgx.BeginTxFunc(ctx, s.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
-		var hits []hit
-		var err error
-		switch typ {
-		case vectordb.SearchVector:
-			if hits, err = s.vectorHits(ctx, tx, qvec, c, q.Filters, limit); err != nil {
-				return err
-			}
-			// Hits come best first: dropping those under the threshold after
-			// LIMIT leaves the best of those above it.
-			if threshold != nil {
-				hits = slices.DeleteFunc(hits, func(h hit) bool { return h.score < *threshold })
-			}
-		case vectordb.SearchKeyword:
-			if hits, err = s.keywordHits(ctx, tx, q.Text, c, q.Filters, limit); err != nil {
-				return err
-			}
-		case vectordb.SearchHybrid:
-			depth := max(4*limit, 50)
-			vector, err := s.vectorHits(ctx, tx, qvec, c, q.Filters, depth)
-			if err != nil {
-				return err
-			}
-			vector = slices.DeleteFunc(vector, func(h hit) bool { return h.score <= 0 })
-			keyword, err := s.keywordHits(ctx, tx, q.Text, c, q.Filters, depth)
-			if err != nil {
-				return err
-			}
-			for _, f := range vectordb.FuseRRF(s.cfg.RRFK, ids(vector), ids(keyword)) {
-				if threshold == nil || f.Score >= *threshold {
-					hits = append(hits, hit{id: f.ID, score: f.Score})
-				}
-			}
-			hits = hits[:min(limit, len(hits))]
+	err = pgx.BeginTxFunc(ctx, s.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
+		hits, err := sqlsearch.Rankings[string]{
+			Vector:  func(qvec []float32, n int) ([]hit, error) { return s.vectorHits(ctx, tx, qvec, c, q.Filters, n) },
+			Keyword: func(text string, n int) ([]hit, error) { return s.keywordHits(ctx, tx, text, c, q.Filters, n) },
+			ID:      func(id string) string { return id },
+			RRFK:    s.cfg.RRFK, Threshold: s.cfg.SimilarityThreshold,
+		}.Rank(p, q.Text)
+		if err != nil {
+			return err
 		}
-		docs, err = s.load(ctx, tx, hits, typ != vectordb.SearchKeyword)
+		docs, err = s.load(ctx, tx, hits, p.Type != vectordb.SearchKeyword)
 		return err
 	})
 	if noTable(err) {
@@ -113,7 +72,7 @@ func (s *Store) Search(ctx context.Context, q vectordb.Query) ([]*document.Docum
 func ids(hits []hit) []string {
 	out := make([]string, len(hits))
 	for i, h := range hits {
-		out[i] = h.id
+		out[i] = h.Key
 	}
 	return out
 }
@@ -162,7 +121,7 @@ func (s *Store) rank(ctx context.Context, tx pgx.Tx, r ranking, c cond, f filter
 			var h hit
 			var d *float64
 			var meta string
-			dst := []any{&h.id, &d}
+			dst := []any{&h.Key, &d}
 			if paged {
 				dst = append(dst, &meta)
 			}
@@ -181,9 +140,9 @@ func (s *Store) rank(ctx context.Context, tx pgx.Tx, r ranking, c cond, f filter
 				}
 			}
 			// A NULL distance (no direction to compare) scores as NaN: 0.
-			h.score = r.toScore(math.NaN())
+			h.Score = r.toScore(math.NaN())
 			if d != nil {
-				h.score = r.toScore(*d)
+				h.Score = r.toScore(*d)
 			}
 			out = append(out, h)
 			if len(out) == n {
@@ -279,30 +238,15 @@ func (s *Store) load(ctx context.Context, tx pgx.Tx, hits []hit, withScore bool)
 		if d.MetaData, err = decodeMeta(meta); err != nil {
 			return nil, err
 		}
-		if usage != nil {
-			var u embedder.Usage
-			if err := json.Unmarshal([]byte(*usage), &u); err != nil {
-				return nil, fmt.Errorf("stored usage of %s: %w", d.ID, err)
-			}
-			d.Usage = &u
+		if d.Usage, err = sqlsearch.Usage(d.ID, usage); err != nil {
+			return nil, err
 		}
 		found[d.ID] = d
 	}
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
-	out := make([]*document.Document, 0, len(hits))
-	for _, h := range hits {
-		d, ok := found[h.id]
-		if !ok {
-			continue
-		}
-		if withScore {
-			d.MetaData[vectordb.ScoreKey] = h.score
-		}
-		out = append(out, d)
-	}
-	return out, nil
+	return sqlsearch.InOrder(hits, found, withScore), nil
 }
 
 // decodeMeta reads stored metadata with Python's number types.

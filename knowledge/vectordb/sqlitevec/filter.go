@@ -5,11 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/agno-go/agno/knowledge/vectordb/internal/sqlcond"
 	"math"
 	"math/big"
 	"reflect"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -20,6 +18,7 @@ import (
 	sqlitedrv "modernc.org/sqlite"
 
 	"github.com/agno-go/agno/knowledge/filter"
+	"github.com/agno-go/agno/knowledge/vectordb/internal/sqlcond"
 )
 
 // Metadata filters become SQL over the stored JSON. Each part of a filter
@@ -37,36 +36,19 @@ import (
 type cond = sqlcond.Cond
 
 var (
-	dialect = sqlcond.Dialect{False: "0"}
-	always  = dialect.Always()
-	never   = dialect.Never()
-	unknown = dialect.Unknown()
+	dialect  = sqlcond.Dialect{False: "0"}
+	never    = dialect.Never()
+	unknown  = dialect.Unknown()
+	compiler = sqlcond.Compiler{Dialect: dialect, JSON: json1{}}
 )
 
-func and(cs ...cond) cond { return dialect.And(cs...) }
-
-func or(cs ...cond) cond { return dialect.Or(cs...) }
-
-func not(c cond) cond { return dialect.Not(c) }
-
 // compileFilters translates f over the JSON column col.
-func compileFilters(col string, f filter.Filters) cond {
-	var cs []cond
-	if f.Dict != nil {
-		keys := make([]string, 0, len(f.Dict))
-		for k := range f.Dict {
-			keys = append(keys, k)
-		}
-		slices.Sort(keys)
-		for _, k := range keys {
-			cs = append(cs, dictEntry(col, k, f.Dict[k]))
-		}
-	}
-	for _, e := range f.Exprs {
-		cs = append(cs, compileExpr(col, e))
-	}
-	return and(cs...)
-}
+func compileFilters(col string, f filter.Filters) cond { return compiler.Compile(col, f) }
+
+// json1 is how SQLite reads the metadata (sqlcond.JSON).
+type json1 struct{}
+
+func (json1) String() string { return "text" }
 
 // key is a metadata key as SQL: p1 is the JSON path of the key itself, p2
 // (dotted keys only) the path through nested objects, which
@@ -75,9 +57,9 @@ type key struct {
 	col, p1, p2 string
 }
 
-// typ is the SQL expression of the value's json_type, "" when missing;
+// Type is the SQL expression of the value's json_type, "" when missing;
 // it is never NULL.
-func (k key) typ() cond {
+func (k key) Type() cond {
 	if k.p2 == "" {
 		return cond{SQL: "COALESCE(json_type(" + k.col + ", ?), '')", Args: []any{k.p1}}
 	}
@@ -117,9 +99,9 @@ func dictKey(col, k string) (key, bool) {
 	return key{col: col, p1: `$."` + k + `"`}, true
 }
 
-// exprKey is a key of an expression: the key itself, else (when dotted)
+// ExprKey implements sqlcond.JSON: the key itself, else (when dotted)
 // the path through nested objects, as filter.Value.
-func exprKey(col, k string) (key, bool) {
+func (json1) ExprKey(col, k string) (sqlcond.Key, bool) {
 	ref, ok := dictKey(col, k)
 	if !ok || !strings.Contains(k, ".") {
 		return ref, ok
@@ -136,51 +118,38 @@ func exprKey(col, k string) (key, bool) {
 	return ref, true
 }
 
-// Kinds of filter values.
-type kind int
-
-const (
-	kOther kind = iota
-	kString
-	kNumber
-	kBool
-	kNull
-	kList
-	kObject
-)
-
 // classify sorts a filter value and returns what to bind for it. exact
 // is false when SQLite's comparison of the bound value could disagree
 // with filter.Equal's: strings holding NUL, integers beyond int64 and
 // numbers that are not finite. Stored numbers are written in Go's
 // shortest form (see normalizeMeta), which SQLite reads back as the same
 // double, so comparing doubles in SQL is filter.Equal's comparison.
-func classify(v any) (k kind, bind any, exact bool) {
+func classify(v any) (k sqlcond.Kind, bind any, exact bool) {
 	switch x := v.(type) {
 	case nil:
-		return kNull, nil, true
+		return sqlcond.KNull, nil, true
 	case string:
-		return kString, x, !strings.ContainsRune(x, 0)
+		return sqlcond.KString, x, !strings.ContainsRune(x, 0)
 	case bool:
-		return kBool, x, true
+		return sqlcond.KBool, x, true
 	case int:
-		return kNumber, int64(x), true
+		return sqlcond.KNumber, int64(x), true
 	case int8:
-		return kNumber, int64(x), true
+		return sqlcond.KNumber, int64(x), true
 	case int16:
-		return kNumber, int64(x), true
+		return sqlcond.KNumber, int64(x), true
 	case int32:
-		return kNumber, int64(x), true
+		return sqlcond.KNumber, int64(x), true
 	case int64:
-		return kNumber, x, true
+		return sqlcond.KNumber, x, true
 	case uint:
 		return unsigned(uint64(x))
 	case uint8:
-		return kNumber, int64(x), true
+		return sqlcond.KNumber, int64(x), true
 	case uint16:
-		return kNumber, int64(x), true
+		return sqlcond.KNumber, int64(x), true
 	case uint32:
-		return kNumber, int64(x), true
+		return sqlcond.KNumber, int64(x), true
 	case uint64:
 		return unsigned(x)
 	case float32:
@@ -193,205 +162,114 @@ func classify(v any) (k kind, bind any, exact bool) {
 		s := string(x)
 		if !strings.ContainsAny(s, ".eE") {
 			if n, err := strconv.ParseInt(s, 10, 64); err == nil {
-				return kNumber, n, true
+				return sqlcond.KNumber, n, true
 			}
 			if _, ok := new(big.Int).SetString(s, 10); ok {
-				return kNumber, nil, false // beyond int64: the match function compares
+				return sqlcond.KNumber, nil, false // beyond int64: the match function compares
 			}
-			return kOther, nil, false
+			return sqlcond.KOther, nil, false
 		}
 		f, err := strconv.ParseFloat(s, 64)
 		switch {
 		case err == nil:
 			return float(f)
 		case errors.Is(err, strconv.ErrRange):
-			return kNumber, nil, false // ±Inf or an underflow to 0
+			return sqlcond.KNumber, nil, false // ±Inf or an underflow to 0
 		}
-		return kOther, nil, false
+		return sqlcond.KOther, nil, false
 	case map[string]any:
-		return kObject, nil, false
+		return sqlcond.KObject, nil, false
 	}
 	if rv := reflect.ValueOf(v); rv.Kind() == reflect.Slice {
-		return kList, nil, false
+		return sqlcond.KList, nil, false
 	}
-	return kOther, nil, false
+	return sqlcond.KOther, nil, false
 }
 
-func unsigned(x uint64) (kind, any, bool) {
+func unsigned(x uint64) (sqlcond.Kind, any, bool) {
 	if x <= math.MaxInt64 {
-		return kNumber, int64(x), true
+		return sqlcond.KNumber, int64(x), true
 	}
-	return kNumber, nil, false
+	return sqlcond.KNumber, nil, false
 }
 
-func float(f float64) (kind, any, bool) {
+func float(f float64) (sqlcond.Kind, any, bool) {
 	if math.IsNaN(f) || math.IsInf(f, 0) {
-		return kOther, nil, false // not a number to filter.Equal
+		return sqlcond.KOther, nil, false // not a number to filter.Equal
 	}
-	return kNumber, f, true
+	return sqlcond.KNumber, f, true
 }
 
-func seq(parts ...any) cond {
-	var c cond
-	var b strings.Builder
-	for _, p := range parts {
-		switch x := p.(type) {
-		case string:
-			b.WriteString(x)
-		case cond:
-			b.WriteString(x.SQL)
-			c.Args = append(c.Args, x.Args...)
-		}
-	}
-	c.SQL = b.String()
-	return c
-}
+func seq(parts ...any) cond { return sqlcond.Seq(parts...) }
 
-func exact(c cond) cond { c.Exact = true; return c }
+func exact(c cond) cond { return sqlcond.Exact(c) }
 
 // param is a bound value. Value comparisons come before type checks in
 // the conditions: SQLite stops at the first false term of an AND, and the
 // comparison fails for most records.
 func param(v any) cond { return cond{SQL: "?", Args: []any{v}} }
 
-// equal is filter.Equal(value, v) for a present value; missingIsNull
-// also matches a missing key when v is nil (EQ's rule).
-func equal(k key, v any, missingIsNull bool) cond {
-	typ := k.typ()
+// Equal implements sqlcond.JSON: filter.Equal(value, v) for a present
+// value; missingIsNull also matches a missing key when v is nil (EQ's
+// rule).
+func (json1) Equal(ref sqlcond.Key, v any, missingIsNull bool) cond {
+	k := ref.(key)
+	typ := k.Type()
 	kd, bind, ok := classify(v)
 	switch kd {
-	case kString:
+	case sqlcond.KString:
 		if !ok {
 			return seq("(", typ, " = 'text')")
 		}
 		return exact(seq("(", k.val(), " = ", param(bind), " AND ", typ, " = 'text')"))
-	case kNumber:
+	case sqlcond.KNumber:
 		if !ok || bind == nil {
 			return seq("(", typ, " IN ('integer', 'real'))")
 		}
 		return exact(seq("(", k.val(), " = ", param(bind), " AND ", typ, " IN ('integer', 'real'))"))
-	case kBool:
+	case sqlcond.KBool:
 		if v.(bool) {
 			return exact(seq("(", typ, " = 'true')"))
 		}
 		return exact(seq("(", typ, " = 'false')"))
-	case kNull:
+	case sqlcond.KNull:
 		if missingIsNull {
 			return exact(seq("(", typ, " IN ('', 'null'))"))
 		}
 		return exact(seq("(", typ, " = 'null')"))
-	case kList:
+	case sqlcond.KList:
 		return seq("(", typ, " = 'array')")
-	case kObject:
+	case sqlcond.KObject:
 		return seq("(", typ, " = 'object')")
 	}
 	return unknown
 }
 
-// dictEntry is one key of a dict filter: JSON containment, which for a
+// DictEntry implements sqlcond.JSON: JSON containment, which for a
 // scalar is equality of a present value.
-func dictEntry(col, k string, v any) cond {
+func (json1) DictEntry(col, k string, v any) cond {
 	ref, ok := dictKey(col, k)
 	if !ok {
 		return unknown
 	}
-	return equal(ref, v, false)
+	return json1{}.Equal(ref, v, false)
 }
 
-func compileExpr(col string, e filter.Expr) cond {
-	switch x := e.(type) {
-	case *filter.Compare:
-		if x == nil {
-			return never
-		}
-		return compare(col, x)
-	case *filter.In:
-		if x == nil {
-			return never
-		}
-		ref, ok := exprKey(col, x.Key)
-		if !ok {
-			if len(x.Values) == 0 {
-				return never
-			}
-			return unknown
-		}
-		cs := make([]cond, len(x.Values))
-		for i, v := range x.Values {
-			cs[i] = equal(ref, v, true)
-		}
-		return or(cs...)
-	case *filter.And:
-		if x == nil {
-			return never
-		}
-		cs := make([]cond, len(x.Conditions))
-		for i, c := range x.Conditions {
-			cs[i] = compileExpr(col, c)
-		}
-		return and(cs...)
-	case *filter.Or:
-		if x == nil {
-			return never
-		}
-		cs := make([]cond, len(x.Conditions))
-		for i, c := range x.Conditions {
-			cs[i] = compileExpr(col, c)
-		}
-		return or(cs...)
-	case *filter.Not:
-		if x == nil || x.Condition == nil {
-			return never
-		}
-		return not(compileExpr(col, x.Condition))
-	}
-	// filter.MatchExpr is false for anything else, nil included.
-	return never
-}
-
-func compare(col string, c *filter.Compare) cond {
-	switch c.Operator {
-	case filter.OpEQ, filter.OpNEQ, filter.OpGT, filter.OpGTE, filter.OpLT, filter.OpLTE, filter.OpCONTAINS:
-	case filter.OpSTARTSWITH:
-		if _, ok := c.Value.(string); !ok {
-			return never
-		}
-	default:
-		return never
-	}
-	ref, ok := exprKey(col, c.Key)
-	if !ok {
-		return unknown
-	}
-	typ := ref.typ()
-	switch c.Operator {
-	case filter.OpEQ:
-		return equal(ref, c.Value, true)
-	case filter.OpNEQ:
-		eq := equal(ref, c.Value, false)
-		present := seq("(", typ, " <> '')")
-		if !eq.Exact {
-			return present
-		}
-		return exact(seq("(", present, " AND NOT ", eq, ")"))
-	case filter.OpCONTAINS:
-		return seq("(", typ, " IN ('text', 'array'))")
-	case filter.OpSTARTSWITH:
-		return seq("(", typ, " = 'text')")
-	}
-	op := map[string]string{filter.OpGT: ">", filter.OpGTE: ">=", filter.OpLT: "<", filter.OpLTE: "<="}[c.Operator]
-	kd, bind, ok := classify(c.Value)
+// Order implements sqlcond.JSON.
+func (json1) Order(k sqlcond.Key, op string, v any) cond {
+	ref := k.(key)
+	typ := ref.Type()
+	kd, bind, ok := classify(v)
 	switch {
-	case kd == kNumber && ok && bind != nil:
+	case kd == sqlcond.KNumber && ok && bind != nil:
 		return exact(seq("(", ref.val(), " "+op+" ", param(bind), " AND ", typ, " IN ('integer', 'real'))"))
-	case kd == kNumber:
+	case kd == sqlcond.KNumber:
 		return seq("(", typ, " IN ('integer', 'real'))")
-	case kd == kString && ok:
+	case kd == sqlcond.KString && ok:
 		return exact(seq("(", ref.val(), " "+op+" ", param(bind), " AND ", typ, " = 'text')"))
-	case kd == kString:
+	case kd == sqlcond.KString:
 		return seq("(", typ, " = 'text')")
 	}
-	// Only two numbers or two strings are ordered.
 	return never
 }
 

@@ -10,6 +10,7 @@ import (
 const RegistryName = "sqlitevec"
 
 func init() {
+	vectordb.UseForStorage("sqlite", RegistryName)
 	vectordb.Register(RegistryName, func(ctx context.Context, o vectordb.Options) (vectordb.DB, error) {
 		s, err := Open(ctx, Config{ID: o.ID, Description: o.Description, Path: o.Path, Table: o.Table, Embedder: o.Embedder,
 			SearchType: o.SearchType, SimilarityThreshold: o.SimilarityThreshold, Logger: o.Logger})

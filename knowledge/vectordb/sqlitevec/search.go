@@ -1,26 +1,21 @@
 package sqlitevec
 
 import (
-	"cmp"
 	"context"
 	"database/sql"
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/agno-go/agno/knowledge/document"
-	"github.com/agno-go/agno/knowledge/embedder"
 	"github.com/agno-go/agno/knowledge/internal/textutil"
 	"github.com/agno-go/agno/knowledge/vectordb"
+	"github.com/agno-go/agno/knowledge/vectordb/internal/sqlsearch"
 )
 
-// hit is a ranked record.
-type hit struct {
-	seq   int64
-	score float64
-}
+// hit is a ranked record, by seq.
+type hit = sqlsearch.Hit[int64]
 
 // Search implements vectordb.DB. Vector search is exact (every stored
 // vector is compared); scores are agno's normalised similarities. Keyword
@@ -32,68 +27,29 @@ func (s *Store) Search(ctx context.Context, q vectordb.Query) ([]*document.Docum
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	typ := cmp.Or(q.Type, s.cfg.SearchType)
-	if !slices.Contains(s.SupportedSearchTypes(), typ) {
-		return nil, fmt.Errorf("%w: %q on %s: supported are %v", vectordb.ErrUnsupportedSearch, typ, s.info.Name, s.SupportedSearchTypes())
-	}
-	limit := q.Limit
-	if limit <= 0 {
-		limit = vectordb.DefaultLimit
-	}
-	var qvec []float32
-	if typ != vectordb.SearchKeyword {
-		vecs, _, err := s.cfg.Embedder.Embed(ctx, []string{q.Text})
-		if err != nil {
-			return nil, fmt.Errorf("vectordb: embedding the query: %w", err)
+	p, err := sqlsearch.Prepare(ctx, q, s.cfg.SearchType, s.cfg.Embedder, func(typ vectordb.SearchType) error {
+		if !slices.Contains(s.SupportedSearchTypes(), typ) {
+			return fmt.Errorf("%w: %q on %s: supported are %v", vectordb.ErrUnsupportedSearch, typ, s.info.Name, s.SupportedSearchTypes())
 		}
-		if len(vecs) != 1 {
-			return nil, fmt.Errorf("vectordb: embedder returned %d vectors for the query", len(vecs))
-		}
-		qvec = vecs[0]
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	cond, args, release := where(q.Filters)
 	defer release()
-	threshold := s.cfg.SimilarityThreshold
 	var docs []*document.Document
-	err := s.read(ctx, func(tx *sql.Tx) error {
-		var hits []hit
-		var err error
-		switch typ {
-		case vectordb.SearchVector:
-			if hits, err = s.vectorHits(ctx, tx, qvec, cond, args, limit); err != nil {
-				return err
-			}
-			// Hits come best first, so dropping those under the threshold
-			// after LIMIT leaves the best of those above it.
-			if threshold != nil {
-				hits = slices.DeleteFunc(hits, func(h hit) bool { return h.score < *threshold })
-			}
-		case vectordb.SearchKeyword:
-			if hits, err = s.keywordHits(ctx, tx, q.Text, cond, args, limit); err != nil {
-				return err
-			}
-		case vectordb.SearchHybrid:
-			depth := max(4*limit, 50)
-			vector, err := s.vectorHits(ctx, tx, qvec, cond, args, depth)
-			if err != nil {
-				return err
-			}
-			// Vector candidates with no similarity at all carry no signal.
-			vector = slices.DeleteFunc(vector, func(h hit) bool { return h.score <= 0 })
-			keyword, err := s.keywordHits(ctx, tx, q.Text, cond, args, depth)
-			if err != nil {
-				return err
-			}
-			for _, f := range vectordb.FuseRRF(s.cfg.RRFK, keys(vector), keys(keyword)) {
-				if threshold != nil && f.Score < *threshold {
-					continue
-				}
-				seq, _ := strconv.ParseInt(f.ID, 10, 64)
-				hits = append(hits, hit{seq: seq, score: f.Score})
-			}
-			hits = hits[:min(limit, len(hits))]
+	err = s.read(ctx, func(tx *sql.Tx) error {
+		hits, err := sqlsearch.Rankings[int64]{
+			Vector:  func(qvec []float32, n int) ([]hit, error) { return s.vectorHits(ctx, tx, qvec, cond, args, n) },
+			Keyword: func(text string, n int) ([]hit, error) { return s.keywordHits(ctx, tx, text, cond, args, n) },
+			ID:      func(seq int64) string { return strconv.FormatInt(seq, 10) },
+			RRFK:    s.cfg.RRFK, Threshold: s.cfg.SimilarityThreshold,
+		}.Rank(p, q.Text)
+		if err != nil {
+			return err
 		}
-		docs, err = s.load(ctx, tx, hits, typ != vectordb.SearchKeyword)
+		docs, err = s.load(ctx, tx, hits, p.Type != vectordb.SearchKeyword)
 		return err
 	})
 	if noTable(err) {
@@ -103,14 +59,6 @@ func (s *Store) Search(ctx context.Context, q vectordb.Query) ([]*document.Docum
 		return nil, fmt.Errorf("sqlitevec: search: %w", err)
 	}
 	return docs, nil
-}
-
-func keys(hits []hit) []string {
-	out := make([]string, len(hits))
-	for i, h := range hits {
-		out[i] = strconv.FormatInt(h.seq, 10)
-	}
-	return out
 }
 
 // vectorHits ranks the records with a vector of qvec's length by
@@ -152,14 +100,14 @@ func (s *Store) vectorHits(ctx context.Context, tx *sql.Tx, qvec []float32, cond
 	for rows.Next() {
 		var h hit
 		var d float64
-		if err := rows.Scan(&h.seq, &d); err != nil {
+		if err := rows.Scan(&h.Key, &d); err != nil {
 			return nil, err
 		}
 		switch s.cfg.Distance {
 		case vectordb.MaxInnerProduct:
-			h.score = vectordb.NormalizeScore(-d, vectordb.MaxInnerProduct)
+			h.Score = vectordb.NormalizeScore(-d, vectordb.MaxInnerProduct)
 		default:
-			h.score = vectordb.NormalizeScore(d, s.cfg.Distance)
+			h.Score = vectordb.NormalizeScore(d, s.cfg.Distance)
 		}
 		hits = append(hits, h)
 	}
@@ -207,10 +155,10 @@ func (s *Store) keywordHits(ctx context.Context, tx *sql.Tx, text, cond string, 
 	for rows.Next() {
 		var h hit
 		var r float64
-		if err := rows.Scan(&h.seq, &r); err != nil {
+		if err := rows.Scan(&h.Key, &r); err != nil {
 			return nil, err
 		}
-		h.score = -r // bm25() is lower for better matches
+		h.Score = -r // bm25() is lower for better matches
 		hits = append(hits, h)
 	}
 	return hits, rows.Err()
@@ -225,7 +173,7 @@ func (s *Store) load(ctx context.Context, tx *sql.Tx, hits []hit, withScore bool
 		part := hits[start:min(start+batch, len(hits))]
 		args := make([]any, len(part))
 		for i, h := range part {
-			args[i] = h.seq
+			args[i] = h.Key
 		}
 		rows, err := tx.QueryContext(ctx, `SELECT c.seq, c.id, c.name, c.content, c.meta_data, c.content_id, c.usage, v.embedding
 			FROM `+s.t.main+` AS c LEFT JOIN `+s.t.vec+` AS v ON v.seq = c.seq
@@ -236,7 +184,7 @@ func (s *Store) load(ctx context.Context, tx *sql.Tx, hits []hit, withScore bool
 		for rows.Next() {
 			var seq int64
 			var meta string
-			var usage sql.NullString
+			var usage *string
 			var vec []byte
 			d := &document.Document{}
 			if err := rows.Scan(&seq, &d.ID, &d.Name, &d.Content, &meta, &d.ContentID, &usage, &vec); err != nil {
@@ -253,13 +201,9 @@ func (s *Store) load(ctx context.Context, tx *sql.Tx, hits []hit, withScore bool
 					return nil, err
 				}
 			}
-			if usage.Valid {
-				var u embedder.Usage
-				if err := json.Unmarshal([]byte(usage.String), &u); err != nil {
-					rows.Close()
-					return nil, fmt.Errorf("stored usage of %s: %w", d.ID, err)
-				}
-				d.Usage = &u
+			if d.Usage, err = sqlsearch.Usage(d.ID, usage); err != nil {
+				rows.Close()
+				return nil, err
 			}
 			found[seq] = d
 		}
@@ -268,16 +212,5 @@ func (s *Store) load(ctx context.Context, tx *sql.Tx, hits []hit, withScore bool
 			return nil, err
 		}
 	}
-	out := make([]*document.Document, 0, len(hits))
-	for _, h := range hits {
-		d, ok := found[h.seq]
-		if !ok {
-			continue
-		}
-		if withScore {
-			d.MetaData[vectordb.ScoreKey] = h.score
-		}
-		out = append(out, d)
-	}
-	return out, nil
+	return sqlsearch.InOrder(hits, found, withScore), nil
 }

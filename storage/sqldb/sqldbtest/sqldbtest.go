@@ -46,10 +46,10 @@ func Postgres(t testing.TB) *sqldb.DB {
 	return db
 }
 
-// Plan returns the plan of q (written with ? and {t:name}): SQLite's
-// EXPLAIN QUERY PLAN details, or Postgres' EXPLAIN with sequential scans
-// priced out, the shape a planner without statistics still has in front
-// of it.
+// Plan returns the plan of q (written with ? and {t:name}) as the
+// database's Dialect explains it: SQLite's EXPLAIN QUERY PLAN details, or
+// Postgres' EXPLAIN with sequential scans priced out, the shape a planner
+// without statistics still has in front of it.
 func Plan(t testing.TB, db *sqldb.DB, q string, args ...any) string {
 	t.Helper()
 	ctx := context.Background()
@@ -58,15 +58,18 @@ func Plan(t testing.TB, db *sqldb.DB, q string, args ...any) string {
 		t.Fatal(err)
 	}
 	defer conn.Close()
-	explain := "EXPLAIN QUERY PLAN "
-	if db.Kind == sqldb.Postgres {
-		explain = "EXPLAIN "
-		if _, err := conn.ExecContext(ctx, "SET enable_seqscan = off"); err != nil {
+	explain, set, reset := db.Dialect().Explain(db.Rebind(q))
+	for _, stmt := range set {
+		if _, err := conn.ExecContext(ctx, stmt); err != nil {
 			t.Fatal(err)
 		}
-		defer conn.ExecContext(ctx, "RESET enable_seqscan")
 	}
-	rows, err := conn.QueryContext(ctx, explain+db.Rebind(q), args...)
+	defer func() {
+		for _, stmt := range reset {
+			_, _ = conn.ExecContext(ctx, stmt)
+		}
+	}()
+	rows, err := conn.QueryContext(ctx, explain, args...)
 	if err != nil {
 		t.Fatalf("%s: %v", q, err)
 	}
@@ -99,5 +102,5 @@ func Plan(t testing.TB, db *sqldb.DB, q string, args ...any) string {
 // not grow with the table.
 func ReadsInOrder(t testing.TB, db *sqldb.DB, name, q string, args ...any) {
 	t.Helper()
-	plantest.ReadsInOrder(t, name, Plan(t, db, q, args...), db.Kind == sqldb.Postgres)
+	plantest.ReadsInOrderOn(t, db.Dialect(), name, Plan(t, db, q, args...))
 }

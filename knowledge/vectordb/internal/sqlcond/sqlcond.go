@@ -89,3 +89,24 @@ func (d Dialect) Not(c Cond) Cond {
 	}
 	return Cond{SQL: "NOT " + c.SQL, Args: c.Args, Exact: true}
 }
+
+// Seq concatenates SQL text (strings) and conditions (Cond, their
+// arguments in order) into one condition.
+func Seq(parts ...any) Cond {
+	var c Cond
+	var b strings.Builder
+	for _, p := range parts {
+		switch x := p.(type) {
+		case string:
+			b.WriteString(x)
+		case Cond:
+			b.WriteString(x.SQL)
+			c.Args = append(c.Args, x.Args...)
+		}
+	}
+	c.SQL = b.String()
+	return c
+}
+
+// Exact marks c as deciding its part of the filter alone.
+func Exact(c Cond) Cond { c.Exact = true; return c }

@@ -1,6 +1,7 @@
-// Package registry is the name → entry map behind each knowledge kind's
-// registry (readers, chunkers, embedders, vector stores), so that they
-// all refuse duplicates and list names the same way.
+// Package registry is the name → entry map behind each kind's registry
+// (model providers, toolkits, readers, chunkers, embedders, vector
+// stores, contents stores), so that they all refuse duplicates and list
+// names the same way.
 package registry
 
 import (
