@@ -410,13 +410,13 @@ func (o *OS) buildComponent(ctx context.Context, kind component.Type, id string,
 func (o *OS) mayUse(c *caller, u component.Use) *httpError {
 	if u.Kind == "knowledge" {
 		if !o.may(c, []string{"knowledge:read"}, "", "") {
-			return &httpError{http.StatusForbidden, fmt.Sprintf("Insufficient permissions: the config attaches knowledge base %q, which needs knowledge:read", u.ID)}
+			return &httpError{Status: http.StatusForbidden, Detail: fmt.Sprintf("Insufficient permissions: the config attaches knowledge base %q, which needs knowledge:read", u.ID)}
 		}
 		return nil
 	}
 	typ := u.Kind + "s"
 	if !o.may(c, []string{typ + ":run"}, typ, u.ID) {
-		return &httpError{http.StatusForbidden, fmt.Sprintf("Insufficient permissions: the config names %s %q, which needs %s:%s:run (or %s:run)", u.Kind, u.ID, typ, u.ID, typ)}
+		return &httpError{Status: http.StatusForbidden, Detail: fmt.Sprintf("Insufficient permissions: the config names %s %q, which needs %s:%s:run (or %s:run)", u.Kind, u.ID, typ, u.ID, typ)}
 	}
 	return nil
 }

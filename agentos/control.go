@@ -2,14 +2,17 @@ package agentos
 
 import (
 	"errors"
+	"net/http"
 	"strings"
 
+	"github.com/agno-go/agno/agentos/metricsapi"
 	"github.com/agno-go/agno/agentos/tracestore"
 	"github.com/agno-go/agno/approval"
 	"github.com/agno-go/agno/component"
 	"github.com/agno-go/agno/dailymetrics"
 	"github.com/agno-go/agno/eval"
 	"github.com/agno-go/agno/schedule"
+	"github.com/agno-go/agno/storage"
 	"github.com/agno-go/agno/storage/sqldb"
 )
 
@@ -17,21 +20,70 @@ import (
 // components and databases, each kept in Config.DB. Each feature's file
 // holds its plane, its routes and their documentation.
 
-// controlFeature is one feature of the control plane.
+// controlFeature is one feature of the control plane: a group in its
+// own package, or routes, start and stop on the OS.
 type controlFeature struct {
 	tag    string // agno's router tag, named in the 503 without a DB
 	prefix []string
+	group  func(o *OS) controlGroup
 	routes func(o *OS) []apiRoute
 	start  func(o *OS) error
 	stop   func(o *OS)
 }
+
+// controlGroup is a feature in its own package (agentos/metricsapi),
+// built on agentos/internal/httpapi and on what it declares it needs of
+// the OS (groupHost): its rows and its plane's lifecycle.
+type controlGroup interface {
+	Routes() []apiRoute
+	Start() error
+	Stop()
+}
+
+func (f controlFeature) rows(o *OS) []apiRoute {
+	if f.group != nil {
+		return f.group(o).Routes()
+	}
+	return f.routes(o)
+}
+
+func (f controlFeature) begin(o *OS) error {
+	if f.group != nil {
+		return f.group(o).Start()
+	}
+	return f.start(o)
+}
+
+func (f controlFeature) end(o *OS) {
+	if f.group != nil {
+		f.group(o).Stop()
+		return
+	}
+	f.stop(o)
+}
+
+// groupHost is what the route groups need of the OS: an Interface's Host
+// and the data routes' db_id and table (dataStore).
+type groupHost struct{ *Host }
+
+func (h groupHost) DataStore(r *http.Request, feature, table string) (storage.Store, error) {
+	return h.o.dataStore(r, feature, table)
+}
+
+// DefaultMetricsRefreshInterval is how often AgentOS recomputes the daily
+// metrics in the background (agno recomputes them only on POST
+// /metrics/refresh). Every replica may do it: the upsert is idempotent.
+const DefaultMetricsRefreshInterval = metricsapi.DefaultRefreshInterval
+
+// MetricsConfig configures the daily metrics.
+type MetricsConfig = metricsapi.Config
 
 func controlFeatures() []controlFeature {
 	return []controlFeature{
 		{tag: "Approvals", prefix: []string{"/approvals"}, routes: (*OS).approvalAPIRoutes, start: (*OS).startApprovals, stop: (*OS).stopApprovals},
 		{tag: "Schedules", prefix: []string{"/schedules"}, routes: (*OS).scheduleAPIRoutes, start: (*OS).startSchedules, stop: (*OS).stopSchedules},
 		{tag: "Traces", prefix: []string{"/traces", "/trace_session_stats"}, routes: (*OS).traceAPIRoutes, start: (*OS).startTraces, stop: (*OS).stopTraces},
-		{tag: "Metrics", prefix: []string{"/metrics"}, routes: (*OS).metricsAPIRoutes, start: (*OS).startMetrics, stop: (*OS).stopMetrics},
+		{tag: "Metrics", prefix: []string{"/metrics"}, group: func(o *OS) controlGroup { return o.metrics }},
 		{tag: "Evals", prefix: []string{"/eval-runs"}, routes: (*OS).evalAPIRoutes, start: (*OS).startEvals, stop: (*OS).stopEvals},
 		{tag: "Components", prefix: []string{"/components", "/databases"}, routes: (*OS).componentAPIRoutes, start: (*OS).startComponents, stop: (*OS).stopComponents},
 	}
@@ -58,7 +110,7 @@ func (o *OS) controlStub(path string) (detail string, ok bool) {
 func (o *OS) controlAPIRoutes() []apiRoute {
 	var out []apiRoute
 	for _, f := range controlFeatures() {
-		out = append(out, f.routes(o)...)
+		out = append(out, f.rows(o)...)
 	}
 	return out
 }
@@ -79,9 +131,9 @@ func (o *OS) startControl() error {
 	}
 	fs := controlFeatures()
 	for i, f := range fs {
-		if err := f.start(o); err != nil {
+		if err := f.begin(o); err != nil {
 			for j := i - 1; j >= 0; j-- {
-				fs[j].stop(o)
+				fs[j].end(o)
 			}
 			return err
 		}
@@ -96,7 +148,7 @@ func (o *OS) stopControl() {
 	}
 	fs := controlFeatures()
 	for i := len(fs) - 1; i >= 0; i-- {
-		fs[i].stop(o)
+		fs[i].end(o)
 	}
 }
 

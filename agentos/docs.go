@@ -3,6 +3,7 @@ package agentos
 import (
 	"cmp"
 	"fmt"
+	"github.com/agno-go/agno/agentos/internal/httpapi"
 	"html"
 	"io"
 	"net/http"
@@ -14,70 +15,14 @@ import (
 	"sync"
 )
 
-// Param is one documented parameter of a Route: a query parameter or a
-// field of a form or JSON body.
-type Param struct {
-	Name     string
-	Type     string // JSON schema type: string, integer, number, boolean, array, object
-	Desc     string
-	Required bool
-	Default  any
-	Enum     []string
-	Min, Max int  // integer bounds; 0: none
-	NonNeg   bool // minimum 0 (agno's ge=0)
-}
-
-// apiParam and apiRoute are the package's names for its rows.
-type (
-	apiParam = Param
-	apiRoute = Route
-)
-
-// Route is one route, declared once: the mux serves Handler under
-// Pattern, the key and JWT checks apply Access (route.go), and the rest
-// documents it in /openapi.json and /docs. An Interface declares its
-// routes as rows too.
-type Route struct {
-	Pattern string // ServeMux pattern, "GET /agents/{agent_id}"
-	Handler http.HandlerFunc
-	Access  Access
-	// Remote marks a route a service outside this machine calls by design
-	// (a webhook it signs, such as Slack's events) with the 403 it answers
-	// a bad signature ("Invalid Slack signature"): protected mode lets any
-	// client reach it, so its Access must be Open and its handler must
-	// check the signature.
-	Remote string
-	Tag    string
-	// TagDesc describes Tag in the documents when the package's own
-	// route groups do not (an Interface's tag).
-	TagDesc string
-	Summary string
-	Desc    string
-	Query   []apiParam
-	Form    []apiParam // multipart/form-data or x-www-form-urlencoded body
-	JSON    []apiParam // application/json body
-	Status  int        // success status; default 200
-	Result  string     // success description
-	Schema  string     // components/schemas name of the success body
-	Stream  bool       // may answer text/event-stream
-	// Served is the ServeMux pattern that serves the route when it is not
-	// Pattern: one pattern serves routes ServeMux cannot tell apart
-	// (GET /knowledge/content/{id} and GET /knowledge/{id}/sources), each
-	// row in turn (register).
-	Served string
-}
-
-func (a apiRoute) method() string { m, _, _ := strings.Cut(a.Pattern, " "); return m }
-func (a apiRoute) path() string   { _, p, _ := strings.Cut(a.Pattern, " "); return p }
-
 // Reusable parameters.
 var (
 	pSessionQ   = apiParam{Name: "session_id", Type: "string", Desc: "Session the run belongs to"}
 	pUserQ      = apiParam{Name: "user_id", Type: "string", Desc: "Restrict to this user's data"}
 	pStatusQ    = apiParam{Name: "status", Type: "string", Desc: "Run status filter", Enum: []string{"PENDING", "RUNNING", "COMPLETED", "PAUSED", "CANCELLED", "ERROR"}}
 	pTypeQ      = apiParam{Name: "type", Type: "string", Desc: "Session type", Enum: []string{"agent", "team", "workflow"}, Default: "agent"}
-	pDBQ        = apiParam{Name: "db_id", Type: "string", Desc: "Database to use when several are configured"}
-	pTableQ     = apiParam{Name: "table", Type: "string", Desc: "Table to use (needs db_id)"}
+	pDBQ        = httpapi.DBQuery
+	pTableQ     = httpapi.TableQuery
 	pPageQ      = apiParam{Name: "page", Type: "integer", Desc: "Page number", Default: 1, Min: 1}
 	pPage0Q     = apiParam{Name: "page", Type: "integer", Desc: "Page number (0 reads the first page too)", Default: 1, NonNeg: true}
 	pLimitQ     = apiParam{Name: "limit", Type: "integer", Desc: "Items per page", Default: 20, Min: 1, Max: maxPageLimit}
@@ -146,7 +91,7 @@ func tagDescription(routes []apiRoute, tag string) string {
 func (o *OS) docsAPIRoutes(served func() []apiRoute) []apiRoute {
 	list := sync.OnceValue(func() []apiRoute {
 		rows := slices.Clone(served())
-		sort.SliceStable(rows, func(i, j int) bool { return rows[i].path() < rows[j].path() })
+		sort.SliceStable(rows, func(i, j int) bool { return rows[i].Path() < rows[j].Path() })
 		return rows
 	})
 	why := open("API documentation, open in agno")
@@ -186,7 +131,6 @@ func (o *OS) writeHTML(w http.ResponseWriter, csp, page string) {
 var wildcard = regexp.MustCompile(`\{[^}$]+\}`)
 
 // open reports a route that needs no key or token.
-func (rt apiRoute) open() bool { return rt.Access.Open != "" }
 
 // openAPIPath turns a ServeMux path into an OpenAPI path ("/{$}" → "/",
 // "{name...}" → "{name}").
@@ -212,13 +156,13 @@ func (o *OS) openAPI(routes []apiRoute) map[string]any {
 	paths := map[string]any{}
 	tags := map[string]bool{}
 	for _, rt := range routes {
-		p := openAPIPath(rt.path())
+		p := openAPIPath(rt.Path())
 		item, _ := paths[p].(map[string]any)
 		if item == nil {
 			item = map[string]any{}
 			paths[p] = item
 		}
-		item[strings.ToLower(rt.method())] = o.operation(rt)
+		item[strings.ToLower(rt.Method())] = o.operation(rt)
 		tags[rt.Tag] = true
 	}
 	tagList := []map[string]any{}
@@ -257,11 +201,11 @@ func (o *OS) operation(rt apiRoute) map[string]any {
 	if rt.Desc != "" {
 		op["description"] = rt.Desc
 	}
-	if rt.open() {
+	if rt.IsOpen() {
 		op["security"] = []any{}
 	}
 	params := []map[string]any{}
-	for _, name := range pathParams(rt.path()) {
+	for _, name := range pathParams(rt.Path()) {
 		params = append(params, map[string]any{"name": name, "in": "path", "required": true, "schema": map[string]any{"type": "string"}})
 	}
 	for _, p := range rt.Query {
@@ -345,15 +289,15 @@ func (o *OS) routeErrors(rt apiRoute) []apiError {
 		out = append(out, apiError{Status: http.StatusBadRequest, Ref: "BadRequest"})
 	}
 	switch {
-	case rt.Remote != "" && rt.open():
+	case rt.Remote != "" && rt.IsOpen():
 		// Exempt from protected mode; the signature guards it.
 		out = append(out, apiError{Status: http.StatusForbidden, Desc: rt.Remote})
-	case rt.open():
+	case rt.IsOpen():
 		out = append(out, apiError{Status: http.StatusForbidden, Ref: "ProtectedMode"})
 	default:
 		out = append(out, apiError{Status: http.StatusUnauthorized, Ref: "Unauthorized"}, apiError{Status: http.StatusForbidden, Ref: "Forbidden"})
 	}
-	if len(pathParams(rt.path())) > 0 {
+	if len(pathParams(rt.Path())) > 0 {
 		out = append(out, apiError{Status: http.StatusNotFound, Ref: "NotFound"})
 	}
 	if len(rt.Query)+len(rt.Form)+len(rt.JSON) > 0 {
@@ -419,12 +363,12 @@ func objectSchema(fields []apiParam) map[string]any {
 // operationID is unique per route: "post_agents_id_runs_run_id_cancel".
 func operationID(rt apiRoute) string {
 	var b strings.Builder
-	b.WriteString(strings.ToLower(rt.method()))
-	for _, part := range strings.FieldsFunc(openAPIPath(rt.path()), func(r rune) bool { return !isIdentRune(r) }) {
+	b.WriteString(strings.ToLower(rt.Method()))
+	for _, part := range strings.FieldsFunc(openAPIPath(rt.Path()), func(r rune) bool { return !isIdentRune(r) }) {
 		b.WriteByte('_')
 		b.WriteString(part)
 	}
-	if b.Len() == len(rt.method()) {
+	if b.Len() == len(rt.Method()) {
 		b.WriteString("_root")
 	}
 	return b.String()
@@ -573,7 +517,7 @@ func (o *OS) docsPage(routes []apiRoute) string {
 }
 
 func (o *OS) writeDocsRoute(b *htmlBuf, rt apiRoute) {
-	method, path := rt.method(), openAPIPath(rt.path())
+	method, path := rt.Method(), openAPIPath(rt.Path())
 	b.raw(`<details id="`)
 	b.esc(strings.ToLower(method), "-", path)
 	b.raw("\">\n<summary><span class=\"m ")
@@ -584,7 +528,7 @@ func (o *OS) writeDocsRoute(b *htmlBuf, rt apiRoute) {
 	b.esc(path)
 	b.raw("</code> — ")
 	b.esc(rt.Summary)
-	if rt.open() {
+	if rt.IsOpen() {
 		b.raw(` <em class="muted">open</em>`)
 	}
 	b.raw("</summary>\n")

@@ -19,11 +19,11 @@ func writeTryIt(b *htmlBuf, rt apiRoute) {
 		return
 	}
 	b.raw(`<form class="tryit" hidden data-method="`)
-	b.esc(rt.method())
+	b.esc(rt.Method())
 	b.raw(`" data-path="`)
-	b.esc(openAPIPath(rt.path()))
+	b.esc(openAPIPath(rt.Path()))
 	b.raw("\">\n<fieldset><legend>Try it</legend>\n")
-	for _, name := range pathParams(rt.path()) {
+	for _, name := range pathParams(rt.Path()) {
 		writeTryField(b, "path", apiParam{Name: name, Type: "string", Required: true})
 	}
 	for _, p := range rt.Query {

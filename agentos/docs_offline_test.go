@@ -364,7 +364,7 @@ func TestDocsExplorerForms(t *testing.T) {
 		return out
 	}
 	for _, rt := range allRoutes(o) {
-		method, path := rt.method(), openAPIPath(rt.path())
+		method, path := rt.Method(), openAPIPath(rt.Path())
 		d := details[strings.ToLower(method)+"-"+path]
 		if d == nil {
 			t.Errorf("no details for %s", rt.Pattern)
@@ -386,7 +386,7 @@ func TestDocsExplorerForms(t *testing.T) {
 		}
 		got := fieldsOf(form)
 		var want []string
-		for _, p := range pathParams(rt.path()) {
+		for _, p := range pathParams(rt.Path()) {
 			want = append(want, "path:"+p)
 			if _, req := attr(got["path:"+p], "required"); got["path:"+p] != nil && !req {
 				t.Errorf("%s: path parameter %s not required", rt.Pattern, p)

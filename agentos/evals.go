@@ -240,7 +240,7 @@ func (o *OS) handleRenameEvalRun(w http.ResponseWriter, r *http.Request) {
 func evalCaught(err error) string {
 	var he *httpError
 	if errors.As(err, &he) {
-		return fmt.Sprintf("%d: %s", he.status, he.detail)
+		return fmt.Sprintf("%d: %s", he.Status, he.Detail)
 	}
 	return err.Error()
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/agno-go/agno/agentos/internal/httpapi"
 	"io"
 	"log/slog"
 	"mime"
@@ -213,7 +214,7 @@ func (f *form) addUpload(name, ct string, body io.Reader, lim limits) error {
 func (f *form) spoolFile(name string, body io.Reader, lim limits) (string, int64, error) {
 	tmp, err := os.CreateTemp(lim.spoolDir, "upload-*") // 0600
 	if err != nil {
-		return "", 0, errStatus(http.StatusInternalServerError, "Could not keep the upload %s: %s", name, hidePaths(err))
+		return "", 0, errStatus(http.StatusInternalServerError, "Could not keep the upload %s: %s", name, httpapi.HidePaths(err))
 	}
 	f.spool = append(f.spool, tmp.Name())
 	n, err := io.Copy(tmp, io.LimitReader(body, lim.file+1))

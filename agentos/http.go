@@ -3,21 +3,16 @@ package agentos
 import (
 	"cmp"
 	"crypto/subtle"
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"net"
 	"net/http"
 	"net/netip"
 	"net/url"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/agno-go/agno/internal/safe"
-	"github.com/agno-go/agno/run"
 )
 
 // agno's default allowed CORS origins.
@@ -76,7 +71,7 @@ func (s *statusOnly) Write(b []byte) (int, error) {
 // open route, else OS_SECURITY_KEY bearer auth (agno mode A) or, in JWT
 // mode, the token and rt's scope (authorize).
 func (o *OS) authenticate(w http.ResponseWriter, r *http.Request, rt *apiRoute) (*http.Request, bool) {
-	if r.Method == http.MethodOptions || rt != nil && rt.open() {
+	if r.Method == http.MethodOptions || rt != nil && rt.IsOpen() {
 		return r, true
 	}
 	if o.jwtMode() {
@@ -347,46 +342,6 @@ func recoverPanics(next http.Handler, o *OS) http.Handler {
 	})
 }
 
-// marshal encodes JSON without HTML escaping, as Python's json does.
-func marshal(v any) ([]byte, error) { return run.EncodeJSON(v) }
-
-func writeJSON(w http.ResponseWriter, status int, v any) {
-	b, err := marshal(v)
-	if err != nil {
-		writeError(w, http.StatusInternalServerError, err.Error())
-		return
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	_, _ = w.Write(b)
-}
-
-// writeError answers agno's error body {"detail": "..."}.
-func writeError(w http.ResponseWriter, status int, detail string) {
-	writeJSON(w, status, map[string]string{"detail": detail})
-}
-
-// validationItem is one item of FastAPI's 422 body (a pydantic error):
-// input echoes the bad value (null for a missing parameter), ctx the
-// constraint it broke (omitted when there is none, as pydantic does).
-type validationItem struct {
-	Type  string         `json:"type"`
-	Loc   []any          `json:"loc"`
-	Msg   string         `json:"msg"`
-	Input any            `json:"input"`
-	Ctx   map[string]any `json:"ctx,omitempty"`
-}
-
-// validationBody is FastAPI's 422 body.
-type validationBody struct {
-	Detail []validationItem `json:"detail"`
-}
-
-// writeValidation answers FastAPI's 422 with the given errors.
-func writeValidation(w http.ResponseWriter, items ...validationItem) {
-	writeJSON(w, http.StatusUnprocessableEntity, validationBody{Detail: items})
-}
-
 func locOf(loc []string) []any {
 	l := make([]any, len(loc))
 	for i, s := range loc {
@@ -405,55 +360,4 @@ func fieldError(w http.ResponseWriter, loc []string, msg, typ string) {
 // constraint.
 func fieldErrorInput(w http.ResponseWriter, loc []string, msg, typ string, input any, ctx map[string]any) {
 	writeValidation(w, validationItem{Type: typ, Loc: locOf(loc), Msg: msg, Input: input, Ctx: ctx})
-}
-
-// httpError carries a status for handler errors.
-type httpError struct {
-	status int
-	detail string
-}
-
-func (e *httpError) Error() string { return e.detail }
-
-func errStatus(status int, format string, a ...any) error {
-	return &httpError{status: status, detail: fmt.Sprintf(format, a...)}
-}
-
-// fail answers an error: an *httpError with its status, else 500.
-func fail(w http.ResponseWriter, err error) {
-	var he *httpError
-	if errors.As(err, &he) {
-		writeError(w, he.status, he.detail)
-		return
-	}
-	writeError(w, http.StatusInternalServerError, hidePaths(err))
-}
-
-// hidePaths is err's text with the server's file paths it carries (an
-// *fs.PathError's or *os.LinkError's, however wrapped) cut to their base
-// names: a client learns which file failed, not where the server keeps
-// its files.
-func hidePaths(err error) string {
-	text := err.Error()
-	cut := func(p string) {
-		if p != "" {
-			text = strings.ReplaceAll(text, p, filepath.Base(p))
-		}
-	}
-	for e := err; e != nil; {
-		var pe *fs.PathError
-		var le *os.LinkError
-		switch {
-		case errors.As(e, &pe):
-			cut(pe.Path)
-			e = pe.Err
-		case errors.As(e, &le):
-			cut(le.Old)
-			cut(le.New)
-			e = le.Err
-		default:
-			e = nil
-		}
-	}
-	return text
 }

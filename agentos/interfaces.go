@@ -69,7 +69,7 @@ func (o *OS) interfaceAPIRoutes() []apiRoute {
 func remoteRoutes(rows []apiRoute) []apiRoute {
 	var out []apiRoute
 	for _, rt := range rows {
-		if rt.Remote != "" && rt.open() {
+		if rt.Remote != "" && rt.IsOpen() {
 			out = append(out, rt)
 		}
 	}
@@ -80,7 +80,7 @@ func remoteRoutes(rows []apiRoute) []apiRoute {
 // its method.
 func remotePath(rows []apiRoute, r *http.Request) bool {
 	for _, rt := range rows {
-		if _, ok := matchPath(rt.path(), r); ok {
+		if _, ok := matchPath(rt.Path(), r); ok {
 			return true
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/agno-go/agno/agentos/internal/httpapi"
 	"log/slog"
 	"os"
 	"strings"
@@ -223,7 +224,7 @@ func (j *knowledgeJobs) run(kb *knowledgeBase, job *ingestJob, session string, r
 	in := job.input()
 	r, err := job.reader(kb.k.HTTPClient())
 	if err != nil {
-		j.failContent(kb, job.ContentID, hidePaths(err))
+		j.failContent(kb, job.ContentID, httpapi.HidePaths(err))
 		j.drop(session)
 		return
 	}
@@ -240,7 +241,7 @@ func (j *knowledgeJobs) run(kb *knowledgeBase, job *ingestJob, session string, r
 	}
 	switch {
 	case err != nil && len(got) == 0:
-		j.failContent(kb, job.ContentID, hidePaths(err))
+		j.failContent(kb, job.ContentID, httpapi.HidePaths(err))
 	case err != nil:
 		j.log.Warn("knowledge upload failed", "knowledge", kb.name, "content_id", job.ContentID, "error", err)
 	default:

@@ -22,6 +22,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/agno-go/agno/agentos/metricsapi"
 	"log/slog"
 	"net"
 	"net/http"
@@ -215,11 +216,12 @@ type OS struct {
 	// (Host.OnApproval).
 	approvalHooks []ApprovalHook
 
-	// The control plane (control.go), each nil without a DB.
+	// The control plane (control.go), each nil without a DB (metrics:
+	// made by New, started with a DB).
 	approvals  *approvalPlane
 	schedules  *schedulePlane
 	traces     *tracePlane
-	metrics    *metricsPlane
+	metrics    *metricsapi.Group
 	evals      *evalPlane
 	components *componentPlane
 
@@ -264,6 +266,7 @@ func New(cfg Config) (*OS, error) {
 		return nil, err
 	}
 	o := &OS{cfg: cfg, log: cfg.Logger, instantiated: time.Now().UTC(), eng: cfg.Runs}
+	o.metrics = metricsapi.New(groupHost{&Host{o: o}}, cfg.Metrics)
 	if o.eng == nil {
 		o.eng = runs.For(cfg.Store)
 		// A library engine has no lease: runs it left in flight are those

@@ -1,7 +1,6 @@
 package agentos
 
 import (
-	"cmp"
 	"net/http"
 	"net/url"
 	"strings"
@@ -11,53 +10,6 @@ import (
 // handler, access decision and documentation. The mux, /openapi.json and
 // /docs, and the key and JWT checks are all built from the rows, so a
 // route cannot be served without a decision on who may call it.
-
-// Access is a route's decision on who may call it. Exactly one field is
-// set (TestEveryRouteDecidesAccess): build it with Needs, Open or
-// CheckedBy.
-type Access struct {
-	// Scope is the agno scope a JWT must grant ("agents:run"): agno's
-	// get_default_scope_mappings for the route, first match
-	// (TestRouteScopesAreAgnos). A per-resource scope
-	// (agents:<id>:run) grants it for the path's resource.
-	Scope string
-	// Open says why the route needs no key or token at all.
-	Open string
-	// Check names what the handler checks itself; the middleware only
-	// wants a valid key or token.
-	Check string
-}
-
-// Needs is a route a JWT must grant scope for.
-func Needs(scope string) Access { return Access{Scope: scope} }
-
-// Open is a route that needs no key or token, for the reason why.
-func Open(why string) Access { return Access{Open: why} }
-
-// CheckedBy is a route whose handler checks access (the check names the
-// function that does); the middleware wants any valid key or token.
-func CheckedBy(check string) Access { return Access{Check: check} }
-
-// The package's own rows use the short names.
-var (
-	needs     = Needs
-	open      = Open
-	checkedBy = CheckedBy
-)
-
-// decided reports whether exactly one field of a is set.
-func (a Access) decided() bool {
-	n := 0
-	for _, f := range []string{a.Scope, a.Open, a.Check} {
-		if f != "" {
-			n++
-		}
-	}
-	return n == 1
-}
-
-// served is the ServeMux pattern serving rt.
-func (rt apiRoute) served() string { return cmp.Or(rt.Served, rt.Pattern) }
 
 // requiredScope is the scope r needs by the decision of rt, the row
 // serving it ("" for none; nil rt: no row takes r). HEAD runs the GET
@@ -69,7 +21,7 @@ func requiredScope(r *http.Request, rt *apiRoute) string {
 	if rt == nil {
 		return ""
 	}
-	if m := rt.method(); r.Method != m && !(r.Method == http.MethodHead && m == http.MethodGet) {
+	if m := rt.Method(); r.Method != m && !(r.Method == http.MethodHead && m == http.MethodGet) {
 		return ""
 	}
 	return rt.Access.Scope
@@ -106,7 +58,7 @@ func register(mux routeMux, rows []apiRoute) {
 func serveFirst(rows []apiRoute) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		for _, rt := range rows {
-			if vals, ok := matchPath(rt.path(), r); ok {
+			if vals, ok := matchPath(rt.Path(), r); ok {
 				for _, v := range vals {
 					r.SetPathValue(v[0], v[1])
 				}
@@ -149,7 +101,7 @@ func newRouteTable(rows []apiRoute) routeTable {
 	t := routeTable{}
 	for i := range rows {
 		rt := &rows[i]
-		t[rt.served()] = append(t[rt.served()], rt)
+		t[rt.MuxPattern()] = append(t[rt.MuxPattern()], rt)
 	}
 	return t
 }
@@ -164,7 +116,7 @@ func (t routeTable) row(pattern string, r *http.Request) *apiRoute {
 		return rows[0]
 	}
 	for _, rt := range rows {
-		if _, ok := matchPath(rt.path(), r); ok {
+		if _, ok := matchPath(rt.Path(), r); ok {
 			return rt
 		}
 	}

@@ -23,7 +23,7 @@ var apiRoutes = slices.Concat(new(OS).baseAPIRoutes(nil), new(OS).controlAPIRout
 // openPath reports whether a base route serves path with no key or
 // token.
 func openPath(path string) bool {
-	return slices.ContainsFunc(apiRoutes, func(rt apiRoute) bool { return rt.open() && openAPIPath(rt.path()) == path })
+	return slices.ContainsFunc(apiRoutes, func(rt apiRoute) bool { return rt.IsOpen() && openAPIPath(rt.Path()) == path })
 }
 
 // a2aRoutes registers the A2A interface's rows alone.
@@ -111,7 +111,7 @@ func TestEveryRouteDecidesAccess(t *testing.T) {
 	rows := o.routes(mux)
 	byPattern := map[string][]apiRoute{}
 	for _, rt := range rows {
-		byPattern[rt.served()] = append(byPattern[rt.served()], rt)
+		byPattern[rt.MuxPattern()] = append(byPattern[rt.MuxPattern()], rt)
 	}
 	kinds := map[string]int{}
 	var opened []string
@@ -121,7 +121,7 @@ func TestEveryRouteDecidesAccess(t *testing.T) {
 		}
 		for _, rt := range byPattern[p] {
 			switch a := rt.Access; {
-			case !a.decided():
+			case !a.Decided():
 				t.Errorf("%s has no access decision: give it exactly one of needs(scope), open(why) or checkedBy(check)", rt.Pattern)
 			case a.Scope != "":
 				kinds["scope"]++
@@ -163,17 +163,17 @@ func TestRouteScopesAreAgnos(t *testing.T) {
 	ids := []string{"x", "count", "current", "all", "content", "sources", "runs", "status", "configs", "cancel", "ws", "a%2Fruns%2Fb"}
 	checked := 0
 	for _, rt := range rows {
-		methods := []string{rt.method()}
-		if rt.method() == http.MethodGet {
+		methods := []string{rt.Method()}
+		if rt.Method() == http.MethodGet {
 			methods = append(methods, http.MethodHead)
 		}
 		for _, id := range ids {
-			path := openAPIPath(wildcard.ReplaceAllString(rt.path(), id))
+			path := openAPIPath(wildcard.ReplaceAllString(rt.Path(), id))
 			for _, method := range methods {
 				r := httptest.NewRequest(method, path, nil)
 				_, pattern := mux.Handler(r)
 				served := table.row(pattern, r)
-				if served != nil && served.open() {
+				if served != nil && served.IsOpen() {
 					continue // no token is checked
 				}
 				// HEAD needs its GET's scope: agno names no HEAD route
@@ -216,10 +216,10 @@ func TestRouteScopesEnforced(t *testing.T) {
 	}
 	var sendAs func(rt apiRoute, method, token string) *httptest.ResponseRecorder
 	send := func(rt apiRoute, token string) *httptest.ResponseRecorder {
-		return sendAs(rt, rt.method(), token)
+		return sendAs(rt, rt.Method(), token)
 	}
 	sendAs = func(rt apiRoute, method, token string) *httptest.ResponseRecorder {
-		req := httptest.NewRequest(method, openAPIPath(wildcard.ReplaceAllString(rt.path(), "x")), nil)
+		req := httptest.NewRequest(method, openAPIPath(wildcard.ReplaceAllString(rt.Path(), "x")), nil)
 		req.RemoteAddr = "127.0.0.1:40000"
 		if token != "" {
 			req.Header.Set("Authorization", "Bearer "+token)
@@ -238,17 +238,17 @@ func TestRouteScopesEnforced(t *testing.T) {
 				t.Errorf("%s with only %s: %d %s", rt.Pattern, a.Scope, rec.Code, rec.Body)
 			}
 			others := slices.DeleteFunc(slices.Clone(all), func(s string) bool { return s == a.Scope })
-			if typ, id := auth.ResourceOf(rt.path()); typ != "" && id == "" && rt.method() == http.MethodGet {
+			if typ, id := auth.ResourceOf(rt.Path()); typ != "" && id == "" && rt.Method() == http.MethodGet {
 				// agno lists what a token may read or run.
 				others = slices.DeleteFunc(others, func(s string) bool { return s == typ+":run" })
 			}
 			if rec := send(rt, a2aToken(t, "alice", others...)); rec.Code != http.StatusForbidden || rec.Body.String() != refusal {
 				t.Errorf("%s without %s: %d %s, want 403 %s", rt.Pattern, a.Scope, rec.Code, rec.Body, refusal)
 			}
-			if rt.method() == http.MethodGet {
+			if rt.Method() == http.MethodGet {
 				heads++
 				if rec := sendAs(rt, http.MethodHead, a2aToken(t, "alice", others...)); rec.Code != http.StatusForbidden {
-					t.Errorf("HEAD %s without %s: %d, want 403", rt.path(), a.Scope, rec.Code)
+					t.Errorf("HEAD %s without %s: %d, want 403", rt.Path(), a.Scope, rec.Code)
 				}
 			}
 		case a.Check != "":

@@ -596,14 +596,14 @@ func (o *OS) scheduleRights(ctx context.Context, c *caller, endpoint, method str
 	}
 	m := schedule.RunEndpoint.FindStringSubmatch(endpoint)
 	if m == nil || strings.ToUpper(method) != http.MethodPost {
-		return &httpError{http.StatusForbidden, "Only admins can schedule an endpoint that is not a run endpoint"}
+		return &httpError{Status: http.StatusForbidden, Detail: "Only admins can schedule an endpoint that is not a run endpoint"}
 	}
 	scope := m[1] + ":run"
 	if !o.verifier.Allowed(c.Scopes, []string{scope}, m[1], m[2]) {
-		return &httpError{http.StatusForbidden, "Insufficient permissions. Required scope(s): " + scope}
+		return &httpError{Status: http.StatusForbidden, Detail: "Insufficient permissions. Required scope(s): " + scope}
 	}
 	if sid, _ := payload["session_id"].(string); sid != "" && c.Isolated && !o.sessionOpenTo(ctx, sid, c.UserID) {
-		return &httpError{http.StatusNotFound, "Session not found: payload.session_id names a session of another user"}
+		return &httpError{Status: http.StatusNotFound, Detail: "Session not found: payload.session_id names a session of another user"}
 	}
 	return nil
 }
@@ -611,7 +611,7 @@ func (o *OS) scheduleRights(ctx context.Context, c *caller, endpoint, method str
 // maySchedule answers scheduleRights' refusal for the request's caller.
 func (o *OS) maySchedule(w http.ResponseWriter, r *http.Request, endpoint, method string, payload map[string]any) bool {
 	if err := o.scheduleRights(r.Context(), callerOf(r.Context()), endpoint, method, payload); err != nil {
-		writeError(w, err.status, err.detail)
+		writeError(w, err.Status, err.Detail)
 		return false
 	}
 	return true

@@ -375,15 +375,6 @@ func typeError(t reflect.Type) (msg, typ string) {
 
 // ---- response helpers ----
 
-// isoSeconds renders epoch seconds as pydantic renders a UTC datetime; 0 is
-// None.
-func isoSeconds(sec int64) any {
-	if sec == 0 {
-		return nil
-	}
-	return time.Unix(sec, 0).UTC().Format("2006-01-02T15:04:05Z")
-}
-
 // withoutNone drops None fields (FastAPI's response_model_exclude_none).
 func withoutNone(m map[string]any) map[string]any {
 	for k, v := range m {
@@ -915,8 +906,8 @@ func (o *OS) handleListSessions(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		// agno answers every database-selection error of this route as 404.
 		var he *httpError
-		if errors.As(err, &he) && he.status != http.StatusServiceUnavailable {
-			err = &httpError{status: http.StatusNotFound, detail: he.detail}
+		if errors.As(err, &he) && he.Status != http.StatusServiceUnavailable {
+			err = &httpError{Status: http.StatusNotFound, Detail: he.Detail}
 		}
 		fail(w, err)
 		return

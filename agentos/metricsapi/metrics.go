@@ -1,32 +1,58 @@
-package agentos
+// Package metricsapi is the Metrics route group of AgentOS: agno's
+// /metrics routes over package dailymetrics (agno_metrics, computed from
+// the OS store's sessions and runs) and their background refresh. It
+// builds on the core (agentos/internal/httpapi) and on Host, what it
+// needs of the OS; agentos serves its rows.
+package metricsapi
 
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"strconv"
 	"sync"
 	"time"
 
+	"github.com/agno-go/agno/agentos/internal/httpapi"
 	"github.com/agno-go/agno/dailymetrics"
+	"github.com/agno-go/agno/storage"
+	"github.com/agno-go/agno/storage/sqldb"
 )
 
-// DefaultMetricsRefreshInterval is how often AgentOS recomputes the daily
+// DefaultRefreshInterval is how often AgentOS recomputes the daily
 // metrics in the background (agno recomputes them only on POST
 // /metrics/refresh). Every replica may do it: the upsert is idempotent.
-const DefaultMetricsRefreshInterval = 15 * time.Minute
+const DefaultRefreshInterval = 15 * time.Minute
 
-// MetricsConfig configures the daily metrics.
-type MetricsConfig struct {
+// Config configures the daily metrics.
+type Config struct {
 	// RefreshInterval is how often they are recomputed in the background
-	// (0: DefaultMetricsRefreshInterval; negative: never, only on POST
+	// (0: DefaultRefreshInterval; negative: never, only on POST
 	// /metrics/refresh).
 	RefreshInterval time.Duration
 }
 
-// metricsPlane is the metrics part of the control plane: agno_metrics,
-// computed from the OS store's sessions and runs.
-type metricsPlane struct {
+// Host is what the group needs of the OS.
+type Host interface {
+	// DB holds agno_metrics.
+	DB() *sqldb.DB
+	// Store is the store whose sessions and runs are counted (nil:
+	// nothing to count, the routes answer 503).
+	Store() storage.Store
+	Logger() *slog.Logger
+	// DataStore resolves the database a data route of feature names by
+	// db_id and table (agno's get_db); its error is answered as it is
+	// (httpapi.Fail).
+	DataStore(r *http.Request, feature, table string) (storage.Store, error)
+}
+
+// Group is the metrics part of the control plane: New, then Routes,
+// Start and Stop.
+type Group struct {
+	host Host
+	cfg  Config
+	// store is nil until Start, and without a Host store.
 	store *dailymetrics.Store
 	// stop ends the background refresh; done closes when it has.
 	stop context.CancelFunc
@@ -34,63 +60,68 @@ type metricsPlane struct {
 	once sync.Once
 }
 
-// metricsAPIRoutes are agno's /metrics routes (tag Metrics).
-func (o *OS) metricsAPIRoutes() []apiRoute {
-	dates := []apiParam{
+// New is the group serving h's metrics.
+func New(h Host, cfg Config) *Group { return &Group{host: h, cfg: cfg} }
+
+// Routes are agno's /metrics routes (tag Metrics).
+func (g *Group) Routes() []httpapi.Route {
+	dates := []httpapi.Param{
 		{Name: "starting_date", Type: "string", Desc: "Starting date for metrics range (YYYY-MM-DD format)"},
 		{Name: "ending_date", Type: "string", Desc: "Ending date for metrics range (YYYY-MM-DD format)"},
 	}
-	return []apiRoute{
-		{Pattern: "GET /metrics", Handler: o.handleGetMetrics, Access: needs("metrics:read"), Tag: "Metrics", Summary: "Get AgentOS Metrics",
+	return []httpapi.Route{
+		{Pattern: "GET /metrics", Handler: g.handleGetMetrics, Access: httpapi.Needs("metrics:read"), Tag: "Metrics", Summary: "Get AgentOS Metrics",
 			Desc:  "Daily aggregated metrics (runs and sessions per agent/team/workflow, users, tokens, runs per model) for a date range, both ends inclusive; all days without one.",
-			Query: append(dates, pDBQ, pTableQ),
+			Query: append(dates, httpapi.DBQuery, httpapi.TableQuery),
 			Result: "{metrics: [DayAggregatedMetrics{id, agent_runs_count, agent_sessions_count, team_runs_count, team_sessions_count, " +
 				"workflow_runs_count, workflow_sessions_count, users_count, token_metrics, model_metrics, date, created_at, updated_at}], updated_at}"},
-		{Pattern: "POST /metrics/refresh", Handler: o.handleRefreshMetrics, Access: needs("metrics:write"), Tag: "Metrics", Summary: "Refresh Metrics",
+		{Pattern: "POST /metrics/refresh", Handler: g.handleRefreshMetrics, Access: httpapi.Needs("metrics:write"), Tag: "Metrics", Summary: "Refresh Metrics",
 			Desc:   "Recompute the daily metrics from the stored sessions and runs: the days after the last completed one, through today.",
-			Query:  []apiParam{pDBQ, pTableQ},
+			Query:  []httpapi.Param{httpapi.DBQuery, httpapi.TableQuery},
 			Result: "[DayAggregatedMetrics] of the days recomputed"},
 	}
 }
 
-func (o *OS) startMetrics() error {
-	if o.cfg.Store == nil {
+// Start opens agno_metrics and starts the background refresh.
+func (g *Group) Start() error {
+	sessions := g.host.Store()
+	if sessions == nil {
 		return nil // nothing to count: the routes answer 503
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	st, err := dailymetrics.New(ctx, dailymetrics.Config{DB: o.cfg.DB, Sessions: o.cfg.Store})
+	st, err := dailymetrics.New(ctx, dailymetrics.Config{DB: g.host.DB(), Sessions: sessions})
 	if err != nil {
 		return fmt.Errorf("agentos: metrics: %w", err)
 	}
-	p := &metricsPlane{store: st, done: make(chan struct{})}
+	g.store, g.done = st, make(chan struct{})
 	var bg context.Context
-	bg, p.stop = context.WithCancel(context.Background())
-	every := DefaultMetricsRefreshInterval
-	switch d := o.cfg.Metrics.RefreshInterval; {
+	bg, g.stop = context.WithCancel(context.Background())
+	every := DefaultRefreshInterval
+	switch d := g.cfg.RefreshInterval; {
 	case d < 0:
 		every = 0
 	case d > 0:
 		every = d
 	}
-	go p.refreshEvery(bg, every, o)
-	o.metrics = p
+	go g.refreshEvery(bg, every)
 	return nil
 }
 
-func (o *OS) stopMetrics() {
-	if o.metrics == nil {
+// Stop ends the background refresh and waits for it.
+func (g *Group) Stop() {
+	if g.stop == nil {
 		return
 	}
-	o.metrics.once.Do(func() {
-		o.metrics.stop()
-		<-o.metrics.done
+	g.once.Do(func() {
+		g.stop()
+		<-g.done
 	})
 }
 
 // refreshEvery recomputes the metrics every interval until ctx ends.
-func (p *metricsPlane) refreshEvery(ctx context.Context, interval time.Duration, o *OS) {
-	defer close(p.done)
+func (g *Group) refreshEvery(ctx context.Context, interval time.Duration) {
+	defer close(g.done)
 	if interval <= 0 {
 		return
 	}
@@ -101,8 +132,8 @@ func (p *metricsPlane) refreshEvery(ctx context.Context, interval time.Duration,
 		case <-ctx.Done():
 			return
 		case <-t.C:
-			if _, err := p.store.Refresh(ctx); err != nil && ctx.Err() == nil {
-				o.log.Warn("agentos: background metrics refresh failed", "error", err)
+			if _, err := g.store.Refresh(ctx); err != nil && ctx.Err() == nil {
+				g.host.Logger().Warn("agentos: background metrics refresh failed", "error", err)
 			}
 		}
 	}
@@ -149,21 +180,21 @@ func dayResponses(days []dailymetrics.Day) []dayAggregatedMetrics {
 }
 
 // metricsStore resolves db_id and table for the metrics routes.
-func (o *OS) metricsStore(r *http.Request) (*dailymetrics.Store, error) {
-	if _, err := o.dataStore(r, "Metrics", dailymetrics.Table); err != nil {
+func (g *Group) metricsStore(r *http.Request) (*dailymetrics.Store, error) {
+	if _, err := g.host.DataStore(r, "Metrics", dailymetrics.Table); err != nil {
 		return nil, err
 	}
-	if o.metrics == nil {
-		return nil, errStatus(http.StatusServiceUnavailable, "Metrics not available: pass a `db` to AgentOS to enable this feature.")
+	if g.store == nil {
+		return nil, httpapi.ErrStatus(http.StatusServiceUnavailable, "Metrics not available: pass a `db` to AgentOS to enable this feature.")
 	}
-	return o.metrics.store, nil
+	return g.store, nil
 }
 
-func (o *OS) handleGetMetrics(w http.ResponseWriter, r *http.Request) {
+func (g *Group) handleGetMetrics(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	// FastAPI validates every parameter before the handler runs and
 	// reports all the bad ones.
-	var bad []validationItem
+	var bad []httpapi.ValidationItem
 	var dates [2]time.Time
 	for i, name := range []string{"starting_date", "ending_date"} {
 		if !q.Has(name) {
@@ -177,44 +208,44 @@ func (o *OS) handleGetMetrics(w http.ResponseWriter, r *http.Request) {
 		dates[i] = d
 	}
 	if len(bad) > 0 {
-		writeValidation(w, bad...)
+		httpapi.WriteValidation(w, bad...)
 		return
 	}
-	st, err := o.metricsStore(r)
+	st, err := g.metricsStore(r)
 	if err != nil {
-		fail(w, err)
+		httpapi.Fail(w, err)
 		return
 	}
 	days, latest, err := st.List(r.Context(), dates[0], dates[1])
 	if err != nil {
-		writeError(w, http.StatusInternalServerError, "Error getting metrics: "+err.Error())
+		httpapi.WriteError(w, http.StatusInternalServerError, "Error getting metrics: "+err.Error())
 		return
 	}
-	writeJSON(w, http.StatusOK, metricsResponse{Metrics: dayResponses(days), UpdatedAt: isoSeconds(latest)})
+	httpapi.WriteJSON(w, http.StatusOK, metricsResponse{Metrics: dayResponses(days), UpdatedAt: httpapi.IsoSeconds(latest)})
 }
 
-func (o *OS) handleRefreshMetrics(w http.ResponseWriter, r *http.Request) {
-	st, err := o.metricsStore(r)
+func (g *Group) handleRefreshMetrics(w http.ResponseWriter, r *http.Request) {
+	st, err := g.metricsStore(r)
 	if err != nil {
-		fail(w, err)
+		httpapi.Fail(w, err)
 		return
 	}
 	days, err := st.Refresh(r.Context())
 	if err != nil {
-		writeError(w, http.StatusInternalServerError, "Error refreshing metrics: "+err.Error())
+		httpapi.WriteError(w, http.StatusInternalServerError, "Error refreshing metrics: "+err.Error())
 		return
 	}
-	writeJSON(w, http.StatusOK, dayResponses(days))
+	httpapi.WriteJSON(w, http.StatusOK, dayResponses(days))
 }
 
 // queryDate validates a date query parameter as pydantic does for a
 // `date` (lax): YYYY-MM-DD, or a datetime or unix timestamp at exactly
 // 00:00; other input gets pydantic's error naming the fault.
-func queryDate(name, s string) (time.Time, *validationItem) {
-	reject := func(typ, msg string) (time.Time, *validationItem) {
-		return time.Time{}, &validationItem{Type: typ, Loc: []any{"query", name}, Msg: msg, Input: s}
+func queryDate(name, s string) (time.Time, *httpapi.ValidationItem) {
+	reject := func(typ, msg string) (time.Time, *httpapi.ValidationItem) {
+		return time.Time{}, &httpapi.ValidationItem{Type: typ, Loc: []any{"query", name}, Msg: msg, Input: s}
 	}
-	inexact := func() (time.Time, *validationItem) {
+	inexact := func() (time.Time, *httpapi.ValidationItem) {
 		return reject("date_from_datetime_inexact", "Datetimes provided to dates should have zero time - e.g. be exact dates")
 	}
 	if n, err := strconv.ParseFloat(s, 64); err == nil && s != "" && (s[0] == '-' || s[0] == '+' || (s[0] >= '0' && s[0] <= '9')) {

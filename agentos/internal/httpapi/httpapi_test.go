@@ -1,4 +1,4 @@
-package agentos
+package httpapi
 
 import (
 	"fmt"
@@ -13,15 +13,15 @@ func TestHidePaths(t *testing.T) {
 	dir := t.TempDir()
 	_, err := os.Open(filepath.Join(dir, "spool", "upload-1"))
 	wrapped := fmt.Errorf("knowledge: read the upload: %w", err)
-	got := hidePaths(wrapped)
+	got := HidePaths(wrapped)
 	if strings.Contains(got, dir) || !strings.Contains(got, "open upload-1: no such file or directory") || !strings.HasPrefix(got, "knowledge: read the upload:") {
-		t.Fatalf("hidePaths: %q", got)
+		t.Fatalf("HidePaths: %q", got)
 	}
-	if got := hidePaths(fmt.Errorf("plain")); got != "plain" {
+	if got := HidePaths(fmt.Errorf("plain")); got != "plain" {
 		t.Fatalf("no path: %q", got)
 	}
 	err = os.Rename(filepath.Join(dir, "a"), filepath.Join(dir, "b"))
-	if got := hidePaths(err); strings.Contains(got, dir) {
+	if got := HidePaths(err); strings.Contains(got, dir) {
 		t.Fatalf("link error: %q", got)
 	}
 }

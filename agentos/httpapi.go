@@ -1,0 +1,56 @@
+package agentos
+
+import "github.com/agno-go/agno/agentos/internal/httpapi"
+
+// The route row and agno's answer shapes live in the core every route
+// group builds on (agentos/internal/httpapi); these are the package's
+// names for them.
+
+// Param is one documented parameter of a Route: a query parameter or a
+// field of a form or JSON body.
+type Param = httpapi.Param
+
+// Route is one route, declared once: the mux serves Handler under
+// Pattern, the key and JWT checks apply Access (route.go), and the rest
+// documents it in /openapi.json and /docs. An Interface declares its
+// routes as rows too.
+type Route = httpapi.Route
+
+// Access is a route's decision on who may call it. Exactly one field is
+// set (TestEveryRouteDecidesAccess): build it with Needs, Open or
+// CheckedBy.
+type Access = httpapi.Access
+
+// Needs is a route a JWT must grant scope for.
+func Needs(scope string) Access { return httpapi.Needs(scope) }
+
+// Open is a route that needs no key or token, for the reason why.
+func Open(why string) Access { return httpapi.Open(why) }
+
+// CheckedBy is a route whose handler checks access (the check names the
+// function that does); the middleware wants any valid key or token.
+func CheckedBy(check string) Access { return httpapi.CheckedBy(check) }
+
+type (
+	apiParam       = Param
+	apiRoute       = Route
+	validationItem = httpapi.ValidationItem
+	httpError      = httpapi.StatusError
+)
+
+// The package's own rows use the short names.
+var (
+	needs     = Needs
+	open      = Open
+	checkedBy = CheckedBy
+)
+
+var (
+	marshal         = httpapi.Marshal
+	writeJSON       = httpapi.WriteJSON
+	writeError      = httpapi.WriteError
+	writeValidation = httpapi.WriteValidation
+	errStatus       = httpapi.ErrStatus
+	fail            = httpapi.Fail
+	isoSeconds      = httpapi.IsoSeconds
+)
