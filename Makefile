@@ -7,7 +7,7 @@ GO ?= go
 
 ## test: install test dependencies, then run every test with the race detector.
 test: test-deps
-	$(GO) test -race -count=1 ./...
+	$(GO) test -race -count=1 -timeout 20m ./...
 
 ## test-deps: what the tests need beyond Go modules: the npm packages pinned
 ## in each testdata package.json (the MCP reference server, the MCP, A2A and
