@@ -659,16 +659,16 @@ func (o *OS) handleResolveApproval(w http.ResponseWriter, r *http.Request) {
 	}
 	var status, by string
 	var data map[string]any
-	if !b.require("status", &status) {
+	if !b.Require("status", &status) {
 		return
 	}
 	if status != string(approval.StatusApproved) && status != string(approval.StatusRejected) {
-		b.rejectCtx([]string{"status"}, "String should match pattern '"+resolvePattern+"'", "string_pattern_mismatch", map[string]any{"pattern": resolvePattern})
+		b.RejectCtx([]string{"status"}, "String should match pattern '"+resolvePattern+"'", "string_pattern_mismatch", map[string]any{"pattern": resolvePattern})
 		return
 	}
-	b.get("resolved_by", &by)
-	b.get("resolution_data", &data)
-	if b.bad {
+	b.Get("resolved_by", &by)
+	b.Get("resolution_data", &data)
+	if b.Bad {
 		return
 	}
 	if c := callerOf(r.Context()); c != nil && c.UserID != "" {

@@ -343,7 +343,7 @@ func mayChange(w http.ResponseWriter, r *http.Request, c *component.Component) b
 
 // actFor records that the component acts for the request's caller.
 func (o *OS) actFor(w http.ResponseWriter, r *http.Request, id string) bool {
-	if _, err := o.components.store.SetPrincipal(r.Context(), id, principalOf(r.Context()).encode()); err != nil {
+	if _, err := o.components.store.SetPrincipal(r.Context(), id, principalOf(r.Context()).Encode()); err != nil {
 		componentFail(w, err)
 		return false
 	}
@@ -569,14 +569,14 @@ var componentTypes = []string{string(component.Agent), string(component.Team), s
 func readComponentType(b *jsonBody, required bool) (component.Type, bool) {
 	var s string
 	if required {
-		if !b.require("component_type", &s) {
+		if !b.Require("component_type", &s) {
 			return "", false
 		}
-	} else if !b.get("component_type", &s) {
-		return "", !b.bad
+	} else if !b.Get("component_type", &s) {
+		return "", !b.Bad
 	}
 	if !slices.Contains(componentTypes, s) {
-		b.rejectCtx([]string{"component_type"}, "Input should be "+quoteChoices(componentTypes), "enum", map[string]any{"expected": quoteChoices(componentTypes)})
+		b.RejectCtx([]string{"component_type"}, "Input should be "+quoteChoices(componentTypes), "enum", map[string]any{"expected": quoteChoices(componentTypes)})
 		return "", false
 	}
 	return component.Type(s), true
@@ -585,15 +585,15 @@ func readComponentType(b *jsonBody, required bool) (component.Type, bool) {
 // readLinks reads the links list.
 func readLinks(b *jsonBody) (*[]component.Link, bool) {
 	var raw []map[string]any
-	if !b.get("links", &raw) {
-		return nil, !b.bad
+	if !b.Get("links", &raw) {
+		return nil, !b.Bad
 	}
 	links := make([]component.Link, 0, len(raw))
 	for i, m := range raw {
 		buf, _ := json.Marshal(m)
 		var l component.Link
 		if err := json.Unmarshal(buf, &l); err != nil {
-			b.reject([]string{"links", strconv.Itoa(i)}, "Input should be a link {link_kind, link_key, child_component_id, child_version, position, meta}: "+err.Error(), "value_error")
+			b.Reject([]string{"links", strconv.Itoa(i)}, "Input should be a link {link_kind, link_key, child_component_id, child_version, position, meta}: "+err.Error(), "value_error")
 			return nil, false
 		}
 		links = append(links, l)
@@ -614,10 +614,10 @@ func pathVersion(w http.ResponseWriter, r *http.Request) (int, bool) {
 func (o *OS) handleListComponents(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	q := newQueryParams(w, r)
-	typ := q.enum("component_type", "", componentTypes...)
-	page := q.integer("page", 1, 1, 0)
-	limit := q.integer("limit", 20, 1, 100)
-	if q.bad {
+	typ := q.Enum("component_type", "", componentTypes...)
+	page := q.Int("page", 1, 1, 0)
+	limit := q.Int("limit", 20, 1, 100)
+	if q.Bad {
 		return
 	}
 	all, _, err := o.components.store.List(r.Context(), component.ListQuery{Type: component.Type(typ)})
@@ -649,27 +649,27 @@ func (o *OS) handleCreateComponent(w http.ResponseWriter, r *http.Request) {
 	}
 	var p component.CreateParams
 	var name string
-	b.require("name", &name)
+	b.Require("name", &name)
 	var id string
-	b.get("component_id", &id)
+	b.Get("component_id", &id)
 	typ, _ := readComponentType(b, true)
 	var desc, label, notes string
-	if b.get("description", &desc) {
+	if b.Get("description", &desc) {
 		p.Description = &desc
 	}
-	b.get("metadata", &p.Metadata)
-	b.get("config", &p.Config)
-	if b.get("label", &label) {
+	b.Get("metadata", &p.Metadata)
+	b.Get("config", &p.Config)
+	if b.Get("label", &label) {
 		p.Label = &label
 	}
 	p.Stage = component.StageDraft
-	b.get("stage", &p.Stage)
-	if b.get("notes", &notes) {
+	b.Get("stage", &p.Stage)
+	if b.Get("notes", &notes) {
 		p.Notes = &notes
 	}
 	p.SetCurrent = true
-	b.get("set_current", &p.SetCurrent)
-	if b.bad {
+	b.Get("set_current", &p.SetCurrent)
+	if b.Bad {
 		return
 	}
 	if id == "" {
@@ -700,7 +700,7 @@ func (o *OS) handleCreateComponent(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, fmt.Sprintf("component_id %s differs only in case from the %s %s already served; choose another component_id", id, typ, taken))
 		return
 	}
-	p.CreatedBy, p.Principal = callerUser(r.Context()), principalOf(r.Context()).encode()
+	p.CreatedBy, p.Principal = callerUser(r.Context()), principalOf(r.Context()).Encode()
 	if _, err := o.components.store.Get(r.Context(), id); err == nil {
 		writeError(w, http.StatusBadRequest, fmt.Sprintf("Component %s already exists", id))
 		return
@@ -736,16 +736,16 @@ func (o *OS) handleUpdateComponent(w http.ResponseWriter, r *http.Request) {
 	var u component.Update
 	var name, desc, typ string
 	var current int
-	if b.get("name", &name) {
+	if b.Get("name", &name) {
 		u.Name = &name
 	}
-	if b.get("description", &desc) {
+	if b.Get("description", &desc) {
 		u.Description = &desc
 	}
-	setType := b.get("component_type", &typ)
-	b.get("metadata", &u.Metadata)
-	setCurrent := b.get("current_version", &current)
-	if b.bad {
+	setType := b.Get("component_type", &typ)
+	b.Get("metadata", &u.Metadata)
+	setCurrent := b.Get("current_version", &current)
+	if b.Bad {
 		return
 	}
 	ctx := r.Context()
@@ -889,16 +889,16 @@ func (o *OS) handleCreateConfig(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var p component.ConfigParams
-	b.require("config", &p.Config)
+	b.Require("config", &p.Config)
 	var version int
-	b.get("version", &version) // agno numbers versions itself
+	b.Get("version", &version) // agno numbers versions itself
 	var label, notes string
-	if b.get("label", &label) {
+	if b.Get("label", &label) {
 		p.Label = &label
 	}
 	p.Stage = component.StageDraft
-	b.get("stage", &p.Stage)
-	if b.get("notes", &notes) {
+	b.Get("stage", &p.Stage)
+	if b.Get("notes", &notes) {
 		p.Notes = &notes
 	}
 	links, _ := readLinks(b)
@@ -906,8 +906,8 @@ func (o *OS) handleCreateConfig(w http.ResponseWriter, r *http.Request) {
 		p.Links = *links
 	}
 	p.SetCurrent = true
-	b.get("set_current", &p.SetCurrent)
-	if b.bad {
+	b.Get("set_current", &p.SetCurrent)
+	if b.Bad {
 		return
 	}
 	c, err := o.components.store.Get(r.Context(), id)
@@ -982,19 +982,19 @@ func (o *OS) handleUpdateConfig(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var u component.ConfigUpdate
-	b.get("config", &u.Config)
+	b.Get("config", &u.Config)
 	var label, stage, notes string
-	if b.get("label", &label) {
+	if b.Get("label", &label) {
 		u.Label = &label
 	}
-	if b.get("stage", &stage) {
+	if b.Get("stage", &stage) {
 		u.Stage = &stage
 	}
-	if b.get("notes", &notes) {
+	if b.Get("notes", &notes) {
 		u.Notes = &notes
 	}
 	u.Links, _ = readLinks(b)
-	if b.bad {
+	if b.Bad {
 		return
 	}
 	ctx := r.Context()

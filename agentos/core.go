@@ -571,13 +571,6 @@ type modelEntry struct {
 	Provider *string `json:"provider"`
 }
 
-func nullString(s string) *string {
-	if s == "" {
-		return nil
-	}
-	return &s
-}
-
 func (o *OS) handleModels(w http.ResponseWriter, _ *http.Request) {
 	out := []modelEntry{}
 	for _, m := range o.models() {

@@ -3,7 +3,6 @@ package agentos
 import (
 	"cmp"
 	"fmt"
-	"github.com/agno-go/agno/agentos/internal/httpapi"
 	"html"
 	"io"
 	"net/http"
@@ -13,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/agno-go/agno/agentos/internal/httpapi"
 )
 
 // Reusable parameters.

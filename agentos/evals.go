@@ -122,17 +122,17 @@ func evalTypeNames() []string {
 func (o *OS) handleListEvalRuns(w http.ResponseWriter, r *http.Request) {
 	p := newQueryParams(w, r)
 	q := eval.Query{
-		AgentID:    p.str("agent_id"),
-		TeamID:     p.str("team_id"),
-		WorkflowID: p.str("workflow_id"),
-		ModelID:    p.str("model_id"),
-		Component:  eval.ComponentType(p.enum("type", "", evalComponentTypes...)),
-		Limit:      p.integer("limit", 20, 1, maxPageLimit),
-		Page:       p.integer("page", 1, 0, 0),
-		SortBy:     p.str("sort_by"),
-		SortOrder:  p.enum("sort_order", "desc", "asc", "desc"),
+		AgentID:    p.Str("agent_id"),
+		TeamID:     p.Str("team_id"),
+		WorkflowID: p.Str("workflow_id"),
+		ModelID:    p.Str("model_id"),
+		Component:  eval.ComponentType(p.Enum("type", "", evalComponentTypes...)),
+		Limit:      p.Int("limit", 20, 1, maxPageLimit),
+		Page:       p.Int("page", 1, 0, 0),
+		SortBy:     p.Str("sort_by"),
+		SortOrder:  p.Enum("sort_order", "desc", "asc", "desc"),
 	}
-	if p.bad {
+	if p.Bad {
 		return
 	}
 	if q.SortBy == "" {
@@ -143,7 +143,7 @@ func (o *OS) handleListEvalRuns(w http.ResponseWriter, r *http.Request) {
 	}
 	// eval_types is agno's comma-separated filter, answered with its own
 	// 422 text.
-	if s := p.str("eval_types"); s != "" {
+	if s := p.Str("eval_types"); s != "" {
 		for _, item := range strings.Split(s, ",") {
 			t := eval.Type(strings.TrimSpace(item))
 			if !t.Valid() {
@@ -201,16 +201,16 @@ func (o *OS) handleRenameEvalRun(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var name string
-	b.require("name", &name)
-	if b.bad {
+	b.Require("name", &name)
+	if b.Bad {
 		return
 	}
 	switch n := utf8.RuneCountInString(name); {
 	case n < 1:
-		b.rejectCtx([]string{"name"}, "String should have at least 1 character", "string_too_short", map[string]any{"min_length": 1})
+		b.RejectCtx([]string{"name"}, "String should have at least 1 character", "string_too_short", map[string]any{"min_length": 1})
 		return
 	case n > 255:
-		b.rejectCtx([]string{"name"}, "String should have at most 255 characters", "string_too_long", map[string]any{"max_length": 255})
+		b.RejectCtx([]string{"name"}, "String should have at most 255 characters", "string_too_long", map[string]any{"max_length": 255})
 		return
 	}
 	st, err := o.evalStore(r)
@@ -253,12 +253,12 @@ func (o *OS) handleDeleteEvalRuns(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var ids []string
-	b.require("eval_run_ids", &ids)
-	if b.bad {
+	b.Require("eval_run_ids", &ids)
+	if b.Bad {
 		return
 	}
 	if len(ids) == 0 {
-		b.rejectCtx([]string{"eval_run_ids"}, "List should have at least 1 item after validation, not 0", "too_short",
+		b.RejectCtx([]string{"eval_run_ids"}, "List should have at least 1 item after validation, not 0", "too_short",
 			map[string]any{"field_type": "List", "min_length": 1, "actual_length": 0})
 		return
 	}
@@ -299,14 +299,14 @@ type evalRunInput struct {
 
 // evalIntField reads an optional integer within [lo, hi].
 func evalIntField(b *jsonBody, name string, dst *int, lo, hi int) {
-	if !b.get(name, dst) {
+	if !b.Get(name, dst) {
 		return
 	}
 	switch {
 	case *dst < lo:
-		b.rejectCtx([]string{name}, fmt.Sprintf("Input should be greater than or equal to %d", lo), "greater_than_equal", map[string]any{"ge": lo})
+		b.RejectCtx([]string{name}, fmt.Sprintf("Input should be greater than or equal to %d", lo), "greater_than_equal", map[string]any{"ge": lo})
 	case *dst > hi:
-		b.rejectCtx([]string{name}, fmt.Sprintf("Input should be less than or equal to %d", hi), "less_than_equal", map[string]any{"le": hi})
+		b.RejectCtx([]string{name}, fmt.Sprintf("Input should be less than or equal to %d", hi), "less_than_equal", map[string]any{"le": hi})
 	}
 }
 
@@ -318,39 +318,39 @@ func readEvalRunInput(w http.ResponseWriter, r *http.Request) (*evalRunInput, bo
 		return nil, false
 	}
 	in := evalRunInput{NumIterations: 1, Threshold: 7, ScoringStrategy: eval.ScoringBinary}
-	b.get("agent_id", &in.AgentID)
-	b.get("team_id", &in.TeamID)
+	b.Get("agent_id", &in.AgentID)
+	b.Get("team_id", &in.TeamID)
 	var modelID, provider string
-	if b.get("model_id", &modelID) {
+	if b.Get("model_id", &modelID) {
 		in.ModelID = &modelID
 	}
-	if b.get("model_provider", &provider) {
+	if b.Get("model_provider", &provider) {
 		in.ModelProvider = &provider
 	}
 	var typ string
-	if b.require("eval_type", &typ) && !eval.Type(typ).Valid() {
+	if b.Require("eval_type", &typ) && !eval.Type(typ).Valid() {
 		choices := quoteChoices(evalTypeNames())
-		b.rejectCtx([]string{"eval_type"}, "Input should be "+choices, "enum", map[string]any{"expected": choices})
+		b.RejectCtx([]string{"eval_type"}, "Input should be "+choices, "enum", map[string]any{"expected": choices})
 	}
 	in.EvalType = eval.Type(typ)
-	if b.require("input", &in.Input) && in.Input == "" {
-		b.rejectCtx([]string{"input"}, "String should have at least 1 character", "string_too_short", map[string]any{"min_length": 1})
+	if b.Require("input", &in.Input) && in.Input == "" {
+		b.RejectCtx([]string{"input"}, "String should have at least 1 character", "string_too_short", map[string]any{"min_length": 1})
 	}
-	b.get("additional_guidelines", &in.AdditionalGuidelines)
-	b.get("additional_context", &in.AdditionalContext)
+	b.Get("additional_guidelines", &in.AdditionalGuidelines)
+	b.Get("additional_context", &in.AdditionalContext)
 	evalIntField(b, "num_iterations", &in.NumIterations, 1, 100)
-	b.get("name", &in.Name)
-	b.get("expected_output", &in.ExpectedOutput)
-	b.get("criteria", &in.Criteria)
-	if b.get("scoring_strategy", &in.ScoringStrategy) && in.ScoringStrategy != eval.ScoringNumeric && in.ScoringStrategy != eval.ScoringBinary {
-		b.rejectCtx([]string{"scoring_strategy"}, "Input should be 'numeric' or 'binary'", "literal_error", map[string]any{"expected": "'numeric' or 'binary'"})
+	b.Get("name", &in.Name)
+	b.Get("expected_output", &in.ExpectedOutput)
+	b.Get("criteria", &in.Criteria)
+	if b.Get("scoring_strategy", &in.ScoringStrategy) && in.ScoringStrategy != eval.ScoringNumeric && in.ScoringStrategy != eval.ScoringBinary {
+		b.RejectCtx([]string{"scoring_strategy"}, "Input should be 'numeric' or 'binary'", "literal_error", map[string]any{"expected": "'numeric' or 'binary'"})
 	}
 	evalIntField(b, "threshold", &in.Threshold, 1, 10)
 	evalIntField(b, "warmup_runs", &in.WarmupRuns, 0, 10)
-	b.get("expected_tool_calls", &in.ExpectedToolCalls)
-	b.get("allow_additional_tool_calls", &in.AllowAdditionalToolCalls)
-	b.get("expected_tool_call_arguments", &in.ExpectedToolCallArguments)
-	if b.bad {
+	b.Get("expected_tool_calls", &in.ExpectedToolCalls)
+	b.Get("allow_additional_tool_calls", &in.AllowAdditionalToolCalls)
+	b.Get("expected_tool_call_arguments", &in.ExpectedToolCallArguments)
+	if b.Bad {
 		return nil, false
 	}
 	return &in, true

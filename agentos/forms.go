@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/agno-go/agno/agentos/internal/httpapi"
 	"io"
 	"log/slog"
 	"mime"
@@ -14,6 +13,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/agno-go/agno/agentos/internal/httpapi"
 
 	"github.com/agno-go/agno/model"
 	"github.com/agno-go/agno/run"

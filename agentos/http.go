@@ -341,23 +341,3 @@ func recoverPanics(next http.Handler, o *OS) http.Handler {
 		next.ServeHTTP(w, r)
 	})
 }
-
-func locOf(loc []string) []any {
-	l := make([]any, len(loc))
-	for i, s := range loc {
-		l[i] = s
-	}
-	return l
-}
-
-// fieldError is FastAPI's 422 validation body for one field with no
-// input to echo (a missing parameter).
-func fieldError(w http.ResponseWriter, loc []string, msg, typ string) {
-	writeValidation(w, validationItem{Type: typ, Loc: locOf(loc), Msg: msg})
-}
-
-// fieldErrorInput is fieldError echoing the bad input and the broken
-// constraint.
-func fieldErrorInput(w http.ResponseWriter, loc []string, msg, typ string, input any, ctx map[string]any) {
-	writeValidation(w, validationItem{Type: typ, Loc: locOf(loc), Msg: msg, Input: input, Ctx: ctx})
-}

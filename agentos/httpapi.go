@@ -54,3 +54,46 @@ var (
 	fail            = httpapi.Fail
 	isoSeconds      = httpapi.IsoSeconds
 )
+
+// The request helpers and the caller live in the core too.
+type (
+	caller      = httpapi.Caller
+	principal   = httpapi.Principal
+	queryParams = httpapi.Query
+	jsonBody    = httpapi.JSONBody
+)
+
+const (
+	maxPageLimit = httpapi.MaxPageLimit
+	maxDataBody  = httpapi.MaxDataBody
+)
+
+var (
+	withCaller        = httpapi.WithCaller
+	callerOf          = httpapi.CallerOf
+	principalOf       = httpapi.PrincipalOf
+	decodePrincipal   = httpapi.DecodePrincipal
+	scopedUser        = httpapi.ScopedUser
+	callerUser        = httpapi.CallerUser
+	ownedBy           = httpapi.OwnedBy
+	newQueryParams    = httpapi.NewQuery
+	totalPages        = httpapi.TotalPages
+	quoteChoices      = httpapi.QuoteChoices
+	readBody          = httpapi.ReadBody
+	jsonContent       = httpapi.JSONContent
+	withoutNone       = httpapi.WithoutNone
+	paginatedResponse = httpapi.Paginated
+	toJSONMap         = httpapi.ToJSONMap
+	fieldError        = httpapi.FieldError
+	fieldErrorInput   = httpapi.FieldErrorInput
+	intQuery          = httpapi.IntQuery
+	nullString        = httpapi.NullString
+	sessionTypeNames  = httpapi.SessionTypeNames
+)
+
+// PaginationInfo is agno's PaginationInfo.
+type PaginationInfo = httpapi.PaginationInfo
+
+// PaginatedResponse is agno's PaginatedResponse[T]; Data is a slice of
+// the route's item model.
+type PaginatedResponse = httpapi.PaginatedResponse

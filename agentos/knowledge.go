@@ -348,11 +348,11 @@ var contentSorts = []string{"created_at", "updated_at", "name", "size", "status"
 // handleListContent is GET /knowledge/content.
 func (o *OS) handleListContent(w http.ResponseWriter, r *http.Request) {
 	p := newQueryParams(w, r)
-	limit := p.integer("limit", 20, 1, maxPageLimit)
-	page := p.integer("page", 1, 0, 0)
-	sortBy := p.enum("sort_by", "created_at", contentSorts...)
-	order := p.sortOrder()
-	if p.bad {
+	limit := p.Int("limit", 20, 1, maxPageLimit)
+	page := p.Int("page", 1, 0, 0)
+	sortBy := p.Enum("sort_by", "created_at", contentSorts...)
+	order := p.SortOrder()
+	if p.Bad {
 		return
 	}
 	kb, err := o.knowledgeFromQuery(r)
@@ -545,41 +545,41 @@ func (o *OS) handleSearchKnowledge(w http.ResponseWriter, r *http.Request) {
 			Page  *int `json:"page"`
 		}
 	)
-	b.require("query", &query)
-	b.get("db_id", &dbID)
-	b.get("knowledge_id", &kbID)
-	b.get("vector_db_ids", &vectorIDs)
-	b.get("search_type", &searchType)
-	if b.get("max_results", &maxResults) && (maxResults < 1 || maxResults > 1000) {
+	b.Require("query", &query)
+	b.Get("db_id", &dbID)
+	b.Get("knowledge_id", &kbID)
+	b.Get("vector_db_ids", &vectorIDs)
+	b.Get("search_type", &searchType)
+	if b.Get("max_results", &maxResults) && (maxResults < 1 || maxResults > 1000) {
 		msg := "Input should be greater than or equal to 1"
 		typ := "greater_than_equal"
 		if maxResults > 1000 {
 			msg, typ = "Input should be less than or equal to 1000", "less_than_equal"
 		}
-		b.reject([]string{"max_results"}, msg, typ)
+		b.Reject([]string{"max_results"}, msg, typ)
 	}
-	b.get("filters", &filters)
-	if raw, present := b.fields["meta"]; present && string(raw) != "null" && !b.bad {
+	b.Get("filters", &filters)
+	if raw, present := b.Fields["meta"]; present && string(raw) != "null" && !b.Bad {
 		if err := json.Unmarshal(raw, &meta); err != nil {
-			b.reject([]string{"meta"}, "Input should be a valid dictionary or object to extract fields from", "model_attributes_type")
+			b.Reject([]string{"meta"}, "Input should be a valid dictionary or object to extract fields from", "model_attributes_type")
 		}
 	}
 	limit, page := 20, 1
 	if meta.Limit != nil {
 		if limit = *meta.Limit; limit < 1 {
-			b.reject([]string{"meta", "limit"}, "Input should be greater than or equal to 1", "greater_than_equal")
+			b.Reject([]string{"meta", "limit"}, "Input should be greater than or equal to 1", "greater_than_equal")
 		}
 	}
 	if meta.Page != nil {
 		if page = *meta.Page; page < 1 {
-			b.reject([]string{"meta", "page"}, "Input should be greater than or equal to 1", "greater_than_equal")
+			b.Reject([]string{"meta", "page"}, "Input should be greater than or equal to 1", "greater_than_equal")
 		}
 	}
 	st, err := vectordb.ParseSearchType(searchType)
 	if err != nil {
-		b.reject([]string{"search_type"}, "Input should be 'vector', 'keyword' or 'hybrid'", "enum")
+		b.Reject([]string{"search_type"}, "Input should be 'vector', 'keyword' or 'hybrid'", "enum")
 	}
-	if b.bad {
+	if b.Bad {
 		return
 	}
 	kb, err := o.knowledgeFor(dbID, kbID)
@@ -707,9 +707,9 @@ func (o *OS) handleListSources(w http.ResponseWriter, r *http.Request) {
 // handleListSourceFiles is GET /knowledge/{knowledge_id}/sources/{source_id}/files.
 func (o *OS) handleListSourceFiles(w http.ResponseWriter, r *http.Request) {
 	p := newQueryParams(w, r)
-	p.integer("limit", 100, 1, 1000)
-	p.integer("page", 1, 1, 0)
-	if p.bad {
+	p.Int("limit", 100, 1, 1000)
+	p.Int("page", 1, 1, 0)
+	if p.Bad {
 		return
 	}
 	if _, err := o.knowledgeFor(r.URL.Query().Get("db_id"), r.PathValue("knowledge_id")); err != nil {

@@ -6,12 +6,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/agno-go/agno/agentos/internal/httpapi"
 	"log/slog"
 	"os"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/agno-go/agno/agentos/internal/httpapi"
 
 	"github.com/agno-go/agno/internal/safe"
 	"github.com/agno-go/agno/knowledge"

@@ -89,18 +89,18 @@ func readMemoryPayload(w http.ResponseWriter, r *http.Request) (*memoryPayload, 
 		return nil, false
 	}
 	var p memoryPayload
-	b.require("memory", &p.memory)
-	b.get("user_id", &p.userID)
-	b.get("topics", &p.topics)
-	if b.bad {
+	b.Require("memory", &p.memory)
+	b.Get("user_id", &p.userID)
+	b.Get("topics", &p.topics)
+	if b.Bad {
 		return nil, false
 	}
 	switch n := utf8.RuneCountInString(p.memory); {
 	case n < 1:
-		b.rejectCtx([]string{"memory"}, "String should have at least 1 character", "string_too_short", map[string]any{"min_length": 1})
+		b.RejectCtx([]string{"memory"}, "String should have at least 1 character", "string_too_short", map[string]any{"min_length": 1})
 		return nil, false
 	case n > maxMemoryChars:
-		b.rejectCtx([]string{"memory"}, fmt.Sprintf("String should have at most %d characters", maxMemoryChars), "string_too_long", map[string]any{"max_length": maxMemoryChars})
+		b.RejectCtx([]string{"memory"}, fmt.Sprintf("String should have at most %d characters", maxMemoryChars), "string_too_long", map[string]any{"max_length": maxMemoryChars})
 		return nil, false
 	}
 	if p.userID == "" {
@@ -228,13 +228,13 @@ func (o *OS) handleDeleteMemories(w http.ResponseWriter, r *http.Request) {
 	}
 	var ids []string
 	var userID string
-	b.require("memory_ids", &ids)
-	b.get("user_id", &userID)
-	if b.bad {
+	b.Require("memory_ids", &ids)
+	b.Get("user_id", &userID)
+	if b.Bad {
 		return
 	}
 	if len(ids) == 0 {
-		b.rejectCtx([]string{"memory_ids"}, "List should have at least 1 item after validation, not 0", "too_short", map[string]any{"field_type": "List", "min_length": 1, "actual_length": 0})
+		b.RejectCtx([]string{"memory_ids"}, "List should have at least 1 item after validation, not 0", "too_short", map[string]any{"field_type": "List", "min_length": 1, "actual_length": 0})
 		return
 	}
 	st, err := o.dataStore(r, memoryFeature, memoryTable)
@@ -260,17 +260,17 @@ func (o *OS) handleListMemories(w http.ResponseWriter, r *http.Request) {
 	}
 	p := newQueryParams(w, r)
 	q := storage.MemoryQuery{
-		UserID:        p.str("user_id"),
-		AgentID:       p.str("agent_id"),
-		TeamID:        p.str("team_id"),
-		Topics:        splitTopics(p.str("topics")),
-		ContentSearch: p.str("search_content"),
-		Limit:         p.integer("limit", 20, 1, maxPageLimit),
-		Page:          p.integer("page", 1, 0, 0),
-		SortBy:        p.enum("sort_by", "updated_at", memorySorts...),
-		SortOrder:     p.sortOrder(),
+		UserID:        p.Str("user_id"),
+		AgentID:       p.Str("agent_id"),
+		TeamID:        p.Str("team_id"),
+		Topics:        splitTopics(p.Str("topics")),
+		ContentSearch: p.Str("search_content"),
+		Limit:         p.Int("limit", 20, 1, maxPageLimit),
+		Page:          p.Int("page", 1, 0, 0),
+		SortBy:        p.Enum("sort_by", "updated_at", memorySorts...),
+		SortOrder:     p.SortOrder(),
 	}
-	if p.bad {
+	if p.Bad {
 		return
 	}
 	start := time.Now()
@@ -326,9 +326,9 @@ func (o *OS) handleUserMemoryStats(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	p := newQueryParams(w, r)
-	limit, page := p.integer("limit", 20, 1, maxPageLimit), p.integer("page", 1, 0, 0)
-	userID := p.str("user_id")
-	if p.bad {
+	limit, page := p.Int("limit", 20, 1, maxPageLimit), p.Int("page", 1, 0, 0)
+	userID := p.Str("user_id")
+	if p.Bad {
 		return
 	}
 	start := time.Now()

@@ -41,10 +41,10 @@ func (o *OS) handleOptimizeMemories(w http.ResponseWriter, r *http.Request) {
 	}
 	var userID, modelSpec string
 	apply := true
-	b.require("user_id", &userID)
-	b.get("model", &modelSpec)
-	b.get("apply", &apply)
-	if b.bad {
+	b.Require("user_id", &userID)
+	b.Get("model", &modelSpec)
+	b.Get("apply", &apply)
+	if b.Bad {
 		return
 	}
 	st, err := o.dataStore(r, memoryFeature, memoryTable)

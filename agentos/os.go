@@ -22,7 +22,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/agno-go/agno/agentos/metricsapi"
 	"log/slog"
 	"net"
 	"net/http"
@@ -31,6 +30,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/agno-go/agno/agentos/metricsapi"
 
 	"github.com/agno-go/agno/agent"
 	"github.com/agno-go/agno/agentos/auth"

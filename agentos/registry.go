@@ -7,12 +7,10 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
-	"net/url"
 	"reflect"
 	"runtime"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -928,24 +926,4 @@ func (o *OS) handleRegistry(w http.ResponseWriter, r *http.Request) {
 		data = []RegistryEntry{}
 	}
 	writeJSON(w, http.StatusOK, paginatedResponse(data, page, limit, total, time.Since(start)))
-}
-
-// intQuery reads an integer query parameter with FastAPI's bounds checks
-// (max 0: unbounded); errors are FastAPI's 422 items.
-func intQuery(q url.Values, name string, def, lo, hi int) (int, []validationItem) {
-	vs, ok := q[name]
-	if !ok {
-		return def, nil
-	}
-	loc := []any{"query", name}
-	n, err := strconv.Atoi(strings.TrimSpace(vs[0]))
-	switch {
-	case err != nil:
-		return def, []validationItem{{Type: "int_parsing", Loc: loc, Msg: "Input should be a valid integer, unable to parse string as an integer", Input: vs[0]}}
-	case n < lo:
-		return def, []validationItem{{Type: "greater_than_equal", Loc: loc, Msg: fmt.Sprintf("Input should be greater than or equal to %d", lo), Input: vs[0], Ctx: map[string]any{"ge": lo}}}
-	case hi > 0 && n > hi:
-		return def, []validationItem{{Type: "less_than_equal", Loc: loc, Msg: fmt.Sprintf("Input should be less than or equal to %d", hi), Input: vs[0], Ctx: map[string]any{"le": hi}}}
-	}
-	return n, nil
 }

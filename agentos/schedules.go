@@ -551,7 +551,7 @@ func readScheduleBody(w http.ResponseWriter, r *http.Request) (*scheduleBody, bo
 	if !ok {
 		return nil, false
 	}
-	b := &scheduleBody{fields: jb.fields}
+	b := &scheduleBody{fields: jb.Fields}
 	delete(b.fields, "user_id") // readBody's isolation stamp; no schedule field
 	whole := map[string]any{}
 	for k := range b.fields {
@@ -744,7 +744,7 @@ func (o *OS) handleCreateSchedule(w http.ResponseWriter, r *http.Request) {
 	if !o.maySchedule(w, r, s.Endpoint, s.Method, s.Payload) {
 		return
 	}
-	s.CreatedBy, s.Principal = callerUser(r.Context()), principalOf(r.Context()).encode()
+	s.CreatedBy, s.Principal = callerUser(r.Context()), principalOf(r.Context()).Encode()
 	st := o.schedules.store
 	if _, err := st.GetByName(r.Context(), s.Name); err == nil {
 		writeError(w, http.StatusConflict, scheduleExists(s.Name))
@@ -867,7 +867,7 @@ func (o *OS) handleUpdateSchedule(w http.ResponseWriter, r *http.Request) {
 	if !o.maySchedule(w, r, endpoint, method, payload) {
 		return
 	}
-	p.Principal = principalOf(r.Context()).encode()
+	p.Principal = principalOf(r.Context()).Encode()
 	if p.CronExpr != nil || p.Timezone != nil {
 		cronExpr, tz := existing.CronExpr, existing.Timezone
 		if p.CronExpr != nil {
@@ -934,7 +934,7 @@ func (o *OS) handleEnableSchedule(enable bool) http.HandlerFunc {
 		if enable && !o.maySchedule(w, r, existing.Endpoint, existing.Method, existing.Payload) {
 			return
 		}
-		s, err := o.schedules.store.SetEnabled(r.Context(), existing.ID, enable, principalOf(r.Context()).encode(), time.Now())
+		s, err := o.schedules.store.SetEnabled(r.Context(), existing.ID, enable, principalOf(r.Context()).Encode(), time.Now())
 		if errors.Is(err, schedule.ErrNotFound) {
 			writeError(w, http.StatusNotFound, scheduleNotFound)
 			return

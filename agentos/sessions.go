@@ -3,15 +3,10 @@ package agentos
 import (
 	"cmp"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"math"
-	"mime"
 	"net/http"
-	"net/url"
-	"reflect"
 	"strconv"
 	"strings"
 	"time"
@@ -74,352 +69,6 @@ func (o *OS) dataStore(r *http.Request, feature, table string) (storage.Store, e
 		return nil, errStatus(http.StatusNotFound, "No database with id '%s' has table '%s'", dbID, tbl)
 	}
 	return o.cfg.Store, nil
-}
-
-// ---- query and body validation (FastAPI's 422 shapes) ----
-
-// queryParams reads query parameters; the first bad one is answered with a 422
-// naming it and later reads are skipped.
-type queryParams struct {
-	w   http.ResponseWriter
-	q   url.Values
-	bad bool
-}
-
-func newQueryParams(w http.ResponseWriter, r *http.Request) *queryParams {
-	return &queryParams{w: w, q: r.URL.Query()}
-}
-
-// reject answers a bad value of name, echoing it (input) and the broken
-// constraint (ctx) as FastAPI does.
-func (p *queryParams) reject(name, msg, typ string, input any, ctx map[string]any) {
-	if !p.bad {
-		p.bad = true
-		fieldErrorInput(p.w, []string{"query", name}, msg, typ, input, ctx)
-	}
-}
-
-func (p *queryParams) str(name string) string { return p.q.Get(name) }
-
-// integer reads an int parameter within [minimum, maximum] (maximum 0:
-// none; def when absent).
-func (p *queryParams) integer(name string, def, minimum, maximum int) int {
-	s := p.q.Get(name)
-	if p.bad || s == "" {
-		return def
-	}
-	n, err := strconv.Atoi(strings.TrimSpace(s))
-	if err != nil {
-		p.reject(name, "Input should be a valid integer, unable to parse string as an integer", "int_parsing", s, nil)
-		return def
-	}
-	if n < minimum {
-		p.reject(name, fmt.Sprintf("Input should be greater than or equal to %d", minimum), "greater_than_equal", s, map[string]any{"ge": minimum})
-		return def
-	}
-	if maximum > 0 && n > maximum {
-		p.reject(name, fmt.Sprintf("Input should be less than or equal to %d", maximum), "less_than_equal", s, map[string]any{"le": maximum})
-		return def
-	}
-	return n
-}
-
-// maxPageLimit bounds a page of a listing (limit): one request must not
-// ask the server to render everything it stores.
-const maxPageLimit = 1000
-
-// totalPages is ceil(total/limit) without overflow.
-func totalPages(total, limit int) int {
-	if limit <= 0 {
-		return 0
-	}
-	pages := total / limit
-	if total%limit != 0 {
-		pages++
-	}
-	return pages
-}
-
-// optionalInt reads an optional epoch timestamp.
-func (p *queryParams) optionalInt(name string) int64 {
-	s := p.q.Get(name)
-	if p.bad || s == "" {
-		return 0
-	}
-	n, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64)
-	if err != nil {
-		p.reject(name, "Input should be a valid integer, unable to parse string as an integer", "int_parsing", s, nil)
-		return 0
-	}
-	return n
-}
-
-// enum reads a parameter restricted to allowed values.
-func (p *queryParams) enum(name, def string, allowed ...string) string {
-	s := p.q.Get(name)
-	if p.bad || s == "" {
-		return def
-	}
-	for _, a := range allowed {
-		if s == a {
-			return s
-		}
-	}
-	p.reject(name, "Input should be "+quoteChoices(allowed), "enum", s, map[string]any{"expected": quoteChoices(allowed)})
-	return def
-}
-
-// quoteChoices renders pydantic's "'a', 'b' or 'c'".
-func quoteChoices(allowed []string) string {
-	q := make([]string, len(allowed))
-	for i, a := range allowed {
-		q[i] = "'" + a + "'"
-	}
-	if len(q) == 1 {
-		return q[0]
-	}
-	return strings.Join(q[:len(q)-1], ", ") + " or " + q[len(q)-1]
-}
-
-var sessionTypeNames = []string{string(storage.SessionAgent), string(storage.SessionTeam), string(storage.SessionWorkflow)}
-
-// sessionType reads `type` (agno's alias of session_type).
-func (p *queryParams) sessionType(def storage.SessionType) storage.SessionType {
-	return storage.SessionType(p.enum("type", string(def), sessionTypeNames...))
-}
-
-func (p *queryParams) sortOrder() storage.SortOrder {
-	return storage.SortOrder(p.enum("sort_order", string(storage.Desc), string(storage.Asc), string(storage.Desc)))
-}
-
-// jsonBody is a decoded JSON object body, read field by field so that a
-// missing field, a null and a wrong type each get their own answer.
-type jsonBody struct {
-	w      http.ResponseWriter
-	fields map[string]json.RawMessage
-	obj    map[string]any // the decoded body, echoed in 422 inputs
-	bad    bool
-}
-
-// readBody decodes a JSON object. An empty body is an empty object unless
-// required.
-func readBody(w http.ResponseWriter, r *http.Request, required bool) (*jsonBody, bool) {
-	raw, err := readDataBody(w, r)
-	if err != nil {
-		writeError(w, http.StatusBadRequest, "could not read the request body: "+err.Error())
-		return nil, false
-	}
-	if !jsonContent(r) {
-		// FastAPI reads such a body as bytes, which its model refuses. It
-		// matters beyond agno's answer: text/plain is what a page of
-		// another site may post without a CORS preflight.
-		fieldErrorInput(w, []string{"body"}, "Input should be a valid dictionary or object to extract fields from", "model_attributes_type", string(raw), nil)
-		return nil, false
-	}
-	b := &jsonBody{w: w, fields: map[string]json.RawMessage{}, obj: map[string]any{}}
-	if len(strings.TrimSpace(string(raw))) == 0 {
-		if required {
-			fieldError(w, []string{"body"}, "Field required", "missing")
-			return nil, false
-		}
-		if user := scopedUser(r.Context()); user != "" {
-			b.fields["user_id"], _ = json.Marshal(user)
-		}
-		return b, true
-	}
-	var probe any
-	if err := json.Unmarshal(raw, &probe); err != nil {
-		jsonInvalid(w, err)
-		return nil, false
-	}
-	obj, ok := probe.(map[string]any)
-	if !ok {
-		fieldErrorInput(w, []string{"body"}, "Input should be a valid dictionary or object to extract fields from", "model_attributes_type", probe, nil)
-		return nil, false
-	}
-	b.obj = obj
-	if err := json.Unmarshal(raw, &b.fields); err != nil {
-		jsonInvalid(w, err)
-		return nil, false
-	}
-	if user := scopedUser(r.Context()); user != "" {
-		b.fields["user_id"], _ = json.Marshal(user) // an isolated caller acts as itself only
-	}
-	return b, true
-}
-
-// jsonContent reports a request whose body a JSON route may read:
-// FastAPI's rule, no Content-Type or application/json or
-// application/*+json.
-func jsonContent(r *http.Request) bool {
-	ct := r.Header.Get("Content-Type")
-	if ct == "" {
-		return true
-	}
-	mt, _, err := mime.ParseMediaType(ct)
-	if err != nil {
-		return false
-	}
-	sub, ok := strings.CutPrefix(mt, "application/")
-	return ok && (sub == "json" || strings.HasSuffix(sub, "+json"))
-}
-
-// maxDataBody bounds data-route request bodies.
-const maxDataBody = 8 << 20
-
-func readDataBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
-	return io.ReadAll(http.MaxBytesReader(w, r.Body, maxDataBody))
-}
-
-// jsonInvalid is FastAPI's answer to a body that is not JSON: loc names
-// the byte offset, ctx the parser's error.
-func jsonInvalid(w http.ResponseWriter, err error) {
-	loc := []any{"body"}
-	var se *json.SyntaxError
-	if errors.As(err, &se) {
-		loc = append(loc, max(int(se.Offset)-1, 0)) // Python's 0-based index of the bad character
-	}
-	writeValidation(w, validationItem{Type: "json_invalid", Loc: loc, Msg: "JSON decode error", Input: map[string]any{}, Ctx: map[string]any{"error": err.Error()}})
-}
-
-func (b *jsonBody) reject(loc []string, msg, typ string) { b.rejectCtx(loc, msg, typ, nil) }
-
-// rejectCtx answers the first bad field as pydantic reports it: input is
-// the value at loc, or, for a missing field, the object that lacks it.
-func (b *jsonBody) rejectCtx(loc []string, msg, typ string, ctx map[string]any) {
-	if b.bad {
-		return
-	}
-	b.bad = true
-	l := []any{"body"}
-	var input any = b.obj
-	for n, k := range loc {
-		switch parent := input.(type) {
-		case map[string]any:
-			v, ok := parent[k]
-			if !ok {
-				l = append(l, locOf(loc[n:])...)
-				writeValidation(b.w, validationItem{Type: typ, Loc: l, Msg: msg, Input: input, Ctx: ctx})
-				return
-			}
-			l = append(l, k)
-			input = v
-		case []any:
-			i, err := strconv.Atoi(k)
-			if err != nil || i < 0 || i >= len(parent) {
-				l = append(l, k)
-				input = nil
-				continue
-			}
-			l = append(l, i)
-			input = parent[i]
-		default:
-			l = append(l, k)
-			input = nil
-		}
-	}
-	writeValidation(b.w, validationItem{Type: typ, Loc: l, Msg: msg, Input: input, Ctx: ctx})
-}
-
-// get decodes field name into dst (a pointer); absent or null leaves dst
-// alone and reports false.
-func (b *jsonBody) get(name string, dst any) bool {
-	raw, ok := b.fields[name]
-	if b.bad || !ok || string(raw) == "null" {
-		return false
-	}
-	if err := run.DecodeJSON(raw, dst); err != nil {
-		msg, typ := typeError(reflect.TypeOf(dst).Elem())
-		b.reject([]string{name}, msg, typ)
-		return false
-	}
-	return true
-}
-
-// require is get for a required field.
-func (b *jsonBody) require(name string, dst any) bool {
-	if b.bad {
-		return false
-	}
-	if _, ok := b.fields[name]; !ok {
-		b.reject([]string{name}, "Field required", "missing")
-		return false
-	}
-	if string(b.fields[name]) == "null" {
-		msg, typ := typeError(reflect.TypeOf(dst).Elem())
-		b.reject([]string{name}, msg, typ)
-		return false
-	}
-	return b.get(name, dst)
-}
-
-// typeError is pydantic's message for a value of the wrong type.
-func typeError(t reflect.Type) (msg, typ string) {
-	switch t.Kind() {
-	case reflect.String:
-		return "Input should be a valid string", "string_type"
-	case reflect.Map:
-		return "Input should be a valid dictionary", "dict_type"
-	case reflect.Slice:
-		if t.Elem().Kind() == reflect.String {
-			return "Input should be a valid list of strings", "list_type"
-		}
-		return "Input should be a valid list", "list_type"
-	case reflect.Bool:
-		return "Input should be a valid boolean", "bool_type"
-	case reflect.Int, reflect.Int64:
-		return "Input should be a valid integer", "int_type"
-	}
-	return "Input has the wrong type", "type_error"
-}
-
-// ---- response helpers ----
-
-// withoutNone drops None fields (FastAPI's response_model_exclude_none).
-func withoutNone(m map[string]any) map[string]any {
-	for k, v := range m {
-		if v == nil {
-			delete(m, k)
-		}
-	}
-	return m
-}
-
-// PaginationInfo is agno's PaginationInfo.
-type PaginationInfo struct {
-	Page         int     `json:"page"`
-	Limit        int     `json:"limit"`
-	TotalPages   int     `json:"total_pages"`
-	TotalCount   int     `json:"total_count"`
-	SearchTimeMS float64 `json:"search_time_ms"`
-}
-
-// PaginatedResponse is agno's PaginatedResponse[T]; Data is a slice of
-// the route's item model.
-type PaginatedResponse struct {
-	Data any            `json:"data"`
-	Meta PaginationInfo `json:"meta"`
-}
-
-// paginatedResponse is agno's PaginatedResponse.
-func paginatedResponse(data any, page, limit, total int, took time.Duration) PaginatedResponse {
-	return PaginatedResponse{Data: data, Meta: PaginationInfo{
-		Page: page, Limit: limit, TotalPages: totalPages(total, limit), TotalCount: total,
-		SearchTimeMS: math.Round(float64(took.Microseconds())/10) / 100,
-	}}
-}
-
-// toJSONMap converts a value to its JSON object form.
-func toJSONMap(v any) map[string]any {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return nil
-	}
-	m := map[string]any{}
-	if run.DecodeJSON(b, &m) != nil {
-		return nil
-	}
-	return m
 }
 
 // ---- sessions ----
@@ -896,8 +545,8 @@ func (o *OS) sessionRequest(w http.ResponseWriter, r *http.Request) (storage.Sto
 		return nil, nil, "", false
 	}
 	p := newQueryParams(w, r)
-	typ := p.sessionType("")
-	return st, p, typ, !p.bad
+	typ := p.SessionType("")
+	return st, p, typ, !p.Bad
 }
 
 // handleListSessions is GET /sessions.
@@ -914,16 +563,16 @@ func (o *OS) handleListSessions(w http.ResponseWriter, r *http.Request) {
 	}
 	p := newQueryParams(w, r)
 	q := storage.SessionQuery{
-		SessionType:  p.sessionType(""),
-		ComponentID:  p.str("component_id"),
-		UserID:       p.str("user_id"),
-		NameContains: p.str("session_name"),
-		Limit:        p.integer("limit", 20, 1, maxPageLimit),
-		Page:         p.integer("page", 1, 0, 0),
-		SortBy:       p.enum("sort_by", "created_at", sessionSorts...),
-		SortOrder:    p.sortOrder(),
+		SessionType:  p.SessionType(""),
+		ComponentID:  p.Str("component_id"),
+		UserID:       p.Str("user_id"),
+		NameContains: p.Str("session_name"),
+		Limit:        p.Int("limit", 20, 1, maxPageLimit),
+		Page:         p.Int("page", 1, 0, 0),
+		SortBy:       p.Enum("sort_by", "created_at", sessionSorts...),
+		SortOrder:    p.SortOrder(),
 	}
-	if p.bad {
+	if p.Bad {
 		return
 	}
 	start := time.Now()
@@ -953,8 +602,8 @@ func (o *OS) handleCreateSession(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	p := newQueryParams(w, r)
-	typ := p.sessionType(storage.SessionAgent)
-	if p.bad {
+	typ := p.SessionType(storage.SessionAgent)
+	if p.Bad {
 		return
 	}
 	b, ok := readBody(w, r, false)
@@ -963,15 +612,15 @@ func (o *OS) handleCreateSession(w http.ResponseWriter, r *http.Request) {
 	}
 	var id, name, userID, agentID, teamID, workflowID string
 	var state, metadata map[string]any
-	b.get("session_id", &id)
-	b.get("session_name", &name)
-	b.get("session_state", &state)
-	b.get("metadata", &metadata)
-	b.get("user_id", &userID)
-	b.get("agent_id", &agentID)
-	b.get("team_id", &teamID)
-	b.get("workflow_id", &workflowID)
-	if b.bad {
+	b.Get("session_id", &id)
+	b.Get("session_name", &name)
+	b.Get("session_state", &state)
+	b.Get("metadata", &metadata)
+	b.Get("user_id", &userID)
+	b.Get("agent_id", &agentID)
+	b.Get("team_id", &teamID)
+	b.Get("workflow_id", &workflowID)
+	if b.Bad {
 		return
 	}
 	if id == "" {
@@ -1007,7 +656,7 @@ func (o *OS) handleGetSession(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	id := r.PathValue("session_id")
-	s, err := getSession(r.Context(), st, id, typ, p.str("user_id"))
+	s, err := getSession(r.Context(), st, id, typ, p.Str("user_id"))
 	if errors.Is(err, errSessionHidden) {
 		if typ == "" {
 			writeError(w, http.StatusNotFound, fmt.Sprintf("Session with id '%s' not found", id))
@@ -1197,12 +846,12 @@ func (o *OS) handleSessionRuns(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	after, before := p.optionalInt("created_after"), p.optionalInt("created_before")
-	if p.bad {
+	after, before := p.OptionalInt("created_after"), p.OptionalInt("created_before")
+	if p.Bad {
 		return
 	}
 	id := r.PathValue("session_id")
-	s, err := getSession(r.Context(), st, id, typ, p.str("user_id"))
+	s, err := getSession(r.Context(), st, id, typ, p.Str("user_id"))
 	if errors.Is(err, errSessionHidden) {
 		writeError(w, http.StatusNotFound, fmt.Sprintf("Session with ID %s not found", id))
 		return
@@ -1239,7 +888,7 @@ func (o *OS) handleSessionRun(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	id, runID := r.PathValue("session_id"), r.PathValue("run_id")
-	if _, err := getSession(r.Context(), st, id, typ, p.str("user_id")); errors.Is(err, errSessionHidden) {
+	if _, err := getSession(r.Context(), st, id, typ, p.Str("user_id")); errors.Is(err, errSessionHidden) {
 		writeError(w, http.StatusNotFound, fmt.Sprintf("Session with ID %s not found", id))
 		return
 	} else if err != nil {
@@ -1338,9 +987,9 @@ func (o *OS) handleDeleteSessions(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var ids, types []string
-	b.require("session_ids", &ids)
-	b.require("session_types", &types)
-	if b.bad {
+	b.Require("session_ids", &ids)
+	b.Require("session_types", &types)
+	if b.Bad {
 		return
 	}
 	for _, f := range []struct {
@@ -1348,13 +997,13 @@ func (o *OS) handleDeleteSessions(w http.ResponseWriter, r *http.Request) {
 		list []string
 	}{{"session_ids", ids}, {"session_types", types}} {
 		if len(f.list) == 0 {
-			b.rejectCtx([]string{f.name}, "List should have at least 1 item after validation, not 0", "too_short", map[string]any{"field_type": "List", "min_length": 1, "actual_length": 0})
+			b.RejectCtx([]string{f.name}, "List should have at least 1 item after validation, not 0", "too_short", map[string]any{"field_type": "List", "min_length": 1, "actual_length": 0})
 			return
 		}
 	}
 	for i, t := range types {
 		if !storage.SessionType(t).Valid() {
-			b.rejectCtx([]string{"session_types", strconv.Itoa(i)}, "Input should be "+quoteChoices(sessionTypeNames), "enum", map[string]any{"expected": quoteChoices(sessionTypeNames)})
+			b.RejectCtx([]string{"session_types", strconv.Itoa(i)}, "Input should be "+quoteChoices(sessionTypeNames), "enum", map[string]any{"expected": quoteChoices(sessionTypeNames)})
 			return
 		}
 	}
@@ -1412,10 +1061,10 @@ func (o *OS) handleRenameSession(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var name string
-	if !b.require("session_name", &name) {
+	if !b.Require("session_name", &name) {
 		return
 	}
-	o.updateSession(w, r, st, typ, p.str("user_id"), func(s *storage.Session) error {
+	o.updateSession(w, r, st, typ, p.Str("user_id"), func(s *storage.Session) error {
 		s.SessionName = name
 		return nil
 	})
@@ -1437,18 +1086,18 @@ func (o *OS) handleUpdateSession(w http.ResponseWriter, r *http.Request) {
 		state, metadata map[string]any
 		summaryRaw      map[string]any
 	)
-	hasName := b.get("session_name", &name)
-	hasState := b.get("session_state", &state)
-	hasMeta := b.get("metadata", &metadata)
-	hasSummary := b.get("summary", &summaryRaw)
-	if b.bad {
+	hasName := b.Get("session_name", &name)
+	hasState := b.Get("session_state", &state)
+	hasMeta := b.Get("metadata", &metadata)
+	hasSummary := b.Get("summary", &summaryRaw)
+	if b.Bad {
 		return
 	}
 	var summary *storage.Summary
 	if hasSummary {
 		text, ok := summaryRaw["summary"].(string)
 		if !ok {
-			b.reject([]string{"summary", "summary"}, "summary needs a \"summary\" string (and optionally \"topics\" and \"updated_at\")", "missing")
+			b.Reject([]string{"summary", "summary"}, "summary needs a \"summary\" string (and optionally \"topics\" and \"updated_at\")", "missing")
 			return
 		}
 		summary = &storage.Summary{Summary: text}
@@ -1463,7 +1112,7 @@ func (o *OS) handleUpdateSession(w http.ResponseWriter, r *http.Request) {
 			summary.UpdatedAt = u
 		}
 	}
-	o.updateSession(w, r, st, typ, p.str("user_id"), func(s *storage.Session) error {
+	o.updateSession(w, r, st, typ, p.Str("user_id"), func(s *storage.Session) error {
 		if hasName {
 			s.SessionName = name
 		}

@@ -725,8 +725,8 @@ func (o *OS) handleTraceSessionStats(w http.ResponseWriter, r *http.Request) {
 // bodyInt reads an integer field of a JSON body as pydantic's lax mode
 // does, within [lo, hi] (hi 0: no bound); def when absent.
 func bodyInt(b *jsonBody, name string, def, lo, hi int) int {
-	raw, ok := b.obj[name]
-	if !ok || b.bad {
+	raw, ok := b.Obj[name]
+	if !ok || b.Bad {
 		return def
 	}
 	loc := []string{name}
@@ -735,12 +735,12 @@ func bodyInt(b *jsonBody, name string, def, lo, hi int) int {
 	case float64:
 		// An integer is read from its text: a float64 cannot hold every
 		// int64 (9223372036854775807 is not one).
-		if i, err := strconv.Atoi(strings.TrimSpace(string(b.fields[name]))); err == nil {
+		if i, err := strconv.Atoi(strings.TrimSpace(string(b.Fields[name]))); err == nil {
 			n = i
 			break
 		}
 		if v != math.Trunc(v) {
-			b.reject(loc, "Input should be a valid integer, got a number with a fractional part", "int_from_float")
+			b.Reject(loc, "Input should be a valid integer, got a number with a fractional part", "int_from_float")
 			return def
 		}
 		switch { // beyond int64 (1e30): the nearest int, not a wrapped one
@@ -754,19 +754,19 @@ func bodyInt(b *jsonBody, name string, def, lo, hi int) int {
 	case string:
 		i, err := strconv.Atoi(strings.TrimSpace(v))
 		if err != nil {
-			b.reject(loc, "Input should be a valid integer, unable to parse string as an integer", "int_parsing")
+			b.Reject(loc, "Input should be a valid integer, unable to parse string as an integer", "int_parsing")
 			return def
 		}
 		n = i
 	default:
-		b.reject(loc, "Input should be a valid integer", "int_type")
+		b.Reject(loc, "Input should be a valid integer", "int_type")
 		return def
 	}
 	switch {
 	case n < lo:
-		b.rejectCtx(loc, fmt.Sprintf("Input should be greater than or equal to %d", lo), "greater_than_equal", map[string]any{"ge": lo})
+		b.RejectCtx(loc, fmt.Sprintf("Input should be greater than or equal to %d", lo), "greater_than_equal", map[string]any{"ge": lo})
 	case hi > 0 && n > hi:
-		b.rejectCtx(loc, fmt.Sprintf("Input should be less than or equal to %d", hi), "less_than_equal", map[string]any{"le": hi})
+		b.RejectCtx(loc, fmt.Sprintf("Input should be less than or equal to %d", hi), "less_than_equal", map[string]any{"le": hi})
 	}
 	return n
 }
@@ -785,23 +785,23 @@ func (o *OS) handleTraceSearch(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	groupBy := "run"
-	if v, ok := b.obj["group_by"]; ok {
+	if v, ok := b.Obj["group_by"]; ok {
 		s, isStr := v.(string)
 		if !isStr || (s != "run" && s != "session") {
-			b.rejectCtx([]string{"group_by"}, "Input should be 'run' or 'session'", "enum", map[string]any{"expected": "'run' or 'session'"})
+			b.RejectCtx([]string{"group_by"}, "Input should be 'run' or 'session'", "enum", map[string]any{"expected": "'run' or 'session'"})
 		}
 		groupBy = s
 	}
 	page := bodyInt(b, "page", 1, 1, 0)
 	limit := bodyInt(b, "limit", 20, 1, 100)
 	var raw any
-	if v, ok := b.obj["filter"]; ok && v != nil {
+	if v, ok := b.Obj["filter"]; ok && v != nil {
 		if _, isMap := v.(map[string]any); !isMap {
-			b.reject([]string{"filter"}, "Input should be a valid dictionary", "dict_type")
+			b.Reject([]string{"filter"}, "Input should be a valid dictionary", "dict_type")
 		}
 		raw = v
 	}
-	if b.bad {
+	if b.Bad {
 		return
 	}
 	q := tracestore.Query{Page: page, Limit: limit, UserID: scopedUser(r.Context())}
