@@ -32,6 +32,7 @@ import (
 	"time"
 
 	"github.com/agno-go/agno/agentos/metricsapi"
+	"github.com/agno-go/agno/agentos/tracesapi"
 
 	"github.com/agno-go/agno/agent"
 	"github.com/agno-go/agno/agentos/auth"
@@ -217,11 +218,11 @@ type OS struct {
 	// (Host.OnApproval).
 	approvalHooks []ApprovalHook
 
-	// The control plane (control.go), each nil without a DB (metrics:
-	// made by New, started with a DB).
+	// The control plane (control.go), each nil without a DB (metrics and
+	// traces: made by New, started with a DB).
 	approvals  *approvalPlane
 	schedules  *schedulePlane
-	traces     *tracePlane
+	traces     *tracesapi.Group
 	metrics    *metricsapi.Group
 	evals      *evalPlane
 	components *componentPlane
@@ -268,6 +269,7 @@ func New(cfg Config) (*OS, error) {
 	}
 	o := &OS{cfg: cfg, log: cfg.Logger, instantiated: time.Now().UTC(), eng: cfg.Runs}
 	o.metrics = metricsapi.New(groupHost{&Host{o: o}}, cfg.Metrics)
+	o.traces = tracesapi.New(tracesHost{&Host{o: o}}, cfg.Tracing)
 	if o.eng == nil {
 		o.eng = runs.For(cfg.Store)
 		// A library engine has no lease: runs it left in flight are those
