@@ -31,6 +31,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/agno-go/agno/agentos/memoriesapi"
 	"github.com/agno-go/agno/agentos/metricsapi"
 	"github.com/agno-go/agno/agentos/tracesapi"
 
@@ -218,6 +219,9 @@ type OS struct {
 	// (Host.OnApproval).
 	approvalHooks []ApprovalHook
 
+	// memories is the Memory route group.
+	memories *memoriesapi.Group
+
 	// The control plane (control.go), each nil without a DB (metrics and
 	// traces: made by New, started with a DB).
 	approvals  *approvalPlane
@@ -270,6 +274,7 @@ func New(cfg Config) (*OS, error) {
 	o := &OS{cfg: cfg, log: cfg.Logger, instantiated: time.Now().UTC(), eng: cfg.Runs}
 	o.metrics = metricsapi.New(groupHost{&Host{o: o}}, cfg.Metrics)
 	o.traces = tracesapi.New(tracesHost{&Host{o: o}}, cfg.Tracing)
+	o.memories = memoriesapi.New(memoriesHost{groupHost{&Host{o: o}}})
 	if o.eng == nil {
 		o.eng = runs.For(cfg.Store)
 		// A library engine has no lease: runs it left in flight are those

@@ -17,11 +17,9 @@ import (
 	"github.com/agno-go/agno/workflow"
 )
 
-// Table names the data routes accept in their `table` query parameter.
-const (
-	sessionTable = "agno_sessions"
-	memoryTable  = "agno_memories"
-)
+// sessionTable is the table the session routes accept in their `table`
+// query parameter.
+const sessionTable = "agno_sessions"
 
 // sessionAPIRoutes are agno's /sessions routes (tag Sessions).
 func (o *OS) sessionAPIRoutes() []apiRoute {
@@ -959,25 +957,6 @@ func deleteVisibleSessions(ctx context.Context, st storage.Store, userID string,
 		return err
 	}
 	return st.DeleteSessions(ctx, ids...)
-}
-
-// ownedIDs keeps the ids that owned reports as the user's; with no user
-// every id is kept.
-func ownedIDs(ids []string, userID string, owned func(id string) (bool, error)) ([]string, error) {
-	if userID == "" {
-		return ids, nil
-	}
-	var keep []string
-	for _, id := range ids {
-		ok, err := owned(id)
-		if err != nil {
-			return nil, err
-		}
-		if ok {
-			keep = append(keep, id)
-		}
-	}
-	return keep, nil
 }
 
 // handleDeleteSessions is DELETE /sessions with {session_ids, session_types}.

@@ -1,4 +1,4 @@
-package agentos
+package memoriesapi
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/agno-go/agno/agentos/internal/httpapi"
 	"github.com/agno-go/agno/model"
 	"github.com/agno-go/agno/run"
 	"github.com/agno-go/agno/storage"
@@ -34,8 +35,8 @@ const defaultOptimizeModel = "openai:gpt-4o"
 // handleOptimizeMemories is POST /optimize-memories {user_id, model?,
 // apply=true}: agno's summarize strategy, one model call that merges the
 // user's memories into one. With apply the merged memory replaces them.
-func (o *OS) handleOptimizeMemories(w http.ResponseWriter, r *http.Request) {
-	b, ok := readBody(w, r, true)
+func (g *Group) handleOptimizeMemories(w http.ResponseWriter, r *http.Request) {
+	b, ok := httpapi.ReadBody(w, r, true)
 	if !ok {
 		return
 	}
@@ -47,34 +48,34 @@ func (o *OS) handleOptimizeMemories(w http.ResponseWriter, r *http.Request) {
 	if b.Bad {
 		return
 	}
-	st, err := o.dataStore(r, memoryFeature, memoryTable)
+	st, err := g.store(r)
 	if err != nil {
-		fail(w, err)
+		httpapi.Fail(w, err)
 		return
 	}
-	m, err := o.optimizeModel(modelSpec)
+	m, err := g.optimizeModel(modelSpec)
 	if err != nil {
-		fail(w, err)
+		httpapi.Fail(w, err)
 		return
 	}
 	ctx := r.Context()
 	mems, _, err := st.ListMemories(ctx, storage.MemoryQuery{UserID: userID, SortBy: "created_at", SortOrder: storage.Asc})
 	if err != nil {
-		writeError(w, http.StatusInternalServerError, "Failed to optimize memories: "+err.Error())
+		httpapi.WriteError(w, http.StatusInternalServerError, "Failed to optimize memories: "+err.Error())
 		return
 	}
 	if len(mems) == 0 {
-		writeError(w, http.StatusNotFound, "No memories found for user "+userID)
+		httpapi.WriteError(w, http.StatusNotFound, "No memories found for user "+userID)
 		return
 	}
 	merged, err := summarizeMemories(ctx, m, userID, mems)
 	if err != nil {
-		writeError(w, http.StatusBadGateway, "Failed to optimize memories: the model call failed: "+err.Error())
+		httpapi.WriteError(w, http.StatusBadGateway, "Failed to optimize memories: the model call failed: "+err.Error())
 		return
 	}
 	if apply {
 		if err := replaceMemories(ctx, st, mems, merged); err != nil {
-			writeError(w, http.StatusInternalServerError, "Failed to optimize memories: "+err.Error())
+			httpapi.WriteError(w, http.StatusInternalServerError, "Failed to optimize memories: "+err.Error())
 			return
 		}
 	}
@@ -84,7 +85,7 @@ func (o *OS) handleOptimizeMemories(w http.ResponseWriter, r *http.Request) {
 	if before > 0 {
 		reduction = max(0, float64(before-after)/float64(before)*100)
 	}
-	writeJSON(w, http.StatusOK, map[string]any{
+	httpapi.WriteJSON(w, http.StatusOK, map[string]any{
 		"memories": []UserMemorySchema{memorySchema(merged)}, "memories_before": len(mems), "memories_after": 1,
 		"tokens_before": before, "tokens_after": after, "tokens_saved": saved, "reduction_percentage": reduction,
 	})
@@ -95,23 +96,21 @@ func (o *OS) handleOptimizeMemories(w http.ResponseWriter, r *http.Request) {
 // the configured ones), else one built from the provider's API key
 // variable. Without one, the model of the first agent's memory manager is
 // used (it wrote the memories); failing that, agno's default gpt-4o.
-func (o *OS) optimizeModel(spec string) (model.Model, error) {
+func (g *Group) optimizeModel(spec string) (model.Model, error) {
 	named := spec != ""
 	if spec == "" {
-		for _, a := range o.catalog().Agents {
-			if mm := a.Config().MemoryManager; mm != nil && !isNil(mm.Model()) {
-				return mm.Model(), nil
-			}
+		if m := g.host.MemoryModel(); m != nil {
+			return m, nil
 		}
 		spec = defaultOptimizeModel
 	}
 	provider, id, err := model.ParseModelString(spec)
 	if err != nil {
-		return nil, errStatus(http.StatusBadRequest, "Invalid model string format: '%s'. Model strings should be in format '<provider>:<model_id>' e.g. 'openai:gpt-4o'", spec)
+		return nil, httpapi.ErrStatus(http.StatusBadRequest, "Invalid model string format: '%s'. Model strings should be in format '<provider>:<model_id>' e.g. 'openai:gpt-4o'", spec)
 	}
-	m, err := o.namedModel(provider, id)
+	m, err := g.host.NamedModel(provider, id)
 	if errors.Is(err, model.ErrUnknownProvider) {
-		return nil, errStatus(http.StatusBadRequest, "Model provider '%s' is not supported here: use one of %s, or a model this AgentOS serves", provider, strings.Join(model.ProviderNames(), ", "))
+		return nil, httpapi.ErrStatus(http.StatusBadRequest, "Model provider '%s' is not supported here: use one of %s, or a model this AgentOS serves", provider, strings.Join(model.ProviderNames(), ", "))
 	}
 	if err != nil {
 		// No key for the model: the client's choice (400), or the default
@@ -120,21 +119,9 @@ func (o *OS) optimizeModel(spec string) (model.Model, error) {
 		if !named {
 			status, fix = http.StatusServiceUnavailable, "send model=<provider:id> of a model this AgentOS serves (GET /models), or give the server the key"
 		}
-		return nil, errStatus(status, "Failed to optimize memories: model '%s' cannot be used: %v; %s", spec, err, fix)
+		return nil, httpapi.ErrStatus(status, "Failed to optimize memories: model '%s' cannot be used: %v; %s", spec, err, fix)
 	}
 	return m, nil
-}
-
-// namedModel is agno's get_model("provider:id"): a model this AgentOS
-// serves (its endpoint and key are the configured ones), else a model of
-// the registered provider built from the provider's API key variable.
-func (o *OS) namedModel(provider, id string) (model.Model, error) {
-	for _, m := range o.registry().Models() {
-		if info := m.Info(); strings.EqualFold(info.Provider, provider) && strings.EqualFold(info.ID, id) {
-			return m, nil
-		}
-	}
-	return model.FromProvider(provider, id)
 }
 
 // summarizeMemories is agno's SummarizeStrategy.optimize: every memory's
