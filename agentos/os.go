@@ -31,6 +31,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/agno-go/agno/agentos/evalsapi"
 	"github.com/agno-go/agno/agentos/metricsapi"
 
 	"github.com/agno-go/agno/agent"
@@ -217,13 +218,13 @@ type OS struct {
 	// (Host.OnApproval).
 	approvalHooks []ApprovalHook
 
-	// The control plane (control.go), each nil without a DB (metrics:
-	// made by New, started with a DB).
+	// The control plane (control.go), each nil without a DB (metrics and
+	// evals: made by New, started with a DB).
 	approvals  *approvalPlane
 	schedules  *schedulePlane
 	traces     *tracePlane
 	metrics    *metricsapi.Group
-	evals      *evalPlane
+	evals      *evalsapi.Group
 	components *componentPlane
 
 	// internal serves the requests objects made through the API send for
@@ -268,6 +269,7 @@ func New(cfg Config) (*OS, error) {
 	}
 	o := &OS{cfg: cfg, log: cfg.Logger, instantiated: time.Now().UTC(), eng: cfg.Runs}
 	o.metrics = metricsapi.New(groupHost{&Host{o: o}}, cfg.Metrics)
+	o.evals = evalsapi.New(evalsHost{groupHost{&Host{o: o}}})
 	if o.eng == nil {
 		o.eng = runs.For(cfg.Store)
 		// A library engine has no lease: runs it left in flight are those
