@@ -84,7 +84,7 @@ func controlFeatures() []controlFeature {
 		{tag: "Schedules", prefix: []string{"/schedules"}, routes: (*OS).scheduleAPIRoutes, start: (*OS).startSchedules, stop: (*OS).stopSchedules},
 		{tag: "Traces", prefix: []string{"/traces", "/trace_session_stats"}, group: func(o *OS) controlGroup { return o.traces }},
 		{tag: "Metrics", prefix: []string{"/metrics"}, group: func(o *OS) controlGroup { return o.metrics }},
-		{tag: "Evals", prefix: []string{"/eval-runs"}, routes: (*OS).evalAPIRoutes, start: (*OS).startEvals, stop: (*OS).stopEvals},
+		{tag: "Evals", prefix: []string{"/eval-runs"}, group: func(o *OS) controlGroup { return o.evals }},
 		{tag: "Components", prefix: []string{"/components", "/databases"}, routes: (*OS).componentAPIRoutes, start: (*OS).startComponents, stop: (*OS).stopComponents},
 	}
 }

@@ -63,6 +63,13 @@ type (
 	jsonBody    = httpapi.JSONBody
 )
 
+// The pagination query parameters live in the core too.
+var (
+	pPageQ      = httpapi.PageQuery
+	pLimitQ     = httpapi.LimitQuery
+	pSortOrderQ = httpapi.SortOrderQuery
+)
+
 const (
 	maxPageLimit = httpapi.MaxPageLimit
 	maxDataBody  = httpapi.MaxDataBody

@@ -31,6 +31,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/agno-go/agno/agentos/evalsapi"
 	"github.com/agno-go/agno/agentos/memoriesapi"
 	"github.com/agno-go/agno/agentos/metricsapi"
 	"github.com/agno-go/agno/agentos/tracesapi"
@@ -222,13 +223,13 @@ type OS struct {
 	// memories is the Memory route group.
 	memories *memoriesapi.Group
 
-	// The control plane (control.go), each nil without a DB (metrics and
-	// traces: made by New, started with a DB).
+	// The control plane (control.go), each nil without a DB (metrics,
+	// traces and evals: made by New, started with a DB).
 	approvals  *approvalPlane
 	schedules  *schedulePlane
 	traces     *tracesapi.Group
 	metrics    *metricsapi.Group
-	evals      *evalPlane
+	evals      *evalsapi.Group
 	components *componentPlane
 
 	// internal serves the requests objects made through the API send for
@@ -275,6 +276,7 @@ func New(cfg Config) (*OS, error) {
 	o.metrics = metricsapi.New(groupHost{&Host{o: o}}, cfg.Metrics)
 	o.traces = tracesapi.New(tracesHost{&Host{o: o}}, cfg.Tracing)
 	o.memories = memoriesapi.New(memoriesHost{groupHost{&Host{o: o}}})
+	o.evals = evalsapi.New(evalsHost{groupHost{&Host{o: o}}})
 	if o.eng == nil {
 		o.eng = runs.For(cfg.Store)
 		// A library engine has no lease: runs it left in flight are those
