@@ -24,10 +24,8 @@ var (
 	pTypeQ      = apiParam{Name: "type", Type: "string", Desc: "Session type", Enum: []string{"agent", "team", "workflow"}, Default: "agent"}
 	pDBQ        = httpapi.DBQuery
 	pTableQ     = httpapi.TableQuery
-	pPageQ      = apiParam{Name: "page", Type: "integer", Desc: "Page number", Default: 1, Min: 1}
 	pPage0Q     = apiParam{Name: "page", Type: "integer", Desc: "Page number (0 reads the first page too)", Default: 1, NonNeg: true}
 	pLimitQ     = apiParam{Name: "limit", Type: "integer", Desc: "Items per page", Default: 20, Min: 1, Max: maxPageLimit}
-	pRegLimitQ  = apiParam{Name: "limit", Type: "integer", Desc: "Items per page", Default: 20, Min: 1, Max: 100}
 	pSortOrderQ = apiParam{Name: "sort_order", Type: "string", Desc: "Sort direction", Enum: []string{"asc", "desc"}}
 
 	pMessage     = apiParam{Name: "message", Type: "string", Desc: "The input (a JSON object text when the workflow has an input schema)", Required: true}
@@ -43,14 +41,6 @@ var (
 	pSessionOpt  = apiParam{Name: "session_id", Type: "string", Desc: "Session of the run"}
 	runFormExtra = "Form fields not listed here are passed to the run: session_state, dependencies, metadata, knowledge_filters and output_schema as JSON (dropped when not valid JSON), \"true\"/\"false\" as booleans, \"null\"/\"none\" as null (stream_events, add_history_to_context, …). Fields the run has no use for are ignored."
 )
-
-func resourceTypeStrings() []string {
-	out := make([]string, len(ResourceTypes))
-	for i, t := range ResourceTypes {
-		out[i] = string(t)
-	}
-	return out
-}
 
 // tagDescriptions describe every tag a route may carry (a test checks
 // that none is missing): the document's tags array is built from them.

@@ -89,6 +89,13 @@ var (
 	intQuery          = httpapi.IntQuery
 	nullString        = httpapi.NullString
 	sessionTypeNames  = httpapi.SessionTypeNames
+	isNil             = httpapi.IsNil
+)
+
+// The page and limit parameters of paged lists live in the core too.
+var (
+	pPageQ     = httpapi.PageQuery
+	pRegLimitQ = httpapi.RegistryLimitQuery
 )
 
 // PaginationInfo is agno's PaginationInfo.

@@ -32,6 +32,7 @@ import (
 	"time"
 
 	"github.com/agno-go/agno/agentos/metricsapi"
+	"github.com/agno-go/agno/agentos/registryapi"
 
 	"github.com/agno-go/agno/agent"
 	"github.com/agno-go/agno/agentos/auth"
@@ -216,6 +217,8 @@ type OS struct {
 	// approvalHooks answer approvals of runs the interfaces started
 	// (Host.OnApproval).
 	approvalHooks []ApprovalHook
+	// registryAPI serves GET /registry (agentos/registryapi).
+	registryAPI *registryapi.Group
 
 	// The control plane (control.go), each nil without a DB (metrics:
 	// made by New, started with a DB).
@@ -268,6 +271,7 @@ func New(cfg Config) (*OS, error) {
 	}
 	o := &OS{cfg: cfg, log: cfg.Logger, instantiated: time.Now().UTC(), eng: cfg.Runs}
 	o.metrics = metricsapi.New(groupHost{&Host{o: o}}, cfg.Metrics)
+	o.registryAPI = registryapi.New(registryHost{o})
 	if o.eng == nil {
 		o.eng = runs.For(cfg.Store)
 		// A library engine has no lease: runs it left in flight are those
