@@ -30,7 +30,7 @@ func (o *OS) routes(mux routeMux) []apiRoute {
 // document served().
 func (o *OS) baseAPIRoutes(served func() []apiRoute) []apiRoute {
 	return slices.Concat(o.coreAPIRoutes(), o.workflowAPIRoutes(), o.sessionAPIRoutes(), o.memories.Routes(),
-		o.registryAPIRoutes(), o.docsAPIRoutes(served), o.knowledgeAPIRoutes())
+		o.registryAPI.Routes(), o.docsAPIRoutes(served), o.knowledgeAPIRoutes())
 }
 
 // coreAPIRoutes are home, the probes, the configuration and the agents'

@@ -18,14 +18,13 @@ import (
 
 // Reusable parameters.
 var (
-	pSessionQ  = apiParam{Name: "session_id", Type: "string", Desc: "Session the run belongs to"}
-	pUserQ     = httpapi.UserQuery
-	pStatusQ   = apiParam{Name: "status", Type: "string", Desc: "Run status filter", Enum: []string{"PENDING", "RUNNING", "COMPLETED", "PAUSED", "CANCELLED", "ERROR"}}
-	pTypeQ     = apiParam{Name: "type", Type: "string", Desc: "Session type", Enum: []string{"agent", "team", "workflow"}, Default: "agent"}
-	pDBQ       = httpapi.DBQuery
-	pTableQ    = httpapi.TableQuery
-	pPage0Q    = httpapi.Page0Query
-	pRegLimitQ = apiParam{Name: "limit", Type: "integer", Desc: "Items per page", Default: 20, Min: 1, Max: 100}
+	pSessionQ = apiParam{Name: "session_id", Type: "string", Desc: "Session the run belongs to"}
+	pUserQ    = httpapi.UserQuery
+	pStatusQ  = apiParam{Name: "status", Type: "string", Desc: "Run status filter", Enum: []string{"PENDING", "RUNNING", "COMPLETED", "PAUSED", "CANCELLED", "ERROR"}}
+	pTypeQ    = apiParam{Name: "type", Type: "string", Desc: "Session type", Enum: []string{"agent", "team", "workflow"}, Default: "agent"}
+	pDBQ      = httpapi.DBQuery
+	pTableQ   = httpapi.TableQuery
+	pPage0Q   = httpapi.Page0Query
 
 	pMessage     = apiParam{Name: "message", Type: "string", Desc: "The input (a JSON object text when the workflow has an input schema)", Required: true}
 	pStream      = apiParam{Name: "stream", Type: "boolean", Desc: "Answer with Server-Sent Events", Default: true}
@@ -40,14 +39,6 @@ var (
 	pSessionOpt  = apiParam{Name: "session_id", Type: "string", Desc: "Session of the run"}
 	runFormExtra = "Form fields not listed here are passed to the run: session_state, dependencies, metadata, knowledge_filters and output_schema as JSON (dropped when not valid JSON), \"true\"/\"false\" as booleans, \"null\"/\"none\" as null (stream_events, add_history_to_context, …). Fields the run has no use for are ignored."
 )
-
-func resourceTypeStrings() []string {
-	out := make([]string, len(ResourceTypes))
-	for i, t := range ResourceTypes {
-		out[i] = string(t)
-	}
-	return out
-}
 
 // tagDescriptions describe every tag a route may carry (a test checks
 // that none is missing): the document's tags array is built from them.

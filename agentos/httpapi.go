@@ -97,6 +97,12 @@ var (
 	nullString        = httpapi.NullString
 	sessionTypeNames  = httpapi.SessionTypeNames
 	ownedIDs          = httpapi.OwnedIDs
+	isNil             = httpapi.IsNil
+)
+
+// The page and limit parameters of paged lists live in the core too.
+var (
+	pRegLimitQ = httpapi.RegistryLimitQuery
 )
 
 // PaginationInfo is agno's PaginationInfo.

@@ -34,6 +34,7 @@ import (
 	"github.com/agno-go/agno/agentos/evalsapi"
 	"github.com/agno-go/agno/agentos/memoriesapi"
 	"github.com/agno-go/agno/agentos/metricsapi"
+	"github.com/agno-go/agno/agentos/registryapi"
 	"github.com/agno-go/agno/agentos/tracesapi"
 
 	"github.com/agno-go/agno/agent"
@@ -219,6 +220,8 @@ type OS struct {
 	// approvalHooks answer approvals of runs the interfaces started
 	// (Host.OnApproval).
 	approvalHooks []ApprovalHook
+	// registryAPI serves GET /registry (agentos/registryapi).
+	registryAPI *registryapi.Group
 
 	// memories is the Memory route group.
 	memories *memoriesapi.Group
@@ -277,6 +280,7 @@ func New(cfg Config) (*OS, error) {
 	o.traces = tracesapi.New(tracesHost{&Host{o: o}}, cfg.Tracing)
 	o.memories = memoriesapi.New(memoriesHost{groupHost{&Host{o: o}}})
 	o.evals = evalsapi.New(evalsHost{groupHost{&Host{o: o}}})
+	o.registryAPI = registryapi.New(registryHost{o})
 	if o.eng == nil {
 		o.eng = runs.For(cfg.Store)
 		// A library engine has no lease: runs it left in flight are those
