@@ -33,7 +33,7 @@ import (
 
 // replicaLease is [agentos] lease_seconds: short, so that a lease expiry
 // fits the suite.
-const replicaLease = 2 * time.Second
+const replicaLease = 3 * time.Second
 
 const replicaModelKey = "sk-replicas"
 

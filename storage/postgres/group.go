@@ -5,7 +5,6 @@ import (
 	"errors"
 	"strconv"
 
-	"github.com/agno-go/agno/storage"
 	"github.com/agno-go/agno/storage/internal/callgroup"
 	"github.com/agno-go/agno/storage/internal/sqlstore"
 )
@@ -22,14 +21,9 @@ var errSessionExists = errors.New("postgres: the session exists")
 
 // pendingCreate is one write waiting for a group.
 type pendingCreate struct {
-	ctx     context.Context
-	sess    *storage.Session // as inserted: already changed
-	row     sqlstore.SessionRow
-	run     *storage.Run
-	created int64
-	updated int64
-	events  any // sqlstore.InlineEvents
-	err     error
+	ctx context.Context
+	sqlstore.NewRun
+	err error
 }
 
 // newCreates groups writes of distinct sessions (a second run of one new
@@ -38,7 +32,7 @@ type pendingCreate struct {
 func newCreates() *callgroup.Queue[*pendingCreate] {
 	return &callgroup.Queue[*pendingCreate]{Fits: func(group []*pendingCreate, p *pendingCreate) bool {
 		for _, g := range group {
-			if g.sess.SessionID == p.sess.SessionID {
+			if g.Session.SessionID == p.Session.SessionID {
 				return false
 			}
 		}
@@ -92,40 +86,40 @@ func (s *Store) sendGroup(group []*pendingCreate) {
 	}
 	listed := make([]bool, n)
 	for i, p := range live {
-		listed[i] = p.run.Listed
+		listed[i] = p.Run.Listed
 	}
 	args := []any{
-		text(func(p *pendingCreate) string { return p.sess.SessionID }),
-		text(func(p *pendingCreate) string { return string(p.sess.SessionType) }),
-		text(func(p *pendingCreate) string { return p.sess.AgentID }),
-		text(func(p *pendingCreate) string { return p.sess.TeamID }),
-		text(func(p *pendingCreate) string { return p.sess.WorkflowID }),
-		text(func(p *pendingCreate) string { return p.sess.UserID }),
-		text(func(p *pendingCreate) string { return p.sess.SessionName }),
-		nullable(func(p *pendingCreate) any { return p.row.State }),
-		nullable(func(p *pendingCreate) any { return p.row.Metadata }),
-		nullable(func(p *pendingCreate) any { return p.row.Summary }),
-		nullable(func(p *pendingCreate) any { return p.row.Metrics }),
-		nullable(func(p *pendingCreate) any { return p.row.Data }),
-		number(func(p *pendingCreate) int64 { return p.sess.CreatedAt }),
-		number(func(p *pendingCreate) int64 { return p.sess.UpdatedAt }),
-		number(func(p *pendingCreate) int64 { return p.sess.Version }),
-		text(func(p *pendingCreate) string { return p.run.RunID }),
-		text(func(p *pendingCreate) string { return p.run.ParentRunID }),
-		text(func(p *pendingCreate) string { return string(p.run.SessionType) }),
-		text(func(p *pendingCreate) string { return p.run.ComponentID }),
-		text(func(p *pendingCreate) string { return p.run.UserID }),
-		text(func(p *pendingCreate) string { return string(p.run.Status) }),
-		number(func(p *pendingCreate) int64 { return p.created }),
-		number(func(p *pendingCreate) int64 { return p.updated }),
-		nullable(func(p *pendingCreate) any { return sqlstore.RunData(p.run) }),
-		text(func(p *pendingCreate) string { return p.run.Owner }),
+		text(func(p *pendingCreate) string { return p.Session.SessionID }),
+		text(func(p *pendingCreate) string { return string(p.Session.SessionType) }),
+		text(func(p *pendingCreate) string { return p.Session.AgentID }),
+		text(func(p *pendingCreate) string { return p.Session.TeamID }),
+		text(func(p *pendingCreate) string { return p.Session.WorkflowID }),
+		text(func(p *pendingCreate) string { return p.Session.UserID }),
+		text(func(p *pendingCreate) string { return p.Session.SessionName }),
+		nullable(func(p *pendingCreate) any { return p.Row.State }),
+		nullable(func(p *pendingCreate) any { return p.Row.Metadata }),
+		nullable(func(p *pendingCreate) any { return p.Row.Summary }),
+		nullable(func(p *pendingCreate) any { return p.Row.Metrics }),
+		nullable(func(p *pendingCreate) any { return p.Row.Data }),
+		number(func(p *pendingCreate) int64 { return p.Session.CreatedAt }),
+		number(func(p *pendingCreate) int64 { return p.Session.UpdatedAt }),
+		number(func(p *pendingCreate) int64 { return p.Session.Version }),
+		text(func(p *pendingCreate) string { return p.Run.RunID }),
+		text(func(p *pendingCreate) string { return p.Run.ParentRunID }),
+		text(func(p *pendingCreate) string { return string(p.Run.SessionType) }),
+		text(func(p *pendingCreate) string { return p.Run.ComponentID }),
+		text(func(p *pendingCreate) string { return p.Run.UserID }),
+		text(func(p *pendingCreate) string { return string(p.Run.Status) }),
+		number(func(p *pendingCreate) int64 { return p.Created }),
+		number(func(p *pendingCreate) int64 { return p.Updated }),
+		nullable(func(p *pendingCreate) any { return sqlstore.RunData(p.Run) }),
+		text(func(p *pendingCreate) string { return p.Run.Owner }),
 		listed,
-		nullable(func(p *pendingCreate) any { return p.events }),
+		nullable(func(p *pendingCreate) any { return p.Events }),
 	}
 	ctx, cancel := s.bound(context.Background())
 	defer cancel()
-	rows, err := s.pool.Query(ctx, s.q.createGroup, args...)
+	rows, err := s.pool.Query(ctx, s.createGroup, args...)
 	inserted := map[string]bool{}
 	if err == nil {
 		for rows.Next() {
@@ -144,7 +138,7 @@ func (s *Store) sendGroup(group []*pendingCreate) {
 		switch {
 		case err != nil:
 			p.err = err
-		case !inserted[p.run.RunID]:
+		case !inserted[p.Run.RunID]:
 			p.err = errSessionExists
 		}
 	}

@@ -66,34 +66,35 @@ func (d *Dialect) ListEventsSQL() string {
 		" UNION ALL SELECT seq, data FROM " + d.Events + " WHERE run_id = " + d.Arg(1) + " AND seq > " + d.Arg(2) + " ORDER BY 1"
 }
 
-// ScanEvents reads the rows of ListEventsSQL: the inline events after
+// eventRows collects the rows of ListEventsSQL: the inline events after
 // seq after, then the table's. A table row numbered among the inline
 // events is not the run's (the inline ones were its first) and is left
 // out.
-func ScanEvents(rows Rows, runID string, after int64) ([]storage.Event, error) {
-	var out []storage.Event
-	var inline int64
-	for rows.Next() {
-		var seq int64
-		var data []byte
-		if err := rows.Scan(&seq, &data); err != nil {
-			return nil, err
-		}
-		if seq < 0 {
-			var docs []json.RawMessage
-			if err := json.Unmarshal(data, &docs); err != nil {
-				return nil, fmt.Errorf("storage: the events of run %q are not a JSON array: %w", runID, err)
-			}
-			inline = int64(len(docs))
-			for i := max(after+1, 0); i < inline; i++ {
-				out = append(out, storage.Event{RunID: runID, Seq: i, Data: docs[i]})
-			}
-			continue
-		}
-		if seq < inline {
-			continue
-		}
-		out = append(out, storage.Event{RunID: runID, Seq: seq, Data: data})
+type eventRows struct {
+	runID         string
+	after, inline int64
+	out           []storage.Event
+}
+
+func (e *eventRows) add(sc Scanner) error {
+	var seq int64
+	var data []byte
+	if err := sc.Scan(&seq, &data); err != nil {
+		return err
 	}
-	return out, rows.Err()
+	if seq < 0 {
+		var docs []json.RawMessage
+		if err := json.Unmarshal(data, &docs); err != nil {
+			return fmt.Errorf("storage: the events of run %q are not a JSON array: %w", e.runID, err)
+		}
+		e.inline = int64(len(docs))
+		for i := max(e.after+1, 0); i < e.inline; i++ {
+			e.out = append(e.out, storage.Event{RunID: e.runID, Seq: i, Data: docs[i]})
+		}
+		return nil
+	}
+	if seq >= e.inline {
+		e.out = append(e.out, storage.Event{RunID: e.runID, Seq: seq, Data: data})
+	}
+	return nil
 }

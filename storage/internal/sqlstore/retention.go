@@ -10,28 +10,46 @@ import (
 	"github.com/agno-go/agno/storage"
 )
 
-// PruneTx is one write transaction of a backend, as Prune uses it.
-type PruneTx interface {
-	// Exec runs a statement and returns the number of rows it changed.
-	Exec(ctx context.Context, query string, args ...any) (int64, error)
-	// Strings runs a query (or a statement with RETURNING) whose columns
-	// are all text, and returns its rows.
-	Strings(ctx context.Context, query string, args ...any) ([][]string, error)
+// pruneTx is a write transaction as Prune uses it: each statement's
+// result before the next.
+type pruneTx struct{ tx Tx }
+
+// Exec runs a statement and returns the number of rows it changed.
+func (t pruneTx) Exec(q string, args ...any) (int64, error) {
+	var n int64
+	t.tx.Exec(q, args, func(k int64) error { n = k; return nil })
+	return n, t.tx.Flush()
+}
+
+// Strings runs a query (or a statement with RETURNING) of cols text
+// columns and returns its rows.
+func (t pruneTx) Strings(cols int, q string, args ...any) ([][]string, error) {
+	var out [][]string
+	t.tx.Query(q, args, func(sc Scanner) error {
+		row := make([]string, cols)
+		dst := make([]any, cols)
+		for i := range row {
+			dst[i] = &row[i]
+		}
+		out = append(out, row)
+		return sc.Scan(dst...)
+	})
+	return out, t.tx.Flush()
 }
 
 // Pruning is what a backend gives Prune.
 type Pruning struct {
-	// Blobs is the (qualified) blobs table; Seq the column ordering runs
-	// created in the same second by insertion.
-	Blobs, Seq string
 	// Write runs fn in one write transaction. fn may run more than once
 	// (a group commit that failed is replayed write by write), and
 	// starts from nothing each time.
-	Write func(ctx context.Context, fn func(ctx context.Context, tx PruneTx) error) error
+	Write func(ctx context.Context, fn func(Tx) error) error
 	// Batch bounds the sessions, or top-level runs, one transaction
 	// deletes (default PruneBatch).
 	Batch int
 }
+
+// seq orders runs created in the same second by insertion.
+const seq = "row_seq"
 
 // PruneBatch is how many sessions, or top-level runs with their member
 // runs, one prune transaction deletes: small enough that SQLite's one
@@ -114,13 +132,14 @@ func (d *Dialect) pruneSessions(ctx context.Context, b Pruning, cutoff int64) (s
 	for {
 		var got storage.PruneResult
 		var picked int
-		err := b.Write(ctx, func(ctx context.Context, tx PruneTx) error {
+		err := b.Write(ctx, func(t Tx) error {
+			tx := pruneTx{t}
 			got, picked = storage.PruneResult{}, 0
 			bd := d.NewBuilder()
 			c := bd.Arg(cutoff)
 			// One statement picks and deletes, so the check that no run is
 			// in flight holds when the session goes.
-			rows, err := tx.Strings(ctx, "DELETE FROM "+d.Sessions+" WHERE session_id IN (SELECT s.session_id FROM "+d.Sessions+
+			rows, err := tx.Strings(1, "DELETE FROM "+d.Sessions+" WHERE session_id IN (SELECT s.session_id FROM "+d.Sessions+
 				" s WHERE s.updated_at < "+c+" AND NOT EXISTS (SELECT 1 FROM "+d.Runs+" r WHERE r.session_id = s.session_id AND (r.status IN "+
 				unfinished()+" OR r.updated_at >= "+c+")) ORDER BY s.updated_at, s.session_id LIMIT "+strconv.Itoa(b.Batch)+") RETURNING session_id", bd.Args...)
 			if err != nil {
@@ -132,15 +151,15 @@ func (d *Dialect) pruneSessions(ctx context.Context, b Pruning, cutoff int64) (s
 				bd := d.NewBuilder()
 				list := in(bd, ids)
 				finished := "SELECT run_id FROM " + d.Runs + " WHERE session_id IN " + list + " AND status NOT IN " + unfinished()
-				n, err := tx.Exec(ctx, "DELETE FROM "+d.Events+" WHERE run_id IN ("+finished+")", bd.Args...)
+				n, err := tx.Exec("DELETE FROM "+d.Events+" WHERE run_id IN ("+finished+")", bd.Args...)
 				if err != nil {
 					return err
 				}
 				got.Events += n
-				if _, err := tx.Exec(ctx, "DELETE FROM "+b.Blobs+" WHERE session_id IN "+list, bd.Args...); err != nil {
+				if _, err := tx.Exec("DELETE FROM "+d.Blobs+" WHERE session_id IN "+list, bd.Args...); err != nil {
 					return err
 				}
-				n, err = tx.Exec(ctx, "DELETE FROM "+d.Runs+" WHERE session_id IN "+list+" AND status NOT IN "+unfinished(), bd.Args...)
+				n, err = tx.Exec("DELETE FROM "+d.Runs+" WHERE session_id IN "+list+" AND status NOT IN "+unfinished(), bd.Args...)
 				if err != nil {
 					return err
 				}
@@ -176,11 +195,12 @@ func (d *Dialect) pruneRuns(ctx context.Context, b Pruning, p storage.RetentionP
 		var got storage.PruneResult
 		var roots [][]string
 		var foundKeep []string
-		err := b.Write(ctx, func(ctx context.Context, tx PruneTx) error {
+		err := b.Write(ctx, func(t Tx) error {
+			tx := pruneTx{t}
 			got, roots, foundKeep = storage.PruneResult{}, nil, keep
 			if !keepFound {
-				rows, err := tx.Strings(ctx, "SELECT CAST(created_at AS TEXT), CAST("+b.Seq+" AS TEXT) FROM "+d.Runs+
-					" WHERE parent_run_id = '' ORDER BY created_at DESC, "+b.Seq+" DESC LIMIT 1 OFFSET "+strconv.Itoa(p.MaxRuns-1))
+				rows, err := tx.Strings(2, "SELECT CAST(created_at AS TEXT), CAST("+seq+" AS TEXT) FROM "+d.Runs+
+					" WHERE parent_run_id = '' ORDER BY created_at DESC, "+seq+" DESC LIMIT 1 OFFSET "+strconv.Itoa(p.MaxRuns-1))
 				if err != nil {
 					return err
 				}
@@ -200,7 +220,7 @@ func (d *Dialect) pruneRuns(ctx context.Context, b Pruning, p storage.RetentionP
 			}
 			if foundKeep != nil {
 				c, s := bd.Arg(atoi(foundKeep[0])), bd.Arg(atoi(foundKeep[1]))
-				why = append(why, "created_at < "+c+" OR (created_at = "+c+" AND "+b.Seq+" < "+s+")")
+				why = append(why, "created_at < "+c+" OR (created_at = "+c+" AND "+seq+" < "+s+")")
 			}
 			if len(why) == 0 {
 				return nil
@@ -208,21 +228,21 @@ func (d *Dialect) pruneRuns(ctx context.Context, b Pruning, p storage.RetentionP
 			where := " WHERE parent_run_id = '' AND status NOT IN " + unfinished() + " AND ((" + strings.Join(why, ") OR (") + "))"
 			if after != nil {
 				c, s := bd.Arg(atoi(after[0])), bd.Arg(atoi(after[1]))
-				where += " AND (created_at > " + c + " OR (created_at = " + c + " AND " + b.Seq + " > " + s + "))"
+				where += " AND (created_at > " + c + " OR (created_at = " + c + " AND " + seq + " > " + s + "))"
 			}
 			var err error
-			roots, err = tx.Strings(ctx, "SELECT run_id, CAST(created_at AS TEXT), CAST("+b.Seq+" AS TEXT) FROM "+d.Runs+where+
-				" ORDER BY created_at, "+b.Seq+" LIMIT "+strconv.Itoa(b.Batch), bd.Args...)
+			roots, err = tx.Strings(3, "SELECT run_id, CAST(created_at AS TEXT), CAST("+seq+" AS TEXT) FROM "+d.Runs+where+
+				" ORDER BY created_at, "+seq+" LIMIT "+strconv.Itoa(b.Batch), bd.Args...)
 			if err != nil || len(roots) == 0 {
 				return err
 			}
-			doomed, err := d.finishedTrees(ctx, tx, column(roots, 0))
+			doomed, err := d.finishedTrees(tx, column(roots, 0))
 			if err != nil {
 				return err
 			}
 			for _, ids := range chunked(doomed) {
 				bd := d.NewBuilder()
-				gone, err := tx.Strings(ctx, "DELETE FROM "+d.Runs+" WHERE run_id IN "+in(bd, ids)+" AND status NOT IN "+unfinished()+" RETURNING run_id", bd.Args...)
+				gone, err := tx.Strings(1, "DELETE FROM "+d.Runs+" WHERE run_id IN "+in(bd, ids)+" AND status NOT IN "+unfinished()+" RETURNING run_id", bd.Args...)
 				if err != nil {
 					return err
 				}
@@ -231,7 +251,7 @@ func (d *Dialect) pruneRuns(ctx context.Context, b Pruning, p storage.RetentionP
 					continue
 				}
 				bd = d.NewBuilder()
-				n, err := tx.Exec(ctx, "DELETE FROM "+d.Events+" WHERE run_id IN "+in(bd, column(gone, 0)), bd.Args...)
+				n, err := tx.Exec("DELETE FROM "+d.Events+" WHERE run_id IN "+in(bd, column(gone, 0)), bd.Args...)
 				if err != nil {
 					return err
 				}
@@ -254,12 +274,12 @@ func (d *Dialect) pruneRuns(ctx context.Context, b Pruning, p storage.RetentionP
 
 // finishedTrees returns the runs of the trees under roots (the roots,
 // the runs they started, theirs…) whose every run has finished.
-func (d *Dialect) finishedTrees(ctx context.Context, tx PruneTx, roots []string) ([]string, error) {
+func (d *Dialect) finishedTrees(tx pruneTx, roots []string) ([]string, error) {
 	var out []string
 	for _, ids := range chunked(roots) {
 		bd := d.NewBuilder()
 		// UNION (not UNION ALL) ends the walk even on a parent cycle.
-		rows, err := tx.Strings(ctx, "WITH RECURSIVE tree(root, run_id) AS (SELECT run_id, run_id FROM "+d.Runs+" WHERE run_id IN "+in(bd, ids)+
+		rows, err := tx.Strings(3, "WITH RECURSIVE tree(root, run_id) AS (SELECT run_id, run_id FROM "+d.Runs+" WHERE run_id IN "+in(bd, ids)+
 			" UNION SELECT tree.root, r.run_id FROM "+d.Runs+" r JOIN tree ON r.parent_run_id = tree.run_id)"+
 			" SELECT tree.root, tree.run_id, r.status FROM tree JOIN "+d.Runs+" r ON r.run_id = tree.run_id", bd.Args...)
 		if err != nil {

@@ -1,7 +1,9 @@
-// Package sqlstore holds what the SQL backends (sqlite, postgres) share:
-// column lists, row scanning, JSON encoding of the document columns and the
-// builders of the list queries. Each backend supplies a Dialect for the few
-// places where the SQL differs.
+// Package sqlstore is the one SQL implementation of storage.Store that
+// the SQL backends (sqlite, postgres) share: every query, and the logic
+// around it (Store, over a Backend that runs statements and transactions
+// its database's way), column lists, row scanning, JSON encoding of the
+// document columns and the builders of the list queries. Where the SQL
+// differs between databases it asks the Dialect's dialect.Dialect.
 package sqlstore
 
 import (
@@ -21,26 +23,20 @@ import (
 
 	"github.com/agno-go/agno/run"
 	"github.com/agno-go/agno/storage"
+	"github.com/agno-go/agno/storage/sqldb/dialect"
 )
 
-// Dialect is what differs between the SQL backends.
+// Dialect is the run store's tables in one database, and how that
+// database writes SQL.
 type Dialect struct {
-	// Table names, qualified where the backend needs it.
-	Sessions, Runs, Events, Memories, Instances string
-	// Arg renders the placeholder of the n-th argument (1-based).
-	Arg func(n int) string
-	// Contains renders "haystack contains needle, ignoring case", folding
-	// case like Go's strings.ToLower (beyond ASCII, too).
-	Contains func(haystack, needle string) string
-	// Collate follows a string column to sort it bytewise, as Go does.
-	Collate string
-	// HasTopic renders "the topics JSON array holds the string at arg".
-	HasTopic func(arg string) string
-	// IndexedBy names the index a query over all runs must use ("" where
-	// the planner knows the data). SQLite without statistics would walk
-	// a whole index in creation order to save a sort, rather than seek
-	// the few runs in flight or just written.
-	IndexedBy func(index string) string
+	// SQL is the database's dialect.
+	SQL dialect.Dialect
+	// Table names, qualified where the database needs it.
+	Sessions, Runs, Events, Memories, Instances, Blobs string
+	// RowSeq is the value a new run's row_seq is inserted with (ordering
+	// runs created in the same second by insertion); "" where the
+	// database numbers the column itself.
+	RowSeq string
 	// SessionCounts is a table of session counts kept by triggers, by
 	// scope: 'all', 't:'+type, 'c:'+owner, 'tc:'+type+':'+owner (owner is
 	// Session.ComponentID), a scope's count the sum of its rows' n. It
@@ -56,16 +52,23 @@ type Dialect struct {
 	MemoryUsers string
 }
 
+// NewDialect names the run store's tables in schema ("" for the
+// database's default) as sql writes them.
+func NewDialect(sql dialect.Dialect, schema string) *Dialect {
+	t := func(name string) string { return sql.Table(schema, name) }
+	return &Dialect{SQL: sql,
+		Sessions: t("agno_sessions"), Runs: t("agno_runs"), Events: t("agno_run_events"), Memories: t("agno_memories"),
+		Instances: t("agno_instances"), Blobs: t("agno_blobs"),
+		SessionCounts: t("agno_session_counts"), MemoryCounts: t("agno_memory_counts"), MemoryUsers: t("agno_memory_users"),
+	}
+}
+
+// Arg renders the placeholder of the n-th argument (1-based).
+func (d *Dialect) Arg(n int) string { return d.SQL.Placeholder(n) }
+
 // Scanner is a row: *sql.Row, *sql.Rows, pgx.Row and pgx.Rows all fit.
 type Scanner interface {
 	Scan(dest ...any) error
-}
-
-// Rows is a result set: database/sql's and pgx's both fit.
-type Rows interface {
-	Scanner
-	Next() bool
-	Err() error
 }
 
 // Builder collects WHERE conditions and their arguments.
@@ -249,7 +252,7 @@ func (d *Dialect) ListSessions(q storage.SessionQuery) (count, list string, args
 		b.Where("user_id = " + b.Arg(q.UserID) + " AND user_id <> ''")
 	}
 	if q.NameContains != "" {
-		b.Where(d.Contains("session_name", b.Arg(q.NameContains)))
+		b.Where(d.SQL.Contains("session_name", b.Arg(q.NameContains)))
 	}
 	if q.CreatedAfter != 0 {
 		b.Where("created_at >= " + b.Arg(q.CreatedAfter))
@@ -262,7 +265,7 @@ func (d *Dialect) ListSessions(q storage.SessionQuery) (count, list string, args
 	case "updated_at":
 		col = "updated_at"
 	case "session_name":
-		col = "session_name" + d.Collate
+		col = "session_name" + d.SQL.Collate()
 	}
 	dir := direction(q.SortOrder)
 	where := b.SQL()
@@ -284,7 +287,7 @@ func (d *Dialect) ListSessions(q storage.SessionQuery) (count, list string, args
 		count = "SELECT CAST(COALESCE(SUM(n), 0) AS BIGINT) FROM " + d.SessionCounts + " WHERE scope = " + scope
 	}
 	list = "SELECT " + SessionColumns + " FROM " + d.Sessions + where +
-		" ORDER BY " + col + " " + dir + ", session_id" + d.Collate + " " + dir + LimitOffset(q.Limit, q.Page)
+		" ORDER BY " + col + " " + dir + ", session_id" + d.SQL.Collate() + " " + dir + LimitOffset(q.Limit, q.Page)
 	return count, list, b.Args
 }
 
@@ -335,32 +338,36 @@ func Chunks(r io.Reader, put func(seq int64, chunk []byte) error) error {
 	}
 }
 
-// JoinChunks concatenates the (data) rows of one blob, in order, into one
-// allocation of its size (appending chunk by chunk would copy a large
-// file over and over); no rows is storage.ErrNotFound.
-func JoinChunks(rows Rows, sessionID, blobID string) ([]byte, error) {
-	var chunks [][]byte
-	size := 0
-	for rows.Next() {
-		var chunk []byte
-		if err := rows.Scan(&chunk); err != nil {
-			return nil, err
-		}
-		chunks = append(chunks, chunk)
-		size += len(chunk)
+// blobChunks collects the (data) rows of one blob, in order.
+type blobChunks struct {
+	chunks [][]byte
+	size   int
+}
+
+func (b *blobChunks) add(sc Scanner) error {
+	var chunk []byte
+	if err := sc.Scan(&chunk); err != nil {
+		return err
 	}
-	switch err := rows.Err(); {
-	case err != nil:
-		return nil, err
-	case len(chunks) == 0:
+	b.chunks = append(b.chunks, chunk)
+	b.size += len(chunk)
+	return nil
+}
+
+// join concatenates the chunks into one allocation of their size
+// (appending chunk by chunk would copy a large file over and over); no
+// chunks is storage.ErrNotFound.
+func (b *blobChunks) join(sessionID, blobID string) ([]byte, error) {
+	switch {
+	case len(b.chunks) == 0:
 		return nil, fmt.Errorf("blob %q of session %q: %w", blobID, sessionID, storage.ErrNotFound)
-	case len(chunks) == 1 && chunks[0] != nil:
-		return chunks[0], nil
+	case len(b.chunks) == 1 && b.chunks[0] != nil:
+		return b.chunks[0], nil
 	}
-	data := make([]byte, 0, size)
-	for i, c := range chunks {
+	data := make([]byte, 0, b.size)
+	for i, c := range b.chunks {
 		data = append(data, c...)
-		chunks[i] = nil
+		b.chunks[i] = nil
 	}
 	return data, nil
 }
@@ -411,7 +418,7 @@ func (d *Dialect) RunSQL(forUpdate string) RunSQL {
 		UpdateRun: set + where + byOwner,
 		UpdateRunInline: set + ", events = " + a(12) + where + byOwner +
 			" AND events IS NULL AND NOT EXISTS (SELECT 1 FROM " + d.Events + " WHERE run_id = " + a(1) + ")",
-		InlineCount: "SELECT COALESCE(json_array_length(events), 0) FROM " + d.Runs + " WHERE run_id = " + a(1),
+		InlineCount: "SELECT COALESCE(" + d.SQL.JSONArrayLength("events") + ", 0) FROM " + d.Runs + " WHERE run_id = " + a(1),
 		TakePending: set + where + " AND status = 'PENDING'",
 		// A claim starts the run's next life: a cancel asked of the last one
 		// (it paused before seeing it) does not carry over.
@@ -420,8 +427,7 @@ func (d *Dialect) RunSQL(forUpdate string) RunSQL {
 			" AND (" + a(7) + " = '' OR owner = " + a(7) + ") AND (" + a(8) + " < 0 OR version = " + a(8) + ") RETURNING " + RunColumns,
 		RequestCancel: "UPDATE " + d.Runs + " SET cancel_requested = true, updated_at = " + a(2) +
 			" WHERE run_id = " + a(1) + " AND status IN ('PENDING', 'RUNNING') RETURNING " + RunColumns,
-		Heartbeat: "INSERT INTO " + d.Instances + " (instance_id, heartbeat_at, started_at) VALUES (" + a(1) + ", " + a(2) + ", " + a(2) +
-			") ON CONFLICT (instance_id) DO UPDATE SET heartbeat_at = excluded.heartbeat_at",
+		Heartbeat:       d.SQL.Upsert(d.Instances, "instance_id, heartbeat_at, started_at", a(1)+", "+a(2)+", "+a(2), "instance_id", []string{"heartbeat_at"}),
 		Instances:       "SELECT instance_id, heartbeat_at FROM " + d.Instances,
 		ReleaseInstance: "UPDATE " + d.Instances + " SET heartbeat_at = 0 WHERE instance_id = " + a(1),
 		Owned:           "SELECT 1 FROM " + d.Runs + " WHERE run_id = " + a(1) + " AND owner = " + a(2) + " AND status IN ('PENDING', 'RUNNING')" + forUpdate,
@@ -503,22 +509,22 @@ func (d *Dialect) ListRuns(q storage.RunQuery, seqColumn string) (string, []any)
 	if q.Newest {
 		dir = "DESC"
 	}
+	// The index meant for each shape, whatever the statistics say, where
+	// the database takes a hint: without statistics SQLite may walk every
+	// top-level run to spare a sort, rather than seek the few runs in
+	// flight or just written.
 	from := d.Runs
-	if d.IndexedBy != nil {
-		// The index meant for each shape, whatever the statistics say:
-		// without them SQLite may walk every top-level run to spare a sort.
-		switch {
-		case q.SessionID != "" || len(q.SessionIDs) > 0:
-			from += d.IndexedBy("session_idx")
-		case q.ParentRunID != "":
-			from += d.IndexedBy("parent_idx")
-		case q.ComponentID != "":
-			from += d.IndexedBy("component_idx")
-		case len(q.Status) > 0 && !slices.Contains(q.Status, run.StatusCompleted):
-			from += d.IndexedBy("status_owner_idx")
-		case q.UpdatedAfter != 0:
-			from += d.IndexedBy("updated_idx")
-		}
+	switch {
+	case q.SessionID != "" || len(q.SessionIDs) > 0:
+		from += d.SQL.IndexedBy("agno_runs", "session_idx")
+	case q.ParentRunID != "":
+		from += d.SQL.IndexedBy("agno_runs", "parent_idx")
+	case q.ComponentID != "":
+		from += d.SQL.IndexedBy("agno_runs", "component_idx")
+	case len(q.Status) > 0 && !slices.Contains(q.Status, run.StatusCompleted):
+		from += d.SQL.IndexedBy("agno_runs", "status_owner_idx")
+	case q.UpdatedAfter != 0:
+		from += d.SQL.IndexedBy("agno_runs", "updated_idx")
 	}
 	cols := RunColumns
 	if q.WithoutData {
@@ -592,10 +598,10 @@ func (d *Dialect) ListMemories(q storage.MemoryQuery) (count, list string, args 
 		b.Where("team_id = " + team)
 	}
 	for _, t := range q.Topics {
-		b.Where(d.HasTopic(b.Arg(t)))
+		b.Where(d.SQL.JSONArrayHas("topics", b.Arg(t)))
 	}
 	if q.ContentSearch != "" {
-		b.Where(d.Contains("memory", b.Arg(q.ContentSearch)))
+		b.Where(d.SQL.Contains("memory", b.Arg(q.ContentSearch)))
 	}
 	col := "updated_at"
 	if q.SortBy == "created_at" {
@@ -608,7 +614,7 @@ func (d *Dialect) ListMemories(q storage.MemoryQuery) (count, list string, args 
 		count = "SELECT CAST(COALESCE(SUM(n), 0) AS BIGINT) FROM " + d.MemoryCounts + " WHERE scope = " + scope
 	}
 	list = "SELECT " + MemoryColumns + " FROM " + d.Memories + where +
-		" ORDER BY " + col + " " + dir + ", memory_id" + d.Collate + " " + dir + LimitOffset(q.Limit, q.Page)
+		" ORDER BY " + col + " " + dir + ", memory_id" + d.SQL.Collate() + " " + dir + LimitOffset(q.Limit, q.Page)
 	return count, list, b.Args
 }
 
@@ -641,7 +647,7 @@ func (d *Dialect) MemoryStats(userID string, limit, page int) (count, list strin
 	where := b.SQL()
 	count = "SELECT COUNT(*) FROM " + d.MemoryUsers + where
 	list = "SELECT user_id, n, last_updated FROM " + d.MemoryUsers + where +
-		" ORDER BY last_updated DESC, user_id" + d.Collate + " ASC" + LimitOffset(limit, page)
+		" ORDER BY last_updated DESC, user_id" + d.SQL.Collate() + " ASC" + LimitOffset(limit, page)
 	return count, list, b.Args
 }
 
