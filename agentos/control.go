@@ -70,6 +70,25 @@ func (h groupHost) DataStore(r *http.Request, feature, table string) (storage.St
 	return h.o.dataStore(r, feature, table)
 }
 
+// dataStore resolves the database of a data route from db_id and table
+// (agno's get_db), or answers 503 when AgentOS has none.
+func (o *OS) dataStore(r *http.Request, feature, table string) (storage.Store, error) {
+	if o.cfg.Store == nil {
+		return nil, errStatus(http.StatusServiceUnavailable, "%s not available: pass a `db` to AgentOS to enable this feature.", feature)
+	}
+	q := r.URL.Query()
+	dbID, tbl := q.Get("db_id"), q.Get("table")
+	switch {
+	case tbl != "" && dbID == "":
+		return nil, errStatus(http.StatusBadRequest, "The db_id query parameter is required when passing a table")
+	case dbID != "" && dbID != o.cfg.DBID:
+		return nil, errStatus(http.StatusNotFound, "No database found with id '%s'", dbID)
+	case tbl != "" && tbl != table:
+		return nil, errStatus(http.StatusNotFound, "No database with id '%s' has table '%s'", dbID, tbl)
+	}
+	return o.cfg.Store, nil
+}
+
 // DefaultMetricsRefreshInterval is how often AgentOS recomputes the daily
 // metrics in the background (agno recomputes them only on POST
 // /metrics/refresh). Every replica may do it: the upsert is idempotent.

@@ -29,7 +29,7 @@ func (o *OS) routes(mux routeMux) []apiRoute {
 // baseAPIRoutes are the routes every AgentOS serves; the docs pages
 // document served().
 func (o *OS) baseAPIRoutes(served func() []apiRoute) []apiRoute {
-	return slices.Concat(o.coreAPIRoutes(), o.workflowAPIRoutes(), o.sessionAPIRoutes(), o.memories.Routes(),
+	return slices.Concat(o.coreAPIRoutes(), o.workflowAPIRoutes(), o.sessions.Routes(), o.memories.Routes(),
 		o.registryAPI.Routes(), o.docsAPIRoutes(served), o.knowledgeAPIRoutes())
 }
 

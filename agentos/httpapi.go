@@ -57,10 +57,9 @@ var (
 
 // The request helpers and the caller live in the core too.
 type (
-	caller      = httpapi.Caller
-	principal   = httpapi.Principal
-	queryParams = httpapi.Query
-	jsonBody    = httpapi.JSONBody
+	caller    = httpapi.Caller
+	principal = httpapi.Principal
+	jsonBody  = httpapi.JSONBody
 )
 
 // The pagination query parameters live in the core too.
@@ -90,19 +89,28 @@ var (
 	jsonContent       = httpapi.JSONContent
 	withoutNone       = httpapi.WithoutNone
 	paginatedResponse = httpapi.Paginated
-	toJSONMap         = httpapi.ToJSONMap
 	fieldError        = httpapi.FieldError
 	fieldErrorInput   = httpapi.FieldErrorInput
 	intQuery          = httpapi.IntQuery
 	nullString        = httpapi.NullString
-	sessionTypeNames  = httpapi.SessionTypeNames
-	ownedIDs          = httpapi.OwnedIDs
 	isNil             = httpapi.IsNil
 )
 
 // The page and limit parameters of paged lists live in the core too.
 var (
 	pRegLimitQ = httpapi.RegistryLimitQuery
+)
+
+// A session's visibility and the stored runs' schemas are the core's,
+// shared with the session routes (agentos/sessionsapi).
+var (
+	getSession = httpapi.GetSession
+	shown      = httpapi.Shown
+	decodeRun  = httpapi.DecodeRun
+	rowStatus  = httpapi.RowStatus
+	readStored = httpapi.ReadStored
+	runEvents  = httpapi.RunEvents
+	runSchema  = httpapi.RunSchema
 )
 
 // PaginationInfo is agno's PaginationInfo.

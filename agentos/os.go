@@ -35,6 +35,7 @@ import (
 	"github.com/agno-go/agno/agentos/memoriesapi"
 	"github.com/agno-go/agno/agentos/metricsapi"
 	"github.com/agno-go/agno/agentos/registryapi"
+	"github.com/agno-go/agno/agentos/sessionsapi"
 	"github.com/agno-go/agno/agentos/tracesapi"
 
 	"github.com/agno-go/agno/agent"
@@ -225,6 +226,8 @@ type OS struct {
 
 	// memories is the Memory route group.
 	memories *memoriesapi.Group
+	// sessions is the Sessions route group.
+	sessions *sessionsapi.Group
 
 	// The control plane (control.go), each nil without a DB (metrics,
 	// traces and evals: made by New, started with a DB).
@@ -281,6 +284,7 @@ func New(cfg Config) (*OS, error) {
 	o.memories = memoriesapi.New(memoriesHost{groupHost{&Host{o: o}}})
 	o.evals = evalsapi.New(evalsHost{groupHost{&Host{o: o}}})
 	o.registryAPI = registryapi.New(registryHost{o})
+	o.sessions = sessionsapi.New(groupHost{&Host{o: o}})
 	if o.eng == nil {
 		o.eng = runs.For(cfg.Store)
 		// A library engine has no lease: runs it left in flight are those

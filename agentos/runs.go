@@ -585,44 +585,14 @@ func (o *OS) listRuns(w http.ResponseWriter, r *http.Request, componentID, kind 
 	}
 	out := make([]map[string]any, 0, len(recs))
 	for _, rec := range recs {
-		doc, events, err := runDoc(r.Context(), o.cfg.Store, storedDoc{rec: rec, doc: decodeDoc(rec)})
+		events, err := runEvents(r.Context(), o.cfg.Store, rec.RunID)
 		if err != nil {
 			fail(w, err)
 			return
 		}
-		out = append(out, withoutNone(sessionRunSchema(rec, doc, events, kind)))
+		out = append(out, withoutNone(runSchema(rec, decodeRun(rec), events, kind)))
 	}
 	writeJSON(w, http.StatusOK, out)
-}
-
-// runSchema is agno's RunSchema / TeamRunSchema of a stored run.
-func runSchema(rec *storage.Run, kind string) map[string]any {
-	doc := map[string]any{}
-	_ = run.DecodeJSON(rec.Data, &doc)
-	s := map[string]any{"run_id": rec.RunID, "status": rec.Status, "created_at": rec.CreatedAt}
-	if rec.ParentRunID != "" {
-		s["parent_run_id"] = rec.ParentRunID
-	}
-	if rec.UserID != "" {
-		s["user_id"] = rec.UserID
-	}
-	s[kind+"_id"] = rec.ComponentID
-	if in, ok := doc["input"].(map[string]any); ok {
-		if c, ok := in["input_content"]; ok {
-			s["run_input"] = c
-		}
-	}
-	format := "text"
-	if ct, _ := doc["content_type"].(string); ct != "" && ct != "str" {
-		format = "json"
-	}
-	s["run_response_format"] = format
-	for _, f := range []string{"content", "reasoning_content", "metrics", "messages", "tools", "session_state", "images", "references"} {
-		if v, ok := doc[f]; ok {
-			s[f] = v
-		}
-	}
-	return s
 }
 
 // handleResume is POST .../runs/{run_id}/resume: a background run's

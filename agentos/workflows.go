@@ -334,23 +334,3 @@ func (o *OS) handleWorkflowListRuns(w http.ResponseWriter, r *http.Request) {
 		o.listRuns(w, r, wf.ID(), "workflow")
 	}
 }
-
-// workflowRunSchema is agno's WorkflowRunSchema.
-func workflowRunSchema(rec *storage.Run) map[string]any {
-	doc := map[string]any{}
-	_ = run.DecodeJSON(rec.Data, &doc)
-	readStored(doc, rec)
-	s := map[string]any{"run_id": rec.RunID, "workflow_id": rec.ComponentID, "status": rec.Status, "created_at": rec.CreatedAt}
-	if rec.UserID != "" {
-		s["user_id"] = rec.UserID
-	}
-	if v, ok := doc["input"]; ok {
-		s["run_input"] = v
-	}
-	for _, f := range []string{"content", "content_type", "step_results", "step_executor_runs", "step_requirements", "pause_kind", "paused_step_name", "paused_step_index", "metrics"} {
-		if v, ok := doc[f]; ok {
-			s[f] = v
-		}
-	}
-	return s
-}
