@@ -24,7 +24,6 @@ var (
 	pTypeQ      = apiParam{Name: "type", Type: "string", Desc: "Session type", Enum: []string{"agent", "team", "workflow"}, Default: "agent"}
 	pDBQ        = httpapi.DBQuery
 	pTableQ     = httpapi.TableQuery
-	pPageQ      = apiParam{Name: "page", Type: "integer", Desc: "Page number", Default: 1, Min: 1}
 	pPage0Q     = apiParam{Name: "page", Type: "integer", Desc: "Page number (0 reads the first page too)", Default: 1, NonNeg: true}
 	pLimitQ     = apiParam{Name: "limit", Type: "integer", Desc: "Items per page", Default: 20, Min: 1, Max: maxPageLimit}
 	pRegLimitQ  = apiParam{Name: "limit", Type: "integer", Desc: "Items per page", Default: 20, Min: 1, Max: 100}

@@ -89,6 +89,7 @@ var (
 	intQuery          = httpapi.IntQuery
 	nullString        = httpapi.NullString
 	sessionTypeNames  = httpapi.SessionTypeNames
+	pPageQ            = httpapi.PageQuery
 )
 
 // PaginationInfo is agno's PaginationInfo.

@@ -32,6 +32,7 @@ import (
 	"time"
 
 	"github.com/agno-go/agno/agentos/metricsapi"
+	"github.com/agno-go/agno/agentos/schedulesapi"
 	"github.com/agno-go/agno/agentos/tracesapi"
 
 	"github.com/agno-go/agno/agent"
@@ -218,10 +219,10 @@ type OS struct {
 	// (Host.OnApproval).
 	approvalHooks []ApprovalHook
 
-	// The control plane (control.go), each nil without a DB (metrics and
-	// traces: made by New, started with a DB).
+	// The control plane (control.go), each nil without a DB (schedules,
+	// metrics and traces: made by New, started with a DB).
 	approvals  *approvalPlane
-	schedules  *schedulePlane
+	schedules  *schedulesapi.Group
 	traces     *tracesapi.Group
 	metrics    *metricsapi.Group
 	evals      *evalPlane
@@ -270,6 +271,7 @@ func New(cfg Config) (*OS, error) {
 	o := &OS{cfg: cfg, log: cfg.Logger, instantiated: time.Now().UTC(), eng: cfg.Runs}
 	o.metrics = metricsapi.New(groupHost{&Host{o: o}}, cfg.Metrics)
 	o.traces = tracesapi.New(tracesHost{&Host{o: o}}, cfg.Tracing)
+	o.schedules = schedulesapi.New(schedulesHost{&Host{o: o}}, cfg.Scheduler)
 	if o.eng == nil {
 		o.eng = runs.For(cfg.Store)
 		// A library engine has no lease: runs it left in flight are those
@@ -384,7 +386,7 @@ func (o *OS) Serve(ctx context.Context, ln net.Listener) error {
 	defer cancel()
 	o.draining.Store(true)
 	// No schedule fires into a server that is draining.
-	o.stopSchedules()
+	o.schedules.Stop()
 	// The listener stays open while the runs in flight end: a new request
 	// gets a 503 (and its connection closed), so a load balancer sees the
 	// drain and sends it elsewhere, instead of connections refused.
