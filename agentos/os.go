@@ -35,6 +35,7 @@ import (
 	"github.com/agno-go/agno/agentos/memoriesapi"
 	"github.com/agno-go/agno/agentos/metricsapi"
 	"github.com/agno-go/agno/agentos/registryapi"
+	"github.com/agno-go/agno/agentos/schedulesapi"
 	"github.com/agno-go/agno/agentos/sessionsapi"
 	"github.com/agno-go/agno/agentos/tracesapi"
 
@@ -229,10 +230,10 @@ type OS struct {
 	// sessions is the Sessions route group.
 	sessions *sessionsapi.Group
 
-	// The control plane (control.go), each nil without a DB (metrics,
-	// traces and evals: made by New, started with a DB).
+	// The control plane (control.go), each nil without a DB (schedules,
+	// metrics, traces and evals: made by New, started with a DB).
 	approvals  *approvalPlane
-	schedules  *schedulePlane
+	schedules  *schedulesapi.Group
 	traces     *tracesapi.Group
 	metrics    *metricsapi.Group
 	evals      *evalsapi.Group
@@ -285,6 +286,7 @@ func New(cfg Config) (*OS, error) {
 	o.evals = evalsapi.New(evalsHost{groupHost{&Host{o: o}}})
 	o.registryAPI = registryapi.New(registryHost{o})
 	o.sessions = sessionsapi.New(groupHost{&Host{o: o}})
+	o.schedules = schedulesapi.New(schedulesHost{&Host{o: o}}, cfg.Scheduler)
 	if o.eng == nil {
 		o.eng = runs.For(cfg.Store)
 		// A library engine has no lease: runs it left in flight are those
@@ -399,7 +401,7 @@ func (o *OS) Serve(ctx context.Context, ln net.Listener) error {
 	defer cancel()
 	o.draining.Store(true)
 	// No schedule fires into a server that is draining.
-	o.stopSchedules()
+	o.schedules.Stop()
 	// The listener stays open while the runs in flight end: a new request
 	// gets a 503 (and its connection closed), so a load balancer sees the
 	// drain and sends it elsewhere, instead of connections refused.
