@@ -3,6 +3,7 @@ package agentos
 import (
 	"cmp"
 
+	"github.com/agno-go/agno/agentos/knowledgeapi"
 	"github.com/agno-go/agno/knowledge"
 	"github.com/agno-go/agno/knowledge/reader"
 )
@@ -26,13 +27,13 @@ func (r *Registry) knowledgeEntries(list []*knowledge.Knowledge, dbID string, wa
 	for _, k := range list {
 		vdb := k.VectorDB()
 		if k.ContentsDB() != nil && want(ResourceKnowledge) {
-			kb := describeKnowledge(k, dbID)
+			id, name := knowledgeapi.Describe(k, dbID)
 			md := map[string]any{"class_path": "agno.knowledge.knowledge.Knowledge", "contents_db_class": typePath(k.ContentsDB()),
 				"max_results": k.MaxResults(), "num_readers": len(reader.Names())}
 			if vdb != nil {
 				md["vector_db_class"] = typePath(vdb)
 			}
-			out = append(out, RegistryEntry{Name: kb.name, Type: ResourceKnowledge, ID: kb.id, Description: k.Description(), Metadata: md})
+			out = append(out, RegistryEntry{Name: name, Type: ResourceKnowledge, ID: id, Description: k.Description(), Metadata: md})
 		}
 		if vdb == nil || !want(ResourceVectorDB) {
 			continue
