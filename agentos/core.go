@@ -30,7 +30,7 @@ func (o *OS) routes(mux routeMux) []apiRoute {
 // document served().
 func (o *OS) baseAPIRoutes(served func() []apiRoute) []apiRoute {
 	return slices.Concat(o.coreAPIRoutes(), o.workflowAPIRoutes(), o.sessions.Routes(), o.memories.Routes(),
-		o.registryAPI.Routes(), o.docsAPIRoutes(served), o.knowledgeAPIRoutes())
+		o.registryAPI.Routes(), o.docsAPIRoutes(served), o.knowledge.Routes())
 }
 
 // coreAPIRoutes are home, the probes, the configuration and the agents'
@@ -232,7 +232,7 @@ func (o *OS) agentResponse(a *agent.Agent) AgentResponse {
 	sessions.set("num_history_runs", cfg.NumHistoryRuns, cfg.NumHistoryRuns != 0 && cfg.NumHistoryRuns != 3)
 	sessions.set("session_table", "agno_sessions", o.cfg.Store != nil || cfg.Store != nil)
 	out.Sessions = sessions.orNil()
-	if k := o.agentKnowledgeInfo(cfg); k != nil {
+	if k := o.knowledge.AgentInfo(cfg); k != nil {
 		out.Knowledge = k
 	}
 	sys := section{}
@@ -501,7 +501,7 @@ func (o *OS) handleConfig(w http.ResponseWriter, _ *http.Request) {
 	for _, wf := range c.Workflows {
 		out.Workflows = append(out.Workflows, o.workflowSummary(wf))
 	}
-	if k := o.knowledgeConfig(); k != nil {
+	if k := o.knowledge.OSConfig(); k != nil {
 		out.Knowledge = k
 	}
 	if o.cfg.DBID != "" {

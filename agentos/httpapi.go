@@ -119,3 +119,7 @@ type PaginationInfo = httpapi.PaginationInfo
 // PaginatedResponse is agno's PaginatedResponse[T]; Data is a slice of
 // the route's item model.
 type PaginatedResponse = httpapi.PaginatedResponse
+
+// limits bound a form request (forms.go; the knowledge uploads read
+// forms in the core too).
+type limits = httpapi.FormLimits

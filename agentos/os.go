@@ -32,6 +32,7 @@ import (
 	"time"
 
 	"github.com/agno-go/agno/agentos/evalsapi"
+	"github.com/agno-go/agno/agentos/knowledgeapi"
 	"github.com/agno-go/agno/agentos/memoriesapi"
 	"github.com/agno-go/agno/agentos/metricsapi"
 	"github.com/agno-go/agno/agentos/registryapi"
@@ -217,8 +218,9 @@ type OS struct {
 	limits limits
 	// ownSpool is the spool directory New made (removed at Close).
 	ownSpool string
-	// kjobs runs knowledge uploads in the background.
-	kjobs *knowledgeJobs
+	// knowledge serves the knowledge bases and runs their uploads in the
+	// background.
+	knowledge *knowledgeapi.Group
 	// approvalHooks answer approvals of runs the interfaces started
 	// (Host.OnApproval).
 	approvalHooks []ApprovalHook
@@ -310,14 +312,18 @@ func New(cfg Config) (*OS, error) {
 		o.verifier = v
 	}
 	o.cat.Store(cat)
-	o.startKnowledge()
+	o.knowledge = knowledgeapi.New(knowledgeHost{&Host{o: o}}, knowledgeapi.Config{DBID: cfg.DBID, Uploads: o.limits})
+	if err := o.knowledge.Start(); err != nil {
+		o.removeSpool()
+		return nil, err
+	}
 	if err := o.startInterfaces(); err != nil {
-		o.kjobs.stop()
+		o.knowledge.Stop()
 		o.removeSpool()
 		return nil, err
 	}
 	if err := o.startControl(); err != nil {
-		o.kjobs.stop()
+		o.knowledge.Stop()
 		o.stopInterfaces(len(cfg.Interfaces))
 		o.removeSpool()
 		return nil, err
@@ -447,7 +453,7 @@ func (o *OS) Close() error {
 	if o.closed.Swap(true) {
 		return nil
 	}
-	o.kjobs.stop() // before the stores close
+	o.knowledge.Stop() // before the stores close
 	o.stopControl()
 	o.stopInterfaces(len(o.cfg.Interfaces))
 	var errs []error
@@ -502,6 +508,6 @@ func (o *OS) setLimits() error {
 	} else if err := os.MkdirAll(dir, 0o700); err != nil {
 		return fmt.Errorf("agentos: SpoolDir %s: %w", dir, err)
 	}
-	o.limits = limits{request: c.MaxUploadBytes, file: c.MaxFileBytes, spoolDir: dir}
+	o.limits = limits{Request: c.MaxUploadBytes, File: c.MaxFileBytes, SpoolDir: dir}
 	return nil
 }

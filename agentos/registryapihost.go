@@ -3,6 +3,7 @@ package agentos
 import (
 	"net/http"
 
+	"github.com/agno-go/agno/agentos/knowledgeapi"
 	"github.com/agno-go/agno/agentos/registryapi"
 	"github.com/agno-go/agno/knowledge"
 )
@@ -18,8 +19,5 @@ func (h registryHost) MayRead(r *http.Request, e registryapi.Entry) bool { retur
 // knowledgeNamer lists knowledge bases under the ids and names the
 // knowledge routes serve them by, with contents DB dbID.
 func knowledgeNamer(dbID string) registryapi.KnowledgeNamer {
-	return func(k *knowledge.Knowledge) (id, name string) {
-		kb := describeKnowledge(k, dbID)
-		return kb.id, kb.name
-	}
+	return func(k *knowledge.Knowledge) (id, name string) { return knowledgeapi.Describe(k, dbID) }
 }

@@ -1,4 +1,4 @@
-package agentos
+package knowledgeapi
 
 import (
 	"bytes"
@@ -7,35 +7,39 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/http"
+	"net/url"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/agno-go/agno/agentos/internal/httpapi"
-
 	"github.com/agno-go/agno/internal/safe"
 	"github.com/agno-go/agno/knowledge"
+	"github.com/agno-go/agno/knowledge/chunk"
 	"github.com/agno-go/agno/knowledge/contents"
+	"github.com/agno-go/agno/knowledge/reader"
 	"github.com/agno-go/agno/storage"
 )
 
-// knowledgeWorkers bounds the ingestions running at once: reading,
-// chunking and embedding are heavy, and uploads must not starve runs.
-const knowledgeWorkers = 2
+// workers bounds the ingestions running at once: reading, chunking and
+// embedding are heavy, and uploads must not starve runs.
+const workers = 2
 
 // jobOwnerStale is how long an instance's silence lets another take its
 // pending uploads over (four default run-engine leases).
 const jobOwnerStale = 60 * time.Second
 
-// knowledgeJobs runs accepted uploads in the background. Each job is
-// stored with the OS store as blobs of a private pseudo-session (the
-// descriptor and the file) from its acceptance to its end, and the
-// content row says processing meanwhile; at start, rows still processing
-// whose job is stored are ingested again, so an upload survives a
-// restart. Without a Store jobs live in memory only.
-type knowledgeJobs struct {
-	o      *OS
+// jobs runs accepted uploads in the background. Each job is stored with
+// the OS store as blobs of a private pseudo-session (the descriptor and
+// the file) from its acceptance to its end, and the content row says
+// processing meanwhile; at start, rows still processing whose job is
+// stored are ingested again, so an upload survives a restart. Without a
+// store jobs live in memory only.
+type jobs struct {
+	g      *Group
 	log    *slog.Logger
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -46,32 +50,33 @@ type knowledgeJobs struct {
 	running map[string]bool // job sessions in this process
 }
 
-func newKnowledgeJobs(o *OS) *knowledgeJobs {
+func newJobs(g *Group) *jobs {
 	ctx, cancel := context.WithCancel(context.Background())
-	return &knowledgeJobs{o: o, log: o.log, ctx: ctx, cancel: cancel, sem: make(chan struct{}, knowledgeWorkers), running: map[string]bool{}}
+	return &jobs{g: g, log: g.host.Logger(), ctx: ctx, cancel: cancel, sem: make(chan struct{}, workers), running: map[string]bool{}}
 }
 
-// startKnowledge makes the job runner and resumes the uploads a previous
-// process left unfinished.
-func (o *OS) startKnowledge() {
-	o.kjobs = newKnowledgeJobs(o)
-	if o.cfg.Store == nil || len(o.knowledgeBases()) == 0 {
-		return
+// store is the OS store keeping the jobs; nil without one.
+func (j *jobs) store() storage.Store { return j.g.host.Store() }
+
+// Start resumes the uploads a previous process left unfinished, in the
+// background.
+func (g *Group) Start() error {
+	if g.host.Store() == nil || len(g.bases()) == 0 {
+		return nil
 	}
-	j := o.kjobs
+	j := g.jobs
 	j.wg.Add(1)
-	safe.Go(o.log, "knowledge upload recovery", func() {
+	safe.Go(j.log, "knowledge upload recovery", func() {
 		defer j.wg.Done()
 		j.recover()
 	}, nil)
+	return nil
 }
 
-// stop cancels running ingestions (their rows stay processing, their jobs
-// stored, so the next start resumes them) and waits for them.
-func (j *knowledgeJobs) stop() {
-	if j == nil {
-		return
-	}
+// Stop cancels running ingestions (their rows stay processing, their
+// jobs stored, so the next start resumes them) and waits for them.
+func (g *Group) Stop() {
+	j := g.jobs
 	j.cancel()
 	j.wg.Wait()
 }
@@ -95,9 +100,9 @@ func hashOptions(k *knowledge.Knowledge) knowledge.HashOptions {
 
 // submit accepts a job: it computes the content id, records the content
 // as processing, stores the job and starts it.
-func (j *knowledgeJobs) submit(ctx context.Context, kb *knowledgeBase, job *ingestJob) error {
+func (j *jobs) submit(ctx context.Context, kb *base, job *ingestJob) error {
 	job.ContentID = job.contentID(hashOptions(kb.k))
-	job.Owner = j.o.eng.Instance()
+	job.Owner = j.g.host.Instance()
 	session := jobSession(kb.id, job.ContentID)
 	j.mu.Lock()
 	busy := j.running[session]
@@ -118,8 +123,8 @@ func (j *knowledgeJobs) submit(ctx context.Context, kb *knowledgeBase, job *inge
 
 // persist stores the job's descriptor and file, replacing what a
 // previous upload of the same content left.
-func (j *knowledgeJobs) persist(ctx context.Context, session string, job *ingestJob) error {
-	st := j.o.cfg.Store
+func (j *jobs) persist(ctx context.Context, session string, job *ingestJob) error {
+	st := j.store()
 	if st == nil {
 		return nil
 	}
@@ -150,7 +155,7 @@ func (j *knowledgeJobs) persist(ctx context.Context, session string, job *ingest
 // recordProcessing writes the content's row with status processing, as
 // the knowledge base will when it starts, so the status route answers at
 // once.
-func (j *knowledgeJobs) recordProcessing(ctx context.Context, kb *knowledgeBase, job *ingestJob) error {
+func (j *jobs) recordProcessing(ctx context.Context, kb *base, job *ingestJob) error {
 	now := time.Now().Unix()
 	in := job.input()
 	row := contents.Row{ID: job.ContentID, Name: job.Name, Description: job.Description, Metadata: knowledge.StripAgnoMetadata(job.metadata),
@@ -176,7 +181,7 @@ func (j *knowledgeJobs) recordProcessing(ctx context.Context, kb *knowledgeBase,
 }
 
 // start runs a job in the background.
-func (j *knowledgeJobs) start(kb *knowledgeBase, job *ingestJob, resumed bool) {
+func (j *jobs) start(kb *base, job *ingestJob, resumed bool) {
 	session := jobSession(kb.id, job.ContentID)
 	j.mu.Lock()
 	if j.running[session] || j.ctx.Err() != nil {
@@ -210,10 +215,10 @@ func (j *knowledgeJobs) start(kb *knowledgeBase, job *ingestJob, resumed bool) {
 // run ingests a job. A first run uses agno's process_content options
 // (upsert off, skip if the hash exists); a resumed one replaces what an
 // interrupted run may have half written.
-func (j *knowledgeJobs) run(kb *knowledgeBase, job *ingestJob, session string, resumed bool) {
+func (j *jobs) run(kb *base, job *ingestJob, session string, resumed bool) {
 	ctx := j.ctx
 	if job.File != nil && job.data == nil {
-		data, err := j.o.cfg.Store.GetBlob(ctx, session, fileBlob(session))
+		data, err := j.store().GetBlob(ctx, session, fileBlob(session))
 		if err != nil {
 			j.log.Error("knowledge upload: the stored file is unreadable", "content_id", job.ContentID, "error", err)
 			j.failContent(kb, job.ContentID, "The uploaded file could not be read back")
@@ -259,7 +264,7 @@ func (j *knowledgeJobs) run(kb *knowledgeBase, job *ingestJob, session string, r
 
 // failContent marks a content failed with message (agno's process_content
 // error path).
-func (j *knowledgeJobs) failContent(kb *knowledgeBase, id, message string) {
+func (j *jobs) failContent(kb *base, id, message string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	if _, err := kb.k.PatchContent(ctx, knowledge.Content{ID: id, Status: contents.StatusFailed, StatusMessage: message}); err != nil {
@@ -267,7 +272,7 @@ func (j *knowledgeJobs) failContent(kb *knowledgeBase, id, message string) {
 	}
 }
 
-func (j *knowledgeJobs) markProcessing(kb *knowledgeBase, id string) {
+func (j *jobs) markProcessing(kb *base, id string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	row, err := kb.k.ContentsDB().Get(ctx, id)
@@ -279,24 +284,24 @@ func (j *knowledgeJobs) markProcessing(kb *knowledgeBase, id string) {
 }
 
 // drop removes a stored job.
-func (j *knowledgeJobs) drop(session string) {
-	if j.o.cfg.Store == nil {
+func (j *jobs) drop(session string) {
+	if j.store() == nil {
 		return
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	if err := j.o.cfg.Store.DeleteSessions(ctx, session); err != nil {
+	if err := j.store().DeleteSessions(ctx, session); err != nil {
 		j.log.Warn("knowledge upload: could not remove the finished job", "session", session, "error", err)
 	}
 }
 
 // forget removes the stored job of a content being deleted, so a restart
 // does not bring it back.
-func (j *knowledgeJobs) forget(ctx context.Context, kb *knowledgeBase, id string) {
-	if j == nil || j.o.cfg.Store == nil {
+func (j *jobs) forget(ctx context.Context, kb *base, id string) {
+	if j.store() == nil {
 		return
 	}
-	if err := j.o.cfg.Store.DeleteSessions(ctx, jobSession(kb.id, id)); err != nil {
+	if err := j.store().DeleteSessions(ctx, jobSession(kb.id, id)); err != nil {
 		j.log.Warn("knowledge: could not remove a pending upload", "content_id", id, "error", err)
 	}
 }
@@ -305,12 +310,12 @@ func (j *knowledgeJobs) forget(ctx context.Context, kb *knowledgeBase, id string
 // instance's (it restarted), those of no owner, and those of instances
 // silent for jobOwnerStale. A processing row without a stored job (an
 // ingestion by `agno knowledge add`, say) is left alone.
-func (j *knowledgeJobs) recover() {
-	st := j.o.cfg.Store
+func (j *jobs) recover() {
+	st := j.store()
 	ctx := j.ctx
-	me := j.o.eng.Instance()
+	me := j.g.host.Instance()
 	var beats map[string]int64
-	for _, kb := range j.o.knowledgeBases() {
+	for _, kb := range j.g.bases() {
 		list, _, err := kb.k.GetContent(ctx, contents.ListOptions{})
 		if err != nil {
 			j.log.Warn("knowledge: could not look for unfinished uploads", "knowledge", kb.name, "error", err)
@@ -353,4 +358,183 @@ func (j *knowledgeJobs) recover() {
 			j.start(kb, job, true)
 		}
 	}
+}
+
+// ingestJob is one accepted upload, kept in storage until its ingestion
+// ends so that a restart resumes it.
+type ingestJob struct {
+	KnowledgeID  string          `json:"knowledge_id"`
+	ContentID    string          `json:"content_id"`
+	Owner        string          `json:"owner,omitempty"`
+	Name         string          `json:"name,omitempty"`
+	Description  string          `json:"description,omitempty"`
+	Metadata     json.RawMessage `json:"metadata,omitempty"`
+	URL          string          `json:"url,omitempty"`
+	Text         *string         `json:"text,omitempty"`
+	File         *jobFile        `json:"file,omitempty"`
+	ReaderID     string          `json:"reader_id,omitempty"`
+	Chunker      string          `json:"chunker,omitempty"`
+	ChunkSize    int             `json:"chunk_size,omitempty"`
+	ChunkOverlap int             `json:"chunk_overlap,omitempty"`
+	CreatedAt    int64           `json:"created_at"`
+
+	metadata map[string]any
+	// data is the file's bytes; path its spool file at upload.
+	data []byte
+	path string
+}
+
+type jobFile struct {
+	Filename    string `json:"filename"`
+	ContentType string `json:"content_type,omitempty"`
+	Size        int64  `json:"size"`
+}
+
+// newIngestJob reads the upload's source: one of file, text_content and
+// url.
+func newIngestJob(f *httpapi.Form, opts ingestOptions) (*ingestJob, error) {
+	md, err := parseFormMetadata(f.Str("metadata"))
+	if err != nil {
+		return nil, err
+	}
+	u, err := parseFormURL(f.Str("url"))
+	if err != nil {
+		return nil, err
+	}
+	var files []httpapi.RawFile
+	for _, rf := range f.Raw {
+		if rf.Field == "file" {
+			files = append(files, rf)
+		}
+	}
+	text := f.Str("text_content")
+	n := len(files)
+	if text != "" {
+		n++
+	}
+	if u != "" {
+		n++
+	}
+	switch {
+	case len(files) > 1:
+		return nil, httpapi.ErrStatus(http.StatusBadRequest, "file: send one file per upload, got %d", len(files))
+	case n == 0:
+		return nil, httpapi.ErrStatus(http.StatusBadRequest, "Nothing to upload: send a file (form field file), text (text_content) or a URL (url)")
+	case n > 1:
+		return nil, httpapi.ErrStatus(http.StatusBadRequest, "Send one of file, text_content and url per upload, not several")
+	}
+	job := &ingestJob{Name: f.Str("name"), Description: f.Str("description"), metadata: md, ReaderID: opts.readerID,
+		Chunker: opts.chunker, ChunkSize: opts.size, ChunkOverlap: opts.overlap, CreatedAt: time.Now().Unix()}
+	if md != nil {
+		if job.Metadata, err = json.Marshal(md); err != nil {
+			return nil, httpapi.ErrStatus(http.StatusBadRequest, "metadata: %v", err)
+		}
+	}
+	switch {
+	case len(files) == 1:
+		rf := files[0]
+		job.File = &jobFile{Filename: filepath.Base(rf.Filename), ContentType: rf.ContentType, Size: rf.Size}
+		job.path = rf.Path
+		if job.data, err = os.ReadFile(rf.Path); err != nil {
+			return nil, httpapi.ErrStatus(http.StatusInternalServerError, "Could not read the upload %s: %v", rf.Filename, err)
+		}
+		if job.Name == "" {
+			job.Name = job.File.Filename
+		}
+	case text != "":
+		job.Text = &text
+	default:
+		job.URL = u
+		if job.Name == "" {
+			job.Name = u
+		}
+	}
+	return job, nil
+}
+
+// input is what the job inserts: agno's Content of the upload (text as
+// file data of type "manual", a file with its name, type and size).
+func (j *ingestJob) input() knowledge.Input {
+	in := knowledge.Input{Name: j.Name, Description: j.Description, Metadata: j.metadata, URL: j.URL}
+	switch {
+	case j.Text != nil:
+		in.File = &knowledge.FileData{Content: []byte(*j.Text), Binary: true, Type: "manual"}
+	case j.File != nil:
+		size := j.File.Size
+		in.File = &knowledge.FileData{Content: j.data, Binary: true, Type: j.File.ContentType, Filename: j.File.Filename, Size: &size}
+	}
+	return in
+}
+
+// contentID is the id the knowledge base gives the job's content.
+func (j *ingestJob) contentID(opts knowledge.HashOptions) string {
+	in := j.input()
+	c := &knowledge.Content{Name: in.Name, Description: in.Description, URL: in.URL, FileData: in.File, Metadata: knowledge.StripAgnoMetadata(in.Metadata)}
+	return knowledge.ContentID(knowledge.ContentHash(c, opts))
+}
+
+// defaultReaderKey is the reader the content's type picks; a type no
+// reader reads is an error (reader.KeyForType).
+func (j *ingestJob) defaultReaderKey() (string, error) {
+	switch {
+	case j.Text != nil:
+		return reader.KeyText, nil
+	case j.File != nil:
+		if ext := reader.Ext(j.File.Filename); ext != "" {
+			return reader.KeyForType(ext)
+		}
+		return reader.KeyForType(j.File.ContentType)
+	}
+	if u, err := url.Parse(j.URL); err == nil {
+		if ext := reader.Ext(u.Path); ext != "" {
+			return reader.KeyForDownload(ext)
+		}
+	}
+	return reader.KeyWebsite, nil
+}
+
+// checkReader validates reader_id and the chunking fields up front (agno
+// would accept the upload and fail it in the background).
+func (j *ingestJob) checkReader() error {
+	_, err := j.reader(nil)
+	return err
+}
+
+// reader is the reader reader_id and the chunking fields ask for; nil
+// leaves the choice to the knowledge base. Unlike agno, a chunker without
+// reader_id applies to the reader the content's type picks. It fetches
+// with client, the knowledge base's, so a chosen reader reaches no more
+// than the knowledge base's own would.
+func (j *ingestJob) reader(client *http.Client) (reader.Reader, error) {
+	if j.ReaderID == "" && j.Chunker == "" && j.ChunkSize == 0 {
+		return nil, nil
+	}
+	var key string
+	if j.ReaderID != "" {
+		k, ok := reader.ResolveKey(j.ReaderID)
+		if !ok {
+			return nil, httpapi.ErrStatus(http.StatusBadRequest, "Invalid reader_id: %s: use one of %s (GET /knowledge/config lists them)", j.ReaderID, strings.Join(reader.Names(), ", "))
+		}
+		key = k
+	} else {
+		k, err := j.defaultReaderKey()
+		if err != nil {
+			return nil, httpapi.ErrStatus(http.StatusBadRequest, "%v", err)
+		}
+		key = k
+	}
+	opts := reader.Options{ChunkSize: j.ChunkSize}
+	if j.Chunker != "" {
+		c, err := chunk.New(j.Chunker, chunk.Config{Size: j.ChunkSize, Overlap: j.ChunkOverlap})
+		if err != nil {
+			return nil, httpapi.ErrStatus(http.StatusBadRequest, "chunker: %v", err)
+		}
+		opts.Chunker = c
+	}
+	spec, _ := reader.Lookup(key) // resolved above
+	r, err := spec.New(reader.FactoryOptions{Options: opts, HTTPClient: client})
+	if err != nil {
+		return nil, httpapi.ErrStatus(http.StatusBadRequest, "reader_id: %v", err)
+	}
+	return r, nil
 }
