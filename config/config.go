@@ -654,6 +654,16 @@ func (c *Config) StorageWhere() string {
 	return d.Where(c.Storage.settings(c))
 }
 
+// StorageEnv is the variable [storage]'s driver reads its connection
+// from; "" when it reads none.
+func (c *Config) StorageEnv() string {
+	d, ok := driver.Lookup(c.storageDriverName())
+	if !ok || d.ReadsEnv == nil {
+		return ""
+	}
+	return d.ReadsEnv(c.Storage.settings(c))
+}
+
 // apply takes back what a driver completed in d: the names, and the
 // bounds that were unset (set ones keep the file's exact value).
 func (s *StorageConfig) apply(d driver.Settings) {

@@ -172,7 +172,7 @@ func (c *Config) validateKnowledge(p *problems, md *toml.MetaData) {
 		claim(key+".contents_table", k.ContentsTable, "contents_table")
 		c.validateEmbedder(p, key+".embedder", &k.Embedder)
 		c.validateChunking(p, key+".chunking", k.Chunking)
-		if c.Storage.Driver == DriverMemory && (md.IsDefined("knowledge", name, "vector_table") || md.IsDefined("knowledge", name, "contents_table")) {
+		if d, _ := driver.Lookup(c.storageDriverName()); d.InProcess && (md.IsDefined("knowledge", name, "vector_table") || md.IsDefined("knowledge", name, "contents_table")) {
 			p.at(key, "%s: vector_table and contents_table name tables of the [storage] database; driver = \"memory\" keeps knowledge in this process, so remove them", key)
 		}
 		c.Knowledge[name] = k

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -18,6 +19,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agno-go/agno/config"
+	"github.com/agno-go/agno/storage/driver"
 )
 
 func newConfigCmd() *cobra.Command {
@@ -74,10 +76,11 @@ func configCheck(ctx context.Context, out io.Writer, f configFlags, connect, str
 	}
 	dry := *cfg
 	if !connect {
-		if dry.Storage.Driver == config.DriverPostgres && os.Getenv(dry.Storage.DSNEnv) == "" {
-			logger.Warn(fmt.Sprintf("storage: postgres reads its connection string from %s, which is not set here; agno agentos start needs it", dry.Storage.DSNEnv))
+		if env := dry.StorageEnv(); env != "" && os.Getenv(env) == "" {
+			logger.Warn(fmt.Sprintf("storage: %s reads its connection string from %s, which is not set here; agno agentos start needs it",
+				cmp.Or(dry.Storage.Driver, driver.DefaultName()), env))
 		}
-		dry.Storage.Driver = config.DriverMemory
+		dry.Storage.Driver = driver.InProcessName()
 	}
 	// Check what a start with the sources scanned would load, even where
 	// this file scans them later (refresh_on_start = false).

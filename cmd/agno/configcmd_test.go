@@ -20,6 +20,7 @@ model = "m"
 // database behind.
 func TestConfigCheck(t *testing.T) {
 	t.Setenv("CHECK_KEY", "")
+	t.Setenv("CHECK_DSN", "")
 	for _, c := range []struct {
 		name  string
 		files map[string]string
@@ -39,6 +40,8 @@ func TestConfigCheck(t *testing.T) {
 		{"invalid config", map[string]string{"config.toml": "[agentos]\nport = 0\nnmae = 1\n"}, nil, 1,
 			[]string{"config.toml:2", "agentos.port = 0", `unknown key "agentos.nmae"`}, "agentos.port = 0"},
 		{"syntax", map[string]string{"config.toml": "[agentos\nport = 1\n"}, nil, 1, []string{"config.toml:1"}, "config.toml:1"},
+		{"unset DSN is a warning, not a connection", map[string]string{"config.toml": checkConfig + "[storage]\ndriver = \"postgres\"\ndsn_env = \"CHECK_DSN\"\n", "agents/a.toml": "name = \"A\"\nmodel = \"default\"\n"}, nil, 0,
+			[]string{"storage: postgres reads its connection string from CHECK_DSN, which is not set here", "1 warnings: OK."}, "CHECK_DSN"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			dir := t.TempDir()

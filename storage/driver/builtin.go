@@ -87,6 +87,7 @@ var sqliteDriver = Driver{
 
 var postgresDriver = Driver{
 	Name:     "postgres",
+	ReadsEnv: func(s Settings) string { return cmp.Or(s.DSNEnv, DefaultDSNEnv) },
 	Describe: func(s Settings) string { return "postgres, schema " + s.Schema },
 	Keys:     []string{KeyDSNEnv, KeySchema, KeyTimeout, KeyConnectTimeout, KeyMaxConns},
 	Defaults: func(s *Settings) {
@@ -133,7 +134,7 @@ var postgresDriver = Driver{
 }
 
 var memoryDriver = Driver{
-	Name: "memory", Choice: "nothing kept after exit",
+	Name: "memory", Choice: "nothing kept after exit", InProcess: true,
 	Describe: func(Settings) string { return "memory: nothing is kept after this command" },
 	Refuse: func(key, _ string) (string, string) {
 		for _, k := range limits {

@@ -99,6 +99,14 @@ type Driver struct {
 	// Describe says where the data is kept, for messages ("postgres,
 	// schema ai", a file's path); nil: the driver's name.
 	Describe func(s Settings) string
+	// InProcess marks a driver that keeps everything in this process: it
+	// has no tables to name, and `agno config check` builds on it instead
+	// of connecting (one driver has it).
+	InProcess bool
+	// ReadsEnv names the variable the driver reads its connection from
+	// (""; nil: none), so a check that does not connect can warn when it
+	// is unset.
+	ReadsEnv func(s Settings) string
 	// OpenStore opens the run store: sessions, runs, events, memories.
 	OpenStore func(ctx context.Context, s Settings) (storage.Store, error)
 	// OpenDB opens the control plane's database where the store is.
@@ -164,6 +172,19 @@ func DefaultName() string {
 	registry.RLock()
 	defer registry.RUnlock()
 	return defaultName()
+}
+
+// InProcessName is the driver keeping everything in this process ("" if
+// none is registered).
+func InProcessName() string {
+	registry.RLock()
+	defer registry.RUnlock()
+	for _, n := range registry.order {
+		if registry.m[n].InProcess {
+			return n
+		}
+	}
+	return ""
 }
 
 // Choices lists the drivers for a message, the default first:

@@ -126,3 +126,21 @@ func TestRegisterRefusesMistakes(t *testing.T) {
 	mustPanic("upper case", driver.Driver{Name: "X", OpenStore: lite.OpenStore, OpenDB: lite.OpenDB})
 	mustPanic("second default", driver.Driver{Name: "y", Default: true, OpenStore: lite.OpenStore, OpenDB: lite.OpenDB})
 }
+
+// What a configuration asks of a driver instead of switching on its name:
+// whether it keeps everything in process, and which variable it connects
+// from.
+func TestCapabilities(t *testing.T) {
+	if got := driver.InProcessName(); got != "memory" {
+		t.Fatalf("InProcessName: %q", got)
+	}
+	pg, _ := driver.Lookup("postgres")
+	if pg.ReadsEnv == nil || pg.ReadsEnv(driver.Settings{}) != driver.DefaultDSNEnv || pg.ReadsEnv(driver.Settings{DSNEnv: "MY_DSN"}) != "MY_DSN" {
+		t.Fatal("postgres reads its DSN from dsn_env, AGNO_POSTGRES_DSN by default")
+	}
+	for _, name := range []string{"sqlite", "memory"} {
+		if d, _ := driver.Lookup(name); d.ReadsEnv != nil {
+			t.Fatalf("%s reads no variable", name)
+		}
+	}
+}

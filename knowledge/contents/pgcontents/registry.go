@@ -4,21 +4,13 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/jackc/pgx/v5/pgxpool"
-
 	"github.com/agno-go/agno/knowledge/contents"
+	"github.com/agno-go/agno/storage/postgres"
 )
-
-// shared is what the registered factory needs of the session store: its
-// pool and schema, which the contents table shares.
-type shared interface {
-	Pool() *pgxpool.Pool
-	Schema() string
-}
 
 func init() {
 	contents.Register("postgres", func(ctx context.Context, o contents.Options) (contents.Store, error) {
-		pg, ok := o.Storage.(shared)
+		pg, ok := o.Storage.(postgres.Shared)
 		if !ok {
 			return nil, fmt.Errorf("%w: the contents table shares the Postgres database of the session store, got %T", ErrInvalidConfig, o.Storage)
 		}

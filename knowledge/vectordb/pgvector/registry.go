@@ -4,26 +4,17 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/jackc/pgx/v5/pgxpool"
-
 	"github.com/agno-go/agno/knowledge/vectordb"
+	"github.com/agno-go/agno/storage/postgres"
 )
 
 // RegistryName is the store's name in the vectordb registry.
 const RegistryName = "pgvector"
 
-// pooled is what the registered factory needs of Options.Storage: the
-// Postgres session store's pool and schema, which the knowledge tables
-// share.
-type pooled interface {
-	Pool() *pgxpool.Pool
-	Schema() string
-}
-
 func init() {
 	vectordb.UseForStorage("postgres", RegistryName)
 	vectordb.Register(RegistryName, func(ctx context.Context, o vectordb.Options) (vectordb.DB, error) {
-		pg, ok := o.Storage.(pooled)
+		pg, ok := o.Storage.(postgres.Shared)
 		if !ok {
 			return nil, fmt.Errorf("%w: pgvector shares the Postgres database of the session store, got %T", vectordb.ErrInvalidConfig, o.Storage)
 		}
