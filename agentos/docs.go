@@ -18,14 +18,13 @@ import (
 
 // Reusable parameters.
 var (
-	pSessionQ  = apiParam{Name: "session_id", Type: "string", Desc: "Session the run belongs to"}
-	pUserQ     = httpapi.UserQuery
-	pStatusQ   = apiParam{Name: "status", Type: "string", Desc: "Run status filter", Enum: []string{"PENDING", "RUNNING", "COMPLETED", "PAUSED", "CANCELLED", "ERROR"}}
-	pTypeQ     = apiParam{Name: "type", Type: "string", Desc: "Session type", Enum: []string{"agent", "team", "workflow"}, Default: "agent"}
-	pDBQ       = httpapi.DBQuery
-	pTableQ    = httpapi.TableQuery
-	pPage0Q    = httpapi.Page0Query
-	pRegLimitQ = apiParam{Name: "limit", Type: "integer", Desc: "Items per page", Default: 20, Min: 1, Max: 100}
+	pSessionQ = apiParam{Name: "session_id", Type: "string", Desc: "Session the run belongs to"}
+	pUserQ    = httpapi.UserQuery
+	pStatusQ  = apiParam{Name: "status", Type: "string", Desc: "Run status filter", Enum: []string{"PENDING", "RUNNING", "COMPLETED", "PAUSED", "CANCELLED", "ERROR"}}
+	pTypeQ    = apiParam{Name: "type", Type: "string", Desc: "Session type", Enum: []string{"agent", "team", "workflow"}, Default: "agent"}
+	pDBQ      = httpapi.DBQuery
+	pTableQ   = httpapi.TableQuery
+	pPage0Q   = httpapi.Page0Query
 
 	pMessage     = apiParam{Name: "message", Type: "string", Desc: "The input (a JSON object text when the workflow has an input schema)", Required: true}
 	pStream      = apiParam{Name: "stream", Type: "boolean", Desc: "Answer with Server-Sent Events", Default: true}

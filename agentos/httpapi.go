@@ -60,13 +60,13 @@ type (
 	caller      = httpapi.Caller
 	principal   = httpapi.Principal
 	queryParams = httpapi.Query
-	jsonBody    = httpapi.JSONBody
 )
 
 // The pagination query parameters live in the core too.
 var (
 	pPageQ      = httpapi.PageQuery
 	pLimitQ     = httpapi.LimitQuery
+	pRegLimitQ  = httpapi.Limit100Query
 	pSortOrderQ = httpapi.SortOrderQuery
 )
 

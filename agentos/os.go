@@ -31,6 +31,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/agno-go/agno/agentos/componentsapi"
 	"github.com/agno-go/agno/agentos/evalsapi"
 	"github.com/agno-go/agno/agentos/memoriesapi"
 	"github.com/agno-go/agno/agentos/metricsapi"
@@ -224,13 +225,17 @@ type OS struct {
 	memories *memoriesapi.Group
 
 	// The control plane (control.go), each nil without a DB (metrics,
-	// traces and evals: made by New, started with a DB).
+	// traces, evals and components: made by New, started with a DB).
 	approvals  *approvalPlane
 	schedules  *schedulePlane
 	traces     *tracesapi.Group
 	metrics    *metricsapi.Group
 	evals      *evalsapi.Group
-	components *componentPlane
+	components *componentsapi.Group
+
+	// served are the stored components the catalog serves (guarded by
+	// reloadMu but for objs).
+	served servedComponents
 
 	// internal serves the requests objects made through the API send for
 	// their principals (actas.go).
@@ -277,6 +282,7 @@ func New(cfg Config) (*OS, error) {
 	o.traces = tracesapi.New(tracesHost{&Host{o: o}}, cfg.Tracing)
 	o.memories = memoriesapi.New(memoriesHost{groupHost{&Host{o: o}}})
 	o.evals = evalsapi.New(evalsHost{groupHost{&Host{o: o}}})
+	o.components = componentsapi.New(componentsHost{&Host{o: o}}, componentsapi.Config{Serve: cfg.Components.Build != nil, Poll: cfg.Components.Poll})
 	if o.eng == nil {
 		o.eng = runs.For(cfg.Store)
 		// A library engine has no lease: runs it left in flight are those
