@@ -104,7 +104,7 @@ func controlFeatures() []controlFeature {
 		{tag: "Traces", prefix: []string{"/traces", "/trace_session_stats"}, group: func(o *OS) controlGroup { return o.traces }},
 		{tag: "Metrics", prefix: []string{"/metrics"}, group: func(o *OS) controlGroup { return o.metrics }},
 		{tag: "Evals", prefix: []string{"/eval-runs"}, group: func(o *OS) controlGroup { return o.evals }},
-		{tag: "Components", prefix: []string{"/components", "/databases"}, routes: (*OS).componentAPIRoutes, start: (*OS).startComponents, stop: (*OS).stopComponents},
+		{tag: "Components", prefix: []string{"/components", "/databases"}, group: func(o *OS) controlGroup { return o.components }},
 	}
 }
 

@@ -52,53 +52,29 @@ var (
 	writeValidation = httpapi.WriteValidation
 	errStatus       = httpapi.ErrStatus
 	fail            = httpapi.Fail
-	isoSeconds      = httpapi.IsoSeconds
 )
 
 // The request helpers and the caller live in the core too.
 type (
 	caller    = httpapi.Caller
 	principal = httpapi.Principal
-	jsonBody  = httpapi.JSONBody
-)
-
-// The pagination query parameters live in the core too.
-var (
-	pPageQ      = httpapi.PageQuery
-	pLimitQ     = httpapi.LimitQuery
-	pSortOrderQ = httpapi.SortOrderQuery
-)
-
-const (
-	maxPageLimit = httpapi.MaxPageLimit
-	maxDataBody  = httpapi.MaxDataBody
 )
 
 var (
-	withCaller        = httpapi.WithCaller
-	callerOf          = httpapi.CallerOf
-	principalOf       = httpapi.PrincipalOf
-	decodePrincipal   = httpapi.DecodePrincipal
-	scopedUser        = httpapi.ScopedUser
-	callerUser        = httpapi.CallerUser
-	ownedBy           = httpapi.OwnedBy
-	newQueryParams    = httpapi.NewQuery
-	totalPages        = httpapi.TotalPages
-	quoteChoices      = httpapi.QuoteChoices
-	readBody          = httpapi.ReadBody
-	jsonContent       = httpapi.JSONContent
-	withoutNone       = httpapi.WithoutNone
-	paginatedResponse = httpapi.Paginated
-	fieldError        = httpapi.FieldError
-	fieldErrorInput   = httpapi.FieldErrorInput
-	intQuery          = httpapi.IntQuery
-	nullString        = httpapi.NullString
-	isNil             = httpapi.IsNil
-)
-
-// The page and limit parameters of paged lists live in the core too.
-var (
-	pRegLimitQ = httpapi.RegistryLimitQuery
+	withCaller      = httpapi.WithCaller
+	callerOf        = httpapi.CallerOf
+	decodePrincipal = httpapi.DecodePrincipal
+	scopedUser      = httpapi.ScopedUser
+	callerUser      = httpapi.CallerUser
+	totalPages      = httpapi.TotalPages
+	readBody        = httpapi.ReadBody
+	jsonContent     = httpapi.JSONContent
+	withoutNone     = httpapi.WithoutNone
+	fieldError      = httpapi.FieldError
+	fieldErrorInput = httpapi.FieldErrorInput
+	intQuery        = httpapi.IntQuery
+	nullString      = httpapi.NullString
+	isNil           = httpapi.IsNil
 )
 
 // A session's visibility and the stored runs' schemas are the core's,

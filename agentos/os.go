@@ -31,6 +31,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/agno-go/agno/agentos/componentsapi"
 	"github.com/agno-go/agno/agentos/evalsapi"
 	"github.com/agno-go/agno/agentos/knowledgeapi"
 	"github.com/agno-go/agno/agentos/memoriesapi"
@@ -233,13 +234,18 @@ type OS struct {
 	sessions *sessionsapi.Group
 
 	// The control plane (control.go), each nil without a DB (schedules,
-	// metrics, traces and evals: made by New, started with a DB).
+	// metrics, traces, evals and components: made by New, started with a
+	// DB).
 	approvals  *approvalPlane
 	schedules  *schedulesapi.Group
 	traces     *tracesapi.Group
 	metrics    *metricsapi.Group
 	evals      *evalsapi.Group
-	components *componentPlane
+	components *componentsapi.Group
+
+	// served are the stored components the catalog serves (guarded by
+	// reloadMu but for objs).
+	served servedComponents
 
 	// internal serves the requests objects made through the API send for
 	// their principals (actas.go).
@@ -289,6 +295,7 @@ func New(cfg Config) (*OS, error) {
 	o.registryAPI = registryapi.New(registryHost{o})
 	o.sessions = sessionsapi.New(groupHost{&Host{o: o}})
 	o.schedules = schedulesapi.New(schedulesHost{&Host{o: o}}, cfg.Scheduler)
+	o.components = componentsapi.New(componentsHost{&Host{o: o}}, componentsapi.Config{Serve: cfg.Components.Build != nil, Poll: cfg.Components.Poll})
 	if o.eng == nil {
 		o.eng = runs.For(cfg.Store)
 		// A library engine has no lease: runs it left in flight are those

@@ -36,7 +36,7 @@ func (g *Group) Routes() []httpapi.Route {
 		{Pattern: "GET /registry", Handler: g.handleRegistry, Access: httpapi.Needs("registry:read"), Tag: "Registry", Summary: "List registry resources",
 			Desc: "Agents, teams, workflows and every model, tool, database and step function wired into them, sorted by (type, name).",
 			Query: []httpapi.Param{{Name: "resource_type", Type: "string", Desc: "Filter by resource type", Enum: ResourceTypeNames()},
-				{Name: "name", Type: "string", Desc: "Filter by name (case-insensitive substring)"}, httpapi.PageQuery, httpapi.RegistryLimitQuery},
+				{Name: "name", Type: "string", Desc: "Filter by name (case-insensitive substring)"}, httpapi.PageQuery, httpapi.Limit100Query},
 			Schema: "RegistryPage", Result: "PaginatedResponse[RegistryContentResponse]"},
 	}
 }

@@ -10,7 +10,7 @@ var (
 	Page0Query     = Param{Name: "page", Type: "integer", Desc: "Page number (0 reads the first page too)", Default: 1, NonNeg: true}
 	LimitQuery     = Param{Name: "limit", Type: "integer", Desc: "Items per page", Default: 20, Min: 1, Max: MaxPageLimit}
 	SortOrderQuery = Param{Name: "sort_order", Type: "string", Desc: "Sort direction", Enum: []string{"asc", "desc"}}
-	// RegistryLimitQuery is the limit of the registry's and the components'
-	// lists: at most 100, where the others allow MaxPageLimit.
-	RegistryLimitQuery = Param{Name: "limit", Type: "integer", Desc: "Items per page", Default: 20, Min: 1, Max: 100}
+	// Limit100Query is the limit of the registry and component listings,
+	// which take at most 100 items a page (agno's le=100).
+	Limit100Query = Param{Name: "limit", Type: "integer", Desc: "Items per page", Default: 20, Min: 1, Max: 100}
 )
