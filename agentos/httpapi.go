@@ -87,7 +87,6 @@ var (
 	quoteChoices      = httpapi.QuoteChoices
 	readBody          = httpapi.ReadBody
 	jsonContent       = httpapi.JSONContent
-	withoutNone       = httpapi.WithoutNone
 	paginatedResponse = httpapi.Paginated
 	fieldError        = httpapi.FieldError
 	fieldErrorInput   = httpapi.FieldErrorInput
@@ -101,17 +100,9 @@ var (
 	pRegLimitQ = httpapi.RegistryLimitQuery
 )
 
-// A session's visibility and the stored runs' schemas are the core's,
-// shared with the session routes (agentos/sessionsapi).
-var (
-	getSession = httpapi.GetSession
-	shown      = httpapi.Shown
-	decodeRun  = httpapi.DecodeRun
-	rowStatus  = httpapi.RowStatus
-	readStored = httpapi.ReadStored
-	runEvents  = httpapi.RunEvents
-	runSchema  = httpapi.RunSchema
-)
+// A stored run's document is read as the core reads it, shared with the
+// run and session routes.
+var readStored = httpapi.ReadStored
 
 // PaginationInfo is agno's PaginationInfo.
 type PaginationInfo = httpapi.PaginationInfo
@@ -119,3 +110,12 @@ type PaginationInfo = httpapi.PaginationInfo
 // PaginatedResponse is agno's PaginatedResponse[T]; Data is a slice of
 // the route's item model.
 type PaginatedResponse = httpapi.PaginatedResponse
+
+// How a run that could not start is answered is the core's, shared with
+// the run routes (agentos/runsapi).
+const shuttingDown = httpapi.ShuttingDown
+
+var (
+	refusedText = httpapi.RefusedText
+	runError    = httpapi.RunError
+)

@@ -35,6 +35,7 @@ import (
 	"github.com/agno-go/agno/agentos/memoriesapi"
 	"github.com/agno-go/agno/agentos/metricsapi"
 	"github.com/agno-go/agno/agentos/registryapi"
+	"github.com/agno-go/agno/agentos/runsapi"
 	"github.com/agno-go/agno/agentos/schedulesapi"
 	"github.com/agno-go/agno/agentos/sessionsapi"
 	"github.com/agno-go/agno/agentos/tracesapi"
@@ -203,7 +204,6 @@ type OS struct {
 	log          *slog.Logger
 	instantiated time.Time
 	eng          *runs.Engine
-	intents      cancelIntents
 	// verifier checks JWTs; nil outside JWT mode.
 	verifier *auth.Verifier
 
@@ -229,6 +229,8 @@ type OS struct {
 	memories *memoriesapi.Group
 	// sessions is the Sessions route group.
 	sessions *sessionsapi.Group
+	// runsAPI is the agents', teams' and workflows' route group.
+	runsAPI *runsapi.Group
 
 	// The control plane (control.go), each nil without a DB (schedules,
 	// metrics, traces and evals: made by New, started with a DB).
@@ -286,6 +288,7 @@ func New(cfg Config) (*OS, error) {
 	o.evals = evalsapi.New(evalsHost{groupHost{&Host{o: o}}})
 	o.registryAPI = registryapi.New(registryHost{o})
 	o.sessions = sessionsapi.New(groupHost{&Host{o: o}})
+	o.runsAPI = runsapi.New(runsHost{groupHost{&Host{o: o}}})
 	o.schedules = schedulesapi.New(schedulesHost{&Host{o: o}}, cfg.Scheduler)
 	if o.eng == nil {
 		o.eng = runs.For(cfg.Store)
