@@ -18,23 +18,8 @@ import (
 
 // Reusable parameters.
 var (
-	pSessionQ = apiParam{Name: "session_id", Type: "string", Desc: "Session the run belongs to"}
-	pUserQ    = httpapi.UserQuery
-	pStatusQ  = apiParam{Name: "status", Type: "string", Desc: "Run status filter", Enum: []string{"PENDING", "RUNNING", "COMPLETED", "PAUSED", "CANCELLED", "ERROR"}}
-	pTableQ   = httpapi.TableQuery
-
-	pMessage     = apiParam{Name: "message", Type: "string", Desc: "The input (a JSON object text when the workflow has an input schema)", Required: true}
-	pStream      = apiParam{Name: "stream", Type: "boolean", Desc: "Answer with Server-Sent Events", Default: true}
-	pBackground  = apiParam{Name: "background", Type: "boolean", Desc: "Run in the background; with stream=false answers 202 at once", Default: false}
-	pSession     = apiParam{Name: "session_id", Type: "string", Desc: "Session to run in; a new one when empty"}
-	pSessionReq  = apiParam{Name: "session_id", Type: "string", Desc: "Session of the paused run", Required: true}
-	pUser        = apiParam{Name: "user_id", Type: "string", Desc: "User the run is for"}
-	pFiles       = apiParam{Name: "files", Type: "array", Desc: "Images and documents (PDF, text, CSV, JSON, DOCX) attached to the input; audio and video are refused"}
-	pVersion     = apiParam{Name: "version", Type: "string", Desc: "Component version"}
-	pFactory     = apiParam{Name: "factory_input", Type: "string", Desc: "JSON input of a component factory"}
-	pLastEvent   = apiParam{Name: "last_event_index", Type: "integer", Desc: "Index of the last event the client has; later ones are replayed, then the live stream follows"}
-	pSessionOpt  = apiParam{Name: "session_id", Type: "string", Desc: "Session of the run"}
-	runFormExtra = "Form fields not listed here are passed to the run: session_state, dependencies, metadata, knowledge_filters and output_schema as JSON (dropped when not valid JSON), \"true\"/\"false\" as booleans, \"null\"/\"none\" as null (stream_events, add_history_to_context, …). Fields the run has no use for are ignored."
+	pUserQ  = httpapi.UserQuery
+	pTableQ = httpapi.TableQuery
 )
 
 // tagDescriptions describe every tag a route may carry (a test checks

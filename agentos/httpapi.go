@@ -65,11 +65,9 @@ var (
 	callerOf        = httpapi.CallerOf
 	decodePrincipal = httpapi.DecodePrincipal
 	scopedUser      = httpapi.ScopedUser
-	callerUser      = httpapi.CallerUser
 	totalPages      = httpapi.TotalPages
 	readBody        = httpapi.ReadBody
 	jsonContent     = httpapi.JSONContent
-	withoutNone     = httpapi.WithoutNone
 	fieldError      = httpapi.FieldError
 	fieldErrorInput = httpapi.FieldErrorInput
 	intQuery        = httpapi.IntQuery
@@ -77,17 +75,9 @@ var (
 	isNil           = httpapi.IsNil
 )
 
-// A session's visibility and the stored runs' schemas are the core's,
-// shared with the session routes (agentos/sessionsapi).
-var (
-	getSession = httpapi.GetSession
-	shown      = httpapi.Shown
-	decodeRun  = httpapi.DecodeRun
-	rowStatus  = httpapi.RowStatus
-	readStored = httpapi.ReadStored
-	runEvents  = httpapi.RunEvents
-	runSchema  = httpapi.RunSchema
-)
+// A stored run's document is read as the core reads it, shared with the
+// run and session routes.
+var readStored = httpapi.ReadStored
 
 // PaginationInfo is agno's PaginationInfo.
 type PaginationInfo = httpapi.PaginationInfo
@@ -99,3 +89,12 @@ type PaginatedResponse = httpapi.PaginatedResponse
 // limits bound a form request (forms.go; the knowledge uploads read
 // forms in the core too).
 type limits = httpapi.FormLimits
+
+// How a run that could not start is answered is the core's, shared with
+// the run routes (agentos/runsapi).
+const shuttingDown = httpapi.ShuttingDown
+
+var (
+	refusedText = httpapi.RefusedText
+	runError    = httpapi.RunError
+)

@@ -37,6 +37,7 @@ import (
 	"github.com/agno-go/agno/agentos/memoriesapi"
 	"github.com/agno-go/agno/agentos/metricsapi"
 	"github.com/agno-go/agno/agentos/registryapi"
+	"github.com/agno-go/agno/agentos/runsapi"
 	"github.com/agno-go/agno/agentos/schedulesapi"
 	"github.com/agno-go/agno/agentos/sessionsapi"
 	"github.com/agno-go/agno/agentos/tracesapi"
@@ -205,7 +206,6 @@ type OS struct {
 	log          *slog.Logger
 	instantiated time.Time
 	eng          *runs.Engine
-	intents      cancelIntents
 	// verifier checks JWTs; nil outside JWT mode.
 	verifier *auth.Verifier
 
@@ -232,6 +232,8 @@ type OS struct {
 	memories *memoriesapi.Group
 	// sessions is the Sessions route group.
 	sessions *sessionsapi.Group
+	// runsAPI is the agents', teams' and workflows' route group.
+	runsAPI *runsapi.Group
 
 	// The control plane (control.go), each nil without a DB (schedules,
 	// metrics, traces, evals and components: made by New, started with a
@@ -294,6 +296,7 @@ func New(cfg Config) (*OS, error) {
 	o.evals = evalsapi.New(evalsHost{groupHost{&Host{o: o}}})
 	o.registryAPI = registryapi.New(registryHost{o})
 	o.sessions = sessionsapi.New(groupHost{&Host{o: o}})
+	o.runsAPI = runsapi.New(runsHost{groupHost{&Host{o: o}}})
 	o.schedules = schedulesapi.New(schedulesHost{&Host{o: o}}, cfg.Scheduler)
 	o.components = componentsapi.New(componentsHost{&Host{o: o}}, componentsapi.Config{Serve: cfg.Components.Build != nil, Poll: cfg.Components.Poll})
 	if o.eng == nil {

@@ -1,4 +1,4 @@
-package agentos
+package runsapi
 
 import (
 	"fmt"

@@ -1,4 +1,4 @@
-package agentos
+package runsapi
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agno-go/agno/agentos/internal/httpapi"
 	"github.com/agno-go/agno/run"
 	"github.com/agno-go/agno/storage"
 )
@@ -66,14 +67,14 @@ func (c *cancelIntents) take(runID, owner, component string, now time.Time) bool
 }
 
 // runIDUnused reports whether no run has runID, here or in the store.
-func (o *OS) runIDUnused(ctx context.Context, runID string) (bool, error) {
-	if o.eng.Running(runID) {
+func (g *Group) runIDUnused(ctx context.Context, runID string) (bool, error) {
+	if g.host.Running(runID) {
 		return false, nil
 	}
-	if o.cfg.Store == nil {
+	if g.host.Store() == nil {
 		return true, nil
 	}
-	_, err := o.cfg.Store.GetRun(ctx, runID)
+	_, err := g.host.Store().GetRun(ctx, runID)
 	switch {
 	case errors.Is(err, storage.ErrNotFound):
 		return true, nil
@@ -85,8 +86,8 @@ func (o *OS) runIDUnused(ctx context.Context, runID string) (bool, error) {
 
 // honorCancelIntent marks a run about to start cancelled when its caller
 // asked for that before it existed.
-func (o *OS) honorCancelIntent(ctx context.Context, componentID string, req *run.Request) {
-	if o.intents.take(req.RunID, callerUser(ctx), componentID, time.Now()) {
+func (g *Group) honorCancelIntent(ctx context.Context, componentID string, req *run.Request) {
+	if g.intents.take(req.RunID, httpapi.CallerUser(ctx), componentID, time.Now()) {
 		req.Cancelled = true
 	}
 }
