@@ -19,7 +19,6 @@ import (
 // Reusable parameters.
 var (
 	pSessionQ = apiParam{Name: "session_id", Type: "string", Desc: "Session the run belongs to"}
-	pUserQ    = httpapi.UserQuery
 	pStatusQ  = apiParam{Name: "status", Type: "string", Desc: "Run status filter", Enum: []string{"PENDING", "RUNNING", "COMPLETED", "PAUSED", "CANCELLED", "ERROR"}}
 	pTableQ   = httpapi.TableQuery
 

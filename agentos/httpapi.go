@@ -32,10 +32,9 @@ func Open(why string) Access { return httpapi.Open(why) }
 func CheckedBy(check string) Access { return httpapi.CheckedBy(check) }
 
 type (
-	apiParam       = Param
-	apiRoute       = Route
-	validationItem = httpapi.ValidationItem
-	httpError      = httpapi.StatusError
+	apiParam  = Param
+	apiRoute  = Route
+	httpError = httpapi.StatusError
 )
 
 // The package's own rows use the short names.
@@ -46,13 +45,12 @@ var (
 )
 
 var (
-	marshal         = httpapi.Marshal
-	writeJSON       = httpapi.WriteJSON
-	writeError      = httpapi.WriteError
-	writeValidation = httpapi.WriteValidation
-	errStatus       = httpapi.ErrStatus
-	fail            = httpapi.Fail
-	isoSeconds      = httpapi.IsoSeconds
+	marshal    = httpapi.Marshal
+	writeJSON  = httpapi.WriteJSON
+	writeError = httpapi.WriteError
+	errStatus  = httpapi.ErrStatus
+	fail       = httpapi.Fail
+	isoSeconds = httpapi.IsoSeconds
 )
 
 // The request helpers and the caller live in the core too.
@@ -83,7 +81,6 @@ var (
 	callerUser        = httpapi.CallerUser
 	ownedBy           = httpapi.OwnedBy
 	newQueryParams    = httpapi.NewQuery
-	totalPages        = httpapi.TotalPages
 	quoteChoices      = httpapi.QuoteChoices
 	readBody          = httpapi.ReadBody
 	jsonContent       = httpapi.JSONContent
@@ -91,7 +88,6 @@ var (
 	paginatedResponse = httpapi.Paginated
 	fieldError        = httpapi.FieldError
 	fieldErrorInput   = httpapi.FieldErrorInput
-	intQuery          = httpapi.IntQuery
 	nullString        = httpapi.NullString
 	isNil             = httpapi.IsNil
 )

@@ -31,6 +31,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/agno-go/agno/agentos/approvalsapi"
 	"github.com/agno-go/agno/agentos/evalsapi"
 	"github.com/agno-go/agno/agentos/memoriesapi"
 	"github.com/agno-go/agno/agentos/metricsapi"
@@ -230,9 +231,10 @@ type OS struct {
 	// sessions is the Sessions route group.
 	sessions *sessionsapi.Group
 
-	// The control plane (control.go), each nil without a DB (schedules,
-	// metrics, traces and evals: made by New, started with a DB).
-	approvals  *approvalPlane
+	// The control plane (control.go), each nil without a DB (approvals,
+	// schedules, metrics, traces and evals: made by New, started with a
+	// DB).
+	approvals  *approvalsapi.Group
 	schedules  *schedulesapi.Group
 	traces     *tracesapi.Group
 	metrics    *metricsapi.Group
@@ -287,6 +289,7 @@ func New(cfg Config) (*OS, error) {
 	o.registryAPI = registryapi.New(registryHost{o})
 	o.sessions = sessionsapi.New(groupHost{&Host{o: o}})
 	o.schedules = schedulesapi.New(schedulesHost{&Host{o: o}}, cfg.Scheduler)
+	o.approvals = approvalsapi.New(approvalsHost{&Host{o: o}})
 	if o.eng == nil {
 		o.eng = runs.For(cfg.Store)
 		// A library engine has no lease: runs it left in flight are those
