@@ -99,7 +99,7 @@ type MetricsConfig = metricsapi.Config
 
 func controlFeatures() []controlFeature {
 	return []controlFeature{
-		{tag: "Approvals", prefix: []string{"/approvals"}, routes: (*OS).approvalAPIRoutes, start: (*OS).startApprovals, stop: (*OS).stopApprovals},
+		{tag: "Approvals", prefix: []string{"/approvals"}, group: func(o *OS) controlGroup { return o.approvals }},
 		{tag: "Schedules", prefix: []string{"/schedules"}, group: func(o *OS) controlGroup { return o.schedules }},
 		{tag: "Traces", prefix: []string{"/traces", "/trace_session_stats"}, group: func(o *OS) controlGroup { return o.traces }},
 		{tag: "Metrics", prefix: []string{"/metrics"}, group: func(o *OS) controlGroup { return o.metrics }},

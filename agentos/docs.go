@@ -18,7 +18,6 @@ import (
 
 // Reusable parameters.
 var (
-	pUserQ  = httpapi.UserQuery
 	pTableQ = httpapi.TableQuery
 )
 

@@ -32,10 +32,9 @@ func Open(why string) Access { return httpapi.Open(why) }
 func CheckedBy(check string) Access { return httpapi.CheckedBy(check) }
 
 type (
-	apiParam       = Param
-	apiRoute       = Route
-	validationItem = httpapi.ValidationItem
-	httpError      = httpapi.StatusError
+	apiParam  = Param
+	apiRoute  = Route
+	httpError = httpapi.StatusError
 )
 
 // The package's own rows use the short names.
@@ -46,12 +45,11 @@ var (
 )
 
 var (
-	marshal         = httpapi.Marshal
-	writeJSON       = httpapi.WriteJSON
-	writeError      = httpapi.WriteError
-	writeValidation = httpapi.WriteValidation
-	errStatus       = httpapi.ErrStatus
-	fail            = httpapi.Fail
+	marshal    = httpapi.Marshal
+	writeJSON  = httpapi.WriteJSON
+	writeError = httpapi.WriteError
+	errStatus  = httpapi.ErrStatus
+	fail       = httpapi.Fail
 )
 
 // The request helpers and the caller live in the core too.
@@ -65,12 +63,9 @@ var (
 	callerOf        = httpapi.CallerOf
 	decodePrincipal = httpapi.DecodePrincipal
 	scopedUser      = httpapi.ScopedUser
-	totalPages      = httpapi.TotalPages
-	readBody        = httpapi.ReadBody
 	jsonContent     = httpapi.JSONContent
 	fieldError      = httpapi.FieldError
 	fieldErrorInput = httpapi.FieldErrorInput
-	intQuery        = httpapi.IntQuery
 	nullString      = httpapi.NullString
 	isNil           = httpapi.IsNil
 )

@@ -31,6 +31,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/agno-go/agno/agentos/approvalsapi"
 	"github.com/agno-go/agno/agentos/componentsapi"
 	"github.com/agno-go/agno/agentos/evalsapi"
 	"github.com/agno-go/agno/agentos/knowledgeapi"
@@ -235,10 +236,10 @@ type OS struct {
 	// runsAPI is the agents', teams' and workflows' route group.
 	runsAPI *runsapi.Group
 
-	// The control plane (control.go), each nil without a DB (schedules,
-	// metrics, traces, evals and components: made by New, started with a
-	// DB).
-	approvals  *approvalPlane
+	// The control plane (control.go), each nil without a DB (approvals,
+	// schedules, metrics, traces, evals and components: made by New,
+	// started with a DB).
+	approvals  *approvalsapi.Group
 	schedules  *schedulesapi.Group
 	traces     *tracesapi.Group
 	metrics    *metricsapi.Group
@@ -299,6 +300,7 @@ func New(cfg Config) (*OS, error) {
 	o.runsAPI = runsapi.New(runsHost{groupHost{&Host{o: o}}})
 	o.schedules = schedulesapi.New(schedulesHost{&Host{o: o}}, cfg.Scheduler)
 	o.components = componentsapi.New(componentsHost{&Host{o: o}}, componentsapi.Config{Serve: cfg.Components.Build != nil, Poll: cfg.Components.Poll})
+	o.approvals = approvalsapi.New(approvalsHost{&Host{o: o}})
 	if o.eng == nil {
 		o.eng = runs.For(cfg.Store)
 		// A library engine has no lease: runs it left in flight are those
