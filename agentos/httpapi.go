@@ -86,7 +86,6 @@ var (
 	totalPages        = httpapi.TotalPages
 	quoteChoices      = httpapi.QuoteChoices
 	readBody          = httpapi.ReadBody
-	jsonContent       = httpapi.JSONContent
 	withoutNone       = httpapi.WithoutNone
 	paginatedResponse = httpapi.Paginated
 	fieldError        = httpapi.FieldError
