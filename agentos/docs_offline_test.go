@@ -23,8 +23,8 @@ import (
 func fullDocsOS(t *testing.T) *OS {
 	t.Helper()
 	o, err := New(Config{Name: "Docs OS", Agents: []*agent.Agent{newAgent(t, agent.Config{ID: "helper", Name: "Helper"})},
-		Interfaces: []Interface{Slack(&slack.Config{AgentID: "helper", Token: "xoxb-test", SigningSecret: "secret"}),
-			MCPServer(&MCPServerConfig{}), A2A(&A2AConfig{}), AGUI(&AGUIConfig{AgentID: "helper"})}})
+		Interfaces: append([]Interface{Slack(&slack.Config{AgentID: "helper", Token: "xoxb-test", SigningSecret: "secret"}),
+			MCPServer(&MCPServerConfig{})}, extraInterfaces("helper")...)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -49,7 +49,6 @@ var (
 	writeJSON  = httpapi.WriteJSON
 	writeError = httpapi.WriteError
 	errStatus  = httpapi.ErrStatus
-	fail       = httpapi.Fail
 )
 
 // The request helpers and the caller live in the core too.
@@ -63,9 +62,6 @@ var (
 	callerOf        = httpapi.CallerOf
 	decodePrincipal = httpapi.DecodePrincipal
 	scopedUser      = httpapi.ScopedUser
-	jsonContent     = httpapi.JSONContent
-	fieldError      = httpapi.FieldError
-	fieldErrorInput = httpapi.FieldErrorInput
 	nullString      = httpapi.NullString
 	isNil           = httpapi.IsNil
 )

@@ -6,10 +6,12 @@ import (
 	"log/slog"
 	"net/http"
 
+	"github.com/agno-go/agno/agent"
 	"github.com/agno-go/agno/run"
 	"github.com/agno-go/agno/runs"
 	"github.com/agno-go/agno/storage"
 	"github.com/agno-go/agno/storage/sqldb"
+	"github.com/agno-go/agno/team"
 	"github.com/agno-go/agno/workflow"
 )
 
@@ -41,33 +43,41 @@ type Interface interface {
 func (c Catalog) Has(kind, id string) bool {
 	switch kind {
 	case "agent":
-		for _, a := range c.Agents {
-			if a.ID() == id {
-				return true
-			}
-		}
+		return c.Agent(id) != nil
 	case "team":
-		for _, t := range c.Teams {
-			if t.ID() == id {
-				return true
-			}
-		}
+		return c.Team(id) != nil
 	case "workflow":
-		for _, w := range c.Workflows {
-			if w.ID() == id {
-				return true
-			}
-		}
+		return c.Workflow(id) != nil
 	}
 	return false
+}
+
+// Agent is the agent id c serves; nil when none.
+func (c Catalog) Agent(id string) *agent.Agent { return servedByID(c.Agents, id) }
+
+// Team is the team id c serves; nil when none.
+func (c Catalog) Team(id string) *team.Team { return servedByID(c.Teams, id) }
+
+// Workflow is the workflow id c serves; nil when none.
+func (c Catalog) Workflow(id string) *workflow.Workflow { return servedByID(c.Workflows, id) }
+
+// servedByID is the one of list with id; the zero T when none.
+func servedByID[T interface{ ID() string }](list []T, id string) T {
+	for _, v := range list {
+		if v.ID() == id {
+			return v
+		}
+	}
+	var none T
+	return none
 }
 
 // Host is what an Interface acts through: it starts, continues and
 // cancels runs of the served agents, teams and workflows through the run
 // engine (drained at shutdown, cancellable by run id, claimed once),
 // checks callers' permissions as the API does, reaches the databases
-// and the logger, and registers how the interface answers approvals of
-// the runs it started.
+// and the logger, streams answers as the run routes do, and registers
+// how the interface answers approvals of the runs it started.
 //
 // Start and Continue do not check who asks: an interface whose callers
 // carry AgentOS credentials checks Allowed (and Caller, for the user and
@@ -97,6 +107,16 @@ func (h *Host) Executor(kind, id string) run.Executor { return h.o.servedExecuto
 // otherwise).
 func (h *Host) Allowed(r *http.Request, kind, id, action string) bool {
 	return h.o.may(callerOf(r.Context()), []string{kind + "s:" + action}, kind+"s", id)
+}
+
+// Draining reports whether the OS is shutting down (it takes no new
+// run); when it is, it has answered w 503, as the run routes do.
+func (h *Host) Draining(w http.ResponseWriter) bool {
+	if !h.o.draining.Load() {
+		return false
+	}
+	writeError(w, http.StatusServiceUnavailable, shuttingDown)
+	return true
 }
 
 // Caller is the user r's caller acts as under user isolation (JWT mode
@@ -172,6 +192,49 @@ func (h *Host) Continue(kind, id string, creq *run.ContinueRequest, emit run.Emi
 // flight was reached.
 func (h *Host) Cancel(ctx context.Context, runID string) (bool, error) {
 	return h.o.eng.Cancel(ctx, runID)
+}
+
+// Launch stores row PENDING and runs exec in the background through the
+// run engine, as the run routes' background runs: the run is listed at
+// once, shutdown waits for it and a cancel from anywhere reaches it. It
+// reports false when the run did not start, having answered w as the run
+// routes do (409 for a taken run id, 503 while the OS shuts down or has
+// lost its database lease).
+func (h *Host) Launch(w http.ResponseWriter, r *http.Request, row storage.Run, exec func(ctx context.Context)) bool {
+	if err := h.o.eng.Launch(r.Context(), runs.Launch{Row: row, Exec: exec}); err != nil {
+		runError(w, row.RunID, err)
+		return false
+	}
+	return true
+}
+
+// Detach runs fn as the run runID of kind ("agent", "team" or
+// "workflow") in the run engine, with ctx's values but not its
+// cancellation: shutdown waits for it and Cancel reaches it. It fails
+// with runs.ErrRefused while the OS shuts down.
+func (h *Host) Detach(ctx context.Context, runID, kind string, fn func(ctx context.Context)) error {
+	return h.o.eng.Detach(ctx, runID, kind, fn)
+}
+
+// KnownRun reports whether the run runID is in flight here, or stored
+// for the agent, team or workflow componentID.
+func (h *Host) KnownRun(ctx context.Context, runID, componentID string) bool {
+	return h.o.knownRun(ctx, runID, componentID)
+}
+
+// MayContinue reports whether r's caller may continue the paused run
+// runID with answers of its own: not while one of the run's required
+// approvals is pending (it is resolved through /approvals), unless the
+// caller may resolve approvals. When not, it has answered w 403.
+func (h *Host) MayContinue(w http.ResponseWriter, r *http.Request, runID string) bool {
+	return h.o.approvalGate(w, r, runID)
+}
+
+// EventStream answers w with Server-Sent Events as the run routes stream
+// them (200, text/event-stream) and returns how to send one: the event's
+// name and v as JSON; false once the client is gone.
+func (h *Host) EventStream(w http.ResponseWriter) func(event string, v any) bool {
+	return newSSE(w).json
 }
 
 // Watch calls fn on each run's status change, until stop; fn must not

@@ -2,12 +2,17 @@ package agentos
 
 import (
 	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/agno-go/agno/agent"
 	"github.com/agno-go/agno/agentos/auth"
@@ -26,19 +31,6 @@ func openPath(path string) bool {
 	return slices.ContainsFunc(apiRoutes, func(rt apiRoute) bool { return rt.IsOpen() && openAPIPath(rt.Path()) == path })
 }
 
-// a2aRoutes registers the A2A interface's rows alone.
-func (o *OS) a2aRoutes(mux routeMux) { register(mux, o.a2aTestRoutes()) }
-
-// a2aTestRoutes are the rows of o's A2A interface.
-func (o *OS) a2aTestRoutes() []apiRoute {
-	for _, i := range o.cfg.Interfaces {
-		if a, ok := i.(*A2AInterface); ok {
-			return a.Routes()
-		}
-	}
-	return nil
-}
-
 // slackConf is the Slack config of c's Slack interface, for a test to
 // change before New.
 func slackConf(c *Config) *slack.Config {
@@ -50,16 +42,6 @@ func slackConf(c *Config) *slack.Config {
 	panic("no Slack interface")
 }
 
-// aguiConf is the AG-UI config of c's AG-UI interface.
-func aguiConf(c *Config) *AGUIConfig {
-	for _, i := range c.Interfaces {
-		if a, ok := i.(*AGUIInterface); ok {
-			return a.cfg
-		}
-	}
-	panic("no AG-UI interface")
-}
-
 // slackInterfaces are the interfaces of a Slack config (none for nil).
 func slackInterfaces(s *slack.Config) []Interface {
 	if s == nil {
@@ -69,16 +51,27 @@ func slackInterfaces(s *slack.Config) []Interface {
 }
 
 // ExtraInterface is an interface a test of package agentos_test adds
-// to everyRouteOS (from its init), so the route tests check its rows:
-// New builds it for an agent id, Open lists the patterns it opens.
+// to everyRouteOS and fullDocsOS (from its init), so the route and docs
+// tests check its rows: New builds it for an agent id, Open lists the
+// patterns it opens. A2A and AG-UI join so (builtin_interfaces_test.go):
+// their packages import this one.
 type ExtraInterface struct {
 	New  func(agentID string) Interface
 	Open []string
 }
 
 // ExtraInterfaces are the interfaces everyRouteOS serves besides the
-// built-in ones.
+// Slack interface and the MCP server.
 var ExtraInterfaces []ExtraInterface
+
+// extraInterfaces builds ExtraInterfaces for agentID.
+func extraInterfaces(agentID string) []Interface {
+	var out []Interface
+	for _, x := range ExtraInterfaces {
+		out = append(out, x.New(agentID))
+	}
+	return out
+}
 
 // everyRouteOS serves every route there is: the control plane (a DB)
 // and every interface.
@@ -90,11 +83,8 @@ func everyRouteOS(t *testing.T, cfg Config) *OS {
 	}
 	cfg.Agents = []*agent.Agent{newAgent(t, agent.Config{ID: "helper", Name: "Helper"})}
 	cfg.DB, cfg.Closers = db, []func() error{db.Close}
-	cfg.Interfaces = []Interface{Slack(&slack.Config{AgentID: "helper", Token: "xoxb-test", SigningSecret: "secret"}),
-		MCPServer(&MCPServerConfig{}), A2A(&A2AConfig{}), AGUI(&AGUIConfig{AgentID: "helper"})}
-	for _, x := range ExtraInterfaces {
-		cfg.Interfaces = append(cfg.Interfaces, x.New("helper"))
-	}
+	cfg.Interfaces = append([]Interface{Slack(&slack.Config{AgentID: "helper", Token: "xoxb-test", SigningSecret: "secret"}),
+		MCPServer(&MCPServerConfig{})}, extraInterfaces("helper")...)
 	o, err := New(cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -135,8 +125,7 @@ func TestEveryRouteDecidesAccess(t *testing.T) {
 	}
 	// Opening a route is a decision this list records.
 	wantOpen := []string{"GET /{$}", "GET /health", "GET /ready", "GET /info", "GET /openapi.json", "GET /docs", "GET /redoc", "GET /workflows/ws",
-		"POST /slack/events", "POST /slack/interactions", "GET /a2a/agents/{id}/.well-known/agent-card.json",
-		"GET /a2a/teams/{id}/.well-known/agent-card.json", "GET /a2a/workflows/{id}/.well-known/agent-card.json"}
+		"POST /slack/events", "POST /slack/interactions"}
 	for _, x := range ExtraInterfaces {
 		wantOpen = append(wantOpen, x.Open...)
 	}
@@ -197,6 +186,20 @@ func TestRouteScopesAreAgnos(t *testing.T) {
 	if checked < 1000 {
 		t.Fatalf("%d requests checked", checked)
 	}
+}
+
+const a2aJWTSecret = "a2a-test-secret-of-32-bytes-long!!"
+
+func a2aToken(t *testing.T, sub string, scopes ...string) string {
+	t.Helper()
+	enc := func(v any) string {
+		b, _ := json.Marshal(v)
+		return base64.RawURLEncoding.EncodeToString(b)
+	}
+	head := enc(map[string]string{"alg": "HS256", "typ": "JWT"}) + "." + enc(map[string]any{"sub": sub, "scopes": scopes, "exp": time.Now().Add(time.Hour).Unix()})
+	mac := hmac.New(sha256.New, []byte(a2aJWTSecret))
+	mac.Write([]byte(head))
+	return head + "." + base64.RawURLEncoding.EncodeToString(mac.Sum(nil))
 }
 
 // The real middleware enforces each row's decision: for a named scope a

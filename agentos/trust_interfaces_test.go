@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/agno-go/agno/agentos"
+	"github.com/agno-go/agno/agentos/a2a"
+	"github.com/agno-go/agno/agentos/agui"
 	"github.com/agno-go/agno/agentos/auth"
 	"github.com/agno-go/agno/agentos/slack"
 )
@@ -18,7 +20,7 @@ import (
 func TestEveryInterfaceNeedsTheRunScope(t *testing.T) {
 	srv := mcpOS(t, func(c *agentos.Config) {
 		c.Authorization = &auth.Config{VerificationKeys: []string{jwtSecret}, Algorithm: "HS256", UserIsolation: true}
-		c.Interfaces = append(c.Interfaces, agentos.A2A(&agentos.A2AConfig{}), agentos.AGUI(&agentos.AGUIConfig{AgentID: "mcp-agent"}),
+		c.Interfaces = append(c.Interfaces, a2a.New(&a2a.Config{}), agui.New(&agui.Config{AgentID: "mcp-agent"}),
 			agentos.Slack(&slack.Config{AgentID: "mcp-agent", SigningSecret: "slack-secret", Token: "xoxb-test"}))
 	})
 	j := &jwtOS{srv: srv}

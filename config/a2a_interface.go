@@ -29,5 +29,5 @@ func newA2A(key string, s *A2AInterfaceConfig, served agentos.Catalog) (agentos.
 			}
 		}
 	}
-	return agentos.A2A(out), nil
+	return a2a.New(out), nil
 }

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/agno-go/agno/agent"
-	"github.com/agno-go/agno/agentos"
+	"github.com/agno-go/agno/agentos/a2a"
 	"github.com/agno-go/agno/config"
 	"github.com/agno-go/agno/model/modeltest"
 )
@@ -28,7 +28,7 @@ func TestA2AInterfaceBuild(t *testing.T) {
 		writeFiles(t, dir, map[string]string{"config.toml": "[storage]\ndriver = \"memory\"\n" + body})
 		_, res := build(t, dir, config.Functions{}, existing)
 		got := "off"
-		if i, ok := built[*agentos.A2AInterface](res); ok {
+		if i, ok := built[*a2a.Interface](res); ok {
 			a := i.Config()
 			got = a.Prefix
 			if !a.Serves("agent", "helper") {

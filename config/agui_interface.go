@@ -12,7 +12,7 @@ func newAGUI(key string, a *AGUIInterfaceConfig, served agentos.Catalog) (agento
 	if !a.Enabled {
 		return nil, nil
 	}
-	out := &agentos.AGUIConfig{AgentID: a.Agent, TeamID: a.Team, Prefix: a.Prefix}
+	out := &agui.Config{AgentID: a.Agent, TeamID: a.Team, Prefix: a.Prefix}
 	if (a.Agent == "") == (a.Team == "") {
 		return nil, tool.OptionErrorf("", "%s needs exactly one of agent or team: set agent = \"<agent id>\" (or team = \"<team id>\") to what answers AG-UI clients", key)
 	}
@@ -23,5 +23,5 @@ func newAGUI(key string, a *AGUIInterfaceConfig, served agentos.Catalog) (agento
 	if err := namesServed(key, kind, id, served); err != nil {
 		return nil, err
 	}
-	return agentos.AGUI(out), nil
+	return agui.New(out), nil
 }

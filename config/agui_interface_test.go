@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/agno-go/agno/agent"
-	"github.com/agno-go/agno/agentos"
+	"github.com/agno-go/agno/agentos/agui"
 	"github.com/agno-go/agno/config"
 	"github.com/agno-go/agno/model/modeltest"
 )
@@ -38,7 +38,7 @@ func TestAGUIBuild(t *testing.T) {
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{"config.toml": "[storage]\ndriver = \"memory\"\n[interfaces.agui]\nenabled = true\nagent = \"helper\"\n"})
 	_, res := build(t, dir, config.Functions{}, existing)
-	if i, ok := built[*agentos.AGUIInterface](res); !ok || i.Config().AgentID != "helper" || i.Config().TeamID != "" || i.Config().Prefix != "" {
+	if i, ok := built[*agui.Interface](res); !ok || i.Config().AgentID != "helper" || i.Config().TeamID != "" || i.Config().Prefix != "" {
 		t.Fatalf("got %+v", res.Interfaces)
 	}
 	// Off unless enabled.

@@ -1,7 +1,12 @@
-// Package a2a holds the Agent-to-Agent protocol types AgentOS speaks:
-// the JSON of A2A spec v0.3 (the a2a-sdk 0.3 line agno v2.6.13 pins,
+// Package a2a is AgentOS's A2A interface (agno's A2A): per agent, team
+// and workflow an agent card and Agent-to-Agent JSON-RPC endpoints that
+// run it. It holds the protocol types AgentOS speaks, the JSON of A2A
+// spec v0.3 (the a2a-sdk 0.3 line agno v2.6.13 pins,
 // a2a-sdk>=0.3.0,<1.0), camelCase with "kind" discriminators, plus the
-// JSON-RPC 2.0 envelope. Glue to runs lives in package agentos.
+// JSON-RPC 2.0 envelope; and Interface, their glue to runs. It builds on
+// the core (agentos/internal/httpapi) and on Host, what it needs of the
+// OS (*agentos.Host); agentos serves its rows when Config.Interfaces
+// holds it.
 package a2a
 
 import "encoding/json"

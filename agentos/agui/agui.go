@@ -1,7 +1,11 @@
-// Package agui speaks the AG-UI protocol (docs.ag-ui.com) for AgentOS:
-// the RunAgentInput a client posts, the events streamed back (the JSON of
-// the protocol's ag_ui.core types, camelCase, null fields left out) and
-// agno's mapping of a run's events onto them.
+// Package agui is AgentOS's AG-UI interface (agno's AGUI): one agent or
+// team for AG-UI front ends (docs.ag-ui.com). It holds the protocol: the
+// RunAgentInput a client posts, the events streamed back (the JSON of the
+// protocol's ag_ui.core types, camelCase, null fields left out) and
+// agno's mapping of a run's events onto them; and Interface, which serves
+// it. It builds on the core (agentos/internal/httpapi) and on Host, what
+// it needs of the OS (*agentos.Host); agentos serves its rows when
+// Config.Interfaces holds it.
 package agui
 
 import (

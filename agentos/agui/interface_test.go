@@ -1,4 +1,4 @@
-package agentos
+package agui_test
 
 import (
 	"bufio"
@@ -8,8 +8,9 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"net"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -20,20 +21,24 @@ import (
 	"time"
 
 	"github.com/agno-go/agno/agent"
+	"github.com/agno-go/agno/agentos"
 	"github.com/agno-go/agno/agentos/agui"
 	"github.com/agno-go/agno/agentos/auth"
+	"github.com/agno-go/agno/agentos/interfacetest"
 	"github.com/agno-go/agno/model"
 	"github.com/agno-go/agno/model/modeltest"
 	"github.com/agno-go/agno/run"
+	"github.com/agno-go/agno/storage"
 	"github.com/agno-go/agno/storage/memory"
 	"github.com/agno-go/agno/team"
 	"github.com/agno-go/agno/tool"
 )
 
 type aguiEnv struct {
-	o   *OS
-	url string
-	m   *modeltest.Fake
+	iface *agui.Interface
+	store storage.Store
+	url   string
+	m     *modeltest.Fake
 }
 
 // aguiModel answers by the last message: "weather" calls the backend
@@ -62,7 +67,7 @@ func aguiModel() *modeltest.Fake {
 	})
 }
 
-func newAGUIEnv(t *testing.T, mods ...func(*Config)) *aguiEnv {
+func newAGUIEnv(t *testing.T, mods ...func(*agentos.Config)) *aguiEnv {
 	t.Helper()
 	weather, err := tool.NewRaw("get_weather", "Weather of a city", json.RawMessage(`{"type":"object","properties":{"city":{"type":"string"}},"required":["city"]}`),
 		func(ctx context.Context, args map[string]any) (tool.Result, error) {
@@ -74,23 +79,44 @@ func newAGUIEnv(t *testing.T, mods ...func(*Config)) *aguiEnv {
 	m := aguiModel()
 	store := memory.New()
 	a := newAgent(t, agent.Config{ID: "assistant", Name: "Assistant", Model: m, Store: store, Tools: []tool.Provider{weather}, AddHistoryToContext: true})
-	cfg := Config{Agents: []*agent.Agent{a}, Store: store, Interfaces: []Interface{AGUI(&AGUIConfig{AgentID: "assistant"})}}
+	cfg := agentos.Config{Agents: []*agent.Agent{a}, Store: store, Interfaces: []agentos.Interface{agui.New(&agui.Config{AgentID: "assistant"})},
+		ShutdownTimeout: 10 * time.Second}
 	for _, mod := range mods {
 		mod(&cfg)
 	}
-	o, err := New(cfg)
+	o, err := agentos.New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(o.Handler())
+	iface, _ := cfg.Interfaces[0].(*agui.Interface)
+	return &aguiEnv{iface: iface, store: store, url: serve(t, o), m: m}
+}
+
+// serve serves o on a local port until the test ends, then shuts it
+// down: its runs drained (up to its ShutdownTimeout), then closed.
+func serve(t *testing.T, o *agentos.OS) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	go func() { served <- o.Serve(ctx, ln) }()
 	t.Cleanup(func() {
-		srv.Close()
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		o.eng.Drain(ctx, errShutdown)
-		_ = o.Close()
+		cancel()
+		<-served
 	})
-	return &aguiEnv{o: o, url: srv.URL, m: m}
+	return "http://" + ln.Addr().String()
+}
+
+func newAgent(t *testing.T, cfg agent.Config) *agent.Agent {
+	t.Helper()
+	a, err := agent.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
 }
 
 func aguiInput(thread, runID string, state any, tools []agui.Tool, msgs ...agui.Message) string {
@@ -210,7 +236,7 @@ func TestAGUITextAnswer(t *testing.T) {
 		t.Fatalf("RUN_FINISHED %v", f)
 	}
 	// The thread is the session: the run is stored under it, for the user.
-	rec, err := e.o.cfg.Store.GetRun(context.Background(), "r1")
+	rec, err := e.store.GetRun(context.Background(), "r1")
 	if err != nil || rec.SessionID != "t1" || rec.UserID != "u1" {
 		t.Fatalf("stored run %+v %v", rec, err)
 	}
@@ -278,7 +304,7 @@ func TestAGUIStateSnapshot(t *testing.T) {
 	if final["theme"] != "dark" {
 		t.Fatalf("final snapshot %v", final)
 	}
-	sess, err := e.o.cfg.Store.GetSession(context.Background(), "t4")
+	sess, err := e.store.GetSession(context.Background(), "t4")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -324,7 +350,7 @@ func TestAGUIFrontendToolRoundTrip(t *testing.T) {
 	if strings.Join(names, ",") != "change_color,get_weather" {
 		t.Fatalf("tools offered %v", names)
 	}
-	rec, err := e.o.cfg.Store.GetRun(context.Background(), "r1")
+	rec, err := e.store.GetRun(context.Background(), "r1")
 	if err != nil || rec.Status != "PAUSED" {
 		t.Fatalf("run %+v %v", rec, err)
 	}
@@ -346,7 +372,7 @@ func TestAGUIFrontendToolRoundTrip(t *testing.T) {
 	if last := reqs[len(reqs)-1].Messages; last[len(last)-1].Role != "tool" || last[len(last)-1].ToolCallID != "call_c" {
 		t.Fatalf("model saw %+v", last[len(last)-1])
 	}
-	rec, err = e.o.cfg.Store.GetRun(context.Background(), "r1")
+	rec, err = e.store.GetRun(context.Background(), "r1")
 	if err != nil || rec.Status != "COMPLETED" {
 		t.Fatalf("continued run %+v %v", rec, err)
 	}
@@ -388,7 +414,7 @@ func TestAGUIValidationStatusAndConfig(t *testing.T) {
 }
 
 func TestAGUISecurityKey(t *testing.T) {
-	e := newAGUIEnv(t, func(c *Config) { c.SecurityKey = "os-key" })
+	e := newAGUIEnv(t, func(c *agentos.Config) { c.SecurityKey = "os-key" })
 	if code, _ := e.post(t, aguiInput("t7", "r1", nil, nil, aguiUser("m1", "hi"))); code != http.StatusUnauthorized {
 		t.Fatalf("without key: %d", code)
 	}
@@ -398,11 +424,11 @@ func TestAGUISecurityKey(t *testing.T) {
 	}
 }
 
-// aguiClient runs the @ag-ui/client script (agentos/agui/testdata) for
+// aguiClient runs the @ag-ui/client script (testdata) for
 // scenario against url with the Authorization header auth.
 func aguiClient(t *testing.T, url, auth, scenario string) map[string]any {
 	t.Helper()
-	dir, err := filepath.Abs(filepath.Join("agui", "testdata"))
+	dir, err := filepath.Abs("testdata")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -506,7 +532,7 @@ func TestAGUIOfficialClient(t *testing.T) {
 }
 
 func TestAGUIOfficialClientWithKey(t *testing.T) {
-	e := newAGUIEnv(t, func(c *Config) { c.SecurityKey = "os-key" })
+	e := newAGUIEnv(t, func(c *agentos.Config) { c.SecurityKey = "os-key" })
 	out := aguiClient(t, e.url, "", "text")
 	if out["error"] == nil || !strings.Contains(out["error"].(string), "401") {
 		t.Fatalf("without the key: %v", out)
@@ -515,7 +541,7 @@ func TestAGUIOfficialClientWithKey(t *testing.T) {
 }
 
 func TestAGUIJWT(t *testing.T) {
-	e := newAGUIEnv(t, func(c *Config) {
+	e := newAGUIEnv(t, func(c *agentos.Config) {
 		c.Authorization = &auth.Config{VerificationKeys: []string{aguiJWTSecret}, Algorithm: "HS256", UserIsolation: true}
 	})
 	body := aguiInput("t8", "r1", nil, nil, aguiUser("m1", "hi"))
@@ -527,7 +553,7 @@ func TestAGUIJWT(t *testing.T) {
 		t.Fatalf("with a token: %d %s", code, aguiTypes(evs))
 	}
 	// Under user isolation the token's user runs, whatever forwardedProps says.
-	rec, err := e.o.cfg.Store.GetRun(context.Background(), "r1")
+	rec, err := e.store.GetRun(context.Background(), "r1")
 	if err != nil || rec.UserID != "alice" {
 		t.Fatalf("run %+v %v", rec, err)
 	}
@@ -563,20 +589,46 @@ func aguiToken(t *testing.T, sub string) string {
 	return head + "." + base64.RawURLEncoding.EncodeToString(mac.Sum(nil))
 }
 
+// openAPIPaths are the paths of the /openapi.json url serves.
+func openAPIPaths(t *testing.T, url string) map[string]map[string]json.RawMessage {
+	t.Helper()
+	resp, err := http.Get(url + "/openapi.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var doc struct {
+		Paths map[string]map[string]json.RawMessage `json:"paths"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&doc); resp.StatusCode != http.StatusOK || err != nil {
+		t.Fatalf("GET /openapi.json = %d %v", resp.StatusCode, err)
+	}
+	return doc.Paths
+}
+
 // The AG-UI routes, mounted under a prefix, are documented.
 func TestAGUIRoutesDocumented(t *testing.T) {
-	e := newAGUIEnv(t, func(c *Config) { aguiConf(c).Prefix = "/chat" })
-	mux := &recordingMux{ServeMux: http.NewServeMux()}
-	e.o.routes(mux)
-	doc, _ := fetchOpenAPI(t, e.o.Handler())
+	e := newAGUIEnv(t, func(c *agentos.Config) {
+		c.Interfaces = []agentos.Interface{agui.New(&agui.Config{AgentID: "assistant", Prefix: "/chat"})}
+	})
+	var patterns []string
+	for _, rt := range e.iface.Routes() {
+		patterns = append(patterns, rt.Pattern)
+	}
+	paths := openAPIPaths(t, e.url)
 	for _, p := range []string{"POST /chat/agui", "GET /chat/status"} {
-		if !slices.Contains(mux.patterns, p) {
-			t.Fatalf("%s not registered: %v", p, mux.patterns)
+		if !slices.Contains(patterns, p) {
+			t.Fatalf("%s not registered: %v", p, patterns)
 		}
 		method, path, _ := strings.Cut(p, " ")
-		if _, ok := doc.Paths[path][strings.ToLower(method)]; !ok {
+		if _, ok := paths[path][strings.ToLower(method)]; !ok {
 			t.Fatalf("%s not documented", p)
 		}
+	}
+	if resp, err := http.Get(e.url + "/chat/status"); err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET /chat/status not served: %v %v", resp, err)
+	} else {
+		resp.Body.Close()
 	}
 	if code, evs := e.postPath(t, "/chat/agui", aguiInput("t9", "r1", nil, nil, aguiUser("m1", "hi"))); code != 200 || evs[len(evs)-1]["type"] != "RUN_FINISHED" {
 		t.Fatalf("prefixed: %d %s", code, aguiTypes(evs))
@@ -585,14 +637,14 @@ func TestAGUIRoutesDocumented(t *testing.T) {
 
 // A team is served the same way; its leader gets the frontend tools.
 func TestAGUITeam(t *testing.T) {
-	e := newAGUIEnv(t, func(c *Config) {
+	e := newAGUIEnv(t, func(c *agentos.Config) {
 		lead := aguiModel()
 		crew, err := team.New(team.Config{ID: "crew", Name: "Crew", Model: lead, Members: []run.Executor{c.Agents[0]}, Store: c.Store})
 		if err != nil {
 			t.Fatal(err)
 		}
 		c.Teams = []*team.Team{crew}
-		c.Interfaces = []Interface{AGUI(&AGUIConfig{TeamID: "crew"})}
+		c.Interfaces = []agentos.Interface{agui.New(&agui.Config{TeamID: "crew"})}
 	})
 	_, evs := e.post(t, aguiInput("t10", "r1", map[string]any{"n": 1.0}, nil, aguiUser("m1", "hi")))
 	start := aguiFind(evs, "TEXT_MESSAGE_START")
@@ -609,4 +661,70 @@ func TestAGUITeam(t *testing.T) {
 	if evs[len(evs)-1]["type"] != "RUN_FINISHED" || !strings.Contains(aguiTypes(evs), "TEXT_MESSAGE_CONTENT") {
 		t.Fatalf("team continued: %s %v", aguiTypes(evs), evs[len(evs)-1])
 	}
+}
+
+// The AG-UI interface passes the interface conformance suite.
+func TestAGUIConformance(t *testing.T) {
+	interfacetest.Run(t, func(t *testing.T, f *interfacetest.Fixture) interfacetest.Driver {
+		// The client runs pay: a frontend tool, so the pause is its call.
+		e := newAGUIEnv(t, func(c *agentos.Config) {
+			c.SecurityKey = "os-key"
+			c.Agents = []*agent.Agent{newAgent(t, agent.Config{ID: "assistant", Name: "Assistant", Model: f.Model, Store: c.Store})}
+		})
+		return &aguiDriver{e: e, asked: map[string]string{}}
+	})
+}
+
+// aguiDriver posts RunAgentInput with the key, pay declared as a
+// frontend tool; a pause is the stream ending on its call, answered with
+// the tool message "paid 42".
+type aguiDriver struct {
+	e     *aguiEnv
+	n     int
+	asked map[string]string // thread → the message
+}
+
+var aguiPay = []agui.Tool{{Name: "pay", Description: "pay an amount", Parameters: json.RawMessage(`{"type":"object","properties":{"amount":{"type":"integer"}}}`)}}
+
+func (d *aguiDriver) Refuse(t *testing.T, text string) int {
+	code, _ := d.e.post(t, aguiInput("t-refused", "r-refused", nil, aguiPay, aguiUser("m1", text)))
+	return code
+}
+
+func (d *aguiDriver) run(t *testing.T, thread string, msgs ...agui.Message) interfacetest.Reply {
+	t.Helper()
+	d.n++
+	code, evs := d.e.post(t, aguiInput(thread, fmt.Sprintf("r%d", d.n), nil, aguiPay, msgs...), "Authorization", "Bearer os-key")
+	if code != http.StatusOK || len(evs) == 0 {
+		t.Fatalf("AG-UI answered %d", code)
+	}
+	if call := aguiFind(evs, "TOOL_CALL_START"); call != nil && call["toolCallName"] == "pay" {
+		return interfacetest.Reply{Paused: true, Ref: thread + "|" + call["toolCallId"].(string)}
+	}
+	var text strings.Builder
+	for _, ev := range evs {
+		if ev["type"] == "TEXT_MESSAGE_CONTENT" {
+			text.WriteString(ev["delta"].(string))
+		}
+		if ev["type"] == "RUN_ERROR" {
+			text.WriteString(ev["message"].(string))
+		}
+	}
+	return interfacetest.Reply{Text: text.String()}
+}
+
+func (d *aguiDriver) Send(t *testing.T, id, text string) interfacetest.Reply {
+	t.Helper()
+	d.asked["t-"+id] = text
+	return d.run(t, "t-"+id, aguiUser("m1", text))
+}
+
+func (d *aguiDriver) Redeliver(*testing.T, string, string) bool { return false } // no delivery id
+
+func (d *aguiDriver) Answer(t *testing.T, p interfacetest.Reply) interfacetest.Reply {
+	t.Helper()
+	thread, callID, _ := strings.Cut(p.Ref, "|")
+	call := agui.Message{ID: "a1", Role: "assistant", ToolCalls: []agui.ToolCall{{ID: callID, Type: "function", Function: agui.FunctionCall{Name: "pay", Arguments: `{"amount":42}`}}}}
+	result := agui.Message{ID: "tm1", Role: "tool", ToolCallID: callID, Content: json.RawMessage(`"paid 42"`)}
+	return d.run(t, thread, aguiUser("m1", d.asked[thread]), call, result)
 }

@@ -1,4 +1,4 @@
-package agentos
+package agui
 
 import (
 	"context"
@@ -6,50 +6,69 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"slices"
 	"strings"
 
 	"github.com/agno-go/agno/agent"
-	"github.com/agno-go/agno/agentos/agui"
+	"github.com/agno-go/agno/agentos"
+	"github.com/agno-go/agno/agentos/internal/httpapi"
 	"github.com/agno-go/agno/run"
 	"github.com/agno-go/agno/storage"
 	"github.com/agno-go/agno/team"
 	"github.com/agno-go/agno/tool"
 )
 
-// AGUIConfig configures the AG-UI interface (agno's AGUI); nil: off.
-type AGUIConfig = agui.Config
-
-// aguiBodyLimit bounds a RunAgentInput (the client resends the whole
-// conversation each turn).
-const aguiBodyLimit = 32 << 20
-
-// AGUI is agno's AG-UI interface: one agent or team for AG-UI front
-// ends, at POST {prefix}/agui.
-func AGUI(c *AGUIConfig) *AGUIInterface {
-	cfg := *c
-	return &AGUIInterface{cfg: &cfg}
+// Host is what the interface needs of the OS: *agentos.Host, given to
+// Start.
+type Host interface {
+	Logger() *slog.Logger
+	// Store holds the paused runs a frontend tool's result continues;
+	// nil without one.
+	Store() storage.Store
+	Catalog() agentos.Catalog
+	// Allowed reports whether r's caller may "run" kind id.
+	Allowed(r *http.Request, kind, id, action string) bool
+	// Caller is the user r's caller runs as under user isolation; ok
+	// false when that user may not run in sessionID.
+	Caller(r *http.Request, sessionID string) (user string, ok bool)
+	// Draining reports a shutting-down OS, having answered w 503.
+	Draining(w http.ResponseWriter) bool
 }
 
-// AGUIInterface serves the AG-UI protocol for one agent or team.
-type AGUIInterface struct {
-	cfg *AGUIConfig
-	o   *OS
+var _ Host = (*agentos.Host)(nil)
+
+// bodyLimit bounds a RunAgentInput (the client resends the whole
+// conversation each turn).
+const bodyLimit = 32 << 20
+
+// New is agno's AG-UI interface: one agent or team for AG-UI front
+// ends, at POST {prefix}/agui. Give it in agentos.Config.Interfaces.
+func New(c *Config) *Interface {
+	cfg := *c
+	return &Interface{cfg: &cfg}
+}
+
+// Interface serves the AG-UI protocol for one agent or team (an
+// agentos.Interface).
+type Interface struct {
+	cfg  *Config
+	host Host
 }
 
 // Config is the interface's configuration.
-func (i *AGUIInterface) Config() AGUIConfig { return *i.cfg }
+func (i *Interface) Config() Config { return *i.cfg }
 
-func (i *AGUIInterface) Check(served Catalog) error { return checkAGUI(i.cfg, served) }
-func (i *AGUIInterface) Start(h *Host) error        { i.o = h.o; return nil }
-func (i *AGUIInterface) Stop()                      {}
+func (i *Interface) Check(served agentos.Catalog) error { return check(i.cfg, served) }
+func (i *Interface) Start(h *agentos.Host) error        { i.host = h; return nil }
+func (i *Interface) Stop()                              {}
 
-func (i *AGUIInterface) Listing() []any {
-	return []any{map[string]any{"type": agui.Type, "version": agui.Version, "route": i.cfg.Prefix}}
+func (i *Interface) Listing() []any {
+	return []any{map[string]any{"type": Type, "version": Version, "route": i.cfg.Prefix}}
 }
 
-var aguiParams = []apiParam{
+var inputParams = []httpapi.Param{
 	{Name: "threadId", Type: "string", Desc: "the conversation: the session id", Required: true},
 	{Name: "runId", Type: "string", Desc: "the run id", Required: true},
 	{Name: "state", Type: "object", Desc: "the client's state, the run's session_state (sent back in STATE_SNAPSHOT)", Required: true},
@@ -60,25 +79,25 @@ var aguiParams = []apiParam{
 }
 
 // Routes are the AG-UI interface's routes, under its prefix.
-func (i *AGUIInterface) Routes() []Route {
-	o, c := i.o, i.cfg
-	if err := checkAGUI(c, o.Catalog()); err != nil {
+func (i *Interface) Routes() []agentos.Route {
+	c := i.cfg
+	if err := check(c, i.host.Catalog()); err != nil {
 		// Runs then answer RUN_ERROR naming what is not served.
-		o.log.Error("AG-UI interface misconfigured", "err", err)
+		i.host.Logger().Error("AG-UI interface misconfigured", "err", err)
 	}
-	return []apiRoute{
-		{Pattern: "POST " + c.Prefix + "/agui", Handler: func(w http.ResponseWriter, r *http.Request) { o.handleAGUI(w, r, c) }, Access: checkedBy("OS.handleAGUI: mayRunAs, the run scope of the served agent or team"), Tag: "AGUI", TagDesc: "The AG-UI protocol interface: runs an agent for AG-UI front ends.", Summary: "Run Agent", JSON: aguiParams,
+	return []httpapi.Route{
+		{Pattern: "POST " + c.Prefix + "/agui", Handler: i.handle, Access: httpapi.CheckedBy("agui.Interface.handle: Host.Allowed, the run scope of the served agent or team"), Tag: "AGUI", TagDesc: "The AG-UI protocol interface: runs an agent for AG-UI front ends.", Summary: "Run Agent", JSON: inputParams,
 			Desc:   "AG-UI protocol endpoint: RunAgentInput in, a text/event-stream of AG-UI events out (RUN_STARTED, TEXT_MESSAGE_*, TOOL_CALL_*, STATE_SNAPSHOT, RUN_FINISHED or RUN_ERROR). threadId is the session; a call of a frontend tool ends the stream with the call, and the next request carrying its tool message continues the run.",
 			Result: "text/event-stream of AG-UI events"},
-		{Pattern: "GET " + c.Prefix + "/status", Access: checkedBy("none: a constant answer"), Tag: "AGUI", Summary: "Get Status", Result: "{\"status\":\"available\"}",
+		{Pattern: "GET " + c.Prefix + "/status", Access: httpapi.CheckedBy("none: a constant answer"), Tag: "AGUI", Summary: "Get Status", Result: "{\"status\":\"available\"}",
 			Handler: func(w http.ResponseWriter, _ *http.Request) {
-				writeJSON(w, http.StatusOK, map[string]string{"status": "available"})
+				httpapi.WriteJSON(w, http.StatusOK, map[string]string{"status": "available"})
 			}},
 	}
 }
 
-// checkAGUI validates the AG-UI interface against the catalog.
-func checkAGUI(c *AGUIConfig, served Catalog) error {
+// check validates the AG-UI interface against the catalog.
+func check(c *Config, served agentos.Catalog) error {
 	if err := c.Check(); err != nil {
 		return fmt.Errorf("agentos: AGUI: %w", err)
 	}
@@ -89,19 +108,19 @@ func checkAGUI(c *AGUIConfig, served Catalog) error {
 	return nil
 }
 
-// aguiStream writes AG-UI events as ag_ui's EventEncoder does.
-type aguiStream struct {
+// stream writes AG-UI events as ag_ui's EventEncoder does.
+type stream struct {
 	w  http.ResponseWriter
 	rc *http.ResponseController
 	ok bool
 }
 
-func (s *aguiStream) send(evs ...agui.Event) bool {
+func (s *stream) send(evs ...Event) bool {
 	for _, e := range evs {
 		if !s.ok {
 			return false
 		}
-		b, err := agui.Encode(e)
+		b, err := Encode(e)
 		if err != nil {
 			continue
 		}
@@ -114,40 +133,42 @@ func (s *aguiStream) send(evs ...agui.Event) bool {
 	return s.ok
 }
 
-// handleAGUI is POST {prefix}/agui (agno's run_agent_agui).
-func (o *OS) handleAGUI(w http.ResponseWriter, r *http.Request, c *AGUIConfig) {
-	if kind, id := c.Entity(); !o.mayRunAs(w, r, kind+"s", id) {
-		return // as A2A and the run routes: the entity's run scope
-	}
-	if !jsonContent(r) {
-		fieldErrorInput(w, []string{"body"}, "Input should be a valid dictionary or object to extract fields from", "model_attributes_type", nil, nil)
+// handle is POST {prefix}/agui (agno's run_agent_agui).
+func (i *Interface) handle(w http.ResponseWriter, r *http.Request) {
+	c := i.cfg
+	// As A2A and the run routes: the entity's run scope.
+	if kind, id := c.Entity(); !i.host.Allowed(r, kind, id, "run") {
+		httpapi.WriteError(w, http.StatusForbidden, "Access denied to run this "+kind)
 		return
 	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, aguiBodyLimit))
-	if err != nil {
-		writeError(w, http.StatusRequestEntityTooLarge, "The RunAgentInput is over 32 MiB")
+	if !httpapi.JSONContent(r) {
+		httpapi.FieldErrorInput(w, []string{"body"}, "Input should be a valid dictionary or object to extract fields from", "model_attributes_type", nil, nil)
 		return
 	}
-	in, err := agui.Decode(body)
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, bodyLimit))
 	if err != nil {
-		var fe *agui.FieldError
+		httpapi.WriteError(w, http.StatusRequestEntityTooLarge, "The RunAgentInput is over 32 MiB")
+		return
+	}
+	in, err := Decode(body)
+	if err != nil {
+		var fe *FieldError
 		if errors.As(err, &fe) {
-			fieldError(w, fe.Loc, fe.Msg, fe.Type)
+			httpapi.FieldError(w, fe.Loc, fe.Msg, fe.Type)
 			return
 		}
-		fail(w, err)
+		httpapi.Fail(w, err)
 		return
 	}
 	userID := in.UserID()
 	// Under user isolation the token's user runs, in its own sessions.
-	if u, ok := o.callerIn(r, in.ThreadID); !ok {
-		writeError(w, http.StatusNotFound, "Session not found")
+	if u, ok := i.host.Caller(r, in.ThreadID); !ok {
+		httpapi.WriteError(w, http.StatusNotFound, "Session not found")
 		return
 	} else if u != "" {
 		userID = u
 	}
-	if o.draining.Load() {
-		writeError(w, http.StatusServiceUnavailable, shuttingDown)
+	if i.host.Draining(w) {
 		return
 	}
 	h := w.Header()
@@ -158,29 +179,29 @@ func (o *OS) handleAGUI(w http.ResponseWriter, r *http.Request, c *AGUIConfig) {
 	h.Set("Access-Control-Allow-Methods", "POST, GET, OPTIONS")
 	h.Set("Access-Control-Allow-Headers", "*")
 	w.WriteHeader(http.StatusOK)
-	s := &aguiStream{w: w, rc: http.NewResponseController(w), ok: true}
-	o.runAGUI(r.Context(), c, s, in, userID)
+	s := &stream{w: w, rc: http.NewResponseController(w), ok: true}
+	i.answer(r.Context(), s, in, userID)
 }
 
-// runAGUI is agno's run_agent / run_team: RUN_STARTED, the state, the
-// run (new, or continued with the client's tool results) mapped to
-// AG-UI events, RUN_FINISHED; RUN_ERROR when it fails.
-func (o *OS) runAGUI(ctx context.Context, c *AGUIConfig, s *aguiStream, in *agui.RunAgentInput, userID string) {
+// answer is agno's run_agent / run_team: RUN_STARTED, the state, the run
+// (new, or continued with the client's tool results) mapped to AG-UI
+// events, RUN_FINISHED; RUN_ERROR when it fails.
+func (i *Interface) answer(ctx context.Context, s *stream, in *RunAgentInput, userID string) {
 	runID := in.RunID
 	if runID == "" {
 		runID = run.NewID()
 	}
-	s.send(agui.Started(in.ThreadID, runID))
+	s.send(Started(in.ThreadID, runID))
 	state := in.SessionState()
 	if state != nil {
-		s.send(agui.Snapshot(state))
+		s.send(Snapshot(state))
 	}
-	ex, err := o.aguiExecutor(c, in.Tools)
+	ex, err := i.executor(in.Tools)
 	if err != nil {
-		s.send(agui.ErrorEvent(err.Error()))
+		s.send(ErrorEvent(err.Error()))
 		return
 	}
-	m := &agui.Mapper{ThreadID: in.ThreadID, RunID: runID, State: state}
+	m := &Mapper{ThreadID: in.ThreadID, RunID: runID, State: state}
 	emit := func(e run.Event) bool {
 		return s.send(m.Map(e)...)
 	}
@@ -188,12 +209,12 @@ func (o *OS) runAGUI(ctx context.Context, c *AGUIConfig, s *aguiStream, in *agui
 	if fp := in.Forwarded(); len(fp) > 0 {
 		meta = map[string]any{"forwarded_props": fp}
 	}
-	deps := aguiContext(in.Context)
+	deps := dependencies(in.Context)
 	var out *run.Output
-	if results := agui.ToolResults(in.Messages); len(results) > 0 {
+	if results := ToolResults(in.Messages); len(results) > 0 {
 		var creq *run.ContinueRequest
-		if creq, err = o.aguiResume(ctx, c, in.ThreadID, userID, results); err != nil {
-			s.send(agui.ErrorEvent(err.Error()))
+		if creq, err = i.resume(ctx, in.ThreadID, userID, results); err != nil {
+			s.send(ErrorEvent(err.Error()))
 			return
 		}
 		creq.SessionState, creq.Metadata, creq.Dependencies = state, meta, deps
@@ -203,27 +224,27 @@ func (o *OS) runAGUI(ctx context.Context, c *AGUIConfig, s *aguiStream, in *agui
 		}
 		out, err = ex.ExecuteContinue(ctx, creq, emit)
 	} else {
-		req := &run.Request{Input: agui.UserInput(in.Messages), RunID: runID, SessionID: in.ThreadID, UserID: userID,
+		req := &run.Request{Input: UserInput(in.Messages), RunID: runID, SessionID: in.ThreadID, UserID: userID,
 			SessionState: state, Metadata: meta, Dependencies: deps, Stream: true, StreamEvents: true, StoreEvents: true}
 		out, err = ex.Execute(ctx, req, emit)
 	}
 	if err != nil {
-		s.send(agui.ErrorEvent(err.Error()))
+		s.send(ErrorEvent(err.Error()))
 		return
 	}
 	if msg, failed := m.Failed(); failed || out != nil && out.Status == run.StatusError {
 		if msg == "" {
 			msg = run.ContentText(out.Content)
 		}
-		s.send(agui.ErrorEvent(msg))
+		s.send(ErrorEvent(msg))
 		return
 	}
 	s.send(m.Finish()...)
 }
 
-// aguiContext is agno's extract_context: the client's context items as
+// dependencies is agno's extract_context: the client's context items as
 // dependencies keyed by description, JSON values parsed.
-func aguiContext(items []agui.Context) map[string]any {
+func dependencies(items []Context) map[string]any {
 	if len(items) == 0 {
 		return nil
 	}
@@ -243,41 +264,42 @@ func aguiContext(items []agui.Context) map[string]any {
 	return deps
 }
 
-// aguiExecutor is the served agent or team, with the client's frontend
+// executor is the served agent or team, with the client's frontend
 // tools added for this run as external-execution tools (agno's
 // agui_tools_to_external_functions): the model may call them, the run
 // then pauses and the client runs them. A tool named like one of the
 // agent's is skipped, as agno does.
-func (o *OS) aguiExecutor(c *AGUIConfig, fe []agui.Tool) (run.Executor, error) {
-	kind, id := c.Entity()
-	cat := o.catalog()
+func (i *Interface) executor(fe []Tool) (run.Executor, error) {
+	kind, id := i.cfg.Entity()
+	cat := i.host.Catalog()
+	log := i.host.Logger()
 	switch kind {
 	case "team":
-		t, ok := cat.teams[id]
-		if !ok {
+		t := cat.Team(id)
+		if t == nil {
 			return nil, fmt.Errorf("team %q is no longer served", id)
 		}
 		if len(fe) == 0 {
 			return t, nil
 		}
 		cfg := t.Config()
-		cfg.Tools = append(slices.Clone(cfg.Tools), frontendTools(fe, nil, o)...)
+		cfg.Tools = append(slices.Clone(cfg.Tools), frontendTools(fe, nil, log)...)
 		return team.New(cfg)
 	default:
-		a, ok := cat.agents[id]
-		if !ok {
+		a := cat.Agent(id)
+		if a == nil {
 			return nil, fmt.Errorf("agent %q is no longer served", id)
 		}
 		if len(fe) == 0 {
 			return a, nil
 		}
 		cfg := a.Config()
-		cfg.Tools = append(slices.Clone(cfg.Tools), frontendTools(fe, a.ToolNames(), o)...)
+		cfg.Tools = append(slices.Clone(cfg.Tools), frontendTools(fe, a.ToolNames(), log)...)
 		return agent.New(cfg)
 	}
 }
 
-func frontendTools(fe []agui.Tool, taken []string, o *OS) []tool.Provider {
+func frontendTools(fe []Tool, taken []string, log *slog.Logger) []tool.Provider {
 	var out []tool.Provider
 	seen := map[string]bool{}
 	for _, n := range taken {
@@ -285,7 +307,7 @@ func frontendTools(fe []agui.Tool, taken []string, o *OS) []tool.Provider {
 	}
 	for _, t := range fe {
 		if seen[t.Name] {
-			o.log.Warn("AG-UI: a frontend tool collides with an agent tool and is skipped", "tool", t.Name)
+			log.Warn("AG-UI: a frontend tool collides with an agent tool and is skipped", "tool", t.Name)
 			continue
 		}
 		seen[t.Name] = true
@@ -299,20 +321,21 @@ func frontendTools(fe []agui.Tool, taken []string, o *OS) []tool.Provider {
 	return out
 }
 
-// aguiResume is agno's resume_paused_run: the paused run of the thread
-// whose requirements the tool results answer, with each external
-// execution set to its result. Every paused tool must be answered.
-func (o *OS) aguiResume(ctx context.Context, c *AGUIConfig, threadID, userID string, results []agui.ToolResult) (*run.ContinueRequest, error) {
-	if o.cfg.Store == nil {
+// resume is agno's resume_paused_run: the paused run of the thread whose
+// requirements the tool results answer, with each external execution
+// set to its result. Every paused tool must be answered.
+func (i *Interface) resume(ctx context.Context, threadID, userID string, results []ToolResult) (*run.ContinueRequest, error) {
+	st := i.host.Store()
+	if st == nil {
 		//lint:ignore ST1005 agno's message, word for word
 		return nil, errors.New("Frontend tool resume requires a database. Configure [storage] for AgentOS.")
 	}
-	_, id := c.Entity()
-	recs, err := o.cfg.Store.ListRuns(ctx, storage.RunQuery{SessionID: threadID, ComponentID: id, Status: []run.Status{run.StatusPaused}, TopLevel: true})
+	_, id := i.cfg.Entity()
+	recs, err := st.ListRuns(ctx, storage.RunQuery{SessionID: threadID, ComponentID: id, Status: []run.Status{run.StatusPaused}, TopLevel: true})
 	if err != nil {
 		return nil, err
 	}
-	byID := map[string]agui.ToolResult{}
+	byID := map[string]ToolResult{}
 	for _, res := range results {
 		byID[res.ToolCallID] = res
 	}

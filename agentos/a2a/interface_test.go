@@ -1,4 +1,4 @@
-package agentos
+package a2a_test
 
 import (
 	"bufio"
@@ -8,20 +8,24 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
+	"net"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/agno-go/agno/agent"
+	"github.com/agno-go/agno/agentos"
 	"github.com/agno-go/agno/agentos/a2a"
 	"github.com/agno-go/agno/agentos/auth"
+	"github.com/agno-go/agno/agentos/interfacetest"
 	"github.com/agno-go/agno/model"
 	"github.com/agno-go/agno/model/modeltest"
 	"github.com/agno-go/agno/run"
@@ -39,7 +43,7 @@ const a2aJWTSecret = "a2a-test-secret-of-32-bytes-long!!"
 // confirmation ("pay"), or answers slowly ("slow"); team "crew" and
 // workflow "flow" for their cards.
 type a2aEnv struct {
-	o     *OS
+	iface *a2a.Interface
 	url   string
 	store storage.Store
 	paid  *atomic.Int64
@@ -63,7 +67,7 @@ func a2aModel() *modeltest.Fake {
 	})
 }
 
-func newA2AEnv(t *testing.T, store storage.Store, mods ...func(*Config)) *a2aEnv {
+func newA2AEnv(t *testing.T, store storage.Store, mods ...func(*agentos.Config)) *a2aEnv {
 	t.Helper()
 	if store == nil {
 		store = memory.New()
@@ -79,23 +83,72 @@ func newA2AEnv(t *testing.T, store storage.Store, mods ...func(*Config)) *a2aEnv
 		&workflow.Step{Name: "only", Func: func(_ context.Context, in *workflow.StepInput) (*workflow.StepOutput, error) {
 			return &workflow.StepOutput{Content: "flowed"}, nil
 		}}}})
-	cfg := Config{Agents: []*agent.Agent{helper}, Teams: []*team.Team{crew}, Workflows: []*workflow.Workflow{flow}, Store: store, Interfaces: []Interface{A2A(&A2AConfig{})}}
+	iface := a2a.New(&a2a.Config{})
+	cfg := agentos.Config{Agents: []*agent.Agent{helper}, Teams: []*team.Team{crew}, Workflows: []*workflow.Workflow{flow}, Store: store, Interfaces: []agentos.Interface{iface},
+		ShutdownTimeout: 10 * time.Second}
 	for _, mod := range mods {
 		mod(&cfg)
 	}
-	o, err := New(cfg)
+	o, err := agentos.New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(o.Handler())
+	return &a2aEnv{iface: iface, url: serve(t, o), store: store, paid: paid, model: m}
+}
+
+// serve serves o on a local port until the test ends, then shuts it
+// down: its runs drained (up to its ShutdownTimeout), then closed.
+func serve(t *testing.T, o *agentos.OS) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	go func() { served <- o.Serve(ctx, ln) }()
 	t.Cleanup(func() {
-		srv.Close()
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		o.eng.Drain(ctx, errShutdown)
-		_ = o.Close()
+		cancel()
+		<-served
 	})
-	return &a2aEnv{o: o, url: srv.URL, store: store, paid: paid, model: m}
+	return "http://" + ln.Addr().String()
+}
+
+func newAgent(t *testing.T, cfg agent.Config) *agent.Agent {
+	t.Helper()
+	a, err := agent.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
+func newTeam(t *testing.T, cfg team.Config) *team.Team {
+	t.Helper()
+	tm, err := team.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tm
+}
+
+func newWorkflow(t *testing.T, cfg workflow.Config) *workflow.Workflow {
+	t.Helper()
+	w, err := workflow.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return w
+}
+
+// payTool adds what it pays to paid; each call needs a confirmation.
+func payTool(paid *atomic.Int64) *tool.Function {
+	return tool.Must(tool.New("pay", "pay an amount", func(_ context.Context, a struct {
+		Amount int `json:"amount"`
+	}) (string, error) {
+		paid.Add(int64(a.Amount))
+		return "paid " + strconv.Itoa(a.Amount), nil
+	}, tool.RequiresConfirmation()))
 }
 
 func a2aSend(text, contextID string) map[string]any {
@@ -217,7 +270,7 @@ func textOf(t *testing.T, msg any) string {
 // against a2a-sdk 0.3's AgentCard fields (FastAPI serialises every
 // field, unset ones null) and agno's values; cards need no key.
 func TestA2ACard(t *testing.T) {
-	e := newA2AEnv(t, nil, func(c *Config) { c.SecurityKey = "os-key" })
+	e := newA2AEnv(t, nil, func(c *agentos.Config) { c.SecurityKey = "os-key" })
 	cardKeys := []string{"additionalInterfaces", "capabilities", "defaultInputModes", "defaultOutputModes", "description", "documentationUrl",
 		"iconUrl", "name", "preferredTransport", "protocolVersion", "provider", "security", "securitySchemes", "signatures", "skills",
 		"supportsAuthenticatedExtendedCard", "url", "version"}
@@ -482,7 +535,8 @@ func TestA2ACancel(t *testing.T) {
 	}
 	id := task["id"].(string)
 	deadline := time.Now().Add(10 * time.Second)
-	for !e.o.eng.Running(id) && time.Now().Before(deadline) {
+	// In flight: its task is working.
+	for time.Now().Before(deadline) && e.call(t, "/a2a/agents/helper/v1/tasks:get", a2a.MethodGet, map[string]any{"id": id})["status"].(map[string]any)["state"] != "working" {
 		time.Sleep(5 * time.Millisecond)
 	}
 	res := e.call(t, "/a2a/agents/helper/v1/tasks:cancel", a2a.MethodCancel, map[string]any{"id": id})
@@ -563,7 +617,7 @@ func TestA2AAuth(t *testing.T) {
 	for _, mode := range []string{"key", "jwt"} {
 		t.Run(mode, func(t *testing.T) {
 			var cred string
-			e := newA2AEnv(t, nil, func(c *Config) {
+			e := newA2AEnv(t, nil, func(c *agentos.Config) {
 				if mode == "key" {
 					c.SecurityKey, cred = "os-key", "os-key"
 					return
@@ -607,6 +661,23 @@ func TestA2AAuth(t *testing.T) {
 	}
 }
 
+// openAPIPaths are the paths of the /openapi.json url serves.
+func openAPIPaths(t *testing.T, url string) map[string]map[string]json.RawMessage {
+	t.Helper()
+	resp, err := http.Get(url + "/openapi.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var doc struct {
+		Paths map[string]map[string]json.RawMessage `json:"paths"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&doc); resp.StatusCode != http.StatusOK || err != nil {
+		t.Fatalf("GET /openapi.json = %d %v", resp.StatusCode, err)
+	}
+	return doc.Paths
+}
+
 // TestA2AListingAndDocs: /config lists the interface as agno does and
 // every registered A2A route is documented.
 func TestA2AListingAndDocs(t *testing.T) {
@@ -628,22 +699,18 @@ func TestA2AListingAndDocs(t *testing.T) {
 	if !found {
 		t.Fatalf("interfaces %v", cfg["interfaces"])
 	}
-	mux := &recordingMux{ServeMux: http.NewServeMux()}
-	e.o.a2aRoutes(mux)
-	documented := map[string]bool{}
-	for _, r := range e.o.a2aTestRoutes() {
-		documented[r.Pattern] = true
+	rows := e.iface.Routes()
+	if len(rows) != 15 {
+		t.Fatalf("registered %v", rows)
 	}
-	if len(mux.patterns) != 15 {
-		t.Fatalf("registered %v", mux.patterns)
-	}
-	for _, p := range mux.patterns {
-		if !documented[p] {
-			t.Errorf("%s is not documented", p)
+	paths := openAPIPaths(t, e.url)
+	for _, r := range rows {
+		method, path, _ := strings.Cut(r.Pattern, " ")
+		if _, ok := paths[path][strings.ToLower(method)]; !ok {
+			t.Errorf("%s is not documented", r.Pattern)
 		}
 	}
-	doc, _ := fetchOpenAPI(t, e.o.Handler())
-	if _, ok := doc.Paths["/a2a/agents/{id}/v1/message:send"]; !ok {
+	if _, ok := paths["/a2a/agents/{id}/v1/message:send"]; !ok {
 		t.Fatalf("openapi lacks the A2A routes")
 	}
 }
@@ -652,7 +719,7 @@ func TestA2AListingAndDocs(t *testing.T) {
 // agentos/a2a/testdata) against AgentOS with the key on: card, send,
 // stream, get and cancel.
 func TestA2AJSClient(t *testing.T) {
-	dir, _ := filepath.Abs("a2a/testdata")
+	dir, _ := filepath.Abs("testdata")
 	if _, err := os.Stat(filepath.Join(dir, "node_modules", "@a2a-js", "sdk")); err != nil {
 		t.Fatalf("@a2a-js/sdk is not installed in %s: run `make test-deps` (npm ci in the testdata directories)", dir)
 	}
@@ -663,7 +730,7 @@ func TestA2AJSClient(t *testing.T) {
 	before := goleak.IgnoreCurrent()
 	// Registered first, so it runs after the env's cleanup closed it.
 	t.Cleanup(func() { goleak.VerifyNone(t, before) })
-	e := newA2AEnv(t, nil, func(c *Config) { c.SecurityKey = "os-key" })
+	e := newA2AEnv(t, nil, func(c *agentos.Config) { c.SecurityKey = "os-key" })
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, node, filepath.Join(dir, "client.mjs"))
@@ -682,7 +749,7 @@ func TestA2AJSClient(t *testing.T) {
 // TestA2AUserIsolation: under JWT user isolation another user can
 // neither read a user's task nor write into their context.
 func TestA2AUserIsolation(t *testing.T) {
-	e := newA2AEnv(t, nil, func(c *Config) {
+	e := newA2AEnv(t, nil, func(c *agentos.Config) {
 		c.Authorization = &auth.Config{VerificationKeys: []string{a2aJWTSecret}, Algorithm: "HS256", UserIsolation: true}
 	})
 	ann := "Bearer " + a2aToken(t, "ann", "agents:read", "agents:run")
@@ -709,7 +776,7 @@ func TestA2AUserIsolation(t *testing.T) {
 // step_requirements; sending them back confirmed continues the run, once.
 func TestA2AWorkflowHITL(t *testing.T) {
 	var shipped atomic.Int64
-	e := newA2AEnv(t, nil, func(c *Config) {
+	e := newA2AEnv(t, nil, func(c *agentos.Config) {
 		c.Workflows = append(c.Workflows, newWorkflow(t, workflow.Config{ID: "ship-flow", Name: "Ship", Store: c.Store, Steps: []workflow.Node{
 			&workflow.Step{Name: "ship", HumanReview: workflow.HumanReview{RequiresConfirmation: true, ConfirmationMessage: "Ship it?"},
 				Func: func(context.Context, *workflow.StepInput) (*workflow.StepOutput, error) {
@@ -751,4 +818,65 @@ func TestA2AWorkflowHITL(t *testing.T) {
 	if again := answer([]any{step}); again["status"].(map[string]any)["state"] != "completed" || shipped.Load() != 1 {
 		t.Fatalf("second answer %v, shipped %d", again, shipped.Load())
 	}
+}
+
+// The A2A interface passes the interface conformance suite.
+func TestA2AConformance(t *testing.T) {
+	interfacetest.Run(t, func(t *testing.T, f *interfacetest.Fixture) interfacetest.Driver {
+		e := newA2AEnv(t, nil, func(c *agentos.Config) {
+			c.SecurityKey = "os-key"
+			c.Agents = []*agent.Agent{newAgent(t, agent.Config{ID: "helper", Name: "Helper", Model: f.Model, Store: c.Store, Tools: []tool.Provider{f.Pay}})}
+		})
+		return &a2aDriver{e: e, tasks: map[string]map[string]any{}}
+	})
+}
+
+// a2aDriver sends message/send with the key; a pause is an
+// input-required task, answered with its requirements confirmed.
+type a2aDriver struct {
+	e     *a2aEnv
+	tasks map[string]map[string]any
+}
+
+const a2aPath = "/a2a/agents/helper/v1/message:send"
+
+func (d *a2aDriver) Refuse(t *testing.T, text string) int {
+	code, _ := d.e.post(t, a2aPath, a2a.MethodSend, a2aSend(text, ""))
+	return code
+}
+
+func (d *a2aDriver) reply(t *testing.T, task map[string]any) interfacetest.Reply {
+	t.Helper()
+	st := task["status"].(map[string]any)
+	if st["state"] == "input-required" {
+		d.tasks[task["id"].(string)] = task
+		return interfacetest.Reply{Paused: true, Ref: task["id"].(string)}
+	}
+	h, _ := task["history"].([]any)
+	if len(h) == 0 {
+		return interfacetest.Reply{Text: fmt.Sprint(st["state"])}
+	}
+	return interfacetest.Reply{Text: textOf(t, h[0])}
+}
+
+func (d *a2aDriver) Send(t *testing.T, _, text string) interfacetest.Reply {
+	t.Helper()
+	return d.reply(t, d.e.call(t, a2aPath, a2a.MethodSend, a2aSend(text, ""), "Authorization", "Bearer os-key"))
+}
+
+func (d *a2aDriver) Redeliver(*testing.T, string, string) bool { return false } // no delivery id
+
+func (d *a2aDriver) Answer(t *testing.T, p interfacetest.Reply) interfacetest.Reply {
+	t.Helper()
+	task := d.tasks[p.Ref]
+	parts := task["status"].(map[string]any)["message"].(map[string]any)["parts"].([]any)
+	reqs := parts[1].(map[string]any)["data"].(map[string]any)["requirements"].([]any)
+	for _, r := range reqs {
+		r.(map[string]any)["confirmation"] = true
+	}
+	m := a2aSend("", "")
+	msg := m["message"].(map[string]any)
+	msg["taskId"], msg["contextId"] = task["id"], task["contextId"]
+	msg["parts"] = []any{map[string]any{"kind": "data", "data": map[string]any{"requirements": reqs}}}
+	return d.reply(t, d.e.call(t, a2aPath, a2a.MethodSend, m, "Authorization", "Bearer os-key"))
 }
