@@ -15,7 +15,6 @@ import (
 	"golang.org/x/net/html"
 
 	"github.com/agno-go/agno/agent"
-	"github.com/agno-go/agno/agentos/slack"
 )
 
 // fullDocsOS serves every interface too, so its documents hold the
@@ -23,8 +22,8 @@ import (
 func fullDocsOS(t *testing.T) *OS {
 	t.Helper()
 	o, err := New(Config{Name: "Docs OS", Agents: []*agent.Agent{newAgent(t, agent.Config{ID: "helper", Name: "Helper"})},
-		Interfaces: []Interface{Slack(&slack.Config{AgentID: "helper", Token: "xoxb-test", SigningSecret: "secret"}),
-			MCPServer(&MCPServerConfig{}), A2A(&A2AConfig{}), AGUI(&AGUIConfig{AgentID: "helper"})}})
+		Interfaces: []Interface{NewSlackInterface("helper"),
+			NewMCPServerInterface(), A2A(&A2AConfig{}), AGUI(&AGUIConfig{AgentID: "helper"})}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,7 +11,6 @@ import (
 
 	"github.com/agno-go/agno/agent"
 	"github.com/agno-go/agno/agentos/auth"
-	"github.com/agno-go/agno/agentos/slack"
 	"github.com/agno-go/agno/storage/sqldb"
 )
 
@@ -39,17 +38,6 @@ func (o *OS) a2aTestRoutes() []apiRoute {
 	return nil
 }
 
-// slackConf is the Slack config of c's Slack interface, for a test to
-// change before New.
-func slackConf(c *Config) *slack.Config {
-	for _, i := range c.Interfaces {
-		if s, ok := i.(*SlackInterface); ok {
-			return s.cfg
-		}
-	}
-	panic("no Slack interface")
-}
-
 // aguiConf is the AG-UI config of c's AG-UI interface.
 func aguiConf(c *Config) *AGUIConfig {
 	for _, i := range c.Interfaces {
@@ -58,14 +46,6 @@ func aguiConf(c *Config) *AGUIConfig {
 		}
 	}
 	panic("no AG-UI interface")
-}
-
-// slackInterfaces are the interfaces of a Slack config (none for nil).
-func slackInterfaces(s *slack.Config) []Interface {
-	if s == nil {
-		return nil
-	}
-	return []Interface{Slack(s)}
 }
 
 // ExtraInterface is an interface a test of package agentos_test adds
@@ -90,8 +70,8 @@ func everyRouteOS(t *testing.T, cfg Config) *OS {
 	}
 	cfg.Agents = []*agent.Agent{newAgent(t, agent.Config{ID: "helper", Name: "Helper"})}
 	cfg.DB, cfg.Closers = db, []func() error{db.Close}
-	cfg.Interfaces = []Interface{Slack(&slack.Config{AgentID: "helper", Token: "xoxb-test", SigningSecret: "secret"}),
-		MCPServer(&MCPServerConfig{}), A2A(&A2AConfig{}), AGUI(&AGUIConfig{AgentID: "helper"})}
+	cfg.Interfaces = []Interface{NewSlackInterface("helper"),
+		NewMCPServerInterface(), A2A(&A2AConfig{}), AGUI(&AGUIConfig{AgentID: "helper"})}
 	for _, x := range ExtraInterfaces {
 		cfg.Interfaces = append(cfg.Interfaces, x.New("helper"))
 	}
