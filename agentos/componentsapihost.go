@@ -71,7 +71,7 @@ func (h componentsHost) Migrate(ctx context.Context, id string) error {
 		}
 	}
 	if cfg.DB != nil && (id == cfg.DB.ID || cfg.DB.ID == "") {
-		return cfg.DB.Migrate(ctx, controlMigrations(cfg.DB))
+		return cfg.DB.Migrate(ctx, h.o.controlMigrations(cfg.DB))
 	}
 	return nil
 }

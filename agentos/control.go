@@ -172,14 +172,18 @@ func (o *OS) stopControl() {
 }
 
 // controlMigrations are the schema versions of every control-plane
-// table, which /databases/{db_id}/migrate applies.
-func controlMigrations(db *sqldb.DB) []sqldb.Migration {
+// table, then of the interfaces' own (Host.RegisterMigrations), which
+// /databases/{db_id}/migrate applies.
+func (o *OS) controlMigrations(db *sqldb.DB) []sqldb.Migration {
 	var ms []sqldb.Migration
 	for _, m := range [][]sqldb.Migration{
 		approval.Migrations(db), schedule.Migrations(db), tracestore.Migrations(db),
-		dailymetrics.Migrations(db), eval.Migrations(db), component.Migrations(db), slackEventMigrations(db),
+		dailymetrics.Migrations(db), eval.Migrations(db), component.Migrations(db),
 	} {
 		ms = append(ms, m...)
+	}
+	for _, m := range o.interfaceMigrations {
+		ms = append(ms, m(db)...)
 	}
 	return ms
 }

@@ -15,7 +15,6 @@ import (
 	"golang.org/x/net/html"
 
 	"github.com/agno-go/agno/agent"
-	"github.com/agno-go/agno/agentos/slack"
 )
 
 // fullDocsOS serves every interface too, so its documents hold the
@@ -23,8 +22,7 @@ import (
 func fullDocsOS(t *testing.T) *OS {
 	t.Helper()
 	o, err := New(Config{Name: "Docs OS", Agents: []*agent.Agent{newAgent(t, agent.Config{ID: "helper", Name: "Helper"})},
-		Interfaces: append([]Interface{Slack(&slack.Config{AgentID: "helper", Token: "xoxb-test", SigningSecret: "secret"}),
-			MCPServer(&MCPServerConfig{})}, extraInterfaces("helper")...)})
+		Interfaces: extraInterfaces("helper")})
 	if err != nil {
 		t.Fatal(err)
 	}

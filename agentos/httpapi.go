@@ -39,9 +39,8 @@ type (
 
 // The package's own rows use the short names.
 var (
-	needs     = Needs
-	open      = Open
-	checkedBy = CheckedBy
+	needs = Needs
+	open  = Open
 )
 
 var (

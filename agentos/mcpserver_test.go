@@ -23,6 +23,7 @@ import (
 	"github.com/agno-go/agno/agent"
 	"github.com/agno-go/agno/agentos"
 	"github.com/agno-go/agno/agentos/auth"
+	"github.com/agno-go/agno/agentos/mcpserver"
 	"github.com/agno-go/agno/model"
 	"github.com/agno-go/agno/model/modeltest"
 	"github.com/agno-go/agno/model/openai"
@@ -67,7 +68,7 @@ func mcpOS(t *testing.T, tweak func(*agentos.Config)) *httptest.Server {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := agentos.Config{Name: "MCP OS", Agents: []*agent.Agent{a}, Teams: []*team.Team{tm}, Store: store, Interfaces: []agentos.Interface{agentos.MCPServer(&agentos.MCPServerConfig{})}}
+	cfg := agentos.Config{Name: "MCP OS", Agents: []*agent.Agent{a}, Teams: []*team.Team{tm}, Store: store, Interfaces: []agentos.Interface{mcpserver.NewInterface(&mcpserver.Config{})}}
 	if tweak != nil {
 		tweak(&cfg)
 	}

@@ -226,6 +226,9 @@ type OS struct {
 	// approvalHooks answer approvals of runs the interfaces started
 	// (Host.OnApproval).
 	approvalHooks []ApprovalHook
+	// interfaceMigrations are the interfaces' own tables in Config.DB
+	// (Host.RegisterMigrations).
+	interfaceMigrations []func(*sqldb.DB) []sqldb.Migration
 	// registryAPI serves GET /registry (agentos/registryapi).
 	registryAPI *registryapi.Group
 

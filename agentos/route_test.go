@@ -16,7 +16,6 @@ import (
 
 	"github.com/agno-go/agno/agent"
 	"github.com/agno-go/agno/agentos/auth"
-	"github.com/agno-go/agno/agentos/slack"
 	"github.com/agno-go/agno/storage/sqldb"
 )
 
@@ -31,37 +30,18 @@ func openPath(path string) bool {
 	return slices.ContainsFunc(apiRoutes, func(rt apiRoute) bool { return rt.IsOpen() && openAPIPath(rt.Path()) == path })
 }
 
-// slackConf is the Slack config of c's Slack interface, for a test to
-// change before New.
-func slackConf(c *Config) *slack.Config {
-	for _, i := range c.Interfaces {
-		if s, ok := i.(*SlackInterface); ok {
-			return s.cfg
-		}
-	}
-	panic("no Slack interface")
-}
-
-// slackInterfaces are the interfaces of a Slack config (none for nil).
-func slackInterfaces(s *slack.Config) []Interface {
-	if s == nil {
-		return nil
-	}
-	return []Interface{Slack(s)}
-}
-
 // ExtraInterface is an interface a test of package agentos_test adds
 // to everyRouteOS and fullDocsOS (from its init), so the route and docs
 // tests check its rows: New builds it for an agent id, Open lists the
-// patterns it opens. A2A and AG-UI join so (builtin_interfaces_test.go):
-// their packages import this one.
+// patterns it opens. The built-in interfaces join so
+// (builtin_interfaces_test.go): their packages import this one.
 type ExtraInterface struct {
 	New  func(agentID string) Interface
 	Open []string
 }
 
-// ExtraInterfaces are the interfaces everyRouteOS serves besides the
-// Slack interface and the MCP server.
+// ExtraInterfaces are the interfaces everyRouteOS and fullDocsOS serve:
+// the built-in ones (builtin_interfaces_test.go) and a test's own.
 var ExtraInterfaces []ExtraInterface
 
 // extraInterfaces builds ExtraInterfaces for agentID.
@@ -83,8 +63,7 @@ func everyRouteOS(t *testing.T, cfg Config) *OS {
 	}
 	cfg.Agents = []*agent.Agent{newAgent(t, agent.Config{ID: "helper", Name: "Helper"})}
 	cfg.DB, cfg.Closers = db, []func() error{db.Close}
-	cfg.Interfaces = append([]Interface{Slack(&slack.Config{AgentID: "helper", Token: "xoxb-test", SigningSecret: "secret"}),
-		MCPServer(&MCPServerConfig{})}, extraInterfaces("helper")...)
+	cfg.Interfaces = extraInterfaces("helper")
 	o, err := New(cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -112,7 +91,7 @@ func TestEveryRouteDecidesAccess(t *testing.T) {
 		for _, rt := range byPattern[p] {
 			switch a := rt.Access; {
 			case !a.Decided():
-				t.Errorf("%s has no access decision: give it exactly one of needs(scope), open(why) or checkedBy(check)", rt.Pattern)
+				t.Errorf("%s has no access decision: give it exactly one of Needs(scope), Open(why) or CheckedBy(check)", rt.Pattern)
 			case a.Scope != "":
 				kinds["scope"]++
 			case a.Open != "":

@@ -1,4 +1,4 @@
-package agentos
+package agentos_test
 
 import (
 	"context"
@@ -18,11 +18,13 @@ import (
 	"time"
 
 	"github.com/agno-go/agno/agent"
+	"github.com/agno-go/agno/agentos"
 	"github.com/agno-go/agno/agentos/auth"
 	"github.com/agno-go/agno/agentos/slack"
 	"github.com/agno-go/agno/model"
 	"github.com/agno-go/agno/model/modeltest"
 	"github.com/agno-go/agno/run"
+	"github.com/agno-go/agno/storage"
 	"github.com/agno-go/agno/storage/memory"
 	"github.com/agno-go/agno/team"
 	"github.com/agno-go/agno/workflow"
@@ -154,15 +156,35 @@ func (f *fakeSlack) waitCleared(t *testing.T) {
 }
 
 type slackEnv struct {
-	o     *OS
+	o     *agentos.OS
+	store storage.Store
 	url   string
 	slack *fakeSlack
 	seen  chan string // inputs the model saw
 }
 
+// pendingSlack stands for the Slack interface in a test's Config until
+// newSlackEnv builds it (slack.New copies its config), so that a mod can
+// still edit the config (slackConf).
+type pendingSlack struct {
+	agentos.Interface
+	cfg *slack.Config
+}
+
+// slackConf is the Slack config of c's Slack interface, for a test to
+// change before New.
+func slackConf(c *agentos.Config) *slack.Config {
+	for _, i := range c.Interfaces {
+		if s, ok := i.(*pendingSlack); ok {
+			return s.cfg
+		}
+	}
+	panic("no Slack interface")
+}
+
 // newSlackEnv serves an agent behind a security key with the Slack
 // interface pointed at a fake Web API, over real HTTP.
-func newSlackEnv(t *testing.T, mentionsOnly bool, mods ...func(*Config)) *slackEnv {
+func newSlackEnv(t *testing.T, mentionsOnly bool, mods ...func(*agentos.Config)) *slackEnv {
 	t.Helper()
 	fs := newFakeSlack(t)
 	seen := make(chan string, 16)
@@ -178,13 +200,18 @@ func newSlackEnv(t *testing.T, mentionsOnly bool, mods ...func(*Config)) *slackE
 		return modeltest.Response{Content: "Echo: " + last}
 	})
 	store := memory.New()
-	a := newAgent(t, agent.Config{ID: "helper", Name: "Helper", Model: m, Store: store})
-	cfg := Config{Agents: []*agent.Agent{a}, Store: store, SecurityKey: "os-key",
-		Interfaces: []Interface{Slack(&slack.Config{AgentID: "helper", Token: "xoxb-test", SigningSecret: slackSecret, ReplyToMentionsOnly: mentionsOnly, APIURL: fs.srv.URL + "/api/"})}}
+	a := agentos.NewAgent(t, agent.Config{ID: "helper", Name: "Helper", Model: m, Store: store})
+	cfg := agentos.Config{Agents: []*agent.Agent{a}, Store: store, SecurityKey: "os-key",
+		Interfaces: []agentos.Interface{&pendingSlack{cfg: &slack.Config{AgentID: "helper", Token: "xoxb-test", SigningSecret: slackSecret, ReplyToMentionsOnly: mentionsOnly, APIURL: fs.srv.URL + "/api/"}}}}
 	for _, m := range mods {
 		m(&cfg)
 	}
-	o, err := New(cfg)
+	for i, in := range cfg.Interfaces {
+		if p, ok := in.(*pendingSlack); ok {
+			cfg.Interfaces[i] = slack.New(p.cfg)
+		}
+	}
+	o, err := agentos.New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -193,10 +220,10 @@ func newSlackEnv(t *testing.T, mentionsOnly bool, mods ...func(*Config)) *slackE
 		srv.Close()
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
-		o.eng.Drain(ctx, errShutdown)
+		agentos.Drain(ctx, o)
 		_ = o.Close()
 	})
-	return &slackEnv{o: o, url: srv.URL, slack: fs, seen: seen}
+	return &slackEnv{o: o, store: cfg.Store, url: srv.URL, slack: fs, seen: seen}
 }
 
 // drain waits for every answer started to end.
@@ -204,7 +231,7 @@ func (e *slackEnv) drain(t *testing.T) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	if ids := e.o.eng.Drain(ctx, errShutdown); len(ids) > 0 {
+	if ids := agentos.Drain(ctx, e.o); len(ids) > 0 {
 		t.Fatalf("runs still going: %v", ids)
 	}
 }
@@ -283,7 +310,7 @@ func TestSlackEventsMentionAnsweredInThread(t *testing.T) {
 	if posts[0].Auth != "Bearer xoxb-test" && posts[0].Form["token"] != "xoxb-test" {
 		t.Fatalf("token not sent: %+v", posts[0])
 	}
-	s, err := e.o.cfg.Store.GetSession(context.Background(), "helper:1700000000.000100")
+	s, err := e.store.GetSession(context.Background(), "helper:1700000000.000100")
 	if err != nil || s.UserID != "U123" {
 		t.Fatalf("session %+v, %v", s, err)
 	}
@@ -300,7 +327,7 @@ func TestSlackEventsDirectMessage(t *testing.T) {
 	if len(posts) != 1 || posts[0].Form["channel"] != "D1" || posts[0].Form["thread_ts"] != "1700000050.000001" || posts[0].Form["text"] != "Echo: hello in DM" {
 		t.Fatalf("posts %+v", posts)
 	}
-	if s, err := e.o.cfg.Store.GetSession(context.Background(), "helper:1700000050.000001"); err != nil || s.UserID != "U456" {
+	if s, err := e.store.GetSession(context.Background(), "helper:1700000050.000001"); err != nil || s.UserID != "U456" {
 		t.Fatalf("session %+v, %v", s, err)
 	}
 }
@@ -415,11 +442,11 @@ func TestSlackEventsWhileDraining(t *testing.T) {
 // JWT mode and protected mode (no key) leave the events route to its
 // signature too.
 func TestSlackEventsOpenInJWTAndProtectedMode(t *testing.T) {
-	for name, mod := range map[string]func(*Config){
-		"jwt": func(c *Config) {
+	for name, mod := range map[string]func(*agentos.Config){
+		"jwt": func(c *agentos.Config) {
 			c.Authorization = &auth.Config{VerificationKeys: []string{"jwt-secret-jwt-secret-jwt-secret"}, Algorithm: "HS256"}
 		},
-		"protected": func(c *Config) { c.SecurityKey = "" },
+		"protected": func(c *agentos.Config) { c.SecurityKey = "" },
 	} {
 		e := newSlackEnv(t, true, mod)
 		remote := func(r *http.Request) { r.Header.Set("X-Forwarded-For", "203.0.113.9") }
@@ -457,7 +484,7 @@ func TestSlackEventsOpenInJWTAndProtectedMode(t *testing.T) {
 	}
 }
 
-func streaming(c *Config) { slackConf(c).Streaming = true }
+func streaming(c *agentos.Config) { slackConf(c).Streaming = true }
 
 const streamMention = `{"type":"app_mention","user":"U123","text":"<@UBOT> stream please","ts":"1700000000.000100","channel":"C1","event_ts":"1700000000.000100"}`
 
@@ -581,11 +608,11 @@ func TestSlackEventsStreamedRunError(t *testing.T) {
 
 // A team streams its own content (TeamRunContent), in the thread.
 func TestSlackEventsStreamedTeam(t *testing.T) {
-	e := newSlackEnv(t, true, streaming, func(c *Config) {
-		member := newAgent(t, agent.Config{ID: "member", Name: "Member", Model: modeltest.NewFunc(func(*model.Request) modeltest.Response {
+	e := newSlackEnv(t, true, streaming, func(c *agentos.Config) {
+		member := agentos.NewAgent(t, agent.Config{ID: "member", Name: "Member", Model: modeltest.NewFunc(func(*model.Request) modeltest.Response {
 			return modeltest.Response{Content: "member says hi"}
 		})})
-		tm := newTeam(t, team.Config{ID: "crew", Name: "Crew", Members: []run.Executor{member}, Store: c.Store,
+		tm := agentos.NewTeam(t, team.Config{ID: "crew", Name: "Crew", Members: []run.Executor{member}, Store: c.Store,
 			Model: modeltest.NewFunc(func(*model.Request) modeltest.Response {
 				return modeltest.Response{Content: streamedAnswer}
 			})})
@@ -608,7 +635,7 @@ func TestSlackEventsStreamedTeam(t *testing.T) {
 
 // A workflow sends its final content through the stream.
 func TestSlackEventsStreamedWorkflow(t *testing.T) {
-	e := newSlackEnv(t, true, streaming, func(c *Config) {
+	e := newSlackEnv(t, true, streaming, func(c *agentos.Config) {
 		wf, err := workflow.New(workflow.Config{ID: "flow", Name: "Flow", Store: c.Store, Steps: []workflow.Node{
 			&workflow.Step{Name: "answer", Func: func(context.Context, *workflow.StepInput) (*workflow.StepOutput, error) {
 				return &workflow.StepOutput{Content: "flow answer"}, nil

@@ -1,4 +1,4 @@
-package agentos
+package agentos_test
 
 import (
 	"context"
@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/agno-go/agno/agent"
+	"github.com/agno-go/agno/agentos"
 	"github.com/agno-go/agno/agentos/slack"
 	"github.com/agno-go/agno/model"
 	"github.com/agno-go/agno/model/modeltest"
@@ -33,21 +34,11 @@ type cashierEnv struct {
 	answers chan string
 }
 
-// payTool adds what it pays to paid; each call needs a confirmation.
-func payTool(paid *atomic.Int64) *tool.Function {
-	return tool.Must(tool.New("pay", "pay an amount", func(_ context.Context, a struct {
-		Amount int `json:"amount"`
-	}) (string, error) {
-		paid.Add(int64(a.Amount))
-		return "paid " + strconv.Itoa(a.Amount), nil
-	}, tool.RequiresConfirmation()))
-}
-
-func newCashierEnv(t *testing.T, mods ...func(*Config)) *cashierEnv {
+func newCashierEnv(t *testing.T, mods ...func(*agentos.Config)) *cashierEnv {
 	t.Helper()
 	paid := &atomic.Int64{}
 	answers := make(chan string, 16)
-	pay := payTool(paid)
+	pay := agentos.PayTool(paid)
 	transfer := tool.Must(tool.New("transfer", "transfer an amount typed by the user", func(_ context.Context, a struct {
 		Amount int `json:"amount"`
 	}) (string, error) {
@@ -71,8 +62,8 @@ func newCashierEnv(t *testing.T, mods ...func(*Config)) *cashierEnv {
 		}
 		return modeltest.Response{ToolCalls: []model.ToolCall{modeltest.ToolCall("c1", "pay", `{"amount":42}`)}}
 	})
-	env := newSlackEnv(t, true, append([]func(*Config){func(c *Config) {
-		c.Agents = []*agent.Agent{newAgent(t, agent.Config{ID: "helper", Name: "Cashier", Model: m, Store: c.Store,
+	env := newSlackEnv(t, true, append([]func(*agentos.Config){func(c *agentos.Config) {
+		c.Agents = []*agent.Agent{agentos.NewAgent(t, agent.Config{ID: "helper", Name: "Cashier", Model: m, Store: c.Store,
 			Tools: []tool.Provider{pay, transfer, lookup}})}
 	}}, mods...)...)
 	return &cashierEnv{slackEnv: env, paid: paid, answers: answers}
@@ -190,7 +181,7 @@ func (e *cashierEnv) pausedCard(t *testing.T, event string) (awaiting, card slac
 
 func (e *slackEnv) storedStatus(t *testing.T, runID string) run.Status {
 	t.Helper()
-	rec, err := e.o.cfg.Store.GetRun(context.Background(), runID)
+	rec, err := e.store.GetRun(context.Background(), runID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -245,7 +236,7 @@ func TestSlackApprovalRoundTrip(t *testing.T) {
 	if del.Form["ts"] != awaiting.TS {
 		t.Fatalf("deleted %v, want the awaiting message %s", del.Form, awaiting.TS)
 	}
-	waitStatus(t, e.slackEnv, runID, run.StatusCompleted)
+	waitSlackStatus(t, e.slackEnv, runID, run.StatusCompleted)
 
 	// A replayed click finds the run answered: an ephemeral note, no run.
 	if code, _ := e.click(t, card.TS, blocks, slack.ActionApprove, nil); code != 200 {
@@ -261,7 +252,8 @@ func TestSlackApprovalRoundTrip(t *testing.T) {
 	}
 }
 
-func waitStatus(t *testing.T, e *slackEnv, runID string, want run.Status) {
+// waitSlackStatus waits for the stored run to have the status.
+func waitSlackStatus(t *testing.T, e *slackEnv, runID string, want run.Status) {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for time.Now().Before(deadline) {
@@ -305,7 +297,7 @@ func TestSlackRejectWithReasonStreamed(t *testing.T) {
 	if got := <-e.answers; !strings.Contains(got, "too much") {
 		t.Fatalf("the model saw %q, want the rejection with its reason", got)
 	}
-	waitStatus(t, e.slackEnv, runID, run.StatusCompleted)
+	waitSlackStatus(t, e.slackEnv, runID, run.StatusCompleted)
 	e.drain(t)
 	if e.paid.Load() != 0 {
 		t.Fatal("a rejected tool ran")
@@ -401,7 +393,7 @@ func TestSlackUserInputValidated(t *testing.T) {
 	if got := <-e.answers; got != "transferred 7" {
 		t.Fatalf("tool result %q", got)
 	}
-	waitStatus(t, e.slackEnv, runID, run.StatusCompleted)
+	waitSlackStatus(t, e.slackEnv, runID, run.StatusCompleted)
 	e.drain(t)
 }
 
@@ -487,8 +479,8 @@ func TestSlackFilesInAndOut(t *testing.T) {
 		}
 		return modeltest.Response{Content: "Here is your picture"}
 	})
-	e := newSlackEnv(t, true, func(c *Config) {
-		c.Agents = []*agent.Agent{newAgent(t, agent.Config{ID: "helper", Name: "Artist", Model: m, Store: c.Store, Tools: []tool.Provider{draw}})}
+	e := newSlackEnv(t, true, func(c *agentos.Config) {
+		c.Agents = []*agent.Agent{agentos.NewAgent(t, agent.Config{ID: "helper", Name: "Artist", Model: m, Store: c.Store, Tools: []tool.Provider{draw}})}
 		slackConf(c).MaxFileSize = 1 << 20
 	})
 	files := `[{"id":"F0","name":"cat.png","mimetype":"image/png","size":16,"url_private_download":"` + e.slack.srv.URL + `/files/cat.png"},` +
@@ -541,16 +533,16 @@ func TestSlackSuggestedPrompts(t *testing.T) {
 // A team's reply shows its delegation and its member's tool call as
 // task cards, the member's labelled with the member's name.
 func TestSlackStreamedTeamMemberTaskCards(t *testing.T) {
-	e := newSlackEnv(t, true, streaming, func(c *Config) {
+	e := newSlackEnv(t, true, streaming, func(c *agentos.Config) {
 		lookup := tool.Must(tool.New("lookup", "look up", func(context.Context, struct{}) (string, error) { return "found", nil }))
-		member := newAgent(t, agent.Config{ID: "researcher", Name: "Researcher", Tools: []tool.Provider{lookup},
+		member := agentos.NewAgent(t, agent.Config{ID: "researcher", Name: "Researcher", Tools: []tool.Provider{lookup},
 			Model: modeltest.NewFunc(func(req *model.Request) modeltest.Response {
 				if req.Messages[len(req.Messages)-1].Role == model.RoleTool {
 					return modeltest.Response{Content: "research done"}
 				}
 				return modeltest.Response{ToolCalls: []model.ToolCall{modeltest.ToolCall("m1", "lookup", `{}`)}}
 			})})
-		tm := newTeam(t, team.Config{ID: "crew", Name: "Crew", Members: []run.Executor{member}, Store: c.Store,
+		tm := agentos.NewTeam(t, team.Config{ID: "crew", Name: "Crew", Members: []run.Executor{member}, Store: c.Store,
 			Model: modeltest.NewFunc(func(req *model.Request) modeltest.Response {
 				if req.Messages[len(req.Messages)-1].Role == model.RoleTool {
 					return modeltest.Response{Content: "The team answers."}
@@ -587,7 +579,7 @@ func TestSlackStreamedTeamMemberTaskCards(t *testing.T) {
 // finishes the run.
 func TestSlackRepause(t *testing.T) {
 	paid := &atomic.Int64{}
-	pay := payTool(paid)
+	pay := agentos.PayTool(paid)
 	m := modeltest.NewFunc(func(req *model.Request) modeltest.Response {
 		results := 0
 		for _, msg := range req.Messages {
@@ -603,8 +595,8 @@ func TestSlackRepause(t *testing.T) {
 		}
 		return modeltest.Response{Content: "Both paid"}
 	})
-	e := newSlackEnv(t, true, func(c *Config) {
-		c.Agents = []*agent.Agent{newAgent(t, agent.Config{ID: "helper", Name: "Cashier", Model: m, Store: c.Store, Tools: []tool.Provider{pay}})}
+	e := newSlackEnv(t, true, func(c *agentos.Config) {
+		c.Agents = []*agent.Agent{agentos.NewAgent(t, agent.Config{ID: "helper", Name: "Cashier", Model: m, Store: c.Store, Tools: []tool.Provider{pay}})}
 	})
 	env := &cashierEnv{slackEnv: e, paid: paid}
 	_, first := env.pausedCard(t, payMention)

@@ -1,4 +1,4 @@
-package agentos
+package agentos_test
 
 import (
 	"context"
@@ -10,13 +10,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agno-go/agno/agentos"
 	"github.com/agno-go/agno/agentos/slack"
 	"github.com/agno-go/agno/storage/postgres/pgtest"
 	"github.com/agno-go/agno/storage/sqldb"
 	"github.com/agno-go/agno/storage/sqldb/sqldbtest"
 )
 
-func withDB(db *sqldb.DB) func(*Config) { return func(c *Config) { c.DB = db } }
+func withDB(db *sqldb.DB) func(*agentos.Config) { return func(c *agentos.Config) { c.DB = db } }
 
 // postSlack posts body to an events URL signed at ts, as Slack does; safe
 // off the test goroutine.
@@ -42,10 +43,10 @@ func postSlack(u, body string, ts time.Time) (int, error) {
 // acknowledged 200. Without a DB the ids are kept in the process; with
 // one, in agno_slack_events.
 func TestSlackEventReplayRunsOnce(t *testing.T) {
-	for name, mod := range map[string]func(t *testing.T) func(*Config){
-		"memory":   func(*testing.T) func(*Config) { return func(*Config) {} },
-		"sqlite":   func(t *testing.T) func(*Config) { return withDB(sqldbtest.SQLite(t)) },
-		"postgres": func(t *testing.T) func(*Config) { return withDB(sqldbtest.Postgres(t)) },
+	for name, mod := range map[string]func(t *testing.T) func(*agentos.Config){
+		"memory":   func(*testing.T) func(*agentos.Config) { return func(*agentos.Config) {} },
+		"sqlite":   func(t *testing.T) func(*agentos.Config) { return withDB(sqldbtest.SQLite(t)) },
+		"postgres": func(t *testing.T) func(*agentos.Config) { return withDB(sqldbtest.Postgres(t)) },
 	} {
 		t.Run(name, func(t *testing.T) {
 			e := newSlackEnv(t, true, mod(t))
@@ -143,73 +144,4 @@ func openPostgres(t *testing.T, dsn, schema string) *sqldb.DB {
 	}
 	t.Cleanup(func() { db.Close() })
 	return db
-}
-
-// fakeClock is a settable clock.
-type fakeClock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *fakeClock) now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
-func (c *fakeClock) add(d time.Duration) {
-	c.mu.Lock()
-	c.t = c.t.Add(d)
-	c.mu.Unlock()
-}
-
-// The claimed ids do not pile up: past the retention (the replay window
-// and a minute) they are purged from the table, and the in-process set
-// forgets them and holds at most its bound.
-func TestSlackEventIDsPurged(t *testing.T) {
-	ctx := context.Background()
-	sqldbtest.Each(t, func(t *testing.T, db *sqldb.DB) {
-		clock := &fakeClock{t: time.Unix(1_700_000_000, 0)}
-		c, err := newSlackClaimer(ctx, db, clock.now)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, id := range []string{"Ev1", "Ev2"} {
-			if first, err := c.claim(ctx, id); err != nil || !first {
-				t.Fatalf("%s: %v %v", id, first, err)
-			}
-		}
-		clock.add(slackEventRetention - time.Second)
-		if first, err := c.claim(ctx, "Ev1"); err != nil || first {
-			t.Fatalf("Ev1 within the retention claimed again: %v %v", first, err)
-		}
-		clock.add(2 * time.Minute)
-		if first, err := c.claim(ctx, "Ev3"); err != nil || !first {
-			t.Fatalf("Ev3: %v %v", first, err)
-		}
-		var ids []string
-		rows, err := db.Query(ctx, `SELECT event_id FROM {t:agno_slack_events} ORDER BY event_id`)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ids, err = sqldb.Collect(rows, func(r sqldb.Row) (string, error) { var s string; return s, r.Scan(&s) })
-		if err != nil || strings.Join(ids, ",") != "Ev3" {
-			t.Fatalf("rows after the retention: %v %v", ids, err)
-		}
-	})
-	clock := &fakeClock{t: time.Unix(1_700_000_000, 0)}
-	s := &slackSeen{ids: map[string]time.Time{}, max: 3, now: clock.now}
-	for _, id := range []string{"a", "b", "c", "d"} {
-		if first, _ := s.claim(ctx, id); !first {
-			t.Fatalf("%s not first", id)
-		}
-	}
-	if len(s.ids) != 3 {
-		t.Fatalf("set holds %d ids, bound 3", len(s.ids))
-	}
-	if first, _ := s.claim(ctx, "d"); first {
-		t.Fatal("d claimed twice")
-	}
-	clock.add(slackEventRetention)
-	if first, _ := s.claim(ctx, "d"); !first {
-		t.Fatal("d not forgotten after the retention")
-	}
-	if len(s.ids) != 1 {
-		t.Fatalf("expired ids kept: %v", s.ids)
-	}
 }

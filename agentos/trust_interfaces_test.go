@@ -21,7 +21,7 @@ func TestEveryInterfaceNeedsTheRunScope(t *testing.T) {
 	srv := mcpOS(t, func(c *agentos.Config) {
 		c.Authorization = &auth.Config{VerificationKeys: []string{jwtSecret}, Algorithm: "HS256", UserIsolation: true}
 		c.Interfaces = append(c.Interfaces, a2a.New(&a2a.Config{}), agui.New(&agui.Config{AgentID: "mcp-agent"}),
-			agentos.Slack(&slack.Config{AgentID: "mcp-agent", SigningSecret: "slack-secret", Token: "xoxb-test"}))
+			slack.New(&slack.Config{AgentID: "mcp-agent", SigningSecret: "slack-secret", Token: "xoxb-test"}))
 	})
 	j := &jwtOS{srv: srv}
 	none := tokenFor(t, "bob", "sessions:read", "memories:read")

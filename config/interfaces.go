@@ -202,7 +202,7 @@ func newSlack(key string, s *SlackConfig, served agentos.Catalog) (agentos.Inter
 			return nil, tool.OptionErrorf(v[2], "the Slack variable %s (%s.%s) is not set: export %s=<value from your Slack app> and restart AgentOS", v[0], key, v[2], v[0])
 		}
 	}
-	return agentos.Slack(out), nil
+	return slack.New(out), nil
 }
 
 // namesServed is the error of an interface's kind = "id" key naming no

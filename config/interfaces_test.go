@@ -36,7 +36,7 @@ func built[T agentos.Interface](res *config.Resources) (i T, ok bool) {
 
 // builtSlack is the Slack config res serves; nil when off.
 func builtSlack(res *config.Resources) *slack.Config {
-	if s, ok := built[*agentos.SlackInterface](res); ok {
+	if s, ok := built[*slack.Interface](res); ok {
 		c := s.Config()
 		return &c
 	}

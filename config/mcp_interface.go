@@ -1,6 +1,9 @@
 package config
 
-import "github.com/agno-go/agno/agentos"
+import (
+	"github.com/agno-go/agno/agentos"
+	"github.com/agno-go/agno/agentos/mcpserver"
+)
 
 // newMCPServer resolves [interfaces.mcp]: the MCP server at /mcp when
 // enabled (agno's enable_mcp_server=True), nil otherwise.
@@ -8,5 +11,5 @@ func newMCPServer(_ string, m *MCPInterfaceConfig, _ agentos.Catalog) (agentos.I
 	if !m.Enabled {
 		return nil, nil
 	}
-	return agentos.MCPServer(&agentos.MCPServerConfig{}), nil
+	return mcpserver.NewInterface(&mcpserver.Config{}), nil
 }

@@ -3,7 +3,7 @@ package config_test
 import (
 	"testing"
 
-	"github.com/agno-go/agno/agentos"
+	"github.com/agno-go/agno/agentos/mcpserver"
 	"github.com/agno-go/agno/config"
 )
 
@@ -19,7 +19,7 @@ func TestMCPServerInterface(t *testing.T) {
 		dir := t.TempDir()
 		writeFiles(t, dir, map[string]string{"config.toml": "[storage]\ndriver = \"memory\"\n" + src})
 		_, res := build(t, dir, config.Functions{}, config.Existing{})
-		if _, got := built[*agentos.MCPServerInterface](res); got != on {
+		if _, got := built[*mcpserver.Interface](res); got != on {
 			t.Errorf("%q: MCP server on = %v, want %v", src, got, on)
 		}
 	}

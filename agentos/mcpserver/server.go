@@ -3,6 +3,10 @@
 // tools over streamable HTTP, on the official Go SDK. What a tool does is
 // the caller's Backend; this package owns the protocol: tool names and
 // schemas, argument checks, and results shaped as FastMCP returns them.
+// Interface (NewInterface) serves it at /mcp as one of AgentOS's
+// interfaces, its backend making each tool call the equivalent request
+// of the HTTP API; it builds on the core (agentos/internal/httpapi) and
+// on Host, what it needs of the OS.
 package mcpserver
 
 import (

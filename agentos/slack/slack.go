@@ -4,7 +4,10 @@
 // chat.startStream/appendStream/stopStream and task cards, or posted
 // whole; files in and out; suggested prompts) and POST
 // {prefix}/interactions (the approval cards of paused runs: Card,
-// Action). Running and continuing the runs is AgentOS's part.
+// Action). Interface (New) serves them in AgentOS, as one of its
+// interfaces: it builds on the core (agentos/internal/httpapi) and on
+// Host, what it needs of the OS, through which it runs and continues
+// the runs in the run engine.
 package slack
 
 import (

@@ -1,4 +1,4 @@
-package agentos
+package agentos_test
 
 import (
 	"encoding/json"
@@ -9,18 +9,18 @@ import (
 	"time"
 
 	"github.com/agno-go/agno/agent"
+	"github.com/agno-go/agno/agentos"
 	"github.com/agno-go/agno/agentos/interfacetest"
 	"github.com/agno-go/agno/agentos/slack"
 	"github.com/agno-go/agno/tool"
 )
 
-// The built-in interfaces pass the interface conformance suite (A2A and
-// AG-UI in their packages).
+// The Slack interface passes the interface conformance suite.
 
 func TestSlackConformance(t *testing.T) {
 	interfacetest.Run(t, func(t *testing.T, f *interfacetest.Fixture) interfacetest.Driver {
-		e := newSlackEnv(t, true, func(c *Config) {
-			c.Agents = []*agent.Agent{newAgent(t, agent.Config{ID: "helper", Name: "Helper", Model: f.Model, Store: c.Store, Tools: []tool.Provider{f.Pay}})}
+		e := newSlackEnv(t, true, func(c *agentos.Config) {
+			c.Agents = []*agent.Agent{agentos.NewAgent(t, agent.Config{ID: "helper", Name: "Helper", Model: f.Model, Store: c.Store, Tools: []tool.Provider{f.Pay}})}
 		})
 		return &slackDriver{e: e, sent: map[string]string{}, threads: map[string]string{}, cards: map[string]slackCall{}}
 	})

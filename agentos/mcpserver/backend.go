@@ -1,4 +1,4 @@
-package agentos
+package mcpserver
 
 import (
 	"bytes"
@@ -11,65 +11,13 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
-	"sync"
-
-	"github.com/agno-go/agno/agentos/mcpserver"
 )
 
-// MCPServerConfig configures the MCP server at /mcp (agno's
-// enable_mcp_server); nil: off.
-type MCPServerConfig = mcpserver.Config
+// The tools' backend: each call is the equivalent request of the HTTP
+// API, made in process with the call's credentials.
 
-// MCPServer is agno's enable_mcp_server: AgentOS's tools over
-// streamable HTTP at /mcp.
-func MCPServer(*MCPServerConfig) *MCPServerInterface { return &MCPServerInterface{} }
-
-// MCPServerInterface serves /mcp; the server is built at its first
-// request.
-type MCPServerInterface struct {
-	o    *OS
-	once sync.Once
-	h    http.Handler
-}
-
-func (m *MCPServerInterface) Check(Catalog) error { return nil }
-func (m *MCPServerInterface) Start(h *Host) error { m.o = h.o; return nil }
-func (m *MCPServerInterface) Stop()               {}
-
-// Listing: agno lists no MCP entry in /config interfaces (the MCP server
-// is not one of AgentOS's interfaces).
-func (m *MCPServerInterface) Listing() []any { return nil }
-
-// Routes serve /mcp. Each tool call is the equivalent
-// request of the HTTP API, made in process with the MCP request's
-// credentials: the same handlers, executors and run engine, so storage,
-// scopes and user isolation are those of the API, and /mcp itself sits
-// behind the key or JWT like every API route.
-func (m *MCPServerInterface) Routes() []Route {
-	serve := func(w http.ResponseWriter, r *http.Request) { m.server().ServeHTTP(w, r) }
-	stateless := checkedBy("none: answers 405, the server is stateless")
-	const desc = "MCP streamable HTTP endpoint (JSON-RPC 2.0; stateless: no Mcp-Session-Id). agno's tools: get_agentos_config, run_agent, run_team, run_workflow, get_sessions, get_session, create_session, get_session_runs, get_session_run, rename_session, update_session, delete_session, delete_sessions, create_memory, get_memory, get_memories, update_memory, delete_memory, delete_memories. Same key or JWT as the HTTP API; each tool call needs the scopes of its HTTP route."
-	return []apiRoute{
-		{Pattern: "POST " + mcpserver.Path, Handler: serve, Access: checkedBy("OS.mcpBackend: each tool call is its HTTP route's request, checked with that route's scope"), Tag: "MCP", TagDesc: "The Model Context Protocol server: AgentOS's tools over streamable HTTP.", Summary: "MCP Request", Desc: desc, Result: "JSON-RPC response (application/json or text/event-stream)", Stream: true},
-		{Pattern: "GET " + mcpserver.Path, Handler: serve, Access: stateless, Tag: "MCP", Summary: "MCP Stream", Desc: "Stateless server: no standalone stream, 405.", Result: "405"},
-		{Pattern: "DELETE " + mcpserver.Path, Handler: serve, Access: stateless, Tag: "MCP", Summary: "MCP Session End", Desc: "Stateless server: no session to end, 405.", Result: "405"},
-	}
-}
-
-// server is the MCP server, built at its first request: its tool calls
-// go to the API, behind the key or JWT check, on a mux of its own.
-func (m *MCPServerInterface) server() http.Handler {
-	m.once.Do(func() {
-		o := m.o
-		mux := http.NewServeMux()
-		api := recoverPanics(o.serveRows(mux, o.routes(mux), o.authenticate), o)
-		m.h = mcpserver.New(mcpserver.Options{Name: o.cfg.Name, Version: o.cfg.Version, Logger: o.log}, o.mcpBackend(api))
-	})
-	return m.h
-}
-
-// mcpAPI makes one tool call's requests to the API handler.
-type mcpAPI struct {
+// api makes one tool call's requests to the API handler.
+type api struct {
 	h   http.Handler
 	hdr http.Header
 }
@@ -128,7 +76,7 @@ func (r *apiReply) detail() string {
 func (r *apiReply) err() error { return errors.New(r.detail()) }
 
 // do sends one request; body is a url.Values (a form), a JSON value or nil.
-func (a mcpAPI) do(ctx context.Context, method, path string, q url.Values, body any) (*apiReply, error) {
+func (a api) do(ctx context.Context, method, path string, q url.Values, body any) (*apiReply, error) {
 	var rd io.Reader
 	ctype := ""
 	switch b := body.(type) {
@@ -168,7 +116,7 @@ func (a mcpAPI) do(ctx context.Context, method, path string, q url.Values, body 
 }
 
 // json answers the API's JSON body, or its error.
-func (a mcpAPI) json(ctx context.Context, method, path string, q url.Values, body any) (any, error) {
+func (a api) json(ctx context.Context, method, path string, q url.Values, body any) (any, error) {
 	rep, err := a.do(ctx, method, path, q, body)
 	if err != nil {
 		return nil, err
@@ -179,21 +127,21 @@ func (a mcpAPI) json(ctx context.Context, method, path string, q url.Values, bod
 	return json.RawMessage(rep.body.Bytes()), nil
 }
 
-// mcpPage is agno's page of get_sessions / get_memories: the data and a
+// page is agno's page of get_sessions / get_memories: the data and a
 // meta without search_time_ms.
-type mcpPage struct {
+type page struct {
 	Data json.RawMessage `json:"data"`
-	Meta mcpPageMeta     `json:"meta"`
+	Meta pageMeta        `json:"meta"`
 }
 
-type mcpPageMeta struct {
+type pageMeta struct {
 	Page       int `json:"page"`
 	Limit      int `json:"limit"`
 	TotalCount int `json:"total_count"`
 	TotalPages int `json:"total_pages"`
 }
 
-func (a mcpAPI) page(ctx context.Context, path string, q url.Values, page, limit int) (any, error) {
+func (a api) page(ctx context.Context, path string, q url.Values, n, limit int) (any, error) {
 	rep, err := a.do(ctx, http.MethodGet, path, q, nil)
 	if err != nil {
 		return nil, err
@@ -214,12 +162,12 @@ func (a mcpAPI) page(ctx context.Context, path string, q url.Values, page, limit
 	if limit > 0 {
 		pages = (p.Meta.TotalCount + limit - 1) / limit
 	}
-	return mcpPage{Data: p.Data, Meta: mcpPageMeta{Page: page, Limit: limit, TotalCount: p.Meta.TotalCount, TotalPages: pages}}, nil
+	return page{Data: p.Data, Meta: pageMeta{Page: n, Limit: limit, TotalCount: p.Meta.TotalCount, TotalPages: pages}}, nil
 }
 
 // query builds a query string from the call's arguments: each name maps
 // to the API parameter (same name unless renamed).
-func query(args mcpserver.Args, names ...string) url.Values {
+func query(args Args, names ...string) url.Values {
 	q := url.Values{}
 	for _, n := range names {
 		param := n
@@ -239,7 +187,7 @@ func query(args mcpserver.Args, names ...string) url.Values {
 }
 
 // fields is a JSON body of the call's arguments given (not null).
-func fields(args mcpserver.Args, names ...string) map[string]any {
+func fields(args Args, names ...string) map[string]any {
 	b := map[string]any{}
 	for _, n := range names {
 		if args.Set(n) {
@@ -249,7 +197,7 @@ func fields(args mcpserver.Args, names ...string) map[string]any {
 	return b
 }
 
-func checkSessionType(args mcpserver.Args, name string) error {
+func checkSessionType(args Args, name string) error {
 	for _, t := range append([]string{args.Str(name)}, args.Strings(name+"s")...) {
 		switch t {
 		case "", "agent", "team", "workflow":
@@ -262,10 +210,11 @@ func checkSessionType(args mcpserver.Args, name string) error {
 
 func seg(s string) string { return url.PathEscape(s) }
 
-// mcpBackend answers agno's tools with the API handler h.
-func (o *OS) mcpBackend(h http.Handler) mcpserver.Backend {
-	return func(ctx context.Context, c mcpserver.Call) (any, error) {
-		a, args := mcpAPI{h: h, hdr: c.Header}, c.Args
+// backend answers agno's tools with the API handler h; host says what
+// the run tools may name.
+func backend(host Host, h http.Handler) Backend {
+	return func(ctx context.Context, c Call) (any, error) {
+		a, args := api{h: h, hdr: c.Header}, c.Args
 		if err := checkSessionType(args, "session_type"); err != nil {
 			return nil, err
 		}
@@ -276,7 +225,7 @@ func (o *OS) mcpBackend(h http.Handler) mcpserver.Backend {
 		case "get_agentos_config":
 			return a.json(ctx, http.MethodGet, "/config", nil, nil)
 		case "run_agent", "run_team", "run_workflow":
-			return o.mcpRun(ctx, a, strings.TrimPrefix(c.Tool, "run_"), args)
+			return runTool(ctx, host, a, strings.TrimPrefix(c.Tool, "run_"), args)
 
 		case "get_sessions":
 			return a.page(ctx, "/sessions", query(args, "db_id", "session_type", "component_id", "user_id", "session_name", "limit", "page", "sort_by", "sort_order"),
@@ -342,7 +291,7 @@ func (o *OS) mcpBackend(h http.Handler) mcpserver.Backend {
 
 // memoryBody is agno's UserMemory of create/update_memory: topics
 // default to [].
-func memoryBody(args mcpserver.Args) map[string]any {
+func memoryBody(args Args) map[string]any {
 	topics := args.Strings("topics")
 	if topics == nil {
 		topics = []string{}
@@ -377,21 +326,12 @@ func done(rep *apiReply, err error) func(string) (any, error) {
 	}
 }
 
-// mcpRun is run_agent / run_team / run_workflow: the API's non-streaming
-// run (agno: arun(message)), answered with the run's output.
-func (o *OS) mcpRun(ctx context.Context, a mcpAPI, kind string, args mcpserver.Args) (any, error) {
+// runTool is run_agent / run_team / run_workflow: the API's
+// non-streaming run (agno: arun(message)), answered with the run's
+// output.
+func runTool(ctx context.Context, host Host, a api, kind string, args Args) (any, error) {
 	id := args.Str(kind + "_id")
-	cat := o.catalog()
-	var served bool
-	switch kind {
-	case "agent":
-		_, served = cat.agents[id]
-	case "team":
-		_, served = cat.teams[id]
-	default:
-		_, served = cat.workflows[id]
-	}
-	if !served {
+	if !host.Catalog().Has(kind, id) {
 		return nil, fmt.Errorf("%s %s not found", strings.ToUpper(kind[:1])+kind[1:], id)
 	}
 	form := url.Values{"message": {args.Str("message")}, "stream": {strconv.FormatBool(false)}}
