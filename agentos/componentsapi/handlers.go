@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/agno-go/agno/agent"
@@ -237,7 +236,7 @@ func (g *Group) handleDeleteComponent(w http.ResponseWriter, r *http.Request) {
 func (g *Group) handleListConfigs(w http.ResponseWriter, r *http.Request) {
 	include := true
 	if s := r.URL.Query().Get("include_config"); s != "" {
-		v, ok := parseFastAPIBool(s)
+		v, ok := httpapi.ParseBool(s)
 		if !ok {
 			httpapi.FieldErrorInput(w, []string{"query", "include_config"}, "Input should be a valid boolean, unable to interpret input", "bool_parsing", s, nil)
 			return
@@ -254,17 +253,6 @@ func (g *Group) handleListConfigs(w http.ResponseWriter, r *http.Request) {
 		out = append(out, configResponse(c))
 	}
 	httpapi.WriteJSON(w, http.StatusOK, out)
-}
-
-// parseFastAPIBool reads a boolean as pydantic does from a query string.
-func parseFastAPIBool(s string) (bool, bool) {
-	switch strings.ToLower(strings.TrimSpace(s)) {
-	case "1", "true", "t", "yes", "y", "on":
-		return true, true
-	case "0", "false", "f", "no", "n", "off":
-		return false, true
-	}
-	return false, false
 }
 
 // checkVersion checks that a config builds as the component's type.

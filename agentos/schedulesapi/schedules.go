@@ -673,7 +673,7 @@ func (g *Group) handleListSchedules(w http.ResponseWriter, r *http.Request) {
 	var errs []httpapi.ValidationItem
 	var enabled *bool
 	if vs, ok := q["enabled"]; ok {
-		if b, ok := queryBool(vs[0]); ok {
+		if b, ok := httpapi.ParseBool(vs[0]); ok {
 			enabled = &b
 		} else {
 			errs = append(errs, httpapi.ValidationItem{Type: "bool_parsing", Loc: []any{"query", "enabled"},
@@ -702,17 +702,6 @@ func (g *Group) handleListSchedules(w http.ResponseWriter, r *http.Request) {
 		out.Data = append(out.Data, scheduleResponse(s))
 	}
 	httpapi.WriteJSON(w, http.StatusOK, out)
-}
-
-// queryBool reads a query boolean as pydantic does.
-func queryBool(s string) (bool, bool) {
-	switch strings.ToLower(strings.TrimSpace(s)) {
-	case "1", "true", "t", "yes", "y", "on":
-		return true, true
-	case "0", "false", "f", "no", "n", "off":
-		return false, true
-	}
-	return false, false
 }
 
 func (g *Group) handleCreateSchedule(w http.ResponseWriter, r *http.Request) {

@@ -25,3 +25,15 @@ func TestHidePaths(t *testing.T) {
 		t.Fatalf("link error: %q", got)
 	}
 }
+
+// Query booleans read as pydantic reads them.
+func TestParseBool(t *testing.T) {
+	for s, want := range map[string]bool{"true": true, " YES ": true, "1": true, "off": false, "F": false} {
+		if v, ok := ParseBool(s); !ok || v != want {
+			t.Errorf("ParseBool(%q) = %v, %v; want %v", s, v, ok, want)
+		}
+	}
+	if _, ok := ParseBool("maybe"); ok {
+		t.Error(`ParseBool("maybe") read a boolean`)
+	}
+}

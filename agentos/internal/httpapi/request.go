@@ -411,3 +411,16 @@ func NullString(s string) *string {
 	}
 	return &s
 }
+
+// ParseBool reads a boolean query value as pydantic does ("1", "true",
+// "t", "yes", "y", "on" and their opposites, any case); ok is false for
+// anything else.
+func ParseBool(s string) (v, ok bool) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "1", "true", "t", "yes", "y", "on":
+		return true, true
+	case "0", "false", "f", "no", "n", "off":
+		return false, true
+	}
+	return false, false
+}
