@@ -358,3 +358,37 @@ include_tools = ["echo"]
 		t.Error("Close left the MCP server connected")
 	}
 }
+
+// provider = "groq" is agno's Groq: its key variable by default, its
+// default model, its name in what the run reports; base_url points it
+// at the fake here as a file may point it at a gateway.
+func TestPresetProvider(t *testing.T) {
+	srv := fakeModel(t)
+	t.Setenv("GROQ_API_KEY", testKey)
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"config.toml": `
+[models.default]
+provider = "groq"
+base_url = "` + srv.URL + `"
+[storage]
+driver = "memory"
+`,
+		"agents/plain.toml": "name = \"Plain\"\n",
+	})
+	_, res := build(t, dir, registryFunctions(), config.Existing{})
+	if info := res.Models["default"].Info(); info.Provider != "Groq" || info.Name != "Groq" || info.ID != "llama-3.3-70b-versatile" {
+		t.Fatalf("info %+v", info)
+	}
+	out, err := res.Agents[0].Run(context.Background(), "hello")
+	if err != nil || out.Status != run.StatusCompleted || out.ModelProvider != "Groq" {
+		t.Fatal(err, out.Status, out.ModelProvider, out.Content)
+	}
+	reqs := srv.Requests()
+	var body struct {
+		Model string `json:"model"`
+	}
+	if len(reqs) == 0 || reqs[0].Authorization() != "Bearer "+testKey || reqs[0].Decode(&body) != nil || body.Model != "llama-3.3-70b-versatile" {
+		t.Fatalf("requests %+v", reqs)
+	}
+}

@@ -578,6 +578,9 @@ func (c *Config) validateModel(p *problems, key string, m *ModelConfig) {
 	default:
 		p.at(key+".provider", "%s.provider = %q is not supported: use %s (\"openai-compatible\" is any OpenAI-compatible endpoint: Ollama, vLLM, OpenRouter, gateways)", key, m.Provider, listOr(names, "none registered"))
 	}
+	if strings.TrimSpace(m.Model) == "" && known && prov.DefaultModel != "" {
+		m.Model = prov.DefaultModel // agno's default id of the provider's class
+	}
 	if strings.TrimSpace(m.Model) == "" {
 		p.at(key, "%s has no model: set the provider's model id, for example model = \"gpt-4o-mini\"", key)
 	}

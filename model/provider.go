@@ -47,6 +47,9 @@ type Provider[O any] struct {
 	RequiresBaseURL bool
 	// DefaultMaxRetries is what MaxRetries 0 means, for listings.
 	DefaultMaxRetries int
+	// DefaultModel is the model id an empty one means (agno's default id
+	// of the class); "" when a table must name one.
+	DefaultModel string
 	// New builds the model. opts is never nil.
 	New func(s ProviderSettings, opts *O) (Model, error)
 }
@@ -59,6 +62,7 @@ type RegisteredProvider struct {
 	KeyEnv            string
 	RequiresBaseURL   bool
 	DefaultMaxRetries int
+	DefaultModel      string
 
 	optionsType reflect.Type
 	build       func(ProviderSettings, any) (Model, error)
@@ -104,7 +108,7 @@ func RegisterProvider[O any](p Provider[O]) {
 	build := p.New
 	providers.Register(name, RegisteredProvider{
 		Name: name, Summary: p.Summary, KeyEnv: p.KeyEnv, RequiresBaseURL: p.RequiresBaseURL,
-		DefaultMaxRetries: p.DefaultMaxRetries, optionsType: t,
+		DefaultMaxRetries: p.DefaultMaxRetries, DefaultModel: p.DefaultModel, optionsType: t,
 		build: func(s ProviderSettings, opts any) (Model, error) { return build(s, opts.(*O)) },
 	})
 }
