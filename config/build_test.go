@@ -120,6 +120,8 @@ stop = ["END"]
 seed = 7
 max_retries = 0
 timeout = 30
+reasoning_effort = "low"
+request_params = { service_tier = "flex", metadata = { team = "docs" } }
 [storage]
 driver = "memory"
 `,
@@ -138,13 +140,18 @@ driver = "memory"
 		MaxTokens2  int      `json:"max_tokens"`
 		Stop        []string `json:"stop"`
 		Seed        int      `json:"seed"`
+		// agno's reasoning_effort and request_params.
+		ReasoningEffort string            `json:"reasoning_effort"`
+		ServiceTier     string            `json:"service_tier"`
+		Metadata        map[string]string `json:"metadata"`
 	}
 	reqs := srv.Requests()
 	if err := reqs[0].Decode(&body); err != nil {
 		t.Fatal(err)
 	}
 	if body.Model != "fake-model" || body.Temperature != 0.3 || body.TopP != 0.9 || max(body.MaxTokens, body.MaxTokens2) != 123 ||
-		!slices.Equal(body.Stop, []string{"END"}) || body.Seed != 7 {
+		!slices.Equal(body.Stop, []string{"END"}) || body.Seed != 7 ||
+		body.ReasoningEffort != "low" || body.ServiceTier != "flex" || body.Metadata["team"] != "docs" {
 		t.Errorf("request body %s", reqs[0].Body)
 	}
 }

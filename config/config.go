@@ -156,6 +156,12 @@ type ModelConfig struct {
 	Seed             *int64   `toml:"seed"`
 	FrequencyPenalty *float64 `toml:"frequency_penalty"`
 	PresencePenalty  *float64 `toml:"presence_penalty"`
+	// ReasoningEffort is agno's reasoning_effort ("low", "medium",
+	// "high", ...), passed to reasoning models as the provider takes it.
+	ReasoningEffort string `toml:"reasoning_effort"`
+	// RequestParams are agno's request_params: merged into every request
+	// body (a request's own extra fields win).
+	RequestParams map[string]any `toml:"request_params"`
 
 	// MaxRetries of a request failing with a retryable error (default 2;
 	// 0 disables retries).

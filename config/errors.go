@@ -228,8 +228,8 @@ func firstUnknown(t reflect.Type, key []string) (unknown []string, allowed []str
 			t = t.Elem()
 		}
 		switch {
-		case custom(t):
-			return nil, nil, false // it decodes everything below itself
+		case custom(t), t.Kind() == reflect.Interface:
+			return nil, nil, false // it decodes everything below itself (any: whatever the file holds)
 		case t.Kind() == reflect.Map:
 			t = t.Elem()
 		case t.Kind() == reflect.Struct:

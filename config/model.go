@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"maps"
 	"net/http"
 	"os"
 	"strings"
@@ -67,7 +68,7 @@ func newProviderModel(m ModelConfig, key string, hc *http.Client) (model.Model, 
 
 func (m ModelConfig) hasSampling() bool {
 	return m.Temperature != nil || m.TopP != nil || m.MaxTokens != nil || len(m.Stop) > 0 || m.Seed != nil ||
-		m.FrequencyPenalty != nil || m.PresencePenalty != nil
+		m.FrequencyPenalty != nil || m.PresencePenalty != nil || m.ReasoningEffort != "" || len(m.RequestParams) > 0
 }
 
 // samplingModel applies [models.x] sampling parameters to requests that
@@ -103,6 +104,14 @@ func (s *samplingModel) Generate(ctx context.Context, req *model.Request) iter.S
 	}
 	if r.PresencePenalty == nil {
 		r.PresencePenalty = c.PresencePenalty
+	}
+	if r.ReasoningEffort == "" {
+		r.ReasoningEffort = c.ReasoningEffort
+	}
+	if len(c.RequestParams) > 0 {
+		extra := maps.Clone(c.RequestParams)
+		maps.Copy(extra, r.Extra) // the request's own win
+		r.Extra = extra
 	}
 	return s.Model.Generate(ctx, &r)
 }
