@@ -9,7 +9,6 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -20,6 +19,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/agno-go/agno/agentos/internal/ostest"
 
 	"github.com/agno-go/agno/agent"
 	"github.com/agno-go/agno/agentos"
@@ -75,10 +76,10 @@ func newA2AEnv(t *testing.T, store storage.Store, mods ...func(*agentos.Config))
 	paid := &atomic.Int64{}
 	m := a2aModel()
 	lookup := tool.Must(tool.New("lookup", "look up the balance", func(context.Context, struct{}) (string, error) { return "balance 100", nil }))
-	helper := newAgent(t, agent.Config{ID: "helper", Name: "Helper", Description: "Echoes and pays", Model: m, Store: store,
+	helper := ostest.NewAgent(t, agent.Config{ID: "helper", Name: "Helper", Description: "Echoes and pays", Model: m, Store: store,
 		Tools: []tool.Provider{payTool(paid), lookup}})
 	crew := newTeam(t, team.Config{ID: "crew", Name: "Crew", Description: "A crew", Model: a2aModel(), Store: store,
-		Members: []run.Executor{newAgent(t, agent.Config{ID: "member", Name: "Member", Model: a2aModel()})}})
+		Members: []run.Executor{ostest.NewAgent(t, agent.Config{ID: "member", Name: "Member", Model: a2aModel()})}})
 	flow := newWorkflow(t, workflow.Config{ID: "flow", Name: "Flow", Description: "A flow", Store: store, Steps: []workflow.Node{
 		&workflow.Step{Name: "only", Func: func(_ context.Context, in *workflow.StepInput) (*workflow.StepOutput, error) {
 			return &workflow.StepOutput{Content: "flowed"}, nil
@@ -93,34 +94,7 @@ func newA2AEnv(t *testing.T, store storage.Store, mods ...func(*agentos.Config))
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &a2aEnv{iface: iface, url: serve(t, o), store: store, paid: paid, model: m}
-}
-
-// serve serves o on a local port until the test ends, then shuts it
-// down: its runs drained (up to its ShutdownTimeout), then closed.
-func serve(t *testing.T, o *agentos.OS) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	served := make(chan error, 1)
-	go func() { served <- o.Serve(ctx, ln) }()
-	t.Cleanup(func() {
-		cancel()
-		<-served
-	})
-	return "http://" + ln.Addr().String()
-}
-
-func newAgent(t *testing.T, cfg agent.Config) *agent.Agent {
-	t.Helper()
-	a, err := agent.New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return a
+	return &a2aEnv{iface: iface, url: ostest.Serve(t, o), store: store, paid: paid, model: m}
 }
 
 func newTeam(t *testing.T, cfg team.Config) *team.Team {
@@ -661,23 +635,6 @@ func TestA2AAuth(t *testing.T) {
 	}
 }
 
-// openAPIPaths are the paths of the /openapi.json url serves.
-func openAPIPaths(t *testing.T, url string) map[string]map[string]json.RawMessage {
-	t.Helper()
-	resp, err := http.Get(url + "/openapi.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	var doc struct {
-		Paths map[string]map[string]json.RawMessage `json:"paths"`
-	}
-	if err := json.NewDecoder(resp.Body).Decode(&doc); resp.StatusCode != http.StatusOK || err != nil {
-		t.Fatalf("GET /openapi.json = %d %v", resp.StatusCode, err)
-	}
-	return doc.Paths
-}
-
 // TestA2AListingAndDocs: /config lists the interface as agno does and
 // every registered A2A route is documented.
 func TestA2AListingAndDocs(t *testing.T) {
@@ -703,7 +660,7 @@ func TestA2AListingAndDocs(t *testing.T) {
 	if len(rows) != 15 {
 		t.Fatalf("registered %v", rows)
 	}
-	paths := openAPIPaths(t, e.url)
+	paths := ostest.OpenAPIPaths(t, e.url)
 	for _, r := range rows {
 		method, path, _ := strings.Cut(r.Pattern, " ")
 		if _, ok := paths[path][strings.ToLower(method)]; !ok {
@@ -825,7 +782,7 @@ func TestA2AConformance(t *testing.T) {
 	interfacetest.Run(t, func(t *testing.T, f *interfacetest.Fixture) interfacetest.Driver {
 		e := newA2AEnv(t, nil, func(c *agentos.Config) {
 			c.SecurityKey = "os-key"
-			c.Agents = []*agent.Agent{newAgent(t, agent.Config{ID: "helper", Name: "Helper", Model: f.Model, Store: c.Store, Tools: []tool.Provider{f.Pay}})}
+			c.Agents = []*agent.Agent{ostest.NewAgent(t, agent.Config{ID: "helper", Name: "Helper", Model: f.Model, Store: c.Store, Tools: []tool.Provider{f.Pay}})}
 		})
 		return &a2aDriver{e: e, tasks: map[string]map[string]any{}}
 	})

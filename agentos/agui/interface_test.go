@@ -9,7 +9,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -19,6 +18,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/agno-go/agno/agentos/internal/ostest"
 
 	"github.com/agno-go/agno/agent"
 	"github.com/agno-go/agno/agentos"
@@ -78,7 +79,7 @@ func newAGUIEnv(t *testing.T, mods ...func(*agentos.Config)) *aguiEnv {
 	}
 	m := aguiModel()
 	store := memory.New()
-	a := newAgent(t, agent.Config{ID: "assistant", Name: "Assistant", Model: m, Store: store, Tools: []tool.Provider{weather}, AddHistoryToContext: true})
+	a := ostest.NewAgent(t, agent.Config{ID: "assistant", Name: "Assistant", Model: m, Store: store, Tools: []tool.Provider{weather}, AddHistoryToContext: true})
 	cfg := agentos.Config{Agents: []*agent.Agent{a}, Store: store, Interfaces: []agentos.Interface{agui.New(&agui.Config{AgentID: "assistant"})},
 		ShutdownTimeout: 10 * time.Second}
 	for _, mod := range mods {
@@ -89,34 +90,7 @@ func newAGUIEnv(t *testing.T, mods ...func(*agentos.Config)) *aguiEnv {
 		t.Fatal(err)
 	}
 	iface, _ := cfg.Interfaces[0].(*agui.Interface)
-	return &aguiEnv{iface: iface, store: store, url: serve(t, o), m: m}
-}
-
-// serve serves o on a local port until the test ends, then shuts it
-// down: its runs drained (up to its ShutdownTimeout), then closed.
-func serve(t *testing.T, o *agentos.OS) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	served := make(chan error, 1)
-	go func() { served <- o.Serve(ctx, ln) }()
-	t.Cleanup(func() {
-		cancel()
-		<-served
-	})
-	return "http://" + ln.Addr().String()
-}
-
-func newAgent(t *testing.T, cfg agent.Config) *agent.Agent {
-	t.Helper()
-	a, err := agent.New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return a
+	return &aguiEnv{iface: iface, store: store, url: ostest.Serve(t, o), m: m}
 }
 
 func aguiInput(thread, runID string, state any, tools []agui.Tool, msgs ...agui.Message) string {
@@ -589,23 +563,6 @@ func aguiToken(t *testing.T, sub string) string {
 	return head + "." + base64.RawURLEncoding.EncodeToString(mac.Sum(nil))
 }
 
-// openAPIPaths are the paths of the /openapi.json url serves.
-func openAPIPaths(t *testing.T, url string) map[string]map[string]json.RawMessage {
-	t.Helper()
-	resp, err := http.Get(url + "/openapi.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	var doc struct {
-		Paths map[string]map[string]json.RawMessage `json:"paths"`
-	}
-	if err := json.NewDecoder(resp.Body).Decode(&doc); resp.StatusCode != http.StatusOK || err != nil {
-		t.Fatalf("GET /openapi.json = %d %v", resp.StatusCode, err)
-	}
-	return doc.Paths
-}
-
 // The AG-UI routes, mounted under a prefix, are documented.
 func TestAGUIRoutesDocumented(t *testing.T) {
 	e := newAGUIEnv(t, func(c *agentos.Config) {
@@ -615,7 +572,7 @@ func TestAGUIRoutesDocumented(t *testing.T) {
 	for _, rt := range e.iface.Routes() {
 		patterns = append(patterns, rt.Pattern)
 	}
-	paths := openAPIPaths(t, e.url)
+	paths := ostest.OpenAPIPaths(t, e.url)
 	for _, p := range []string{"POST /chat/agui", "GET /chat/status"} {
 		if !slices.Contains(patterns, p) {
 			t.Fatalf("%s not registered: %v", p, patterns)
@@ -669,7 +626,7 @@ func TestAGUIConformance(t *testing.T) {
 		// The client runs pay: a frontend tool, so the pause is its call.
 		e := newAGUIEnv(t, func(c *agentos.Config) {
 			c.SecurityKey = "os-key"
-			c.Agents = []*agent.Agent{newAgent(t, agent.Config{ID: "assistant", Name: "Assistant", Model: f.Model, Store: c.Store})}
+			c.Agents = []*agent.Agent{ostest.NewAgent(t, agent.Config{ID: "assistant", Name: "Assistant", Model: f.Model, Store: c.Store})}
 		})
 		return &aguiDriver{e: e, asked: map[string]string{}}
 	})
