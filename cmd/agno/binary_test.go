@@ -115,6 +115,19 @@ func startAgno(t *testing.T, bin string, args, env []string) *agnoProcess {
 	return p
 }
 
+// waitLogged waits for s in the process's output: a line written before
+// /health answered may still be in the pipe the output is copied through.
+func (p *agnoProcess) waitLogged(t *testing.T, s string) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !strings.Contains(p.logs.String(), s) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%q not in the log:\n%s", s, p.logs.String())
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
 // stop sends SIGTERM and expects a clean exit.
 func (p *agnoProcess) stop(t *testing.T) {
 	t.Helper()

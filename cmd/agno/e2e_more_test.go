@@ -33,11 +33,9 @@ func TestE2ETwoTeamsAndStartFlags(t *testing.T) {
 	// --host keeps the users' 0.0.0.0 off: only loopback is bound.
 	p := startAgno(t, bin, []string{"agentos", "start", "--config", filepath.Join(dir, "config.toml"), "--host", "127.0.0.1", "--insecure"},
 		[]string{"TAOTOKEN_API_KEY=sk-e2e", "OS_SECURITY_KEY="})
-	base, logs := p.base, p.logs
+	base := p.base
 	port := strings.TrimPrefix(base, "http://127.0.0.1:")
-	if !strings.Contains(logs.String(), "addr=127.0.0.1:"+port) {
-		t.Fatalf("not listening on --host:\n%s", logs.String())
-	}
+	p.waitLogged(t, "addr=127.0.0.1:"+port)
 
 	var reg struct {
 		Data []struct{ Name, Type, ID string } `json:"data"`

@@ -75,9 +75,7 @@ requires_confirmation_tools = ["echo"]
 	if counts["agent"] != 4 || counts["team"] != 1 || counts["workflow"] != 2 || counts["model"] != 1 || counts["db"] != 1 {
 		t.Fatalf("registry counts %v", counts)
 	}
-	if !strings.Contains(logs.String(), "registry: loaded 4 agents, 1 teams, 2 workflows") {
-		t.Fatalf("start-up log does not report the scan:\n%s", logs.String())
-	}
+	p.waitLogged(t, "registry: loaded 4 agents, 1 teams, 2 workflows")
 
 	// A streamed agent run with an MCP tool: agno's SSE sequence and fields.
 	evs := postSSE(t, base+"/agents/echoer/runs", url.Values{"message": {"echo please"}, "session_id": {"s-echo"}})
