@@ -28,8 +28,174 @@ import (
 // Config configures an Agent. Field names follow agno's Agent; defaults are
 // agno's unless noted. The toml tags are the keys of an agent file
 // (agents/<id>.toml): a file decodes onto this same struct, and the
-// engine runs it as validated, without a copy per field. Its fields are
-// documented in package agentconfig (go doc ./agent/agentconfig Config).
+// engine runs it as validated, without a copy per field. The struct is
+// defined in package agentconfig, which the engine shares; go doc
+// ./agent/agentconfig Config shows each field's full comment.
+//
+// Fields (generated from agentconfig; go test ./agent updates it with AGNO_UPDATE_DOCS=1):
+//
+//   - ID (id): ID identifies the agent in stored runs, sessions, history and
+//     memories.
+//   - Name (name): Name is shown in run outputs, events and the session's
+//     agent data; AddNameToContext also tells the model.
+//   - Description (description): Description opens the system message; teams
+//     list it in their roster of members.
+//   - Role (role): Role is the agent's role in a team: teams list it in their
+//     roster, and the agent's own system message carries it in <your_role>.
+//   - Model (model): Model answers the run.
+//   - FallbackModels (fallback_models): FallbackModels are tried, in order,
+//     when Model fails with a server, network or rate-limit error or a context
+//     overflow (agno's fallback_config on_error); not on other 4xx errors.
+//   - Fallbacks: Fallbacks gives per-failure fallback lists (agno's
+//     fallback_config); when set, FallbackModels is ignored.
+//   - Instructions (instructions): Instructions are listed in the system
+//     message: one as a paragraph, several as "- " bullets (see
+//     UseInstructionTags).
+//   - InstructionsFunc: InstructionsFunc is called on each run; its
+//     instructions are appended to Instructions (agno's callable
+//     instructions).
+//   - SystemMessage (system_message): SystemMessage, when set, is the whole
+//     system message: nothing is built around it (only its {var}s are
+//     resolved; see ResolveInContext).
+//   - SystemMessageFunc: SystemMessageFunc is called on each run and replaces
+//     SystemMessage.
+//   - SystemMessageRole (system_message_role): SystemMessageRole is the role
+//     of the system message (default "system").
+//   - BuildContext (build_context): BuildContext builds the default system
+//     message from the options below (default true); false sends none unless
+//     SystemMessage or SystemMessageFunc is set.
+//   - ResolveInContext (resolve_in_context): ResolveInContext replaces {var}
+//     in the system message with the value from session state, dependencies,
+//     metadata or user_id, in that order; unknown names stay as written
+//     (default true).
+//   - UseInstructionTags (use_instruction_tags): UseInstructionTags wraps the
+//     instructions in <instructions> tags.
+//   - Markdown (markdown): Markdown asks the model to format its answers in
+//     markdown; ignored when the run has an output schema.
+//   - AddNameToContext (add_name_to_context): AddNameToContext tells the model
+//     its Name ("Your name is: ...").
+//   - AddDatetime (add_datetime_to_context): AddDatetime tells the model the
+//     current date and time, so it can reason about "today" or "tomorrow".
+//   - Timezone (timezone_identifier): Timezone is the zone of the AddDatetime
+//     time (agno's timezone_identifier; an IANA name in a file).
+//   - ExpectedOutput (expected_output): ExpectedOutput describes the desired
+//     answer, in <expected_output> tags of the system message.
+//   - AdditionalContext (additional_context): AdditionalContext is added near
+//     the end of the system message, as written.
+//   - AdditionalInput: AdditionalInput are messages sent after the system
+//     message and before history and the input, e.g. few-shot examples; the
+//     run output records them.
+//   - Tools (tools): Tools are the functions the model may call:
+//     *tool.Function, *tool.Toolkit, or a connection-backed provider (MCP)
+//     connected on first use.
+//   - ToolHooks: ToolHooks wrap every tool call, the first outermost (agno's
+//     tool_hooks middleware).
+//   - ToolCallLimit (tool_call_limit): ToolCallLimit caps the tool calls of
+//     each try of a run (0: no limit); a retry has the whole limit again.
+//   - ToolChoice (tool_choice): ToolChoice controls tool use: none, auto,
+//     required, or one named function.
+//   - Store: Store keeps sessions, runs and events (agno's db).
+//   - SessionState (session_state): SessionState is the initial state of a new
+//     session; an existing session keeps its stored state, with a run's state
+//     merged over it.
+//   - OverwriteDBSessionState (overwrite_db_session_state):
+//     OverwriteDBSessionState starts each run from the run's own session_state
+//     instead of the stored one; the keys it sets then replace the stored
+//     ones.
+//   - AddSessionStateToContext (add_session_state_to_context):
+//     AddSessionStateToContext puts the session state in the system message,
+//     in <session_state> tags.
+//   - Dependencies (dependencies): Dependencies are given to tools and to
+//     instruction and system-message functions (run.Context.Dependencies) and
+//     resolve {var}s; a run's dependencies override them key by key.
+//   - Metadata (metadata): Metadata is kept on the run output and a new
+//     session and resolves {var}s; it wins over a run's metadata key by key.
+//   - AddHistoryToContext (add_history_to_context): AddHistoryToContext sends
+//     messages of the session's earlier completed runs before the input (needs
+//     Store); run.WithHistory overrides it per run.
+//   - NumHistoryRuns (num_history_runs): NumHistoryRuns is how many earlier
+//     runs history takes (default 3 when neither limit is set); it wins over
+//     NumHistoryMessages.
+//   - NumHistoryMessages (num_history_messages): NumHistoryMessages limits
+//     history to the latest messages instead of runs (leading tool results are
+//     dropped).
+//   - StoreEvents (store_events): StoreEvents keeps the run's events on its
+//     output and in Store.
+//   - EventsToSkip (events_to_skip): EventsToSkip names event kinds
+//     StoreEvents does not keep (default ["RunContent"], the content deltas);
+//     a name also matches its Team kind.
+//   - StoreHistoryMessages (store_history_messages): StoreHistoryMessages
+//     keeps the history a run was sent in its messages (returned and stored);
+//     by default only its own.
+//   - StoreToolMessages (store_tool_messages): StoreToolMessages keeps
+//     tool-result messages in the run's messages (returned and stored; default
+//     true); false drops them and the assistant messages that made those
+//     calls, as agno does.
+//   - AddSessionSummary (add_session_summary): AddSessionSummary puts the
+//     stored session summary in the system message even when
+//     EnableSessionSummaries is off (not in agno).
+//   - MemoryManager: MemoryManager keeps user memories (agno's
+//     memory_manager).
+//   - EnableUserMemories (enable_user_memories): EnableUserMemories extracts
+//     memories from each run's input beside the model call (agno's
+//     update_memory_on_run); not done when EnableAgenticMemory is on.
+//   - EnableAgenticMemory (enable_agentic_memory): EnableAgenticMemory gives
+//     the model the update_user_memory tool to add, change or delete memories
+//     itself.
+//   - AddMemoriesToContext (add_memories_to_context): AddMemoriesToContext
+//     puts the user's memories in the system message; default on when a memory
+//     option or a MemoryManager is set, no effect without.
+//   - EnableSessionSummaries (enable_session_summaries):
+//     EnableSessionSummaries summarises the session after each completed run
+//     and stores the summary on it (New fails without a Store).
+//   - SessionSummaryManager: SessionSummaryManager writes the summaries; made
+//     from Model when EnableSessionSummaries is on without one.
+//   - AddSessionSummaryToContext (add_session_summary_to_context):
+//     AddSessionSummaryToContext puts the stored summary in the system
+//     message; default on with EnableSessionSummaries, no effect without.
+//   - Knowledge (knowledge): Knowledge is the agent's knowledge base (agno's
+//     knowledge); a *knowledge.Knowledge, or any Knowledge such as a custom
+//     retriever.
+//   - KnowledgeFilters (knowledge_filters): KnowledgeFilters apply to every
+//     search; a run's knowledge_filters are merged over them (a list is
+//     replaced).
+//   - SearchKnowledge (search_knowledge): SearchKnowledge adds the
+//     search_knowledge_base tool (default true with Knowledge).
+//   - AddSearchKnowledgeInstructions (add_search_knowledge_instructions):
+//     AddSearchKnowledgeInstructions puts the knowledge base snippet in the
+//     system message when the search tool is on (default true).
+//   - EnableAgenticKnowledgeFilters (enable_agentic_knowledge_filters):
+//     EnableAgenticKnowledgeFilters lets the model choose metadata filters
+//     (the tool takes a filters argument; the system message lists the valid
+//     keys, and unknown keys are dropped).
+//   - AddKnowledgeToContext (add_knowledge_to_context): AddKnowledgeToContext
+//     retrieves references for each user message and appends them to it
+//     (classic RAG); the run output records them.
+//   - OutputSchema (output_schema): OutputSchema asks for structured output:
+//     the provider's JSON schema mode when it has one, else a JSON prompt.
+//   - UseJSONMode (use_json_mode): UseJSONMode describes the schema in the
+//     system message and asks for a JSON object instead of using the
+//     provider's schema mode.
+//   - ParseResponse (parse_response): ParseResponse decodes structured content
+//     into the schema's value (default true); false keeps it as the model's
+//     JSON text.
+//   - PreHooks: PreHooks run in order before each attempt's model call (agno's
+//     pre_hooks, e.g. input guardrails); they may rewrite the input.
+//   - PostHooks: PostHooks run in order on a completed run's output (agno's
+//     post_hooks, e.g. output guardrails); they may change it.
+//   - Retries (retries): Retries is how many times a failed run is tried again
+//     (default 0).
+//   - DelayBetweenRetries (delay_between_retries): DelayBetweenRetries is the
+//     wait before a retry (default 1s; in seconds in a file).
+//   - ExponentialBackoff (exponential_backoff): ExponentialBackoff doubles the
+//     delay with each retry.
+//   - StreamEvents (stream_events): StreamEvents is the default for RunStream
+//     (run.WithStreamEvents overrides it): also stream tool calls, model
+//     requests, hooks and other intermediate events, not only content.
+//   - Canceller: Canceller registers runs so Cancel reaches them; default the
+//     run engine of Store (any instance sharing it), else the process's.
+//   - Logger: Logger receives warnings and errors (default slog.Default());
+//     made memory managers use it too.
 type Config = agentconfig.Config
 
 // Knowledge is what an agent searches (agno's KnowledgeProtocol):
