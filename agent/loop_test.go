@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"log/slog"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -14,6 +16,7 @@ import (
 	"github.com/agno-go/agno/model/modeltest"
 	"github.com/agno-go/agno/run"
 	"github.com/agno-go/agno/storage/memory"
+	"github.com/agno-go/agno/storage/sqlite"
 	"github.com/agno-go/agno/tool"
 )
 
@@ -38,6 +41,40 @@ func TestRunCompletes(t *testing.T) {
 	}
 	if out.Model != "fake-model" || out.ModelProvider != "Fake" {
 		t.Fatalf("model: %s %s", out.Model, out.ModelProvider)
+	}
+}
+
+// What a provider needs back on the next turn (agno's provider_data: a
+// thinking signature, a reasoning item) is kept on the assistant message
+// and sent with the history.
+func TestProviderDataRoundTrips(t *testing.T) {
+	fake := modeltest.New(modeltest.Response{Content: "first", ProviderData: map[string]any{"signature": "sig-1"}}, text("second"))
+	// Through SQLite: the history comes back from its stored JSON.
+	st, err := sqlite.Open(context.Background(), sqlite.Config{Path: filepath.Join(t.TempDir(), "agno.db"), Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	a := newAgent(t, agent.Config{Name: "Main Agent", Model: fake, Store: st, AddHistoryToContext: true})
+	out, err := a.Run(context.Background(), "hi", run.WithSessionID("s1"))
+	if err != nil || out.Messages[1].ProviderData["signature"] != "sig-1" {
+		t.Fatalf("%v %+v", err, out.Messages)
+	}
+	b, _ := json.Marshal(out.Messages[1])
+	if !strings.Contains(string(b), `"provider_data":{"signature":"sig-1"}`) {
+		t.Fatalf("stored message %s", b)
+	}
+	if _, err := a.Run(context.Background(), "again", run.WithSessionID("s1")); err != nil {
+		t.Fatal(err)
+	}
+	var sent *model.Message
+	for i, m := range fake.Requests()[1].Messages {
+		if m.Role == model.RoleAssistant {
+			sent = &fake.Requests()[1].Messages[i]
+		}
+	}
+	if sent == nil || sent.ProviderData["signature"] != "sig-1" {
+		t.Fatalf("history sent %+v", fake.Requests()[1].Messages)
 	}
 }
 

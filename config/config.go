@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -14,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/BurntSushi/toml"
+	"golang.org/x/net/http/httpguts"
 
 	"github.com/agno-go/agno/model"
 	"github.com/agno-go/agno/model/anthropic"
@@ -147,6 +149,11 @@ type ModelConfig struct {
 	// OPENAI_API_KEY for openai, ANTHROPIC_API_KEY for anthropic, none
 	// (no key sent) for openai-compatible.
 	APIKeyEnv string `toml:"api_key_env"`
+	// Headers are sent with every request to the provider (agno's
+	// default_headers): a gateway's routing or tenant header, Azure's
+	// api-key style auth behind a proxy. Values are literal; keep secrets
+	// in api_key_env.
+	Headers map[string]string `toml:"headers"`
 
 	// Sampling parameters, used by every request that does not set its own.
 	Temperature      *float64 `toml:"temperature"`
@@ -600,6 +607,13 @@ func (c *Config) validateModel(p *problems, key string, m *ModelConfig) {
 	}
 	if m.APIKeyEnv != "" {
 		checkEnvName(p, key+".api_key_env", m.APIKeyEnv)
+	}
+	for _, name := range slices.Sorted(maps.Keys(m.Headers)) {
+		if !httpguts.ValidHeaderFieldName(name) {
+			p.at(key+".headers", "%s.headers: %q is not a header name: use letters, digits and - (for example \"X-Tenant\")", key, name)
+		} else if !httpguts.ValidHeaderFieldValue(m.Headers[name]) {
+			p.at(key+".headers", "%s.headers.%s holds a control character or line break: give the value on one line", key, name)
+		}
 	}
 	rangeCheck := func(name string, v *float64, lo, hi float64) {
 		if v != nil && (*v < lo || *v > hi) {

@@ -56,7 +56,7 @@ func newProviderModel(m ModelConfig, key string, hc *http.Client) (model.Model, 
 	if !ok {
 		return nil, fmt.Errorf("provider %q is not supported: use one of %s", m.Provider, strings.Join(model.ProviderNames(), ", "))
 	}
-	out, err := p.New(model.ProviderSettings{ID: m.Model, BaseURL: m.BaseURL, APIKey: key, HTTPClient: hc, MaxRetries: retries}, m.Options)
+	out, err := p.New(model.ProviderSettings{ID: m.Model, BaseURL: m.BaseURL, APIKey: key, HTTPClient: hc, MaxRetries: retries, Headers: m.Headers}, m.Options)
 	if err != nil {
 		return nil, err
 	}

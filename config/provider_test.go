@@ -43,6 +43,48 @@ driver = "memory"
 	}
 }
 
+// The common headers key reaches every provider's requests; openai's own
+// default_headers wins where both name a header.
+func TestModelHeadersReachTheClient(t *testing.T) {
+	srv := fakeModel(t)
+	t.Setenv(testKeyEnv, testKey)
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"config.toml": `
+[models.default]
+provider = "openai"
+base_url = "` + srv.URL + `"
+api_key_env = "` + testKeyEnv + `"
+model = "fake-model"
+headers = { X-Tenant = "acme", X-Team = "red" }
+default_headers = { X-Team = "blue" }
+[storage]
+driver = "memory"
+`,
+		"agents/plain.toml": "name = \"Plain\"\n",
+	})
+	_, res := build(t, dir, registryFunctions(), config.Existing{})
+	if out, err := res.Agents[0].Run(context.Background(), "hello"); err != nil || out.Status != run.StatusCompleted {
+		t.Fatalf("run: %v %v", err, out)
+	}
+	h := srv.Requests()[0].Header
+	if h.Get("X-Tenant") != "acme" || h.Get("X-Team") != "blue" {
+		t.Errorf("headers %v", h)
+	}
+}
+
+func TestModelHeadersAreChecked(t *testing.T) {
+	for _, tt := range []struct{ header, want string }{
+		{`"Bad Name" = "x"`, `"Bad Name" is not a header name`},
+		{`X-Ok = "a\nb"`, "models.m.headers.X-Ok holds a control character"},
+	} {
+		errs := configErrors(t, parse(t, "[models.m]\nprovider = \"openai\"\nmodel = \"x\"\nheaders = { "+tt.header+" }\n"))
+		if e := findError(t, errs, tt.want); e.Line != 4 {
+			t.Errorf("%s: line %d, want 4", tt.header, e.Line)
+		}
+	}
+}
+
 func TestProviderOptionsAreStrict(t *testing.T) {
 	tests := []struct {
 		name, src string

@@ -37,6 +37,10 @@ type Message struct {
 	// Assistant messages.
 	ToolCalls        []ToolCall `json:"tool_calls,omitempty"`
 	ReasoningContent string     `json:"reasoning_content,omitempty"`
+	// ProviderData is what the provider returned beside the answer and
+	// needs back on the next turn (a thinking signature, a reasoning
+	// item, a thought signature); agno's provider_data.
+	ProviderData map[string]any `json:"provider_data,omitempty"`
 
 	// Tool messages.
 	ToolCallID        string          `json:"tool_call_id,omitempty"`

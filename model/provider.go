@@ -26,7 +26,10 @@ type ProviderSettings struct {
 	// MaxRetries of a request failing with a retryable error: 0 is the
 	// provider's default, negative none.
 	MaxRetries int
-	Logger     *slog.Logger
+	// Headers are added to every request (agno's default_headers; the
+	// [models.<key>] table's headers).
+	Headers map[string]string
+	Logger  *slog.Logger
 }
 
 // Provider describes one model provider for RegisterProvider. O is the

@@ -38,6 +38,7 @@ func (st *runState) loop() error {
 			Content:          resp.Content,
 			ReasoningContent: resp.ReasoningContent,
 			ToolCalls:        resp.ToolCalls,
+			ProviderData:     resp.ProviderData,
 			Metrics:          &resp.Usage,
 			CreatedAt:        run.Now(),
 		}

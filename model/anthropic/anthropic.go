@@ -69,6 +69,8 @@ type Config struct {
 	// the error's RetryAfter), as package httpretry decides. 0 means
 	// DefaultMaxRetries; negative disables retries.
 	MaxRetries int
+	// Headers are sent with every request (agno's default_headers).
+	Headers map[string]string
 	// Logger receives debug notes (dropped parameters, repaired tool
 	// arguments, retries). Default slog.Default().
 	Logger *slog.Logger
@@ -136,6 +138,9 @@ func New(cfg Config) (*Model, error) {
 	}
 	if cfg.BaseURL != "" {
 		opts = append(opts, option.WithBaseURL(cfg.BaseURL))
+	}
+	for k, v := range cfg.Headers {
+		opts = append(opts, option.WithHeader(k, v))
 	}
 	hc := cfg.HTTPClient
 	if hc == nil {

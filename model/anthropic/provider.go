@@ -13,7 +13,7 @@ func init() {
 		Name: ProviderAnthropic, Summary: "Anthropic Messages API (agno's Claude)",
 		KeyEnv: DefaultAPIKeyEnv, DefaultMaxRetries: DefaultMaxRetries,
 		New: func(s model.ProviderSettings, _ *Options) (model.Model, error) {
-			return New(Config{ID: s.ID, BaseURL: s.BaseURL, APIKey: s.APIKey, HTTPClient: s.HTTPClient, MaxRetries: s.MaxRetries, Logger: s.Logger})
+			return New(Config{ID: s.ID, BaseURL: s.BaseURL, APIKey: s.APIKey, HTTPClient: s.HTTPClient, MaxRetries: s.MaxRetries, Headers: s.Headers, Logger: s.Logger})
 		},
 	})
 }

@@ -20,6 +20,8 @@ type Response struct {
 	Reasoning string
 	ToolCalls []model.ToolCall
 	Usage     *model.Usage
+	// ProviderData is returned with the response's last chunk (Fake only).
+	ProviderData map[string]any
 	// Tokens overrides how Content is split into streamed deltas.
 	Tokens []string
 	// ReasoningTokens overrides how Reasoning is split into streamed
@@ -148,7 +150,7 @@ func (f *Fake) Generate(ctx context.Context, req *model.Request) iter.Seq2[*mode
 			usage = &model.Usage{InputTokens: 10, OutputTokens: 5, TotalTokens: 15}
 		}
 		if !req.Stream {
-			yield(&model.Chunk{Content: r.Content, ReasoningContent: r.Reasoning, ToolCalls: r.ToolCalls, Usage: usage, FinishReason: finish(r)}, nil)
+			yield(&model.Chunk{Content: r.Content, ReasoningContent: r.Reasoning, ToolCalls: r.ToolCalls, Usage: usage, FinishReason: finish(r), ProviderData: r.ProviderData}, nil)
 			return
 		}
 		reasoning := r.ReasoningTokens
@@ -171,7 +173,7 @@ func (f *Fake) Generate(ctx context.Context, req *model.Request) iter.Seq2[*mode
 				return
 			}
 		}
-		yield(&model.Chunk{ToolCalls: r.ToolCalls, Usage: usage, FinishReason: finish(r)}, nil)
+		yield(&model.Chunk{ToolCalls: r.ToolCalls, Usage: usage, FinishReason: finish(r), ProviderData: r.ProviderData}, nil)
 	}
 }
 

@@ -39,6 +39,20 @@ func init() {
 func newFromSettings(s model.ProviderSettings, o *Options, compatible bool) (model.Model, error) {
 	return New(Config{
 		ID: s.ID, BaseURL: s.BaseURL, APIKey: s.APIKey, Compatible: compatible, HTTPClient: s.HTTPClient,
-		MaxRetries: s.MaxRetries, Logger: s.Logger, Organization: o.Organization, Headers: maps.Clone(o.DefaultHeaders),
+		MaxRetries: s.MaxRetries, Logger: s.Logger, Organization: o.Organization, Headers: mergeHeaders(s.Headers, o.DefaultHeaders),
 	})
+}
+
+// mergeHeaders joins the common headers key with openai's own
+// default_headers, the latter winning where both name a header.
+func mergeHeaders(common, own map[string]string) map[string]string {
+	if len(common)+len(own) == 0 {
+		return nil
+	}
+	out := maps.Clone(common)
+	if out == nil {
+		out = map[string]string{}
+	}
+	maps.Copy(out, own)
+	return out
 }
