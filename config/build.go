@@ -105,6 +105,7 @@ type Resources struct {
 	mcpErr     map[string]error
 	toolkitErr map[string]error
 	transports []*http.Transport
+	strings    *modelStrings
 	// closers release the knowledge stores, before the storage.
 	closers []func() error
 
@@ -138,6 +139,7 @@ func (c *Config) Build(ctx context.Context, fn Functions, existing Existing) (*R
 		Models: map[string]model.Model{}, MCP: map[string]*mcp.Tools{}, Toolkits: map[string]tool.Provider{},
 		Knowledge: map[string]*knowledge.Knowledge{}, KnowledgeTables: map[string]string{},
 		cfg: c, fn: fn, existing: existing, mcpErr: map[string]error{}, toolkitErr: map[string]error{},
+		strings: &modelStrings{},
 	}
 	store, err := c.openStore(ctx)
 	if err != nil {
@@ -267,6 +269,9 @@ func (r *Resources) Close() error {
 		}
 		for _, t := range r.transports {
 			t.CloseIdleConnections()
+		}
+		if r.strings != nil {
+			r.strings.close()
 		}
 		for i := len(r.closers) - 1; i >= 0; i-- {
 			errs = append(errs, r.closers[i]())

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/agno-go/agno/component"
+	"github.com/agno-go/agno/model"
 	"github.com/agno-go/agno/tool"
 )
 
@@ -23,7 +24,10 @@ type ComponentsConfig struct {
 	// or an MCP server unless listed, since those reach the host.
 	AllowedTools *[]string `toml:"allowed_tools"`
 	// AllowedModels are the [models] keys a component may name (model,
-	// fallback_models, a workflow's agent.model). Unset: every key.
+	// fallback_models, a workflow's agent.model), and agno's
+	// "<provider>:<id>" strings it may name. Unset: every key, and no
+	// such string (one builds a client on the server's key for whatever
+	// model the caller picks, so the operator lists those it pays for).
 	AllowedModels *[]string `toml:"allowed_models"`
 	// AllowedKnowledge are the [knowledge] bases a component may attach.
 	// Unset: every one.
@@ -51,8 +55,14 @@ func (c *Config) validateComponents(p *problems) {
 			}
 		}
 	}
-	check("allowed_models", cc.AllowedModels, func(n string) bool { _, ok := c.Models[n]; return ok },
-		fmt.Sprintf("a key of [models] (keys: %s)", listOr(quoteAll(sortedKeys(c.Models)), "none defined")))
+	check("allowed_models", cc.AllowedModels, func(n string) bool {
+		if _, ok := c.Models[n]; ok {
+			return true
+		}
+		_, err := providerOf(n)
+		return isModelString(n) && err == nil
+	}, fmt.Sprintf("a key of [models] (keys: %s) or a \"<provider>:<model id>\" string of a registered provider (%s)",
+		listOr(quoteAll(sortedKeys(c.Models)), "none defined"), strings.Join(model.ProviderNames(), ", ")))
 	check("allowed_knowledge", cc.AllowedKnowledge, func(n string) bool { _, ok := c.Knowledge[n]; return ok },
 		fmt.Sprintf("a [knowledge] base (names: %s)", listOr(quoteAll(sortedKeys(c.Knowledge)), "none defined")))
 	check("allowed_tools", cc.AllowedTools, func(n string) bool {
@@ -112,6 +122,10 @@ func (l *loader) componentRefusals(f *resFile) error {
 		}
 	}
 	model := func(key, name string) {
+		if _, isKey := l.res.Models[name]; !isKey && isModelString(name) && cc.AllowedModels == nil {
+			refuse(key, name, "allowed_models (an unset list allows the [models] keys, not \"<provider>:<id>\" strings)")
+			return
+		}
 		if name != "" && !allowedIn(cc.AllowedModels, name) {
 			refuse(key, name, "allowed_models")
 		}

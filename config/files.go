@@ -41,7 +41,10 @@ type AgentFile struct {
 	agent.Config
 	Kind string `toml:"kind"`
 
-	// Model is a key of [models] in config.toml (default "default").
+	// Model is a key of [models] in config.toml (default "default"), or
+	// agno's "<provider>:<model id>" string ("openai:gpt-4o"): the
+	// provider's defaults and key variable, no table needed. So are
+	// the entries of FallbackModels.
 	Model          string   `toml:"model"`
 	FallbackModels []string `toml:"fallback_models"`
 
@@ -81,6 +84,8 @@ type TeamFile struct {
 	team.Config
 	Kind string `toml:"kind"`
 
+	// Model is a [models] key or a "<provider>:<model id>" string, as
+	// an agent file's.
 	Model string `toml:"model"`
 	// Members are agent or team ids; "agent:<id>" / "team:<id>" when an
 	// agent and a team share an id.
@@ -120,7 +125,7 @@ type WorkflowFile struct {
 }
 
 // WorkflowAgentFile is a workflow's [agent]: workflow.WorkflowAgent with
-// its model named by a [models] key.
+// its model named by a [models] key or a "<provider>:<model id>" string.
 type WorkflowAgentFile struct {
 	workflow.WorkflowAgent
 	Model string `toml:"model"`

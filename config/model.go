@@ -160,6 +160,11 @@ func (p *pendingKeyModel) resolve() (model.Model, error) {
 		return p.real, nil
 	}
 	key := os.Getenv(p.env)
+	if key == "" && isModelString(p.name) {
+		return nil, fmt.Errorf("%w: model %q reads its API key from the environment variable %s, which is not set: "+
+			"export %s=<your key> and restart AgentOS (or name a [models.<key>] table of %s with its own api_key_env)",
+			ErrMissingAPIKey, p.name, p.env, p.env, p.file)
+	}
 	if key == "" {
 		return nil, fmt.Errorf("%w: model %q (%s %s) reads its API key from the environment variable %s, which is not set: "+
 			"export %s=<your key> and restart AgentOS (api_key_env in [models.%s] of %s)",

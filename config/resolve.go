@@ -38,10 +38,18 @@ func (l *loader) checkModel(p *problems, key, name string) string {
 		p.at("", "no model: set model = \"<key>\" to a key of [models] in %s (keys: %s), or define [models.default] there", l.cfg.Path, listOr(keys, "none defined"))
 		return ""
 	}
-	if _, ok := l.res.Models[name]; !ok {
-		p.at(key, "%s = %q is not a key of [models] in %s: use one of %s, or add [models.%s] there", key, name, l.cfg.Path,
-			listOr(quoteAll(keys), "(none defined)"), quoteKey(name))
+	if _, ok := l.res.Models[name]; ok {
+		return name
 	}
+	if isModelString(name) {
+		// agno's "<provider>:<id>", e.g. "google:gemini-2.5-flash".
+		if _, err := providerOf(name); err != nil {
+			p.at(key, "%s = %q: %v", key, name, err)
+		}
+		return name
+	}
+	p.at(key, "%s = %q is not a key of [models] in %s: use one of %s, add [models.%s] there, or name a provider's model as \"<provider>:<model id>\" (e.g. \"openai:gpt-4o\")", key, name, l.cfg.Path,
+		listOr(quoteAll(keys), "(none defined)"), quoteKey(name))
 	return name
 }
 
@@ -554,12 +562,20 @@ func (l *loader) constructAgent(f *resFile) (any, error) {
 		return nil, fileErr(f, "output_schema", err)
 	}
 	var fallbacks []model.Model
-	for _, m := range a.FallbackModels {
-		fallbacks = append(fallbacks, l.res.Models[m])
+	for i, name := range a.FallbackModels {
+		m, err := l.res.model(name)
+		if err != nil {
+			return nil, fileErr(f, fmt.Sprintf("fallback_models[%d]", i), err)
+		}
+		fallbacks = append(fallbacks, m)
+	}
+	primary, err := l.res.model(a.Model)
+	if err != nil {
+		return nil, fileErr(f, "model", err)
 	}
 	kb, kf := l.knowledgeSettings(a.knowledge())
 	cfg := a.Config // every option with a plain form, as decoded
-	cfg.ID, cfg.Model, cfg.FallbackModels = f.id, l.res.Models[a.Model], fallbacks
+	cfg.ID, cfg.Model, cfg.FallbackModels = f.id, primary, fallbacks
 	cfg.Instructions, cfg.Timezone, cfg.Tools, cfg.ToolChoice = a.Instructions, a.tz, tools, a.choice
 	cfg.Knowledge, cfg.KnowledgeFilters = kb, kf
 	cfg.SessionState, cfg.Dependencies, cfg.Metadata = a.SessionState, a.Dependencies, a.Metadata
@@ -594,9 +610,13 @@ func (l *loader) constructTeam(f *resFile) (any, error) {
 	if err != nil {
 		return nil, fileErr(f, "output_schema", err)
 	}
+	leader, err := l.res.model(t.Model)
+	if err != nil {
+		return nil, fileErr(f, "model", err)
+	}
 	kb, kf := l.knowledgeSettings(t.knowledge())
 	cfg := t.Config // every option with a plain form, as decoded
-	cfg.ID, cfg.Model, cfg.Members = f.id, l.res.Models[t.Model], members
+	cfg.ID, cfg.Model, cfg.Members = f.id, leader, members
 	cfg.Instructions, cfg.Tools = t.Instructions, tools
 	cfg.Knowledge, cfg.KnowledgeFilters = kb, kf
 	cfg.SessionState, cfg.Dependencies, cfg.Metadata = t.SessionState, t.Dependencies, t.Metadata
@@ -624,7 +644,9 @@ func (l *loader) constructWorkflow(f *resFile) (any, error) {
 	cfg.SessionState, cfg.Metadata, cfg.Dependencies = w.SessionState, w.Metadata, w.Dependencies
 	if w.Agent != nil {
 		wa := w.Agent.WorkflowAgent
-		wa.Model = l.res.Models[w.Agent.Model]
+		if wa.Model, err = l.res.model(w.Agent.Model); err != nil {
+			return nil, fileErr(f, "agent.model", err)
+		}
 		cfg.Agent = &wa
 	}
 	cfg.Store, cfg.Logger = l.res.Store, l.cfg.Logger

@@ -139,7 +139,7 @@ func TestCrossReferenceErrorsNameTheFileAndFix(t *testing.T) {
 		line  int
 		parts []string
 	}{
-		{"a.toml", 1, []string{`model = "gpt5" is not a key of [models]`, `use one of "default", "other", or add [models.gpt5]`}},
+		{"a.toml", 1, []string{`model = "gpt5" is not a key of [models]`, `use one of "default", "other", add [models.gpt5] there, or name a provider's model as "<provider>:<model id>"`}},
 		{"b.toml", 2, []string{`fallback_models[0] = "nope" is not a key of [models]`}},
 		{"d.toml", 1, []string{`"mcp:nothere" names no MCP server`, "add [mcp.servers.nothere]", `"mcp:everything"`}},
 		{"d.toml", 1, []string{`"nosuchtool" is not a tool`, "registered in config.Functions.Tools (registered: lookup)"}},
