@@ -1,6 +1,7 @@
 package config
 
 import (
+	"cmp"
 	"fmt"
 	"reflect"
 	"strings"
@@ -15,10 +16,10 @@ import (
 // so the README says what this build accepts.
 func RegistryTables() string {
 	var b strings.Builder
-	b.WriteString("| provider | API key variable | `[models.<key>]` keys of its own | what it is |\n|---|---|---|---|\n")
+	b.WriteString("| provider | API key variable | `[models.<key>]` keys of its own | a `[models.<key>]` table | in an agent file | what it is |\n|---|---|---|---|---|---|\n")
 	for _, name := range model.ProviderNames() {
 		p, _ := model.LookupProvider(name)
-		fmt.Fprintf(&b, "| `%s` | %s | %s | %s |\n", name, orDash(p.KeyEnv, "`%s`"), keyList(p.OptionsType()), p.Summary)
+		fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s | %s |\n", name, orDash(p.KeyEnv, "`%s`"), keyList(p.OptionsType()), tableExample(p), stringExample(p), p.Summary)
 	}
 	b.WriteString("\nEvery `[models.<key>]` table also takes the common keys: " + strings.Join(codeAll(tomlNames(reflect.TypeFor[ModelConfig]())), ", ") + ".\n\n")
 	b.WriteString("| toolkit | `[toolkits.<name>]` keys | what it is |\n|---|---|---|\n")
@@ -37,6 +38,28 @@ func RegistryTables() string {
 		fmt.Fprintf(&b, "| `%s` | %s | %s |\n", name, orDash(strings.Join(codeAll(d.Keys), ", "), "%s"), orDash(d.Choice, "%s"))
 	}
 	return b.String()
+}
+
+// tableExample is the smallest [models.<key>] table naming p.
+func tableExample(p model.RegisteredProvider) string {
+	id := p.DefaultModel
+	if id == "" {
+		id = "<model id>"
+	}
+	s := fmt.Sprintf("`provider = %q`<br>`model = %q`", p.Name, id)
+	if p.RequiresBaseURL {
+		s += "<br>`base_url = \"http://…\"`"
+	}
+	return s
+}
+
+// stringExample is agno's "<provider>:<model id>" naming p, where a
+// string alone can (a provider without an endpoint of its own cannot).
+func stringExample(p model.RegisteredProvider) string {
+	if p.RequiresBaseURL {
+		return "—"
+	}
+	return fmt.Sprintf("`model = \"%s:%s\"`", p.Name, cmp.Or(p.DefaultModel, "<model id>"))
 }
 
 func keyList(t reflect.Type) string {

@@ -26,7 +26,7 @@ type Options struct {
 func init() {
 	model.RegisterProvider(model.Provider[Options]{
 		Name: ProviderOpenAI, Summary: "OpenAI Chat Completions (agno's OpenAIChat)",
-		KeyEnv: OpenAIKeyEnv, DefaultMaxRetries: DefaultMaxRetries,
+		KeyEnv: OpenAIKeyEnv, DefaultMaxRetries: DefaultMaxRetries, DefaultModel: DefaultID,
 		New: func(s model.ProviderSettings, o *Options) (model.Model, error) { return newFromSettings(s, o, false) },
 	})
 	model.RegisterProvider(model.Provider[Options]{
