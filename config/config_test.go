@@ -189,7 +189,7 @@ func TestValidationMessages(t *testing.T) {
 		{"duplicate source", "[agentos.registry]\nsources = [\"agents\", \"./agents\"]\n", 2, []string{"lists \"./agents\" twice"}},
 		{"no provider", "[models.m]\nmodel = \"x\"\n", 1, []string{"models.m has no provider", "openai-compatible"}},
 		{"bad provider", "[models.m]\nprovider = \"azure\"\nmodel = \"x\"\n", 2, []string{"provider = \"azure\" is not supported"}},
-		{"no model id", "[models.m]\nprovider = \"openai\"\n", 1, []string{"models.m has no model", "model = \"gpt-4o-mini\""}},
+		{"no model id", "[models.m]\nprovider = \"openai-compatible\"\nbase_url = \"http://localhost:1/v1\"\n", 1, []string{"models.m has no model", "model = \"gpt-4o-mini\""}},
 		{"compatible without url", "[models.m]\nprovider = \"openai-compatible\"\nmodel = \"x\"\n", 1, []string{"has no base_url", "http://localhost:11434/v1"}},
 		{"bad base url", "[models.m]\nprovider = \"openai\"\nmodel = \"x\"\nbase_url = \"localhost:8080\"\n", 4, []string{"base_url = \"localhost:8080\" is not an http(s) URL"}},
 		{"key instead of variable", "[models.m]\nprovider = \"openai\"\nmodel = \"x\"\napi_key_env = \"sk-abcdef\"\n", 4, []string{"must name an environment variable, not hold the secret", "export MY_KEY"}},
