@@ -2,7 +2,6 @@ package openai
 
 import (
 	"cmp"
-	"maps"
 
 	"github.com/agno-go/agno/model"
 )
@@ -33,23 +32,36 @@ type Preset struct {
 }
 
 // Presets are agno v2.6.13's OpenAILike classes with a fixed endpoint,
-// plus Groq and Ollama (native SDKs in agno, whose servers speak Chat
-// Completions too). Endpoints, key variables and default ids are agno's.
+// plus the vendors agno reaches through their own SDKs whose servers
+// also speak Chat Completions at a documented endpoint: Groq, Ollama,
+// Mistral, Cohere (its Compatibility API), Hugging Face (its router),
+// Cerebras, Meta's Llama API and InternLM. Key variables, default ids
+// and names are agno's.
 var Presets = []Preset{
 	{Name: "aimlapi", Class: "AIMLAPI", Provider: "AIMLAPI", BaseURL: "https://api.aimlapi.com/v1", KeyEnv: "AIMLAPI_API_KEY", Model: "gpt-4o-mini"},
+	{Name: "cerebras", Class: "Cerebras", Provider: "Cerebras", BaseURL: "https://api.cerebras.ai/v1", KeyEnv: "CEREBRAS_API_KEY", Model: "llama-4-scout-17b-16e-instruct"},
 	{Name: "cerebras-openai", Class: "CerebrasOpenAI", Provider: "CerebrasOpenAI", BaseURL: "https://api.cerebras.ai/v1", KeyEnv: "CEREBRAS_API_KEY", Model: "llama-4-scout-17b-16e-instruct"},
+	// https://docs.cohere.com/docs/compatibility-api
+	{Name: "cohere", Class: "Cohere", ModelName: "cohere", Provider: "Cohere", BaseURL: "https://api.cohere.ai/compatibility/v1", KeyEnv: "CO_API_KEY", Model: "command-a-03-2025"},
 	{Name: "cometapi", Class: "CometAPI", Provider: "CometAPI", BaseURL: "https://api.cometapi.com/v1", KeyEnv: "COMETAPI_KEY", Model: "gpt-5-mini"},
 	{Name: "dashscope", Class: "DashScope", ModelName: "Qwen", Provider: "Dashscope", BaseURL: "https://dashscope-intl.aliyuncs.com/compatible-mode/v1", KeyEnv: "DASHSCOPE_API_KEY", Model: "qwen-plus"},
 	{Name: "deepinfra", Class: "DeepInfra", Provider: "DeepInfra", BaseURL: "https://api.deepinfra.com/v1/openai", KeyEnv: "DEEPINFRA_API_KEY", Model: "meta-llama/Llama-2-70b-chat-hf"},
 	{Name: "deepseek", Class: "DeepSeek", Provider: "DeepSeek", BaseURL: "https://api.deepseek.com", KeyEnv: "DEEPSEEK_API_KEY", Model: "deepseek-v4-flash"},
 	{Name: "fireworks", Class: "Fireworks", Provider: "Fireworks", BaseURL: "https://api.fireworks.ai/inference/v1", KeyEnv: "FIREWORKS_API_KEY", Model: "accounts/fireworks/models/gpt-oss-120b"},
 	{Name: "groq", Class: "Groq", Provider: "Groq", BaseURL: "https://api.groq.com/openai/v1", KeyEnv: "GROQ_API_KEY", Model: "llama-3.3-70b-versatile"},
+	// https://huggingface.co/docs/inference-providers/index (the OpenAI-compatible router)
+	{Name: "huggingface", Class: "HuggingFace", Provider: "HuggingFace", BaseURL: "https://router.huggingface.co/v1", KeyEnv: "HF_TOKEN", Model: "meta-llama/Meta-Llama-3-8B-Instruct"},
 	{Name: "inception", Class: "Inception", Provider: "InceptionLabs", BaseURL: "https://api.inceptionlabs.ai/v1", KeyEnv: "INCEPTION_API_KEY", Model: "mercury-2"},
+	{Name: "internlm", Class: "InternLM", Provider: "InternLM", BaseURL: "https://internlm-chat.intern-ai.org.cn/puyu/api/v1", KeyEnv: "INTERNLM_API_KEY", Model: "internlm2.5-latest"},
 	{Name: "litellm-openai", Class: "LiteLLMOpenAI", ModelName: "LiteLLM", Provider: "LiteLLM", BaseURL: "http://0.0.0.0:4000", Model: "gpt-4o"},
 	{Name: "llama-cpp", Class: "LlamaCpp", Provider: "LlamaCpp", BaseURL: "http://127.0.0.1:8080/v1", Model: "ggml-org/gpt-oss-20b-GGUF"},
 	{Name: "llama-openai", Class: "LlamaOpenAI", Provider: "LlamaOpenAI", BaseURL: "https://api.llama.com/compat/v1/", KeyEnv: "LLAMA_API_KEY", Model: "Llama-4-Maverick-17B-128E-Instruct-FP8"},
 	{Name: "lmstudio", Class: "LMStudio", Provider: "LMStudio", BaseURL: "http://127.0.0.1:1234/v1", Model: "qwen2.5-7b-instruct-1m"},
+	// https://llama.developer.meta.com/docs/features/compatibility
+	{Name: "meta", Class: "Llama", Provider: "Llama", BaseURL: "https://api.llama.com/compat/v1/", KeyEnv: "LLAMA_API_KEY", Model: "Llama-4-Maverick-17B-128E-Instruct-FP8"},
 	{Name: "minimax", Class: "MiniMax", Provider: "MiniMax", BaseURL: "https://api.minimax.io/v1", KeyEnv: "MINIMAX_API_KEY", Model: "MiniMax-M3"},
+	// https://docs.mistral.ai/api/ (POST /v1/chat/completions)
+	{Name: "mistral", Class: "MistralChat", Provider: "Mistral", BaseURL: "https://api.mistral.ai/v1", KeyEnv: "MISTRAL_API_KEY", Model: "mistral-large-latest"},
 	{Name: "moonshot", Class: "MoonShot", ModelName: "Moonshot", Provider: "Moonshot", BaseURL: "https://api.moonshot.ai/v1", KeyEnv: "MOONSHOT_API_KEY", Model: "kimi-k2.5"},
 	{Name: "n1n", Class: "N1N", Provider: "N1N", BaseURL: "https://api.n1n.ai/v1", KeyEnv: "N1N_API_KEY", Model: "gpt-4o"},
 	{Name: "nebius", Class: "Nebius", Provider: "Nebius", BaseURL: "https://api.tokenfactory.nebius.com/v1/", KeyEnv: "NEBIUS_API_KEY", Model: "openai/gpt-oss-20b"},
@@ -86,6 +98,6 @@ func (p Preset) New(s model.ProviderSettings, o *Options) (model.Model, error) {
 	return New(Config{
 		ID: cmp.Or(s.ID, p.Model), BaseURL: cmp.Or(s.BaseURL, p.BaseURL), APIKey: s.APIKey, Compatible: true,
 		Name: cmp.Or(p.ModelName, p.Class), Provider: p.Provider, HTTPClient: s.HTTPClient, MaxRetries: s.MaxRetries, Logger: s.Logger,
-		Organization: o.Organization, Headers: maps.Clone(o.DefaultHeaders),
+		Organization: o.Organization, Headers: mergeHeaders(s.Headers, o.DefaultHeaders),
 	})
 }
