@@ -53,7 +53,7 @@ func (m *Model) params(req *model.Request) (responses.ResponseNewParams, error) 
 	p := responses.ResponseNewParams{Model: m.info.ID}
 	o := m.opts
 
-	include := make([]responses.ResponseIncludable, 0, len(o.Include)+1)
+	var include []responses.ResponseIncludable
 	for _, inc := range o.Include {
 		include = append(include, responses.ResponseIncludable(inc))
 	}
