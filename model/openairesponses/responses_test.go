@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agno-go/agno/config"
 	"github.com/agno-go/agno/model"
 	"github.com/agno-go/agno/model/openairesponses"
 )
@@ -508,5 +509,33 @@ func TestOptionsValidation(t *testing.T) {
 	}
 	if got := m.Info(); got.ID != "gpt-5.4-mini" || got.Provider != "OpenAI" || got.Name != "OpenAIResponses" || !got.NativeStructuredOutputs {
 		t.Errorf("Info = %+v", got)
+	}
+}
+
+// A [models.<key>] table of provider "openai-responses" decodes its own
+// keys strictly into Options: a misspelt key is refused by name.
+func TestConfigTable(t *testing.T) {
+	cfg, err := config.Parse("agno.toml", []byte(`
+[models.thinker]
+provider = "openai-responses"
+model = "gpt-5.4"
+store = false
+reasoning_summary = "detailed"
+include = ["message.output_text.logprobs"]
+max_output_tokens = 2000
+`))
+	if err != nil {
+		t.Fatalf("Parse: %v", err)
+	}
+	o, ok := cfg.Models["thinker"].Options.(*openairesponses.Options)
+	if !ok {
+		t.Fatalf("options are %T", cfg.Models["thinker"].Options)
+	}
+	if o.Store == nil || *o.Store || o.ReasoningSummary != "detailed" || o.MaxOutputTokens == nil || *o.MaxOutputTokens != 2000 || len(o.Include) != 1 {
+		t.Errorf("options = %+v", o)
+	}
+	_, err = config.Parse("agno.toml", []byte("[models.x]\nprovider = \"openai-responses\"\nreasoning_sumary = \"auto\"\n"))
+	if err == nil || !strings.Contains(err.Error(), "reasoning_sumary") {
+		t.Errorf("misspelt key: err = %v", err)
 	}
 }
