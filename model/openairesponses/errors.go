@@ -9,7 +9,7 @@ import (
 	"net/http"
 	"strings"
 
-	openai "github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/option"
 
 	"github.com/agno-go/agno/internal/httpretry"
 	"github.com/agno-go/agno/model"
@@ -34,34 +34,53 @@ func statusOfCode(code string) int {
 	return 0
 }
 
-// convertError turns an SDK error into a *model.ProviderError; a cancelled
-// or expired ctx is returned as ctx.Err().
-func (m *Model) convertError(ctx context.Context, err error) error {
+// attempt keeps the HTTP error response of a call's last attempt: the
+// SDK decodes only {"error":{...}} bodies (a string under "error" even
+// fails its decoding), and servers reached by base_url answer in other
+// shapes whose status and text still matter.
+type attempt struct {
+	status int
+	header http.Header
+	body   []byte
+}
+
+// option records each attempt; it runs inside the retry middleware.
+func (a *attempt) option() option.RequestOption {
+	return option.WithMiddleware(func(req *http.Request, next option.MiddlewareNext) (*http.Response, error) {
+		*a = attempt{}
+		res, err := next(req)
+		if err != nil || res == nil || res.StatusCode < 400 {
+			return res, err
+		}
+		body, _ := io.ReadAll(io.LimitReader(res.Body, 1<<20))
+		_ = res.Body.Close()
+		res.Body = io.NopCloser(bytes.NewReader(body))
+		a.status, a.header, a.body = res.StatusCode, res.Header, body
+		return res, nil
+	})
+}
+
+// convertError turns what a call returned into a *model.ProviderError
+// with the server's own message; a cancelled or expired ctx is returned
+// as ctx.Err().
+func (m *Model) convertError(ctx context.Context, err error, a *attempt) error {
 	if ctxErr := ctx.Err(); ctxErr != nil {
 		return ctxErr
 	}
 	pe := &model.ProviderError{Provider: ProviderName, Model: m.info.ID, Endpoint: m.endpoint, Err: err}
-	var apiErr *openai.Error
-	if !errors.As(err, &apiErr) {
+	if a == nil || a.status < 400 {
 		// A network failure, or a body that is not what the API sends.
 		pe.Message = err.Error()
 		return pe
 	}
-	pe.StatusCode = apiErr.StatusCode
-	msg, code := apiErr.Message, apiErr.Code
-	if msg == "" && apiErr.Response != nil && apiErr.Response.Body != nil {
-		// Not OpenAI's {"error":{...}}: a gateway's own shape, or text.
-		body, _ := io.ReadAll(io.LimitReader(apiErr.Response.Body, 1<<20))
-		msg, code = errorMessage(body)
-	}
+	pe.StatusCode = a.status
+	msg, code := errorMessage(a.body)
 	if msg == "" {
-		msg = http.StatusText(apiErr.StatusCode)
+		msg = http.StatusText(a.status)
 	}
 	pe.Message = msg
-	if apiErr.Response != nil {
-		pe.RetryAfter, _ = httpretry.RetryAfter(apiErr.Response.Header)
-	}
-	pe.ContextOverflow = apiErr.StatusCode != http.StatusTooManyRequests && isContextOverflow(code, msg)
+	pe.RetryAfter, _ = httpretry.RetryAfter(a.header)
+	pe.ContextOverflow = a.status != http.StatusTooManyRequests && isContextOverflow(code, msg)
 	return pe
 }
 
@@ -77,8 +96,9 @@ func (m *Model) eventError(code, msg string, err error) *model.ProviderError {
 	}
 }
 
-// errorMessage reads the message and code of an error body that is not
-// OpenAI's: {"error":"text"}, {"message":...}, {"detail":...} or text.
+// errorMessage reads the message and code of an error body: OpenAI's
+// {"error":{"message","type","param","code"}}, or the shapes other servers
+// use: {"error":"text"}, {"message":...}, {"detail":...}, plain text.
 func errorMessage(body []byte) (msg, code string) {
 	body = bytes.TrimSpace(body)
 	if len(body) == 0 {
@@ -95,6 +115,18 @@ func errorMessage(body []byte) (msg, code string) {
 	}
 	if c, ok := env.Code.(string); ok {
 		code = c
+	}
+	var obj struct {
+		Message string `json:"message"`
+		Code    any    `json:"code"`
+		Type    string `json:"type"`
+	}
+	if len(env.Error) > 0 && json.Unmarshal(env.Error, &obj) == nil && obj.Message != "" {
+		c, _ := obj.Code.(string)
+		if c == "" {
+			c = obj.Type
+		}
+		return obj.Message, c
 	}
 	var s string
 	switch {

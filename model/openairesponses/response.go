@@ -17,9 +17,10 @@ import (
 // chunk.
 func (m *Model) complete(ctx context.Context, params responses.ResponseNewParams, opts []option.RequestOption) (*model.Chunk, error) {
 	start := time.Now()
-	resp, err := m.svc.New(ctx, params, opts...)
+	a := &attempt{}
+	resp, err := m.svc.New(ctx, params, append(opts, a.option())...)
 	if err != nil {
-		return nil, m.convertError(ctx, err)
+		return nil, m.convertError(ctx, err, a)
 	}
 	if pe := m.failed(resp); pe != nil {
 		return nil, pe
@@ -171,7 +172,8 @@ func usage(resp *responses.Response) *model.Usage {
 // events bring them (https://platform.openai.com/docs/api-reference/responses-streaming).
 func (m *Model) stream(ctx context.Context, params responses.ResponseNewParams, opts []option.RequestOption, yield func(*model.Chunk, error) bool) {
 	start := time.Now()
-	s := m.svc.NewStreaming(ctx, params, opts...)
+	a := &attempt{}
+	s := m.svc.NewStreaming(ctx, params, append(opts, a.option())...)
 	// Close drops the connection when the caller stops early.
 	defer s.Close()
 
@@ -285,7 +287,7 @@ func (m *Model) stream(ctx context.Context, params responses.ResponseNewParams, 
 		}
 	}
 	if err := s.Err(); err != nil {
-		yield(nil, m.convertError(ctx, err))
+		yield(nil, m.convertError(ctx, err, a))
 		return
 	}
 	if final == nil {

@@ -539,3 +539,25 @@ max_output_tokens = 2000
 		t.Errorf("misspelt key: err = %v", err)
 	}
 }
+
+// Error bodies that are not OpenAI's (a gateway's page, a string error)
+// still give the status and the text, classified by status.
+func TestForeignErrorBodies(t *testing.T) {
+	for _, tc := range []struct {
+		status    int
+		body      string
+		message   string
+		retryable bool
+	}{
+		{http.StatusBadGateway, "<html><body>502 Bad Gateway</body></html>", "502 Bad Gateway", true},
+		{http.StatusBadRequest, `{"error":"model is required"}`, "model is required", false},
+		{http.StatusUnprocessableEntity, `{"detail":"input: field required"}`, "input: field required", false},
+	} {
+		f := newFakeAPI(t, testKey, reply{status: tc.status, rawBody: tc.body})
+		_, err := model.Collect(newModel(t, f, "gpt-4.1", nil).Generate(ctx(t), &model.Request{Messages: []model.Message{{Role: model.RoleUser, Content: "hi"}}}))
+		pe, ok := model.AsProviderError(err)
+		if !ok || pe.StatusCode != tc.status || !strings.Contains(pe.Message, tc.message) || pe.Retryable() != tc.retryable {
+			t.Errorf("%d %s: err = %#v", tc.status, tc.body, err)
+		}
+	}
+}
