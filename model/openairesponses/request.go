@@ -138,9 +138,12 @@ func (m *Model) params(req *model.Request) (responses.ResponseNewParams, error) 
 	if o.ServiceTier != "" {
 		p.ServiceTier = responses.ResponseNewParamsServiceTier(o.ServiceTier)
 	}
-	// The Responses API has no stop, seed or penalties: agno's
-	// OpenAIResponses sends none, and neither does this package. They may
-	// still be sent through request_params.
+	// The Responses API has no stop, seed or penalties (it refuses them):
+	// agno's OpenAIResponses sends none, and neither does this package.
+	// request_params may still send them to a server that takes them.
+	if len(req.Stop) > 0 || req.Seed != nil || req.FrequencyPenalty != nil || req.PresencePenalty != nil {
+		m.logger.Debug("openai-responses: stop, seed, frequency_penalty and presence_penalty are not parameters of the Responses API; not sent", "model", m.info.ID)
+	}
 	if extra := bodyExtras(req.Extra); len(extra) > 0 {
 		p.SetExtraFields(extra)
 	}

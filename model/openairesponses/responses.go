@@ -85,6 +85,7 @@ type Model struct {
 	reasoning bool
 	// endpoint names a server other than OpenAI's in errors.
 	endpoint string
+	logger   *slog.Logger
 	// sleep waits between retries; tests replace it.
 	sleep func(ctx context.Context, d time.Duration) error
 }
@@ -128,6 +129,7 @@ func New(cfg Config) (*Model, error) {
 		opts: cfg.Options,
 		// agno's _using_reasoning_model.
 		reasoning: strings.HasPrefix(id, "o3") || strings.HasPrefix(id, "o4-mini") || strings.HasPrefix(id, "gpt-5"),
+		logger:    logger,
 		sleep:     httpretry.Sleep,
 	}
 	if !own {

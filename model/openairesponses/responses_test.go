@@ -10,10 +10,14 @@ import (
 	"testing"
 	"time"
 
+	"go.uber.org/goleak"
+
 	"github.com/agno-go/agno/config"
 	"github.com/agno-go/agno/model"
 	"github.com/agno-go/agno/model/openairesponses"
 )
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 const testKey = "sk-test-responses"
 
@@ -559,5 +563,26 @@ func TestForeignErrorBodies(t *testing.T) {
 		if !ok || pe.StatusCode != tc.status || !strings.Contains(pe.Message, tc.message) || pe.Retryable() != tc.retryable {
 			t.Errorf("%d %s: err = %#v", tc.status, tc.body, err)
 		}
+	}
+}
+
+// Spec registers the same model under another name: what pointing
+// "openai" at the Responses API (agno's meaning of it) takes.
+func TestSpecUnderAnotherName(t *testing.T) {
+	model.RegisterProvider(openairesponses.Spec("openai-responses-spec-test"))
+	p, ok := model.LookupProvider("openai-responses-spec-test")
+	if !ok || p.KeyEnv != "OPENAI_API_KEY" || p.DefaultModel != "gpt-5.4-mini" {
+		t.Fatalf("registered %+v, %v", p, ok)
+	}
+	f := newFakeAPI(t, testKey, reply{resp: response{text: []string{"ok"}}})
+	m, err := p.New(model.ProviderSettings{BaseURL: f.url(), APIKey: testKey}, &openairesponses.Options{ReasoningSummary: "concise"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, err := model.Collect(m.Generate(ctx(t), &model.Request{Messages: []model.Message{{Role: model.RoleUser, Content: "hi"}}})); err != nil || r.Content != "ok" {
+		t.Fatalf("%v %v", r, err)
+	}
+	if got := f.body(0)["reasoning"]; !reflect.DeepEqual(got, map[string]any{"summary": "concise"}) {
+		t.Errorf("reasoning = %v", got)
 	}
 }
