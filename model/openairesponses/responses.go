@@ -4,6 +4,30 @@
 // OpenRouterResponses and OllamaResponses, which have no model-string
 // names of their own).
 //
+// OpenRouter and Ollama are reached by base_url; both are stateless, so
+// agno's subclasses set store = false:
+//
+//	[models.router]
+//	provider = "openai-responses"
+//	base_url = "https://openrouter.ai/api/v1"
+//	api_key_env = "OPENROUTER_API_KEY"
+//	model = "openai/gpt-oss-20b"
+//	store = false
+//
+//	[models.local]
+//	provider = "openai-responses"
+//	base_url = "http://localhost:11434/v1"   # Ollama 0.13.3 or later
+//	api_key_env = "OLLAMA_API_KEY"           # agno's; a local Ollama ignores its value
+//	model = "gpt-oss:20b"
+//	store = false
+//
+// Conversation state follows agno: a reasoning model (o3*, o4-mini*,
+// gpt-5*) with store unset is sent store = true and continues from the
+// last assistant turn's response_id by previous_response_id, sending only
+// the messages after it; with store = false it asks for
+// include = ["reasoning.encrypted_content"] and sends the reasoning items
+// kept in the assistant's provider_data back with the history.
+//
 // It is built on github.com/openai/openai-go/v3/responses for request
 // encoding, transport and the typed event stream. The SDK's types stay in
 // this package.
