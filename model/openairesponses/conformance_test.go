@@ -18,6 +18,19 @@ func TestConformance(t *testing.T) {
 	})
 }
 
+// The suite again for stateless use (store = false), which asks for
+// encrypted reasoning and keeps reasoning items, against a model id that
+// is not OpenAI's (as on OpenRouter).
+func TestConformanceStateless(t *testing.T) {
+	no := false
+	providertest.Run(t, providertest.Harness{
+		Provider: openairesponses.ProviderResponses,
+		ID:       "openai/gpt-oss-20b",
+		Options:  &openairesponses.Options{Store: &no, ReasoningSummary: "auto"},
+		Start:    startResponsesFake,
+	})
+}
+
 // responsesFake adapts fakeAPI to the suite.
 type responsesFake struct{ f *fakeAPI }
 
