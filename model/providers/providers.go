@@ -4,6 +4,7 @@
 package providers
 
 import (
-	_ "github.com/agno-go/agno/model/anthropic" // registers "anthropic"
-	_ "github.com/agno-go/agno/model/openai"    // registers "openai", "openai-compatible"
+	_ "github.com/agno-go/agno/model/anthropic"       // registers "anthropic"
+	_ "github.com/agno-go/agno/model/openai"          // registers "openai", "openai-compatible"
+	_ "github.com/agno-go/agno/model/openairesponses" // registers "openai-responses"
 )
