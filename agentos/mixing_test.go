@@ -107,8 +107,9 @@ model = "gpt-4.1"
 	if counts["agent"] != 3 || counts["team"] != 1 || counts["model"] != 3 || counts["db"] != 1 {
 		t.Fatalf("registry counts %v", counts)
 	}
-	// A model waiting for its API key is listed as the provider's model.
-	if classes["gpt-4.1"] != "github.com/agno-go/agno/model/openai.Model" || classes["gpt-4o-mini"] != "github.com/agno-go/agno/model/openai.Model" {
+	// A model waiting for its API key is listed as the provider's model
+	// (agno's "openai" is the Responses API).
+	if classes["gpt-4.1"] != "github.com/agno-go/agno/model/openairesponses.Model" || classes["gpt-4o-mini"] != "github.com/agno-go/agno/model/openai.Model" {
 		t.Fatalf("model classes %v", classes)
 	}
 }

@@ -109,7 +109,7 @@ func TestModelOptionsReachTheProvider(t *testing.T) {
 	writeFiles(t, dir, map[string]string{
 		"config.toml": `
 [models.default]
-provider = "openai"
+provider = "openai-chat"
 base_url = "` + srv.URL + `"
 api_key_env = "` + testKeyEnv + `"
 model = "fake-model"

@@ -20,6 +20,7 @@ import (
 	"github.com/agno-go/agno/model"
 	"github.com/agno-go/agno/model/anthropic"
 	"github.com/agno-go/agno/model/openai"
+	"github.com/agno-go/agno/model/openairesponses"
 	"github.com/agno-go/agno/storage/driver"
 	"github.com/agno-go/agno/storage/sqlite"
 )
@@ -125,7 +126,8 @@ type RegistryConfig struct {
 // Built-in model providers; model.ProviderNames lists every registered one.
 const (
 	ProviderOpenAICompatible = openai.ProviderCompatible
-	ProviderOpenAI           = openai.ProviderOpenAI
+	ProviderOpenAI           = openairesponses.ProviderOpenAI
+	ProviderOpenAIChat       = openai.ProviderOpenAIChat
 	ProviderAnthropic        = anthropic.ProviderAnthropic
 )
 

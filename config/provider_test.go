@@ -21,7 +21,7 @@ func TestProviderOptionsReachTheClient(t *testing.T) {
 	writeFiles(t, dir, map[string]string{
 		"config.toml": `
 [models.default]
-provider = "openai"
+provider = "openai-chat"
 base_url = "` + srv.URL + `"
 api_key_env = "` + testKeyEnv + `"
 model = "fake-model"
@@ -52,7 +52,7 @@ func TestModelHeadersReachTheClient(t *testing.T) {
 	writeFiles(t, dir, map[string]string{
 		"config.toml": `
 [models.default]
-provider = "openai"
+provider = "openai-chat"
 base_url = "` + srv.URL + `"
 api_key_env = "` + testKeyEnv + `"
 model = "fake-model"

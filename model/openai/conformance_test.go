@@ -15,9 +15,9 @@ import (
 // Completions server, for both registered names: OpenAI itself and any
 // compatible endpoint.
 func TestConformance(t *testing.T) {
-	t.Run(ProviderOpenAI, func(t *testing.T) {
+	t.Run(ProviderOpenAIChat, func(t *testing.T) {
 		providertest.Run(t, providertest.Harness{
-			Provider: ProviderOpenAI,
+			Provider: ProviderOpenAIChat,
 			ID:       "gpt-4o-mini",
 			Start:    startChatCompletionsFake,
 			Unsupported: map[providertest.Feature]string{

@@ -7,10 +7,11 @@ import (
 )
 
 // Provider names in model strings and [models.<key>] tables: agno's
-// "openai", and "openai-compatible" for any endpoint that speaks Chat
-// Completions (agno's OpenAILike).
+// "openai-chat" (OpenAIChat; agno's "openai" is the Responses API, in
+// package openairesponses), and "openai-compatible" for any endpoint that
+// speaks Chat Completions (agno's OpenAILike).
 const (
-	ProviderOpenAI     = "openai"
+	ProviderOpenAIChat = "openai-chat"
 	ProviderCompatible = "openai-compatible"
 )
 
@@ -25,7 +26,7 @@ type Options struct {
 
 func init() {
 	model.RegisterProvider(model.Provider[Options]{
-		Name: ProviderOpenAI, Summary: "OpenAI Chat Completions (agno's OpenAIChat)",
+		Name: ProviderOpenAIChat, Summary: "OpenAI Chat Completions (agno's OpenAIChat)",
 		KeyEnv: OpenAIKeyEnv, DefaultMaxRetries: DefaultMaxRetries, DefaultModel: DefaultID,
 		New: func(s model.ProviderSettings, o *Options) (model.Model, error) { return newFromSettings(s, o, false) },
 	})

@@ -11,9 +11,7 @@ import (
 	"github.com/agno-go/agno/model"
 )
 
-// ProviderResponses is agno's model-string name for OpenAIResponses. agno
-// also maps "openai" to this class (and "openai-chat" to OpenAIChat);
-// Spec(ProviderOpenAI-style name) gives the registration such a flip needs.
+// ProviderResponses is agno's model-string name for OpenAIResponses.
 const ProviderResponses = "openai-responses"
 
 // Options are the [models.<key>] keys of OpenAIResponses beyond the
@@ -112,10 +110,8 @@ func (o *Options) validate() error {
 	return nil
 }
 
-// Spec is the registration of OpenAIResponses under name: the provider
-// package registers it as "openai-responses"; agno's "openai" means the
-// same class, so model/openai can register Spec("openai") in place of
-// Chat Completions.
+// Spec is the registration of OpenAIResponses under name: agno's
+// "openai-responses" and "openai" both name it.
 func Spec(name string) model.Provider[Options] {
 	return model.Provider[Options]{
 		Name: name, Summary: "OpenAI Responses API (agno's OpenAIResponses); any Responses endpoint by base_url: OpenRouter, Ollama",
@@ -124,7 +120,14 @@ func Spec(name string) model.Provider[Options] {
 	}
 }
 
-func init() { model.RegisterProvider(Spec(ProviderResponses)) }
+// ProviderOpenAI is agno's "openai": in a model string or a [models.<key>]
+// table it means OpenAIResponses, as agno's get_model has it.
+const ProviderOpenAI = "openai"
+
+func init() {
+	model.RegisterProvider(Spec(ProviderResponses))
+	model.RegisterProvider(Spec(ProviderOpenAI))
+}
 
 // NewFromSettings builds the model from the registry's settings and the
 // table's options.
