@@ -50,7 +50,7 @@ func (m *Model) convertError(ctx context.Context, err error) error {
 	if errors.As(err, &apiErr) {
 		return m.apiError(apiErr)
 	}
-	return &model.ProviderError{Provider: ProviderName, Model: m.id, Message: err.Error(), Err: err}
+	return &model.ProviderError{Provider: m.provider, Model: m.id, Message: err.Error(), Err: err}
 }
 
 func (m *Model) apiError(e *sdk.Error) *model.ProviderError {
@@ -73,7 +73,7 @@ func (m *Model) apiError(e *sdk.Error) *model.ProviderError {
 		msg = http.StatusText(status)
 	}
 	pe := &model.ProviderError{
-		Provider:   ProviderName,
+		Provider:   m.provider,
 		Model:      m.id,
 		StatusCode: status,
 		Message:    msg,
