@@ -4,7 +4,8 @@
 package providers
 
 import (
-	_ "github.com/agno-go/agno/model/anthropic" // registers "anthropic"
-	_ "github.com/agno-go/agno/model/awsclaude" // registers "aws-claude"
-	_ "github.com/agno-go/agno/model/openai"    // registers "openai", "openai-compatible"
+	_ "github.com/agno-go/agno/model/anthropic"    // registers "anthropic"
+	_ "github.com/agno-go/agno/model/awsclaude"    // registers "aws-claude"
+	_ "github.com/agno-go/agno/model/openai"       // registers "openai", "openai-compatible"
+	_ "github.com/agno-go/agno/model/vertexclaude" // registers "vertexai-claude"
 )
