@@ -46,6 +46,39 @@ type Thinking struct {
 	Display string `toml:"display"`
 }
 
+// UnmarshalTOML reads the thinking table, naming a key it does not know
+// (a nested table's keys are not checked by the config's own decoder).
+func (t *Thinking) UnmarshalTOML(v any) error {
+	table, ok := v.(map[string]any)
+	if !ok {
+		return fmt.Errorf("thinking must be a table, e.g. thinking = { type = \"enabled\", budget_tokens = 2048 }")
+	}
+	*t = Thinking{}
+	for k, v := range table {
+		var ok bool
+		switch k {
+		case "type":
+			t.Type, ok = v.(string)
+		case "display":
+			t.Display, ok = v.(string)
+		case "budget_tokens":
+			var n int64
+			n, ok = v.(int64)
+			t.BudgetTokens = int(n)
+		default:
+			return fmt.Errorf("thinking: unknown key %q: use type, budget_tokens or display", k)
+		}
+		if !ok {
+			want := "a string"
+			if k == "budget_tokens" {
+				want = "a whole number"
+			}
+			return fmt.Errorf("thinking.%s must be %s, not %v", k, want, v)
+		}
+	}
+	return nil
+}
+
 // MinThinkingBudget is the smallest budget_tokens the API accepts.
 const MinThinkingBudget = 1024
 
