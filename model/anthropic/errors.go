@@ -26,6 +26,15 @@ var statusOfErrorType = map[string]int{
 	"api_error":             http.StatusInternalServerError,
 	"timeout_error":         http.StatusGatewayTimeout,
 	"overloaded_error":      529,
+	// Bedrock's exceptions inside a response stream, which the SDK turns
+	// into error events of these types
+	// (https://docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_ResponseStream.html).
+	"validationException":         http.StatusBadRequest,
+	"modelTimeoutException":       http.StatusRequestTimeout,
+	"modelStreamErrorException":   http.StatusFailedDependency,
+	"throttlingException":         http.StatusTooManyRequests,
+	"internalServerException":     http.StatusInternalServerError,
+	"serviceUnavailableException": http.StatusServiceUnavailable,
 }
 
 // contextOverflowPhrases are how the API words an input that does not fit

@@ -302,3 +302,57 @@ func ctx(t *testing.T) context.Context {
 	t.Cleanup(cancel)
 	return c
 }
+
+// An exception frame inside the event stream (InvokeModelWithResponseStream's
+// throttlingException) ends the call with a rate-limited ProviderError
+// carrying its message, after the text that came before it.
+func TestStreamException(t *testing.T) {
+	hermetic(t)
+	p := bedrockPlatform(t, testAccessKey, testSecretKey, testRegion)
+	write := p.WriteEvent
+	p.WriteEvent = func(w io.Writer, ev anthropictest.Event) error {
+		if ev.Type == "message_delta" {
+			msg := eventstream.Message{Payload: []byte(`{"message":"Too many tokens, please wait before trying again."}`)}
+			msg.Headers.Set(":message-type", eventstream.StringValue("exception"))
+			msg.Headers.Set(":exception-type", eventstream.StringValue("throttlingException"))
+			msg.Headers.Set(":content-type", eventstream.StringValue("application/json"))
+			return eventstream.NewEncoder().Encode(w, msg)
+		}
+		return write(w, ev)
+	}
+	fake := anthropictest.StartFake(t, p, providertest.Turn{Text: []string{"partial"}})
+	m := newModel(t, fake.URL(), &awsclaude.Options{AWSRegion: testRegion, AWSAccessKey: testAccessKey, AWSSecretKey: testSecretKey})
+	resp, err := model.Collect(m.Generate(ctx(t), &model.Request{Stream: true, Messages: []model.Message{{Role: model.RoleUser, Content: "hello"}}}))
+	var pe *model.ProviderError
+	if !errors.As(err, &pe) || pe.StatusCode != http.StatusTooManyRequests || !pe.RateLimited() || !strings.Contains(pe.Message, "Too many tokens") {
+		t.Fatalf("err = %v", err)
+	}
+	if resp.Content != "partial" {
+		t.Errorf("content before the exception = %q", resp.Content)
+	}
+}
+
+// A Bedrock API key (api_key_env) is sent as a bearer token instead of a
+// signature when the table has no IAM keys.
+func TestBedrockAPIKey(t *testing.T) {
+	hermetic(t)
+	p := bedrockPlatform(t, testAccessKey, testSecretKey, testRegion)
+	p.Route = func(w http.ResponseWriter, r *http.Request, body []byte) (string, bool, bool) {
+		modelID, op, _ := strings.Cut(strings.TrimPrefix(r.URL.Path, "/model/"), "/")
+		if r.Header.Get("Authorization") != "Bearer bedrock-api-key" {
+			bedrockError(w, http.StatusForbidden, "AccessDeniedException", "Authorization = "+r.Header.Get("Authorization"))
+			return modelID, false, false
+		}
+		return modelID, op == "invoke-with-response-stream", true
+	}
+	fake := anthropictest.StartFake(t, p, providertest.Turn{Text: []string{"ok"}})
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	t.Cleanup(tr.CloseIdleConnections)
+	m, err := awsclaude.New(model.ProviderSettings{ID: testModel, BaseURL: fake.URL(), APIKey: "bedrock-api-key", HTTPClient: &http.Client{Transport: tr}}, &awsclaude.Options{AWSRegion: testRegion})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := model.Collect(m.Generate(ctx(t), &model.Request{Messages: []model.Message{{Role: model.RoleUser, Content: "hello"}}})); err != nil {
+		t.Fatal(err)
+	}
+}
