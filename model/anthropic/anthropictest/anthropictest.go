@@ -36,46 +36,62 @@ func SSE(evs ...Event) string {
 	return b.String()
 }
 
+// The builders below render the API's stream events, one each:
+// message_start (with usage), content_block_start of each block type,
+// content_block_delta of each delta type, content_block_stop,
+// message_delta (stop reason, output tokens), ping and message_stop.
+
+// MessageStart opens message id with its input and cache usage.
 func MessageStart(id string, input, cacheRead, cacheWrite int) Event {
 	return Event{"message_start", fmt.Sprintf(`{"type":"message_start","message":{"id":%q,"type":"message","role":"assistant","model":"claude-sonnet-4-5-20250929","content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":%d,"cache_creation_input_tokens":%d,"cache_read_input_tokens":%d,"output_tokens":1}}}`, id, input, cacheWrite, cacheRead)}
 }
 
+// BlockStartText opens a text block.
 func BlockStartText(index int) Event {
 	return Event{"content_block_start", fmt.Sprintf(`{"type":"content_block_start","index":%d,"content_block":{"type":"text","text":""}}`, index)}
 }
 
+// BlockStartThinking opens a thinking block.
 func BlockStartThinking(index int) Event {
 	return Event{"content_block_start", fmt.Sprintf(`{"type":"content_block_start","index":%d,"content_block":{"type":"thinking","thinking":"","signature":""}}`, index)}
 }
 
+// BlockStartRedactedThinking is a redacted thinking block, whose data comes whole.
 func BlockStartRedactedThinking(index int, data string) Event {
 	return Event{"content_block_start", fmt.Sprintf(`{"type":"content_block_start","index":%d,"content_block":{"type":"redacted_thinking","data":%q}}`, index, data)}
 }
 
+// BlockStartToolUse opens a tool_use block with an empty input.
 func BlockStartToolUse(index int, id, name string) Event {
 	return Event{"content_block_start", fmt.Sprintf(`{"type":"content_block_start","index":%d,"content_block":{"type":"tool_use","id":%q,"name":%q,"input":{}}}`, index, id, name)}
 }
 
+// TextDelta adds text to a text block.
 func TextDelta(index int, text string) Event {
 	return Event{"content_block_delta", fmt.Sprintf(`{"type":"content_block_delta","index":%d,"delta":{"type":"text_delta","text":%s}}`, index, jsonString(text))}
 }
 
+// ThinkingDelta adds text to a thinking block.
 func ThinkingDelta(index int, text string) Event {
 	return Event{"content_block_delta", fmt.Sprintf(`{"type":"content_block_delta","index":%d,"delta":{"type":"thinking_delta","thinking":%s}}`, index, jsonString(text))}
 }
 
+// SignatureDelta gives a thinking block its signature.
 func SignatureDelta(index int, sig string) Event {
 	return Event{"content_block_delta", fmt.Sprintf(`{"type":"content_block_delta","index":%d,"delta":{"type":"signature_delta","signature":%q}}`, index, sig)}
 }
 
+// JSONDelta adds a piece of a tool_use input.
 func JSONDelta(index int, partial string) Event {
 	return Event{"content_block_delta", fmt.Sprintf(`{"type":"content_block_delta","index":%d,"delta":{"type":"input_json_delta","partial_json":%s}}`, index, jsonString(partial))}
 }
 
+// BlockStop closes a block.
 func BlockStop(index int) Event {
 	return Event{"content_block_stop", fmt.Sprintf(`{"type":"content_block_stop","index":%d}`, index)}
 }
 
+// MessageDelta ends the message with its stop reason and output tokens.
 func MessageDelta(stop string, output int) Event {
 	return Event{"message_delta", fmt.Sprintf(`{"type":"message_delta","delta":{"stop_reason":%q,"stop_sequence":null},"usage":{"output_tokens":%d}}`, stop, output)}
 }
