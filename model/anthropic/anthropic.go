@@ -8,6 +8,7 @@
 package anthropic
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -15,6 +16,7 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
+	"strings"
 	"sync"
 	"time"
 
@@ -74,6 +76,30 @@ type Config struct {
 	// Logger receives debug notes (dropped parameters, repaired tool
 	// arguments, retries). Default slog.Default().
 	Logger *slog.Logger
+
+	// Thinking, when set, is sent as the thinking parameter of every
+	// request; see Options.
+	Thinking *Thinking
+	// CacheSystemPrompt, ExtendedCacheTime and CacheTools are agno's prompt
+	// caching switches; see Options.
+	CacheSystemPrompt bool
+	ExtendedCacheTime bool
+	CacheTools        bool
+	// TopK is top_k of every request; 0 leaves it to the API.
+	TopK int
+	// Betas are sent in the anthropic-beta header.
+	Betas []string
+
+	// Platform, when set, serves Claude from a cloud platform instead of
+	// Anthropic's API: request options such as bedrock.WithConfig or
+	// vertex.WithCredentials that route, rewrite and authenticate each
+	// request. APIKey is then not used. They run after the retry
+	// middleware, so that every attempt is signed afresh; BaseURL, when
+	// set, still overrides the platform's endpoint.
+	Platform []option.RequestOption
+	// ProviderName and Name are what Info reports (agno's provider and
+	// name of the class); defaults ProviderName and "Claude".
+	ProviderName, Name string
 }
 
 // Model is a Claude model. It is safe for concurrent use.
@@ -82,6 +108,13 @@ type Model struct {
 	maxTokens int
 	client    sdk.Client
 	logger    *slog.Logger
+
+	provider, name string
+	thinking       *Thinking
+	cacheSystem    bool
+	cacheTTL       sdk.CacheControlEphemeralTTL
+	cacheTools     bool
+	topK           int
 }
 
 var _ model.Model = (*Model)(nil)
@@ -97,11 +130,14 @@ func New(cfg Config) (*Model, error) {
 		keyEnv = DefaultAPIKeyEnv
 	}
 	key := cfg.APIKey
-	if key == "" {
+	if key == "" && len(cfg.Platform) == 0 {
 		key = os.Getenv(keyEnv)
+		if key == "" {
+			return nil, fmt.Errorf("%w: set the %s environment variable or Config.APIKey", ErrMissingAPIKey, keyEnv)
+		}
 	}
-	if key == "" {
-		return nil, fmt.Errorf("%w: set the %s environment variable or Config.APIKey", ErrMissingAPIKey, keyEnv)
+	if err := validateFeatures(cfg, id); err != nil {
+		return nil, err
 	}
 	maxTokens := cfg.MaxTokens
 	switch {
@@ -125,34 +161,54 @@ func New(cfg Config) (*Model, error) {
 	// The SDK would otherwise pick up credentials, base URL and headers from
 	// the environment and profile files; this package resolves them itself
 	// so that Config is the whole truth.
+	provider := cmp.Or(cfg.ProviderName, ProviderName)
 	opts := []option.RequestOption{
 		option.WithoutEnvironmentDefaults(),
-		option.WithAPIKey(key),
 		// One retry policy for every provider (httpretry), so the SDK's is off.
 		option.WithMaxRetries(0),
 		option.WithMiddleware(httpretry.Policy{
 			MaxRetries: retries,
 			Logger:     logger,
-			LogAttrs:   []any{"provider", ProviderName, "model", id},
+			LogAttrs:   []any{"provider", provider, "model", id},
 		}.Middleware),
-	}
-	if cfg.BaseURL != "" {
-		opts = append(opts, option.WithBaseURL(cfg.BaseURL))
 	}
 	for k, v := range cfg.Headers {
 		opts = append(opts, option.WithHeader(k, v))
+	}
+	if len(cfg.Betas) > 0 {
+		opts = append(opts, option.WithHeaderAdd("anthropic-beta", strings.Join(cfg.Betas, ",")))
 	}
 	hc := cfg.HTTPClient
 	if hc == nil {
 		hc = sharedHTTPClient()
 	}
+	// The client goes before the platform's options: Vertex AI wraps it
+	// with its authorization.
 	opts = append(opts, option.WithHTTPClient(hc))
-	return &Model{
-		id:        id,
-		maxTokens: maxTokens,
-		client:    sdk.NewClient(opts...),
-		logger:    logger,
-	}, nil
+	if len(cfg.Platform) > 0 {
+		opts = append(opts, cfg.Platform...)
+	} else {
+		opts = append(opts, option.WithAPIKey(key))
+	}
+	if cfg.BaseURL != "" {
+		opts = append(opts, option.WithBaseURL(cfg.BaseURL))
+	}
+	m := &Model{
+		id:          id,
+		maxTokens:   maxTokens,
+		client:      sdk.NewClient(opts...),
+		logger:      logger,
+		provider:    provider,
+		name:        cmp.Or(cfg.Name, "Claude"),
+		thinking:    cfg.Thinking,
+		cacheSystem: cfg.CacheSystemPrompt,
+		cacheTools:  cfg.CacheTools,
+		topK:        cfg.TopK,
+	}
+	if cfg.ExtendedCacheTime {
+		m.cacheTTL = sdk.CacheControlEphemeralTTLTTL1h
+	}
+	return m, nil
 }
 
 // Info implements model.Model. Structured output is left to the agent's
@@ -160,8 +216,8 @@ func New(cfg Config) (*Model, error) {
 func (m *Model) Info() model.Info {
 	return model.Info{
 		ID:       m.id,
-		Provider: ProviderName,
-		Name:     "Claude",
+		Provider: m.provider,
+		Name:     m.name,
 	}
 }
 
@@ -219,7 +275,7 @@ func (m *Model) stream(ctx context.Context, params sdk.MessageNewParams, yield f
 	}
 	if !st.stopped {
 		yield(nil, &model.ProviderError{
-			Provider: ProviderName,
+			Provider: m.provider,
 			Model:    m.id,
 			Message:  "stream ended before message_stop",
 		})

@@ -14,6 +14,7 @@ import (
 
 	"github.com/agno-go/agno/model"
 	"github.com/agno-go/agno/model/anthropic"
+	"github.com/agno-go/agno/model/anthropic/anthropictest"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -142,16 +143,16 @@ func TestInfo(t *testing.T) {
 }
 
 func TestStreamText(t *testing.T) {
-	f := newFakeAPI(t, reply{sse: events(
-		messageStart("msg_text", 25, 0, 0),
-		blockStartText(0),
-		ping,
-		textDelta(0, "Hello"),
-		textDelta(0, ", wor"),
-		textDelta(0, "ld!"),
-		blockStop(0),
-		messageDelta("end_turn", 15),
-		messageStop,
+	f := newFakeAPI(t, reply{sse: anthropictest.SSE(
+		anthropictest.MessageStart("msg_text", 25, 0, 0),
+		anthropictest.BlockStartText(0),
+		anthropictest.Ping,
+		anthropictest.TextDelta(0, "Hello"),
+		anthropictest.TextDelta(0, ", wor"),
+		anthropictest.TextDelta(0, "ld!"),
+		anthropictest.BlockStop(0),
+		anthropictest.MessageDelta("end_turn", 15),
+		anthropictest.MessageStop,
 	)})
 	m := newModel(t, f)
 	chunks, err := collect(m.Generate(testCtx(t), userRequest("Say hello", true)))
@@ -194,13 +195,13 @@ func TestStreamText(t *testing.T) {
 
 func TestStreamToolUseSplitDeltas(t *testing.T) {
 	parts := []string{"", `{"ci`, `ty": "Par`, `is", "days"`, `: 3}`}
-	evs := []string{messageStart("msg_tool", 100, 0, 0), blockStartText(0), textDelta(0, "Let me look."), blockStop(0),
-		blockStartToolUse(1, "toolu_01", "forecast")}
+	evs := []anthropictest.Event{anthropictest.MessageStart("msg_tool", 100, 0, 0), anthropictest.BlockStartText(0), anthropictest.TextDelta(0, "Let me look."), anthropictest.BlockStop(0),
+		anthropictest.BlockStartToolUse(1, "toolu_01", "forecast")}
 	for _, p := range parts {
-		evs = append(evs, jsonDelta(1, p))
+		evs = append(evs, anthropictest.JSONDelta(1, p))
 	}
-	evs = append(evs, blockStop(1), messageDelta("tool_use", 40), messageStop)
-	f := newFakeAPI(t, reply{sse: events(evs...)})
+	evs = append(evs, anthropictest.BlockStop(1), anthropictest.MessageDelta("tool_use", 40), anthropictest.MessageStop)
+	f := newFakeAPI(t, reply{sse: anthropictest.SSE(evs...)})
 	m := newModel(t, f)
 
 	chunks, err := collect(m.Generate(testCtx(t), userRequest("Weather in Paris?", true)))
@@ -233,13 +234,13 @@ func TestStreamToolUseSplitDeltas(t *testing.T) {
 }
 
 func TestStreamToolUseWithoutInput(t *testing.T) {
-	f := newFakeAPI(t, reply{sse: events(
-		messageStart("msg_noargs", 10, 0, 0),
-		blockStartToolUse(0, "toolu_now", "current_time"),
-		jsonDelta(0, ""),
-		blockStop(0),
-		messageDelta("tool_use", 12),
-		messageStop,
+	f := newFakeAPI(t, reply{sse: anthropictest.SSE(
+		anthropictest.MessageStart("msg_noargs", 10, 0, 0),
+		anthropictest.BlockStartToolUse(0, "toolu_now", "current_time"),
+		anthropictest.JSONDelta(0, ""),
+		anthropictest.BlockStop(0),
+		anthropictest.MessageDelta("tool_use", 12),
+		anthropictest.MessageStop,
 	)})
 	resp, err := model.Collect(newModel(t, f).Generate(testCtx(t), userRequest("time?", true)))
 	if err != nil {
@@ -293,18 +294,18 @@ func TestStreamParallelToolUseTranscript(t *testing.T) {
 }
 
 func TestStreamThinking(t *testing.T) {
-	f := newFakeAPI(t, reply{sse: events(
-		messageStart("msg_think", 30, 0, 0),
-		blockStartThinking(0),
-		thinkingDelta(0, "Let me add "),
-		thinkingDelta(0, "2 and 2."),
-		signatureDelta(0, "EqQBCgIYAhIM1gbcDa9GJwZA2b3h"),
-		blockStop(0),
-		blockStartText(1),
-		textDelta(1, "4"),
-		blockStop(1),
-		messageDelta("end_turn", 20),
-		messageStop,
+	f := newFakeAPI(t, reply{sse: anthropictest.SSE(
+		anthropictest.MessageStart("msg_think", 30, 0, 0),
+		anthropictest.BlockStartThinking(0),
+		anthropictest.ThinkingDelta(0, "Let me add "),
+		anthropictest.ThinkingDelta(0, "2 and 2."),
+		anthropictest.SignatureDelta(0, "EqQBCgIYAhIM1gbcDa9GJwZA2b3h"),
+		anthropictest.BlockStop(0),
+		anthropictest.BlockStartText(1),
+		anthropictest.TextDelta(1, "4"),
+		anthropictest.BlockStop(1),
+		anthropictest.MessageDelta("end_turn", 20),
+		anthropictest.MessageStop,
 	)})
 	chunks, err := collect(newModel(t, f).Generate(testCtx(t), userRequest("2+2?", true)))
 	if err != nil {
@@ -605,7 +606,7 @@ func TestRetryThenSuccess(t *testing.T) {
 	f := newFakeAPI(t,
 		reply{status: 529, body: overloaded, header: map[string]string{"retry-after-ms": "1"}},
 		reply{status: 503, body: `{"type":"error","error":{"type":"api_error","message":"upstream unavailable"}}`, header: map[string]string{"retry-after": "0"}},
-		reply{sse: events(messageStart("msg_ok", 5, 0, 0), blockStartText(0), textDelta(0, "ok"), blockStop(0), messageDelta("end_turn", 2), messageStop)},
+		reply{sse: anthropictest.SSE(anthropictest.MessageStart("msg_ok", 5, 0, 0), anthropictest.BlockStartText(0), anthropictest.TextDelta(0, "ok"), anthropictest.BlockStop(0), anthropictest.MessageDelta("end_turn", 2), anthropictest.MessageStop)},
 	)
 	resp, err := model.Collect(newModel(t, f).Generate(testCtx(t), userRequest("hi", true)))
 	if err != nil {
@@ -669,11 +670,11 @@ func TestContextOverflow(t *testing.T) {
 }
 
 func TestStreamErrorEvent(t *testing.T) {
-	f := newFakeAPI(t, reply{sse: events(
-		messageStart("msg_err", 5, 0, 0),
-		blockStartText(0),
-		textDelta(0, "Partial"),
-		event("error", strings.TrimSpace(readTestdata(t, "error_overloaded.json"))),
+	f := newFakeAPI(t, reply{sse: anthropictest.SSE(
+		anthropictest.MessageStart("msg_err", 5, 0, 0),
+		anthropictest.BlockStartText(0),
+		anthropictest.TextDelta(0, "Partial"),
+		anthropictest.Event{Type: "error", Data: strings.TrimSpace(readTestdata(t, "error_overloaded.json"))},
 	)})
 	chunks, err := collect(newModel(t, f).Generate(testCtx(t), userRequest("hi", true)))
 	if len(chunks) != 1 || chunks[0].Content != "Partial" {
@@ -689,7 +690,7 @@ func TestStreamErrorEvent(t *testing.T) {
 }
 
 func TestStreamTruncated(t *testing.T) {
-	f := newFakeAPI(t, reply{sse: events(messageStart("msg_cut", 5, 0, 0), blockStartText(0), textDelta(0, "Hal"))})
+	f := newFakeAPI(t, reply{sse: anthropictest.SSE(anthropictest.MessageStart("msg_cut", 5, 0, 0), anthropictest.BlockStartText(0), anthropictest.TextDelta(0, "Hal"))})
 	_, err := collect(newModel(t, f).Generate(testCtx(t), userRequest("hi", true)))
 	pe, ok := model.AsProviderError(err)
 	if !ok || !strings.Contains(pe.Message, "message_stop") {

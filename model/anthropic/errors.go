@@ -26,6 +26,15 @@ var statusOfErrorType = map[string]int{
 	"api_error":             http.StatusInternalServerError,
 	"timeout_error":         http.StatusGatewayTimeout,
 	"overloaded_error":      529,
+	// Bedrock's exceptions inside a response stream, which the SDK turns
+	// into error events of these types
+	// (https://docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_ResponseStream.html).
+	"validationException":         http.StatusBadRequest,
+	"modelTimeoutException":       http.StatusRequestTimeout,
+	"modelStreamErrorException":   http.StatusFailedDependency,
+	"throttlingException":         http.StatusTooManyRequests,
+	"internalServerException":     http.StatusInternalServerError,
+	"serviceUnavailableException": http.StatusServiceUnavailable,
 }
 
 // contextOverflowPhrases are how the API words an input that does not fit
@@ -50,7 +59,7 @@ func (m *Model) convertError(ctx context.Context, err error) error {
 	if errors.As(err, &apiErr) {
 		return m.apiError(apiErr)
 	}
-	return &model.ProviderError{Provider: ProviderName, Model: m.id, Message: err.Error(), Err: err}
+	return &model.ProviderError{Provider: m.provider, Model: m.id, Message: err.Error(), Err: err}
 }
 
 func (m *Model) apiError(e *sdk.Error) *model.ProviderError {
@@ -73,7 +82,7 @@ func (m *Model) apiError(e *sdk.Error) *model.ProviderError {
 		msg = http.StatusText(status)
 	}
 	pe := &model.ProviderError{
-		Provider:   ProviderName,
+		Provider:   m.provider,
 		Model:      m.id,
 		StatusCode: status,
 		Message:    msg,

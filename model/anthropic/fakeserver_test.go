@@ -9,16 +9,18 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/agno-go/agno/model/anthropic/anthropictest"
 )
 
 // fakeAPI is an Anthropic Messages API server for tests. It checks what the
 // real API checks (key, version header, required fields, role alternation,
 // tool_use/tool_result pairing, non-empty text) and answers with scripted
 // replies in the real wire format: JSON bodies, or server-sent events
-// "event: <type>\ndata: <json>\n\n". The format follows
-// https://docs.anthropic.com/en/api/messages (request, message body),
-// https://docs.anthropic.com/en/api/messages-streaming (events) and
-// https://docs.anthropic.com/en/api/errors (error bodies and statuses).
+// "event: <type>\ndata: <json>\n\n", as package anthropictest writes them
+// after https://docs.anthropic.com/en/api/messages,
+// https://docs.anthropic.com/en/api/messages-streaming and
+// https://docs.anthropic.com/en/api/errors.
 type fakeAPI struct {
 	t   *testing.T
 	srv *httptest.Server
@@ -153,7 +155,7 @@ func (f *fakeAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, "invalid_request_error", "anthropic-version: header is required")
 		return
 	}
-	if msg := validateRequest(raw); msg != "" {
+	if msg := anthropictest.Validate(raw, true); msg != "" {
 		writeError(w, http.StatusBadRequest, "invalid_request_error", msg)
 		return
 	}
@@ -227,176 +229,5 @@ func sentKey(h http.Header) string {
 }
 
 func writeError(w http.ResponseWriter, status int, typ, msg string) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	b, _ := json.Marshal(map[string]any{
-		"type":       "error",
-		"error":      map[string]any{"type": typ, "message": msg},
-		"request_id": "req_fake_error",
-	})
-	w.Write(b)
+	anthropictest.WriteError(w, status, typ, msg)
 }
-
-// validateRequest applies the Messages API's request rules and returns the
-// API's error message for the first one broken, or "".
-func validateRequest(raw []byte) string {
-	var req struct {
-		Model     string `json:"model"`
-		MaxTokens *int   `json:"max_tokens"`
-		Messages  []struct {
-			Role    string          `json:"role"`
-			Content json.RawMessage `json:"content"`
-		} `json:"messages"`
-	}
-	if err := json.Unmarshal(raw, &req); err != nil {
-		return "invalid JSON body: " + err.Error()
-	}
-	if req.Model == "" {
-		return "model: Field required"
-	}
-	if req.MaxTokens == nil {
-		return "max_tokens: Field required"
-	}
-	if len(req.Messages) == 0 {
-		return "messages: at least one message is required"
-	}
-	type block struct {
-		Type      string          `json:"type"`
-		Text      *string         `json:"text"`
-		ID        string          `json:"id"`
-		ToolUseID string          `json:"tool_use_id"`
-		Input     json.RawMessage `json:"input"`
-	}
-	var prevToolUses []string
-	for i, m := range req.Messages {
-		if m.Role != "user" && m.Role != "assistant" {
-			return fmt.Sprintf("messages.%d.role: Input should be 'user' or 'assistant'", i)
-		}
-		if i == 0 && m.Role != "user" {
-			return `messages: first message must use the "user" role`
-		}
-		if i > 0 && req.Messages[i-1].Role == m.Role {
-			return fmt.Sprintf("messages: roles must alternate between \"user\" and \"assistant\", but found multiple %q roles in a row", m.Role)
-		}
-		var blocks []block
-		if err := json.Unmarshal(m.Content, &blocks); err != nil {
-			var s string
-			if json.Unmarshal(m.Content, &s) != nil {
-				return fmt.Sprintf("messages.%d.content: Input should be a valid list", i)
-			}
-			blocks = []block{{Type: "text", Text: &s}}
-		}
-		var toolUses []string
-		seenOther := false
-		answered := map[string]bool{}
-		for j, b := range blocks {
-			switch b.Type {
-			case "text":
-				if b.Text == nil || strings.TrimSpace(*b.Text) == "" {
-					return fmt.Sprintf("messages.%d.content.%d.text: text content blocks must contain non-whitespace text", i, j)
-				}
-				seenOther = true
-			case "tool_use":
-				if m.Role != "assistant" {
-					return fmt.Sprintf("messages.%d.content.%d: tool_use blocks are only allowed in assistant messages", i, j)
-				}
-				var obj map[string]any
-				if json.Unmarshal(b.Input, &obj) != nil || obj == nil {
-					return fmt.Sprintf("messages.%d.content.%d.tool_use.input: Input should be a valid dictionary", i, j)
-				}
-				toolUses = append(toolUses, b.ID)
-			case "tool_result":
-				if m.Role != "user" {
-					return fmt.Sprintf("messages.%d.content.%d: tool_result blocks are only allowed in user messages", i, j)
-				}
-				if seenOther {
-					return fmt.Sprintf("messages.%d: tool_result blocks must come first in the content", i)
-				}
-				if !contains(prevToolUses, b.ToolUseID) {
-					return fmt.Sprintf("messages.%d.content.%d: unexpected `tool_use_id` found in `tool_result` blocks: %s. Each `tool_result` block must have a corresponding `tool_use` block in the previous message.", i, j, b.ToolUseID)
-				}
-				answered[b.ToolUseID] = true
-			case "image", "document":
-				if m.Role != "user" {
-					return fmt.Sprintf("messages.%d.content.%d: %s blocks are only allowed in user messages", i, j, b.Type)
-				}
-				seenOther = true
-			default:
-				return fmt.Sprintf("messages.%d.content.%d.type: unknown block type %q", i, j, b.Type)
-			}
-		}
-		if m.Role == "user" {
-			for _, id := range prevToolUses {
-				if !answered[id] {
-					return fmt.Sprintf("messages.%d: `tool_use` ids were found without `tool_result` blocks immediately after: %s. Each `tool_use` block must have a corresponding `tool_result` block in the next message.", i-1, id)
-				}
-			}
-		}
-		prevToolUses = toolUses
-	}
-	return ""
-}
-
-func contains(s []string, v string) bool {
-	for _, x := range s {
-		if x == v {
-			return true
-		}
-	}
-	return false
-}
-
-// event renders one server-sent event the way the API sends it.
-func event(typ string, data string) string {
-	return "event: " + typ + "\ndata: " + data + "\n\n"
-}
-
-func events(evs ...string) string { return strings.Join(evs, "") }
-
-func messageStart(id string, input, cacheRead, cacheWrite int) string {
-	return event("message_start", fmt.Sprintf(`{"type":"message_start","message":{"id":%q,"type":"message","role":"assistant","model":"claude-sonnet-4-5-20250929","content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":%d,"cache_creation_input_tokens":%d,"cache_read_input_tokens":%d,"output_tokens":1}}}`, id, input, cacheWrite, cacheRead))
-}
-
-func blockStartText(index int) string {
-	return event("content_block_start", fmt.Sprintf(`{"type":"content_block_start","index":%d,"content_block":{"type":"text","text":""}}`, index))
-}
-
-func blockStartThinking(index int) string {
-	return event("content_block_start", fmt.Sprintf(`{"type":"content_block_start","index":%d,"content_block":{"type":"thinking","thinking":""}}`, index))
-}
-
-func blockStartToolUse(index int, id, name string) string {
-	return event("content_block_start", fmt.Sprintf(`{"type":"content_block_start","index":%d,"content_block":{"type":"tool_use","id":%q,"name":%q,"input":{}}}`, index, id, name))
-}
-
-func textDelta(index int, text string) string {
-	b, _ := json.Marshal(text)
-	return event("content_block_delta", fmt.Sprintf(`{"type":"content_block_delta","index":%d,"delta":{"type":"text_delta","text":%s}}`, index, b))
-}
-
-func thinkingDelta(index int, text string) string {
-	b, _ := json.Marshal(text)
-	return event("content_block_delta", fmt.Sprintf(`{"type":"content_block_delta","index":%d,"delta":{"type":"thinking_delta","thinking":%s}}`, index, b))
-}
-
-func signatureDelta(index int, sig string) string {
-	return event("content_block_delta", fmt.Sprintf(`{"type":"content_block_delta","index":%d,"delta":{"type":"signature_delta","signature":%q}}`, index, sig))
-}
-
-func jsonDelta(index int, partial string) string {
-	b, _ := json.Marshal(partial)
-	return event("content_block_delta", fmt.Sprintf(`{"type":"content_block_delta","index":%d,"delta":{"type":"input_json_delta","partial_json":%s}}`, index, b))
-}
-
-func blockStop(index int) string {
-	return event("content_block_stop", fmt.Sprintf(`{"type":"content_block_stop","index":%d}`, index))
-}
-
-func messageDelta(stop string, output int) string {
-	return event("message_delta", fmt.Sprintf(`{"type":"message_delta","delta":{"stop_reason":%q,"stop_sequence":null},"usage":{"output_tokens":%d}}`, stop, output))
-}
-
-var (
-	ping        = event("ping", `{"type": "ping"}`)
-	messageStop = event("message_stop", `{"type":"message_stop"}`)
-)

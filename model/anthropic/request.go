@@ -35,6 +35,12 @@ func (m *Model) newParams(req *model.Request) (sdk.MessageNewParams, error) {
 	if err != nil {
 		return sdk.MessageNewParams{}, err
 	}
+	if m.cacheSystem && len(system) > 0 {
+		// One breakpoint on the last block caches the whole system prompt.
+		cc := sdk.NewCacheControlEphemeralParam()
+		cc.TTL = m.cacheTTL
+		system[len(system)-1].CacheControl = cc
+	}
 	params := sdk.MessageNewParams{
 		Model:     sdk.Model(m.id),
 		MaxTokens: int64(maxTokens),
@@ -43,6 +49,14 @@ func (m *Model) newParams(req *model.Request) (sdk.MessageNewParams, error) {
 	}
 	if params.Tools, err = convertTools(req.Tools); err != nil {
 		return sdk.MessageNewParams{}, err
+	}
+	if m.cacheTools && len(params.Tools) > 0 {
+		params.Tools[len(params.Tools)-1].OfTool.CacheControl = sdk.NewCacheControlEphemeralParam()
+	}
+	if m.thinking != nil {
+		if params.Thinking, err = thinkingParam(m.thinking, maxTokens); err != nil {
+			return sdk.MessageNewParams{}, err
+		}
 	}
 	if req.ToolChoice != nil && len(req.Tools) > 0 {
 		if params.ToolChoice, err = convertToolChoice(req.ToolChoice); err != nil {
@@ -66,7 +80,7 @@ func (m *Model) newParams(req *model.Request) (sdk.MessageNewParams, error) {
 		m.logger.Debug("anthropic: seed, frequency_penalty and presence_penalty are not supported by the Messages API; not sent", "model", m.id)
 	}
 
-	// temperature and top_p are not fields of the SDK's params type, and
+	// temperature, top_p and top_k are not fields of the SDK's params type, and
 	// Extra (agno's request_params) may set anything: both go in as extra
 	// body fields, Extra last so that it wins.
 	extra := map[string]any{}
@@ -75,6 +89,9 @@ func (m *Model) newParams(req *model.Request) (sdk.MessageNewParams, error) {
 	}
 	if req.TopP != nil {
 		extra["top_p"] = *req.TopP
+	}
+	if m.topK > 0 {
+		extra["top_k"] = m.topK
 	}
 	for k, v := range req.Extra {
 		if k == "stream" {
@@ -140,7 +157,9 @@ func convertMessages(msgs []model.Message, logger *slog.Logger) ([]sdk.TextBlock
 			appendTurn(false, blocks)
 
 		case model.RoleAssistant:
-			var blocks []sdk.ContentBlockParamUnion
+			// A thinking turn goes back with its thinking first, as the
+			// API requires when the model's tool use continues.
+			blocks := thinkingBlocks(msg)
 			if strings.TrimSpace(msg.Content) != "" {
 				blocks = append(blocks, sdk.NewTextBlock(msg.Content))
 			}
@@ -176,6 +195,55 @@ func convertMessages(msgs []model.Message, logger *slog.Logger) ([]sdk.TextBlock
 		}
 	}
 	return system, out, nil
+}
+
+// thinkingBlocks are the thinking and redacted thinking blocks of an
+// assistant message: its reasoning with the signature kept in
+// ProviderData, and the redacted blocks' data. Reasoning without a
+// signature (another provider's) is not sent: the API would reject it.
+func thinkingBlocks(msg model.Message) []sdk.ContentBlockParamUnion {
+	var blocks []sdk.ContentBlockParamUnion
+	if sig, _ := msg.ProviderData[signatureKey].(string); sig != "" && msg.ReasoningContent != "" {
+		blocks = append(blocks, sdk.NewThinkingBlock(sig, msg.ReasoningContent))
+	}
+	switch data := msg.ProviderData[redactedKey].(type) {
+	case string:
+		if data != "" {
+			blocks = append(blocks, sdk.NewRedactedThinkingBlock(data))
+		}
+	case []string:
+		for _, d := range data {
+			blocks = append(blocks, sdk.NewRedactedThinkingBlock(d))
+		}
+	case []any: // read back from JSON
+		for _, d := range data {
+			if s, ok := d.(string); ok && s != "" {
+				blocks = append(blocks, sdk.NewRedactedThinkingBlock(s))
+			}
+		}
+	}
+	return blocks
+}
+
+// thinkingParam is the request's thinking parameter. The budget must be
+// below max_tokens, which a request may set, so it is checked here.
+func thinkingParam(t *Thinking, maxTokens int) (sdk.ThinkingConfigParamUnion, error) {
+	switch t.Type {
+	case "enabled":
+		if t.BudgetTokens >= maxTokens {
+			return sdk.ThinkingConfigParamUnion{}, fmt.Errorf("%w: thinking.budget_tokens %d is not below max_tokens %d: raise max_tokens or lower the budget", ErrInvalidRequest, t.BudgetTokens, maxTokens)
+		}
+		return sdk.ThinkingConfigParamUnion{OfEnabled: &sdk.ThinkingConfigEnabledParam{
+			BudgetTokens: int64(t.BudgetTokens),
+			Display:      sdk.ThinkingConfigEnabledDisplay(t.Display),
+		}}, nil
+	case "adaptive":
+		return sdk.ThinkingConfigParamUnion{OfAdaptive: &sdk.ThinkingConfigAdaptiveParam{
+			Display: sdk.ThinkingConfigAdaptiveDisplay(t.Display),
+		}}, nil
+	default: // "disabled"; New checked the type
+		return sdk.ThinkingConfigParamUnion{OfDisabled: &sdk.ThinkingConfigDisabledParam{}}, nil
+	}
 }
 
 // toolInput is the tool_use input for a call: its arguments as a JSON

@@ -49,7 +49,9 @@ func (t tokens) usage(ttft time.Duration) *model.Usage {
 // messageChunk turns a whole (non-streamed) response into one chunk;
 // latency, the whole wait, stands as time to first token.
 func messageChunk(msg *sdk.Message, latency time.Duration) *model.Chunk {
-	var content, reasoning, signature strings.Builder
+	var content, reasoning strings.Builder
+	var signature string
+	var redacted []string
 	var calls []model.ToolCall
 	for _, b := range msg.Content {
 		switch b.Type {
@@ -57,7 +59,10 @@ func messageChunk(msg *sdk.Message, latency time.Duration) *model.Chunk {
 			content.WriteString(b.Text)
 		case "thinking":
 			reasoning.WriteString(b.Thinking)
-			signature.WriteString(b.Signature)
+			// As agno: the last block's signature is the one kept.
+			signature = b.Signature
+		case "redacted_thinking":
+			redacted = append(redacted, b.Data)
 		case "tool_use":
 			calls = append(calls, model.NewToolCall(b.ID, b.Name, argumentsText(b.Input)))
 		}
@@ -76,11 +81,19 @@ func messageChunk(msg *sdk.Message, latency time.Duration) *model.Chunk {
 		ToolCalls:        calls,
 		FinishReason:     finishReason(string(msg.StopReason)),
 		Usage:            t.usage(latency),
-		ProviderData:     providerData(msg.ID, string(msg.Model), string(msg.StopReason), signature.String()),
+		ProviderData:     providerData(msg.ID, string(msg.Model), string(msg.StopReason), signature, redacted),
 	}
 }
 
-func providerData(id, modelID, stop, signature string) map[string]any {
+// The ProviderData keys of what an assistant turn must send back: agno's
+// provider_data["signature"], and its redacted_reasoning_content (a
+// Message field in agno), here a list as a turn may hold several.
+const (
+	signatureKey = "signature"
+	redactedKey  = "redacted_reasoning_content"
+)
+
+func providerData(id, modelID, stop, signature string, redacted []string) map[string]any {
 	pd := map[string]any{}
 	if id != "" {
 		pd["id"] = id
@@ -92,8 +105,10 @@ func providerData(id, modelID, stop, signature string) map[string]any {
 		pd["stop_reason"] = stop
 	}
 	if signature != "" {
-		// agno keeps the thinking signature under this key.
-		pd["signature"] = signature
+		pd[signatureKey] = signature
+	}
+	if len(redacted) > 0 {
+		pd[redactedKey] = redacted
 	}
 	return pd
 }
@@ -125,7 +140,8 @@ type streamState struct {
 	id        string
 	model     string
 	stop      string
-	signature strings.Builder
+	signature string
+	redacted  []string
 	tokens    tokens
 	tools     []*toolBlock
 	ttft      time.Duration
@@ -167,10 +183,13 @@ func (s *streamState) handle(ev sdk.MessageStreamEventUnion, start time.Time) *m
 				return &model.Chunk{Content: b.Text}
 			}
 		case "thinking":
+			s.signature = b.Signature // a new block's signature replaces the last
 			if b.Thinking != "" {
 				s.markFirstToken(start)
 				return &model.Chunk{ReasoningContent: b.Thinking}
 			}
+		case "redacted_thinking":
+			s.redacted = append(s.redacted, b.Data)
 		}
 
 	case "content_block_delta":
@@ -183,7 +202,7 @@ func (s *streamState) handle(ev sdk.MessageStreamEventUnion, start time.Time) *m
 			s.markFirstToken(start)
 			return &model.Chunk{ReasoningContent: d.Thinking}
 		case "signature_delta":
-			s.signature.WriteString(d.Signature)
+			s.signature += d.Signature
 		case "input_json_delta":
 			s.markFirstToken(start)
 			if tb := s.tool(ev.Index); tb != nil {
@@ -253,6 +272,6 @@ func (s *streamState) final() *model.Chunk {
 		ToolCalls:    calls,
 		FinishReason: finishReason(s.stop),
 		Usage:        s.tokens.usage(s.ttft),
-		ProviderData: providerData(s.id, s.model, s.stop, s.signature.String()),
+		ProviderData: providerData(s.id, s.model, s.stop, s.signature, s.redacted),
 	}
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/agno-go/agno/model"
 	"github.com/agno-go/agno/model/anthropic"
+	"github.com/agno-go/agno/model/anthropic/anthropictest"
 )
 
 // bodyTransport answers every request with one fixed response body, in
@@ -56,8 +57,8 @@ func FuzzStream(f *testing.F) {
 		f.Fatal(err)
 	}
 	f.Add(string(transcript))
-	f.Add(events(messageStart("m", 1, 0, 0), blockStartToolUse(0, "t", "n"), jsonDelta(0, `{"a":`), messageStop))
-	f.Add(events(jsonDelta(3, "x"), messageDelta("tool_use", 1), messageStop))
+	f.Add(anthropictest.SSE(anthropictest.MessageStart("m", 1, 0, 0), anthropictest.BlockStartToolUse(0, "t", "n"), anthropictest.JSONDelta(0, `{"a":`), anthropictest.MessageStop))
+	f.Add(anthropictest.SSE(anthropictest.JSONDelta(3, "x"), anthropictest.MessageDelta("tool_use", 1), anthropictest.MessageStop))
 	f.Add("event: error\ndata: {\"type\":\"error\",\"error\":{\"type\":\"api_error\",\"message\":\"boom\"}}\n\n")
 	f.Add("event: message_start\ndata: {not json\n\n")
 	f.Fuzz(func(t *testing.T, body string) {
