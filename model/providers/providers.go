@@ -5,5 +5,6 @@ package providers
 
 import (
 	_ "github.com/agno-go/agno/model/anthropic" // registers "anthropic"
+	_ "github.com/agno-go/agno/model/gemini"    // registers "google"
 	_ "github.com/agno-go/agno/model/openai"    // registers "openai", "openai-compatible"
 )
