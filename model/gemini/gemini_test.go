@@ -186,7 +186,12 @@ func TestRequestShape(t *testing.T) {
 		Stop:       []string{"END"},
 		Tools:      []model.ToolDefinition{{Name: "lookup", Description: "Look up.", Parameters: json.RawMessage(`{"type":"object","properties":{"q":{"type":"string"}}}`)}},
 		ToolChoice: &model.ToolChoice{Function: "lookup"},
-		Extra:      map[string]any{"response_modalities": []any{"TEXT"}, "generation_config": map[string]any{"candidate_count": 1}},
+		Extra: map[string]any{
+			"response_modalities": []any{"TEXT"},
+			"generation_config":   map[string]any{"candidate_count": 1},
+			// Merged into the model's thinking config, key by key.
+			"thinking_config": map[string]any{"thinking_level": "HIGH"},
+		},
 	})
 	body := f.body(0)
 	if got := get(body, "systemInstruction", "parts", 0, "text"); got != "Be terse." {
@@ -196,7 +201,7 @@ func TestRequestShape(t *testing.T) {
 	want := map[string]any{
 		"temperature": 0.3, "topP": 0.9, "seed": 7.0, "frequencyPenalty": 0.5, "presencePenalty": 0.25,
 		"maxOutputTokens": 256.0, "stopSequences": []any{"END"}, "topK": 40.0,
-		"thinkingConfig":     map[string]any{"thinkingBudget": 1024.0, "includeThoughts": true},
+		"thinkingConfig":     map[string]any{"thinkingBudget": 1024.0, "includeThoughts": true, "thinkingLevel": "HIGH"},
 		"responseModalities": []any{"TEXT"}, "candidateCount": 1.0,
 	}
 	for k, w := range want {

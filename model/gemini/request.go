@@ -353,7 +353,8 @@ var opaqueKeys = map[string]bool{
 }
 
 // mergeExtra lays request_params over the generation config, as agno
-// merges generation_config and request_params: keys are the config's
+// merges generation_config and request_params (tables merged key by key,
+// the request's values winning): keys are the config's
 // fields in snake_case (thinking_config, response_modalities) or the API's
 // camelCase; a "generation_config" or "config" table is merged the same
 // way. An unknown key is an error naming it.
@@ -383,12 +384,12 @@ func mergeExtra(cfg *genai.GenerateContentConfig, extra map[string]any) (*genai.
 			}
 			for kk, vv := range table {
 				ck := camel(kk)
-				base[ck] = camelKeys(ck, vv)
+				base[ck] = overlay(base, ck, vv)
 			}
 			continue
 		}
 		ck := camel(k)
-		base[ck] = camelKeys(ck, v)
+		base[ck] = overlay(base, ck, v)
 	}
 	raw, err = json.Marshal(base)
 	if err != nil {
@@ -401,6 +402,30 @@ func mergeExtra(cfg *genai.GenerateContentConfig, extra map[string]any) (*genai.
 		return nil, fmt.Errorf("%w: request_params: %v: use fields of Gemini's GenerateContentConfig (https://ai.google.dev/api/generate-content#generationconfig), e.g. top_k, response_modalities, thinking_config", ErrInvalidRequest, err)
 	}
 	return out, nil
+}
+
+// overlay is base[key] with v laid over it; a schema or other free-form
+// value replaces the old one whole.
+func overlay(base map[string]any, key string, v any) any {
+	if opaqueKeys[key] {
+		return v
+	}
+	return mergeValue(base[key], camelKeys(key, v))
+}
+
+// mergeValue lays v over old: tables are merged key by key (a
+// thinking_config table keeps the budget the model set), anything else
+// replaces.
+func mergeValue(old, v any) any {
+	om, ok1 := old.(map[string]any)
+	vm, ok2 := v.(map[string]any)
+	if !ok1 || !ok2 {
+		return v
+	}
+	for k, x := range vm {
+		om[k] = mergeValue(om[k], x)
+	}
+	return om
 }
 
 // camel turns snake_case into camelCase; camelCase is kept.
