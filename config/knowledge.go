@@ -60,7 +60,7 @@ type KnowledgeConfig struct {
 }
 
 // Built-in embedder providers; embedder.Names lists every registered one.
-// Importing package openai here registers its providers.
+// Importing an embedder package here registers its providers.
 const (
 	// EmbedderBuiltin is the deterministic built-in embedder: lexical
 	// (shared words and word fragments), not semantic, and offline.
@@ -71,10 +71,12 @@ const (
 	EmbedderOpenAICompatible = kbopenai.ProviderCompatible
 )
 
-// KnowledgeEmbedderConfig is [knowledge.<name>.embedder].
+// KnowledgeEmbedderConfig is [knowledge.<name>.embedder]: the keys every
+// provider's table has, and the provider's own in Options.
 type KnowledgeEmbedderConfig struct {
 	// Provider is a registered embedder provider (embedder.Names):
-	// "builtin" (default), "openai" or "openai-compatible".
+	// "builtin" (default), "openai", "openai-compatible", ... (the
+	// embedder table of config/README.md).
 	Provider string `toml:"provider"`
 	// Model is the embedding model (default text-embedding-3-small).
 	Model   string `toml:"model"`
@@ -87,6 +89,12 @@ type KnowledgeEmbedderConfig struct {
 	Dimensions int `toml:"dimensions"`
 	// BatchSize is how many texts go in one request (default 100).
 	BatchSize int `toml:"batch_size"`
+
+	// Options are the provider's own keys of the table, decoded strictly
+	// into the provider's options struct (a pointer, as
+	// embedder.RegisteredProvider.NewOptions returns); nil for its
+	// defaults.
+	Options any `toml:"-"`
 }
 
 // KnowledgeChunkingConfig is [knowledge.<name>.chunking]. Without it
@@ -215,7 +223,7 @@ func (c *Config) validateEmbedder(p *problems, key string, e *KnowledgeEmbedderC
 		return
 	}
 	// The provider checks the rest itself; building makes no request.
-	if _, err := prov.New(e.options()); err != nil {
+	if _, err := prov.New(e.options(), e.Options); err != nil {
 		p.at(key, "%s: %v", key, err)
 	}
 }
@@ -363,7 +371,7 @@ func (c *Config) buildEmbedder(name string, e KnowledgeEmbedderConfig) (embedder
 		c.logger().Warn("knowledge embedder API key is not set; ingestion and search of this knowledge base will fail until it is exported",
 			"knowledge", name, "env", e.APIKeyEnv, "fix", fmt.Sprintf("export %s=<your key> and restart", e.APIKeyEnv))
 	}
-	emb, err := prov.New(e.options())
+	emb, err := prov.New(e.options(), e.Options)
 	if err != nil {
 		return nil, fmt.Errorf("config: [knowledge.%s.embedder] in %s: %w", name, c.Path, err)
 	}
