@@ -22,6 +22,7 @@ import (
 	_ "github.com/agno-go/agno/knowledge/embedder/cohere" // registers "cohere"
 	_ "github.com/agno-go/agno/knowledge/embedder/ollama" // registers "ollama"
 	kbopenai "github.com/agno-go/agno/knowledge/embedder/openai"
+	_ "github.com/agno-go/agno/knowledge/embedder/voyageai" // registers "voyageai"
 	"github.com/agno-go/agno/knowledge/filter"
 	"github.com/agno-go/agno/knowledge/reader"
 	"github.com/agno-go/agno/knowledge/vectordb"
