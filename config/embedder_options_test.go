@@ -8,6 +8,7 @@ import (
 
 	"github.com/agno-go/agno/config"
 	"github.com/agno-go/agno/knowledge/embedder"
+	"github.com/agno-go/agno/knowledge/embedder/cohere"
 )
 
 // embedderTestOptions are a test provider's own keys, one of them a
@@ -128,4 +129,40 @@ input_type = "search_document"
 		}
 		t.Errorf("%d errors, want 5:\n%s", len(errs), strings.Join(all, "\n"))
 	}
+}
+
+// A built-in provider's own keys, nested request_params included, reach
+// its options; a misspelt one is reported with the nearest.
+func TestEmbedderProviderOptionsFromFile(t *testing.T) {
+	t.Setenv(cohere.KeyEnv, "")
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"config.toml": `
+[knowledge.docs.embedder]
+provider = "cohere"
+input_type = "search_document"
+request_params = { truncate = "END", output_dimension = 512 }
+model = "embed-v4.0"
+`})
+	c, err := config.Load(filepath.Join(dir, "config.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	o, ok := c.Knowledge["docs"].Embedder.Options.(*cohere.Options)
+	if !ok || o.InputType != "search_document" || o.RequestParams.Truncate != "END" || o.RequestParams.OutputDimension != 512 {
+		t.Fatalf("options %#v", c.Knowledge["docs"].Embedder.Options)
+	}
+
+	writeFiles(t, dir, map[string]string{"config.toml": `
+[knowledge.docs.embedder]
+provider = "voyageai"
+request_params = { input_typ = "document" }
+
+[knowledge.faq.embedder]
+provider = "cohere"
+input_type = "query"
+`})
+	_, err = config.Load(filepath.Join(dir, "config.toml"))
+	errs := configErrors(t, err)
+	findError(t, errs, `unknown key "knowledge.docs.embedder.request_params.input_typ"`, `did you mean "knowledge.docs.embedder.request_params.input_type"?`)
+	findError(t, errs, "knowledge.faq.embedder", `input_type = "query"`, `"search_document"`)
 }
