@@ -20,6 +20,7 @@ import (
 	"github.com/agno-go/agno/knowledge/contents/sqlitecontents"
 	"github.com/agno-go/agno/knowledge/embedder"
 	_ "github.com/agno-go/agno/knowledge/embedder/cohere" // registers "cohere"
+	_ "github.com/agno-go/agno/knowledge/embedder/jina"   // registers "jina"
 	_ "github.com/agno-go/agno/knowledge/embedder/ollama" // registers "ollama"
 	kbopenai "github.com/agno-go/agno/knowledge/embedder/openai"
 	_ "github.com/agno-go/agno/knowledge/embedder/voyageai" // registers "voyageai"
