@@ -82,16 +82,20 @@ type KnowledgeEmbedderConfig struct {
 	// "builtin" (default), "openai", "openai-compatible", ... (the
 	// embedder table of config/README.md).
 	Provider string `toml:"provider"`
-	// Model is the embedding model (default text-embedding-3-small).
+	// Model is the embedding model (default: the provider's, as the
+	// embedder table of config/README.md lists).
 	Model   string `toml:"model"`
 	BaseURL string `toml:"base_url"`
-	// APIKeyEnv names the variable holding the key (default
-	// OPENAI_API_KEY for openai; none for openai-compatible).
+	// APIKeyEnv names the variable holding the key (default: the
+	// provider's, OPENAI_API_KEY for openai; none for openai-compatible
+	// and ollama).
 	APIKeyEnv string `toml:"api_key_env"`
-	// Dimensions of the vectors (default 512 for builtin, 1536 for
-	// OpenAI models, 3072 for text-embedding-3-large).
+	// Dimensions of the vectors (default: the provider's for its model;
+	// 512 for builtin, 1536 for OpenAI models, 3072 for
+	// text-embedding-3-large).
 	Dimensions int `toml:"dimensions"`
-	// BatchSize is how many texts go in one request (default 100).
+	// BatchSize is how many texts go in one request (default 100; 96 at
+	// most for cohere).
 	BatchSize int `toml:"batch_size"`
 
 	// Options are the provider's own keys of the table, decoded strictly

@@ -27,7 +27,7 @@ func RegistryTables() string {
 		p, _ := embedder.Lookup(name)
 		fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s |\n", name, orDash(p.KeyEnv, "`%s`"), orDash(p.DefaultModel, "`%s`"), keyList(p.OptionsType()), p.Summary)
 	}
-	b.WriteString("\nEvery `[knowledge.<name>.embedder]` table also takes the common keys: " + strings.Join(codeAll(tomlNames(reflect.TypeFor[KnowledgeEmbedderConfig]())), ", ") + " (the builtin provider only dimensions). Names are agno's model-string provider names; each row names agno's embedder class.\n\n")
+	b.WriteString("\nEvery `[knowledge.<name>.embedder]` table also takes the common keys: " + strings.Join(codeAll(tomlNames(reflect.TypeFor[KnowledgeEmbedderConfig]())), ", ") + " (the builtin provider only dimensions). Names are agno's model-string provider names, or agno's embedder module where agno has no model of the vendor (jina, voyageai); each row names agno's embedder class.\n\n")
 	b.WriteString("| toolkit | `[toolkits.<name>]` keys | what it is |\n|---|---|---|\n")
 	for _, name := range tool.ToolkitNames() {
 		t, _ := tool.LookupToolkit(name)
