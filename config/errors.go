@@ -86,6 +86,11 @@ func decodeStrict(file, src string, v any, idx *keyIndex) (md toml.MetaData, fat
 type ownedKeys struct {
 	decoded func(k toml.Key) bool
 	allowed func(table []string) []string
+	// locate places a key no reading took within a registry entry's
+	// options (a table nested in them): the unknown key, what is allowed
+	// there, whether it is a value; ok false leaves it to the config's
+	// own types, unknown nil with ok skips it.
+	locate func(k toml.Key) (unknown, allowed []string, isValue, ok bool)
 }
 
 func (o *ownedKeys) allowedIn(key []string, isValue bool) []string {
@@ -103,6 +108,14 @@ func unknownKeys(file string, md toml.MetaData, t reflect.Type, idx *keyIndex, o
 	for _, k := range md.Undecoded() {
 		if owned != nil && owned.decoded(k) {
 			continue
+		}
+		if owned != nil && owned.locate != nil {
+			if unknown, allowed, isValue, ok := owned.locate(k); ok {
+				if unknown != nil {
+					p.unknown(toPath(unknown), allowed, isValue, seen)
+				}
+				continue
+			}
 		}
 		unknown, allowed, isValue := firstUnknown(t, k)
 		if unknown == nil {

@@ -19,7 +19,7 @@ import (
 	_ "github.com/agno-go/agno/knowledge/contents/pgcontents" // registers "postgres" contents
 	"github.com/agno-go/agno/knowledge/contents/sqlitecontents"
 	"github.com/agno-go/agno/knowledge/embedder"
-	_ "github.com/agno-go/agno/knowledge/embedder/gemini" // registers "gemini"
+	_ "github.com/agno-go/agno/knowledge/embedder/embedders" // the built-in embedders register themselves
 	kbopenai "github.com/agno-go/agno/knowledge/embedder/openai"
 	"github.com/agno-go/agno/knowledge/filter"
 	"github.com/agno-go/agno/knowledge/reader"
@@ -61,7 +61,7 @@ type KnowledgeConfig struct {
 }
 
 // Built-in embedder providers; embedder.Names lists every registered one.
-// Importing package openai here registers its providers.
+// Importing an embedder package here registers its providers.
 const (
 	// EmbedderBuiltin is the deterministic built-in embedder: lexical
 	// (shared words and word fragments), not semantic, and offline.
@@ -72,22 +72,34 @@ const (
 	EmbedderOpenAICompatible = kbopenai.ProviderCompatible
 )
 
-// KnowledgeEmbedderConfig is [knowledge.<name>.embedder].
+// KnowledgeEmbedderConfig is [knowledge.<name>.embedder]: the keys every
+// provider's table has, and the provider's own in Options.
 type KnowledgeEmbedderConfig struct {
 	// Provider is a registered embedder provider (embedder.Names):
-	// "builtin" (default), "openai" or "openai-compatible".
+	// "builtin" (default), "openai", "openai-compatible", ... (the
+	// embedder table of config/README.md).
 	Provider string `toml:"provider"`
-	// Model is the embedding model (default text-embedding-3-small).
+	// Model is the embedding model (default: the provider's, as the
+	// embedder table of config/README.md lists).
 	Model   string `toml:"model"`
 	BaseURL string `toml:"base_url"`
-	// APIKeyEnv names the variable holding the key (default
-	// OPENAI_API_KEY for openai; none for openai-compatible).
+	// APIKeyEnv names the variable holding the key (default: the
+	// provider's, OPENAI_API_KEY for openai; none for openai-compatible
+	// and ollama).
 	APIKeyEnv string `toml:"api_key_env"`
-	// Dimensions of the vectors (default 512 for builtin, 1536 for
-	// OpenAI models, 3072 for text-embedding-3-large).
+	// Dimensions of the vectors (default: the provider's for its model;
+	// 512 for builtin, 1536 for OpenAI models, 3072 for
+	// text-embedding-3-large).
 	Dimensions int `toml:"dimensions"`
-	// BatchSize is how many texts go in one request (default 100).
+	// BatchSize is how many texts go in one request (default 100; 96 at
+	// most for cohere).
 	BatchSize int `toml:"batch_size"`
+
+	// Options are the provider's own keys of the table, decoded strictly
+	// into the provider's options struct (a pointer, as
+	// embedder.RegisteredProvider.NewOptions returns); nil for its
+	// defaults.
+	Options any `toml:"-"`
 }
 
 // KnowledgeChunkingConfig is [knowledge.<name>.chunking]. Without it
@@ -216,7 +228,7 @@ func (c *Config) validateEmbedder(p *problems, key string, e *KnowledgeEmbedderC
 		return
 	}
 	// The provider checks the rest itself; building makes no request.
-	if _, err := prov.New(e.options()); err != nil {
+	if _, err := prov.New(e.options(), e.Options); err != nil {
 		p.at(key, "%s: %v", key, err)
 	}
 }
@@ -364,7 +376,7 @@ func (c *Config) buildEmbedder(name string, e KnowledgeEmbedderConfig) (embedder
 		c.logger().Warn("knowledge embedder API key is not set; ingestion and search of this knowledge base will fail until it is exported",
 			"knowledge", name, "env", e.APIKeyEnv, "fix", fmt.Sprintf("export %s=<your key> and restart", e.APIKeyEnv))
 	}
-	emb, err := prov.New(e.options())
+	emb, err := prov.New(e.options(), e.Options)
 	if err != nil {
 		return nil, fmt.Errorf("config: [knowledge.%s.embedder] in %s: %w", name, c.Path, err)
 	}

@@ -68,7 +68,7 @@ search_type = "semantic"
 max_results = -1
 similarity_threshold = 1.5
 [knowledge.a.embedder]
-provider = "cohere"
+provider = "word2vec"
 
 [knowledge.b]
 vector_table = "agno_knowledge_a"
@@ -96,7 +96,7 @@ provider = "openai"
 		{"knowledge.a.search_type", `"semantic"`, `"vector"`, `"hybrid"`},
 		{"knowledge.a.max_results", "1 or more"},
 		{"knowledge.a.similarity_threshold", "from 0 to 1"},
-		{"knowledge.a.embedder.provider", `"cohere"`, `"builtin"`},
+		{"knowledge.a.embedder.provider", `"word2vec"`, `"builtin"`},
 		{"knowledge.b.vector_table", `"agno_knowledge_a"`, "knowledge.a.vector_table", "its own vector_table"},
 		{"knowledge.b.embedder", "no base_url", "base_url = "},
 		{"knowledge.b.chunking.chunk_overlap", "needs a strategy", `strategy = "FixedSizeChunker"`},

@@ -1,11 +1,14 @@
 package config
 
 import (
+	"cmp"
 	"reflect"
+	"slices"
 	"strings"
 
 	"github.com/BurntSushi/toml"
 
+	"github.com/agno-go/agno/knowledge/embedder"
 	"github.com/agno-go/agno/model"
 	"github.com/agno-go/agno/tool"
 )
@@ -13,7 +16,10 @@ import (
 // ownedDoc is the second reading of a config file: the tables whose keys a
 // registry entry owns, kept undecoded until the entry is known.
 type ownedDoc struct {
-	Models     map[string]toml.Primitive `toml:"models"`
+	Models    map[string]toml.Primitive `toml:"models"`
+	Knowledge map[string]struct {
+		Embedder toml.Primitive `toml:"embedder"`
+	} `toml:"knowledge"`
 	Toolkits   map[string]toml.Primitive `toml:"toolkits"`
 	Interfaces map[string]toml.Primitive `toml:"interfaces"`
 }
@@ -50,6 +56,7 @@ func (c *Config) decodeOwnedTables(src string, p *problems) *ownedKeys {
 			c.Models[name] = m
 		}
 	}
+	embedderTypes := c.decodeEmbedderOptions(src, md, doc, p)
 	undecoded := map[string]bool{}
 	for _, k := range md.Undecoded() {
 		undecoded[k.String()] = true
@@ -61,6 +68,9 @@ func (c *Config) decodeOwnedTables(src string, p *problems) *ownedKeys {
 			if len(k) > 0 && (k[0] == "toolkits" || k[0] == "interfaces") {
 				return true // decodeToolkits and decodeInterfaces report their own
 			}
+			if len(k) >= 4 && k[0] == "knowledge" && k[2] == "embedder" {
+				return embedderTypes[k[1]] != nil && !undecoded[k.String()]
+			}
 			return len(k) >= 3 && k[0] == "models" && optionTypes[k[1]] != nil && !undecoded[k.String()]
 		},
 		allowed: func(table []string) []string {
@@ -69,7 +79,56 @@ func (c *Config) decodeOwnedTables(src string, p *problems) *ownedKeys {
 			}
 			return nil
 		},
+		locate: func(k toml.Key) ([]string, []string, bool, bool) {
+			if len(k) < 4 || k[0] != "knowledge" || k[2] != "embedder" || embedderTypes[k[1]] == nil {
+				return nil, nil, false, false
+			}
+			common := reflect.TypeFor[KnowledgeEmbedderConfig]()
+			if _, ok := fieldByTOMLName(common, k[3]); ok {
+				return nil, nil, false, false
+			}
+			rel, allowed, isValue := firstUnknown(embedderTypes[k[1]], k[3:])
+			if rel == nil {
+				return nil, nil, false, true // decoded below an any or a custom unmarshaler
+			}
+			if len(rel) == 1 {
+				allowed = append(tomlNames(common), allowed...)
+				slices.Sort(allowed)
+			}
+			return append(slices.Clone(k[:3]), rel...), allowed, isValue, true
+		},
 	}
+}
+
+// decodeEmbedderOptions decodes each [knowledge.<name>.embedder] table's
+// provider keys into the provider's options struct
+// (KnowledgeEmbedderConfig.Options), as decodeOwnedTables does for
+// models, and returns each table's options type.
+func (c *Config) decodeEmbedderOptions(src string, md toml.MetaData, doc ownedDoc, p *problems) map[string]reflect.Type {
+	types := map[string]reflect.Type{}
+	for name, k := range doc.Knowledge {
+		kc, ok := c.Knowledge[name]
+		if !ok || !md.IsDefined("knowledge", name, "embedder") {
+			continue
+		}
+		prov, ok := embedder.Lookup(cmp.Or(kc.Embedder.Provider, EmbedderBuiltin))
+		if !ok {
+			continue // validateEmbedder names the provider
+		}
+		// Known even when a value has the wrong type, so that its key is
+		// reported once, for the type.
+		types[name] = prov.OptionsType()
+		opts := prov.NewOptions()
+		if err := md.PrimitiveDecode(k.Embedder, opts); err != nil {
+			p.errs = append(p.errs, syntaxError(p.file, src, err))
+			continue
+		}
+		if !reflect.ValueOf(opts).Elem().IsZero() {
+			kc.Embedder.Options = opts // else nil: the provider's defaults
+			c.Knowledge[name] = kc
+		}
+	}
+	return types
 }
 
 // isToolkit reports whether name is a registered toolkit.

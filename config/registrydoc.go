@@ -6,13 +6,14 @@ import (
 	"reflect"
 	"strings"
 
+	"github.com/agno-go/agno/knowledge/embedder"
 	"github.com/agno-go/agno/model"
 	"github.com/agno-go/agno/storage/driver"
 	"github.com/agno-go/agno/tool"
 )
 
-// RegistryTables renders the registered model providers, toolkits and
-// interfaces with their keys as the Markdown tables of config/README.md,
+// RegistryTables renders the registered model providers, embedder
+// providers, toolkits, interfaces and storage drivers with their keys as the Markdown tables of config/README.md,
 // so the README says what this build accepts.
 func RegistryTables() string {
 	var b strings.Builder
@@ -22,6 +23,12 @@ func RegistryTables() string {
 		fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s | %s |\n", name, orDash(p.KeyEnv, "`%s`"), keyList(p.OptionsType()), tableExample(p), stringExample(p), p.Summary)
 	}
 	b.WriteString("\nEvery `[models.<key>]` table also takes the common keys: " + strings.Join(codeAll(tomlNames(reflect.TypeFor[ModelConfig]())), ", ") + ".\n\n")
+	b.WriteString("| embedder provider | API key variable | default model | `[knowledge.<name>.embedder]` keys of its own | what it is |\n|---|---|---|---|---|\n")
+	for _, name := range embedder.Names() {
+		p, _ := embedder.Lookup(name)
+		fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s |\n", name, orDash(p.KeyEnv, "`%s`"), orDash(p.DefaultModel, "`%s`"), keyList(p.OptionsType()), p.Summary)
+	}
+	b.WriteString("\nEvery `[knowledge.<name>.embedder]` table also takes the common keys: " + strings.Join(codeAll(tomlNames(reflect.TypeFor[KnowledgeEmbedderConfig]())), ", ") + " (the builtin provider only dimensions). Names are agno's model-string provider names, or agno's embedder module where agno has no model of the vendor (jina, voyageai); each row names agno's embedder class.\n\n")
 	b.WriteString("| toolkit | `[toolkits.<name>]` keys | what it is |\n|---|---|---|\n")
 	for _, name := range tool.ToolkitNames() {
 		t, _ := tool.LookupToolkit(name)

@@ -2,7 +2,9 @@
 //
 // Embedder is the interface every store takes through its Config. This
 // package also holds Lexical, a deterministic built-in embedder for offline
-// use; the OpenAI-compatible client is in the openai subpackage.
+// use. The model embedders are subpackages, each registering its
+// providers (Register): openai (OpenAI, any /embeddings endpoint and
+// agno's OpenAI-compatible vendors), ollama, cohere, voyageai and jina.
 package embedder
 
 import "context"

@@ -40,9 +40,9 @@ var _ Embedder = (*Lexical)(nil)
 const ProviderBuiltin = "builtin"
 
 func init() {
-	Register(ProviderBuiltin, Provider{
+	Register(ProviderBuiltin, Provider[struct{}]{
 		Summary: "offline, lexical: shared words and word fragments, not meaning; the default",
-		New: func(o Options) (Embedder, error) {
+		New: func(o Options, _ *struct{}) (Embedder, error) {
 			if o.Model != "" || o.BaseURL != "" || o.APIKeyEnv != "" || o.BatchSize != 0 {
 				return nil, errors.New("embedder: the builtin embedder takes only dimensions; model, base_url, api_key_env and batch_size are for providers with an endpoint")
 			}

@@ -3,6 +3,8 @@ package embedder
 import (
 	"errors"
 	"fmt"
+	"reflect"
+	"strings"
 
 	"github.com/agno-go/agno/internal/registry"
 )
@@ -11,9 +13,9 @@ import (
 // set.
 var ErrNoAPIKey = errors.New("no API key")
 
-// Options are what an embedder is built from by provider name: the keys
-// of a [knowledge.NAME.embedder] table. A provider refuses those it does
-// not take.
+// Options are the keys every [knowledge.NAME.embedder] table has; a
+// provider's own keys are its options type O (Provider). A provider
+// refuses those of these it does not take.
 type Options struct {
 	// Model is the embedding model id; "" for the provider's default.
 	Model string
@@ -28,8 +30,11 @@ type Options struct {
 	BatchSize int
 }
 
-// Provider is a registered embedder provider.
-type Provider struct {
+// Provider describes an embedder provider for Register. O is the
+// provider's own options: the keys of a [knowledge.NAME.embedder] table
+// beyond the common ones (Options), decoded strictly into a fresh *O
+// (TOML tags name the keys). A provider without options uses struct{}.
+type Provider[O any] struct {
 	// Summary is one line for listings and error messages.
 	Summary string
 	// KeyEnv is the variable the API key is read from when APIKeyEnv is
@@ -38,30 +43,78 @@ type Provider struct {
 	// RequiresBaseURL refuses options without BaseURL (a provider with
 	// no endpoint of its own).
 	RequiresBaseURL bool
+	// DefaultModel is the model an empty Model means, for listings; ""
+	// when the provider has none.
+	DefaultModel string
 	// New validates the options and builds the embedder, without a
-	// request. A key variable that is not set is not an error of New, so
-	// that a start does not fail for it: the embedder's calls fail with an
-	// error wrapping ErrNoAPIKey that says what to export.
-	New func(Options) (Embedder, error)
+	// request; opts is never nil. A key variable that is not set is not
+	// an error of New, so that a start does not fail for it: the
+	// embedder's calls fail with an error wrapping ErrNoAPIKey that says
+	// what to export.
+	New func(o Options, opts *O) (Embedder, error)
 }
 
-var providers = registry.New[Provider]("embedder")
+// RegisteredProvider is a provider as the registry holds it, its options
+// type erased so that config can handle any provider.
+type RegisteredProvider struct {
+	Name            string
+	Summary         string
+	KeyEnv          string
+	RequiresBaseURL bool
+	DefaultModel    string
+
+	optionsType reflect.Type
+	build       func(Options, any) (Embedder, error)
+}
+
+// NewOptions returns a pointer to a zero value of the provider's options,
+// for a decoder to fill.
+func (p RegisteredProvider) NewOptions() any { return reflect.New(p.optionsType).Interface() }
+
+// OptionsType is the provider's options struct type.
+func (p RegisteredProvider) OptionsType() reflect.Type { return p.optionsType }
+
+// New builds an embedder. opts is nil (the provider's defaults) or a
+// value NewOptions returned.
+func (p RegisteredProvider) New(o Options, opts any) (Embedder, error) {
+	if opts == nil {
+		opts = p.NewOptions()
+	}
+	if reflect.TypeOf(opts) != reflect.PointerTo(p.optionsType) {
+		return nil, fmt.Errorf("embedder provider %q: options are %T, want *%s", p.Name, opts, p.optionsType)
+	}
+	return p.build(o, opts)
+}
+
+var providers = registry.New[RegisteredProvider]("embedder")
 
 // Register makes an embedder provider available by name (agno's provider
-// names: "openai"), as [knowledge.NAME.embedder] provider. The built-in
-// builtin provider registers from this package, openai and
-// openai-compatible from package openai (imported by package config); a
-// program registers its own the same way, before loading a config. It
-// panics on an empty or taken name or a nil New.
-func Register(name string, p Provider) {
+// names: "openai", "ollama", "cohere"), as [knowledge.NAME.embedder]
+// provider. The builtin provider registers from this package, the others
+// from their packages (imported by package config); a program registers
+// its own the same way, before loading a config. It panics on an empty,
+// upper-case or taken name, a nil New or options that are not a struct.
+func Register[O any](name string, p Provider[O]) {
+	if strings.ToLower(strings.TrimSpace(name)) != name {
+		panic(fmt.Sprintf("embedder: provider name %q must be lower case without spaces", name))
+	}
 	if p.New == nil {
 		panic(fmt.Sprintf("embedder: Register %q with a nil New", name))
 	}
-	providers.Register(name, p)
+	t := reflect.TypeFor[O]()
+	if t.Kind() != reflect.Struct {
+		panic(fmt.Sprintf("embedder: provider %q options must be a struct, not %s", name, t))
+	}
+	build := p.New
+	providers.Register(name, RegisteredProvider{
+		Name: name, Summary: p.Summary, KeyEnv: p.KeyEnv, RequiresBaseURL: p.RequiresBaseURL, DefaultModel: p.DefaultModel,
+		optionsType: t,
+		build:       func(o Options, opts any) (Embedder, error) { return build(o, opts.(*O)) },
+	})
 }
 
 // Lookup returns the provider registered under name.
-func Lookup(name string) (Provider, bool) { return providers.Lookup(name) }
+func Lookup(name string) (RegisteredProvider, bool) { return providers.Lookup(name) }
 
 // Names lists the registered providers, sorted.
 func Names() []string { return providers.Names() }

@@ -1,6 +1,7 @@
 package embedder
 
 import (
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -14,20 +15,22 @@ func TestRegistry(t *testing.T) {
 	if !ok || p.KeyEnv != "" || p.RequiresBaseURL {
 		t.Fatalf("builtin: %+v %v", p, ok)
 	}
-	e, err := p.New(Options{Dimensions: 64})
+	e, err := p.New(Options{Dimensions: 64}, nil)
 	if err != nil || e.Dimensions() != 64 {
 		t.Errorf("builtin: %v %v", e, err)
 	}
 	// The builtin embedder refuses what only endpoints take.
-	if _, err := p.New(Options{Model: "text-embedding-3-small"}); err == nil || !strings.Contains(err.Error(), "only dimensions") {
+	if _, err := p.New(Options{Model: "text-embedding-3-small"}, nil); err == nil || !strings.Contains(err.Error(), "only dimensions") {
 		t.Errorf("builtin with a model: %v", err)
 	}
-	if _, err := p.New(Options{Dimensions: 4}); err == nil {
+	if _, err := p.New(Options{Dimensions: 4}, nil); err == nil {
 		t.Error("builtin with 4 dimensions")
 	}
-	for name, prov := range map[string]Provider{
-		"":              {New: func(Options) (Embedder, error) { return nil, nil }},
-		ProviderBuiltin: {New: func(Options) (Embedder, error) { return nil, nil }},
+	none := func(Options, *struct{}) (Embedder, error) { return nil, nil }
+	for name, prov := range map[string]Provider[struct{}]{
+		"":              {New: none},
+		"Upper":         {New: none},
+		ProviderBuiltin: {New: none},
 		"nil":           {},
 	} {
 		func() {
@@ -39,7 +42,55 @@ func TestRegistry(t *testing.T) {
 			Register(name, prov)
 		}()
 	}
-	if _, ok := Lookup("nil"); ok {
-		t.Error("a refused registration was kept")
+	for _, name := range []string{"nil", "Upper"} {
+		if _, ok := Lookup(name); ok {
+			t.Errorf("a refused registration %q was kept", name)
+		}
+	}
+	func() {
+		defer func() {
+			if recover() == nil {
+				t.Error("Register with options that are not a struct did not panic")
+			}
+		}()
+		Register("int-options", Provider[int]{New: func(Options, *int) (Embedder, error) { return nil, nil }})
+	}()
+}
+
+// A provider's own options reach New as its type; NewOptions gives a
+// value to decode into, nil means the zero options, and a value of
+// another type is refused.
+func TestRegistryTypedOptions(t *testing.T) {
+	type opts struct {
+		InputType string `toml:"input_type"`
+	}
+	var got []string
+	Register("typed-test", Provider[opts]{
+		Summary: "test", DefaultModel: "m1",
+		New: func(o Options, x *opts) (Embedder, error) {
+			got = append(got, o.Model+"/"+x.InputType)
+			return NewLexical(LexicalConfig{})
+		},
+	})
+	p, ok := Lookup("typed-test")
+	if !ok || p.Name != "typed-test" || p.DefaultModel != "m1" || p.OptionsType() != reflect.TypeFor[opts]() {
+		t.Fatalf("typed-test: %+v %v", p, ok)
+	}
+	o, ok := p.NewOptions().(*opts)
+	if !ok {
+		t.Fatalf("NewOptions() = %T", p.NewOptions())
+	}
+	o.InputType = "search_document"
+	if _, err := p.New(Options{Model: "a"}, o); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.New(Options{Model: "b"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.New(Options{}, &struct{}{}); err == nil || !strings.Contains(err.Error(), "want *embedder.opts") {
+		t.Errorf("options of another type: %v", err)
+	}
+	if want := []string{"a/search_document", "b/"}; !slices.Equal(got, want) {
+		t.Errorf("New saw %v, want %v", got, want)
 	}
 }

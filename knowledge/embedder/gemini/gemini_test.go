@@ -211,7 +211,7 @@ func TestRegisteredWithoutKey(t *testing.T) {
 	if !ok || p.KeyEnv != "GOOGLE_API_KEY" {
 		t.Fatalf("provider %+v registered %v", p, ok)
 	}
-	e, err := p.New(embedder.Options{Dimensions: 768})
+	e, err := p.New(embedder.Options{Dimensions: 768}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -222,7 +222,7 @@ func TestRegisteredWithoutKey(t *testing.T) {
 	if !errors.Is(err, embedder.ErrNoAPIKey) || !strings.Contains(err.Error(), "export GOOGLE_API_KEY") {
 		t.Errorf("err = %v", err)
 	}
-	if _, err := p.New(embedder.Options{Dimensions: -1}); err == nil {
+	if _, err := p.New(embedder.Options{Dimensions: -1}, nil); err == nil {
 		t.Errorf("negative dimensions accepted")
 	}
 }
