@@ -93,8 +93,11 @@ func NewFoundry(cfg FoundryConfig) (*openai.Model, error) {
 		}
 		opts = append(opts, option.WithHeader("extra-parameters", "pass-through"))
 	}
+	// agno's AzureAIFoundry does not claim native structured outputs:
+	// most Foundry models (Llama, Mistral, Phi) do not enforce a schema.
+	native := false
 	return openai.New(openai.Config{
-		ID: id, BaseURL: u.String(), Compatible: true, Name: NameFoundry, Provider: ProviderName,
+		ID: id, BaseURL: u.String(), Compatible: true, Name: NameFoundry, Provider: ProviderName, NativeStructuredOutputs: &native,
 		HTTPClient: cfg.HTTPClient, MaxRetries: cfg.MaxRetries, Headers: cfg.Headers, Logger: cfg.Logger,
 		ClientOptions: opts,
 	})
