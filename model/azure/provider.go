@@ -17,9 +17,15 @@ const (
 // common ones, with agno's AzureOpenAI parameter names. base_url, when
 // set, is agno's: "<endpoint>/openai[/deployments/<deployment>]".
 type OpenAIOptions struct {
-	AzureEndpoint   string `toml:"azure_endpoint"`
+	// AzureEndpoint is the resource, "https://<resource>.openai.azure.com"
+	// (AZURE_OPENAI_ENDPOINT when unset).
+	AzureEndpoint string `toml:"azure_endpoint"`
+	// AzureDeployment routes requests to this deployment while model
+	// stays the body's id (AZURE_OPENAI_DEPLOYMENT when unset; without
+	// either, model is the deployment).
 	AzureDeployment string `toml:"azure_deployment"`
-	APIVersion      string `toml:"api_version"`
+	// APIVersion is the api-version query (default 2024-10-21, agno's).
+	APIVersion string `toml:"api_version"`
 	// AzureADToken is a Microsoft Entra ID token. Tokens are secrets and
 	// expire within hours: prefer exporting AZURE_OPENAI_AD_TOKEN.
 	AzureADToken string            `toml:"azure_ad_token"`
@@ -30,9 +36,14 @@ type OpenAIOptions struct {
 // the common ones, with agno's AzureAIFoundry parameter names. base_url
 // is taken as azure_endpoint.
 type FoundryOptions struct {
-	AzureEndpoint string         `toml:"azure_endpoint"`
-	APIVersion    string         `toml:"api_version"`
-	ModelExtras   map[string]any `toml:"model_extras"`
+	// AzureEndpoint is the inference endpoint (AZURE_ENDPOINT when unset).
+	AzureEndpoint string `toml:"azure_endpoint"`
+	// APIVersion is the api-version query (AZURE_API_VERSION, then
+	// 2024-05-01-preview, agno's).
+	APIVersion string `toml:"api_version"`
+	// ModelExtras are put in every request body for the model, sent with
+	// "extra-parameters: pass-through".
+	ModelExtras map[string]any `toml:"model_extras"`
 }
 
 func init() {
