@@ -91,6 +91,14 @@ type Config struct {
 	// json_schema response_format; nil means true, as for OpenAIChat.
 	NativeStructuredOutputs *bool
 
+	// ClientOptions are for a vendor that serves Chat Completions behind
+	// its own URLs and authentication (Azure). When set, they replace
+	// BaseURL and APIKey: no key is resolved, BaseURL is not used, and
+	// errors name Provider rather than an OpenAI-compatible endpoint.
+	// They come before the retry middleware, so a middleware of theirs
+	// that rewrites the request runs once, not once per attempt.
+	ClientOptions []option.RequestOption
+
 	Logger *slog.Logger
 }
 
@@ -114,17 +122,21 @@ var sharedHTTPClient = sync.OnceValue(func() *http.Client {
 
 // New validates cfg and returns a Model.
 func New(cfg Config) (*Model, error) {
-	key, err := resolveAPIKey(cfg)
-	if err != nil {
-		return nil, err
-	}
+	vendor := len(cfg.ClientOptions) > 0
+	var key string
 	base := cfg.BaseURL
-	if base == "" {
-		base = DefaultBaseURL
-	}
-	u, err := url.Parse(base)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf("%w: base_url %q is not an http(s) URL: set it like \"http://localhost:11434/v1\"", ErrInvalidConfig, base)
+	if !vendor {
+		var err error
+		if key, err = resolveAPIKey(cfg); err != nil {
+			return nil, err
+		}
+		if base == "" {
+			base = DefaultBaseURL
+		}
+		u, err := url.Parse(base)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return nil, fmt.Errorf("%w: base_url %q is not an http(s) URL: set it like \"http://localhost:11434/v1\"", ErrInvalidConfig, base)
+		}
 	}
 	httpClient := cfg.HTTPClient
 	if httpClient == nil {
@@ -172,7 +184,7 @@ func New(cfg Config) (*Model, error) {
 		compatible: cfg.Compatible,
 		sleep:      httpretry.Sleep,
 	}
-	if cfg.Compatible {
+	if cfg.Compatible && !vendor {
 		m.endpoint = redactedURL(cfg.BaseURL)
 	}
 	retry := httpretry.Policy{
@@ -185,14 +197,17 @@ func New(cfg Config) (*Model, error) {
 	// Options are given explicitly instead of through sdk.NewClient, which
 	// would also pick up OPENAI_* variables and send an OpenAI key or
 	// organisation to a third-party endpoint.
-	opts := []option.RequestOption{
-		option.WithHTTPClient(httpClient),
-		option.WithBaseURL(base),
-		option.WithAPIKey(key),
+	opts := []option.RequestOption{option.WithHTTPClient(httpClient)}
+	if vendor {
+		opts = append(opts, cfg.ClientOptions...)
+	} else {
+		opts = append(opts, option.WithBaseURL(base), option.WithAPIKey(key))
+	}
+	opts = append(opts,
 		// One retry policy for every provider (httpretry), so the SDK's is off.
 		option.WithMaxRetries(0),
 		option.WithMiddleware(retry.Middleware),
-	}
+	)
 	if cfg.Organization != "" {
 		opts = append(opts, option.WithOrganization(cfg.Organization))
 	}

@@ -57,8 +57,13 @@ func (m *Model) params(req *model.Request) (sdk.ChatCompletionNewParams, error) 
 			p.ToolChoice = tc
 		}
 	}
-	if req.ResponseFormat != nil {
-		rf, err := responseFormatParam(req.ResponseFormat)
+	if f := req.ResponseFormat; f != nil {
+		if f.Type == "json_schema" && !m.info.NativeStructuredOutputs {
+			// An endpoint that Info says enforces no schema gets JSON mode,
+			// as the agent asks of such a model.
+			f = &model.ResponseFormat{Type: "json_object"}
+		}
+		rf, err := responseFormatParam(f)
 		if err != nil {
 			return p, err
 		}
