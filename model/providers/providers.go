@@ -5,5 +5,6 @@ package providers
 
 import (
 	_ "github.com/agno-go/agno/model/anthropic" // registers "anthropic"
+	_ "github.com/agno-go/agno/model/bedrock"   // registers "aws-bedrock"
 	_ "github.com/agno-go/agno/model/openai"    // registers "openai", "openai-compatible"
 )
