@@ -84,12 +84,27 @@ const (
 
 func newFake(t *testing.T, key string, replies ...reply) *fakeBedrock {
 	t.Helper()
+	return startFake(t, false, key, replies...)
+}
+
+// newTLSFake serves over TLS, which the SDK requires for a bearer token.
+func newTLSFake(t *testing.T, key string, replies ...reply) *fakeBedrock {
+	t.Helper()
+	return startFake(t, true, key, replies...)
+}
+
+func startFake(t *testing.T, tls bool, key string, replies ...reply) *fakeBedrock {
+	t.Helper()
 	f := &fakeBedrock{
 		t: t, key: key, replies: replies,
 		cred: aws.Credentials{AccessKeyID: testKeyID, SecretAccessKey: testSecret, SessionToken: testSessionTk},
 		gone: make(chan struct{}), release: make(chan struct{}),
 	}
-	f.srv = httptest.NewServer(f)
+	if tls {
+		f.srv = httptest.NewTLSServer(f)
+	} else {
+		f.srv = httptest.NewServer(f)
+	}
 	t.Cleanup(f.close)
 	return f
 }
