@@ -53,8 +53,9 @@ func deref[T any](p *T) T {
 	return *p
 }
 
-// reasoning gathers the reasoning of a response: its text, the signature
-// to send back, and redacted blocks (base64).
+// reasoning gathers the reasoning of a response: its text (of a whole
+// response; a stream yields it as it comes), the signature to send back,
+// and redacted blocks (base64).
 type reasoning struct {
 	text, signature strings.Builder
 	redacted        []string
@@ -180,7 +181,6 @@ func (s *streamState) handle(ev types.ConverseStreamOutput) *model.Chunk {
 			s.markFirstToken()
 			switch rd := d.Value.(type) {
 			case *types.ReasoningContentBlockDeltaMemberText:
-				s.r.text.WriteString(rd.Value)
 				if rd.Value != "" {
 					return &model.Chunk{ReasoningContent: rd.Value}
 				}
