@@ -19,6 +19,7 @@ import (
 	_ "github.com/agno-go/agno/knowledge/contents/pgcontents" // registers "postgres" contents
 	"github.com/agno-go/agno/knowledge/contents/sqlitecontents"
 	"github.com/agno-go/agno/knowledge/embedder"
+	_ "github.com/agno-go/agno/knowledge/embedder/bedrock" // registers the "aws-bedrock" embedder
 	kbopenai "github.com/agno-go/agno/knowledge/embedder/openai"
 	"github.com/agno-go/agno/knowledge/filter"
 	"github.com/agno-go/agno/knowledge/reader"
