@@ -316,6 +316,13 @@ var keyHints = map[string]string{
 	"api_key": "secrets never go in a config file: export the key in an environment variable and name that variable with api_key_env",
 	"dsn":     "the connection string holds a password, so it never goes in a config file: export it in an environment variable and name that variable with dsn_env",
 	"token":   "secrets never go in a config file: export them in an environment variable",
+	// agno's credential parameters: here each names its variable.
+	"aws_access_key":        "secrets never go in a config file: export the key and name its variable with aws_access_key_env (aws-claude), or use AWS's default chain (AWS_ACCESS_KEY_ID)",
+	"aws_secret_key":        "secrets never go in a config file: export the key and name its variable with aws_secret_key_env (aws-claude), or use AWS's default chain (AWS_SECRET_ACCESS_KEY)",
+	"aws_access_key_id":     "secrets never go in a config file: export the key and name its variable with aws_access_key_id_env (aws-bedrock), or use AWS's default chain (AWS_ACCESS_KEY_ID)",
+	"aws_secret_access_key": "secrets never go in a config file: export the key and name its variable with aws_secret_access_key_env (aws-bedrock), or use AWS's default chain (AWS_SECRET_ACCESS_KEY)",
+	"aws_session_token":     "secrets never go in a config file: export the token and name its variable with aws_session_token_env",
+	"azure_ad_token":        "secrets never go in a config file: export the Entra ID token as AZURE_OPENAI_AD_TOKEN, or name its variable with azure_ad_token_env",
 }
 
 func unknownKeyMessage(key keyPath, allowed []string, isValue bool) string {

@@ -66,6 +66,13 @@ func newProviderModel(m ModelConfig, key string, hc *http.Client) (model.Model, 
 	return out, nil
 }
 
+// keyOptional reports whether the table authenticates without its key
+// variable (model.Provider.KeyOptional).
+func (m ModelConfig) keyOptional() bool {
+	p, ok := model.LookupProvider(m.Provider)
+	return ok && p.KeyOptional(model.ProviderSettings{ID: m.Model, BaseURL: m.BaseURL, Headers: m.Headers}, m.Options)
+}
+
 func (m ModelConfig) hasSampling() bool {
 	return m.Temperature != nil || m.TopP != nil || m.MaxTokens != nil || len(m.Stop) > 0 || m.Seed != nil ||
 		m.FrequencyPenalty != nil || m.PresencePenalty != nil || m.ReasoningEffort != "" || len(m.RequestParams) > 0
@@ -187,7 +194,7 @@ func (c *Config) buildModel(name string, m ModelConfig) (model.Model, *http.Tran
 	if env != "" {
 		key = os.Getenv(env)
 	}
-	if env == "" || key != "" {
+	if env == "" || key != "" || m.keyOptional() {
 		out, err := newProviderModel(m, key, hc)
 		if err != nil {
 			return nil, tr, nil, fmt.Errorf("config: [models.%s]: %w", name, err)

@@ -3,8 +3,10 @@ package config_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"iter"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/agno-go/agno/config"
@@ -152,5 +154,61 @@ func TestProgramRegisteredProvider(t *testing.T) {
 	}
 	if _, err := config.Parse("config.toml", []byte("[models.m]\nprovider = \"nope\"\nmodel = \"x\"\n")); err == nil || !strings.Contains(err.Error(), `"echo-test"`) {
 		t.Errorf("an unknown provider's error lists the registered ones: %v", err)
+	}
+}
+
+type keyOptionalOptions struct {
+	Local bool `toml:"local"`
+}
+
+var registerKeyOptional sync.Once
+
+// A provider that authenticates otherwise (model.Provider.KeyOptional:
+// an Entra ID token, Google's default credentials, a local server) is
+// built and used without its key variable, instead of being held back
+// as a model waiting for its key.
+func TestKeyOptionalProvider(t *testing.T) {
+	registerKeyOptional.Do(func() {
+		model.RegisterProvider(model.Provider[keyOptionalOptions]{
+			Name: "keyoptional-test", KeyEnv: "AGNO_KEYOPTIONAL_TEST_KEY",
+			KeyOptional: func(_ model.ProviderSettings, o *keyOptionalOptions) bool { return o.Local },
+			New: func(s model.ProviderSettings, o *keyOptionalOptions) (model.Model, error) {
+				if s.APIKey == "" && !o.Local {
+					return nil, errors.New("no key")
+				}
+				return echoModel{id: s.ID, prefix: "local: "}, nil
+			},
+		})
+	})
+	t.Setenv("AGNO_KEYOPTIONAL_TEST_KEY", "")
+	for _, local := range []bool{true, false} {
+		dir := t.TempDir()
+		writeFiles(t, dir, map[string]string{
+			"config.toml":       fmt.Sprintf("[models.default]\nprovider = \"keyoptional-test\"\nmodel = \"m\"\nlocal = %v\n[storage]\ndriver = \"memory\"\n", local),
+			"agents/plain.toml": "name = \"Plain\"\n",
+		})
+		_, res := build(t, dir, registryFunctions(), config.Existing{})
+		out, err := res.Agents[0].Run(context.Background(), "hi")
+		if local && (err != nil || out.ContentString() != "local: hi") {
+			t.Fatalf("local: %v %q", err, out.ContentString())
+		}
+		if !local && (err != nil || out.Status != run.StatusError || !strings.Contains(out.ContentString(), "AGNO_KEYOPTIONAL_TEST_KEY")) {
+			t.Fatalf("not local: the missing key is reported, got %v %s %q", err, out.Status, out.ContentString())
+		}
+	}
+}
+
+// agno's credential parameters are refused with the variable to use.
+func TestCredentialKeysNameTheirVariables(t *testing.T) {
+	for key, want := range map[string]string{
+		"aws_access_key":    "aws_access_key_env",
+		"aws_secret_key":    "aws_secret_key_env",
+		"aws_session_token": "aws_session_token_env",
+		"azure_ad_token":    "AZURE_OPENAI_AD_TOKEN",
+	} {
+		err := parse(t, "[models.m]\nprovider = \"openai\"\nmodel = \"x\"\n"+key+" = \"secret\"\n")
+		if err == nil || !strings.Contains(err.Error(), "secrets never go in a config file") || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v", key, err)
+		}
 	}
 }

@@ -53,6 +53,11 @@ type Provider[O any] struct {
 	// DefaultModel is the model id an empty one means (agno's default id
 	// of the class); "" when a table must name one.
 	DefaultModel string
+	// KeyOptional, when set, reports that these settings authenticate
+	// without the KeyEnv key (an Entra ID token, Google's default
+	// credentials, a local server), so a missing key is no reason to
+	// hold the model back. opts is never nil.
+	KeyOptional func(s ProviderSettings, opts *O) bool
 	// New builds the model. opts is never nil.
 	New func(s ProviderSettings, opts *O) (Model, error)
 }
@@ -69,6 +74,19 @@ type RegisteredProvider struct {
 
 	optionsType reflect.Type
 	build       func(ProviderSettings, any) (Model, error)
+	keyOptional func(ProviderSettings, any) bool
+}
+
+// KeyOptional reports whether s and opts (nil or a value NewOptions
+// returned) authenticate without the KeyEnv key.
+func (p RegisteredProvider) KeyOptional(s ProviderSettings, opts any) bool {
+	if p.keyOptional == nil {
+		return false
+	}
+	if opts == nil {
+		opts = p.NewOptions()
+	}
+	return p.keyOptional(s, opts)
 }
 
 // NewOptions returns a pointer to a zero value of the provider's options,
@@ -109,11 +127,15 @@ func RegisterProvider[O any](p Provider[O]) {
 		panic(fmt.Sprintf("model: provider %q options must be a struct, not %s", name, t))
 	}
 	build := p.New
-	providers.Register(name, RegisteredProvider{
+	r := RegisteredProvider{
 		Name: name, Summary: p.Summary, KeyEnv: p.KeyEnv, RequiresBaseURL: p.RequiresBaseURL,
 		DefaultMaxRetries: p.DefaultMaxRetries, DefaultModel: p.DefaultModel, optionsType: t,
 		build: func(s ProviderSettings, opts any) (Model, error) { return build(s, opts.(*O)) },
-	})
+	}
+	if optional := p.KeyOptional; optional != nil {
+		r.keyOptional = func(s ProviderSettings, opts any) bool { return optional(s, opts.(*O)) }
+	}
+	providers.Register(name, r)
 }
 
 // LookupProvider returns the provider registered under name (agno's

@@ -44,11 +44,41 @@ type Options struct {
 	// AWSRegion is the Bedrock region; default AWS_REGION, then the AWS
 	// profile's region.
 	AWSRegion string `toml:"aws_region"`
-	// AWSAccessKey and AWSSecretKey are static IAM credentials, with
-	// AWSSessionToken for temporary ones.
-	AWSAccessKey    string `toml:"aws_access_key"`
-	AWSSecretKey    string `toml:"aws_secret_key"`
-	AWSSessionToken string `toml:"aws_session_token"`
+	// AWSAccessKeyEnv and AWSSecretKeyEnv name the variables holding
+	// static IAM credentials (agno's aws_access_key and aws_secret_key),
+	// with AWSSessionTokenEnv for temporary ones. Secrets stay out of the
+	// file, so the keys name variables, not values.
+	AWSAccessKeyEnv    string `toml:"aws_access_key_env"`
+	AWSSecretKeyEnv    string `toml:"aws_secret_key_env"`
+	AWSSessionTokenEnv string `toml:"aws_session_token_env"`
+
+	// The values, for a program building the model in Go.
+	AWSAccessKey    string `toml:"-"`
+	AWSSecretKey    string `toml:"-"`
+	AWSSessionToken string `toml:"-"`
+}
+
+// resolve reads the credentials the *_env keys name; a named variable
+// that is not set is an error naming it.
+func (o *Options) resolve() error {
+	for _, v := range []struct {
+		key, env string
+		dst      *string
+	}{
+		{"aws_access_key_env", o.AWSAccessKeyEnv, &o.AWSAccessKey},
+		{"aws_secret_key_env", o.AWSSecretKeyEnv, &o.AWSSecretKey},
+		{"aws_session_token_env", o.AWSSessionTokenEnv, &o.AWSSessionToken},
+	} {
+		if v.env == "" {
+			continue
+		}
+		val := os.Getenv(v.env)
+		if val == "" {
+			return fmt.Errorf("aws-claude: %s names %s, which is not set: export it, or remove the key to use AWS's default credential chain", v.key, v.env)
+		}
+		*v.dst = val
+	}
+	return nil
 }
 
 // New builds the model. A non-empty s.APIKey is a Bedrock API key, sent
@@ -58,6 +88,11 @@ func New(s model.ProviderSettings, o *Options) (*anthropic.Model, error) {
 	if o == nil {
 		o = &Options{}
 	}
+	resolved := *o
+	if err := resolved.resolve(); err != nil {
+		return nil, err
+	}
+	o = &resolved
 	awsCfg, err := loadAWSConfig(s.APIKey, o)
 	if err != nil {
 		return nil, err
@@ -87,9 +122,9 @@ func loadAWSConfig(apiKey string, o *Options) (aws.Config, error) {
 	static := o.AWSAccessKey != "" || o.AWSSecretKey != ""
 	switch {
 	case static && (o.AWSAccessKey == "" || o.AWSSecretKey == ""):
-		return aws.Config{}, fmt.Errorf("aws-claude: aws_access_key and aws_secret_key go together: set both, or neither to use AWS's default credential chain")
+		return aws.Config{}, fmt.Errorf("aws-claude: aws_access_key_env and aws_secret_key_env go together: set both, or neither to use AWS's default credential chain")
 	case !static && o.AWSSessionToken != "":
-		return aws.Config{}, fmt.Errorf("aws-claude: aws_session_token is set without aws_access_key and aws_secret_key: set all three, or none to use AWS's default credential chain")
+		return aws.Config{}, fmt.Errorf("aws-claude: aws_session_token_env is set without aws_access_key_env and aws_secret_key_env: set all three, or none to use AWS's default credential chain")
 	case static:
 		loadOpts = append(loadOpts, awsconfig.WithCredentialsProvider(credentials.NewStaticCredentialsProvider(o.AWSAccessKey, o.AWSSecretKey, o.AWSSessionToken)))
 	}

@@ -262,8 +262,8 @@ func TestInfoAndValidation(t *testing.T) {
 		want string
 	}{
 		{awsclaude.Options{AWSAccessKey: testAccessKey, AWSSecretKey: testSecretKey}, "no AWS region: set aws_region"},
-		{awsclaude.Options{AWSRegion: testRegion, AWSAccessKey: testAccessKey}, "aws_access_key and aws_secret_key go together"},
-		{awsclaude.Options{AWSRegion: testRegion, AWSSessionToken: "tok"}, "aws_session_token is set without"},
+		{awsclaude.Options{AWSRegion: testRegion, AWSAccessKey: testAccessKey}, "aws_access_key_env and aws_secret_key_env go together"},
+		{awsclaude.Options{AWSRegion: testRegion, AWSSessionToken: "tok"}, "aws_session_token_env is set without"},
 		{awsclaude.Options{AWSRegion: testRegion, Options: anthropic.Options{Thinking: &anthropic.Thinking{Type: "enabled", BudgetTokens: 10}}}, "budget_tokens is 10"},
 	} {
 		if _, err := awsclaude.New(model.ProviderSettings{ID: testModel}, &tc.o); err == nil || !strings.Contains(err.Error(), tc.want) {
@@ -354,5 +354,22 @@ func TestBedrockAPIKey(t *testing.T) {
 	}
 	if _, err := model.Collect(m.Generate(ctx(t), &model.Request{Messages: []model.Message{{Role: model.RoleUser, Content: "hello"}}})); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// The credentials' keys name variables, as api_key_env does: a secret
+// never sits in the file.
+func TestCredentialsFromNamedVariables(t *testing.T) {
+	hermetic(t)
+	fake := anthropictest.StartFake(t, bedrockPlatform(t, testAccessKey, testSecretKey, testRegion), providertest.Turn{Text: []string{"ok"}})
+	t.Setenv("MY_AWS_KEY_ID", testAccessKey)
+	t.Setenv("MY_AWS_SECRET", testSecretKey)
+	m := newModel(t, fake.URL(), &awsclaude.Options{AWSRegion: testRegion, AWSAccessKeyEnv: "MY_AWS_KEY_ID", AWSSecretKeyEnv: "MY_AWS_SECRET"})
+	if _, err := model.Collect(m.Generate(ctx(t), &model.Request{Messages: []model.Message{{Role: model.RoleUser, Content: "hi"}}})); err != nil {
+		t.Fatalf("signed with the named variables' credentials: %v", err)
+	}
+	_, err := awsclaude.New(model.ProviderSettings{BaseURL: fake.URL()}, &awsclaude.Options{AWSRegion: testRegion, AWSAccessKeyEnv: "MY_AWS_UNSET", AWSSecretKeyEnv: "MY_AWS_SECRET"})
+	if err == nil || !strings.Contains(err.Error(), "aws_access_key_env names MY_AWS_UNSET, which is not set") {
+		t.Fatalf("unset variable: %v", err)
 	}
 }

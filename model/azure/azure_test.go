@@ -315,14 +315,14 @@ func TestOptionsDecodeAgnoKeys(t *testing.T) {
 azure_endpoint = "https://res.openai.azure.com"
 azure_deployment = "prod"
 api_version = "2025-01-01-preview"
-azure_ad_token = "t"
+azure_ad_token_env = "MY_ENTRA_TOKEN"
 default_query = { tenant = "blue" }
 `, &o)
 	if err != nil || len(md.Undecoded()) > 0 {
 		t.Fatalf("decode: %v, undecoded %v", err, md.Undecoded())
 	}
 	want := OpenAIOptions{AzureEndpoint: "https://res.openai.azure.com", AzureDeployment: "prod", APIVersion: "2025-01-01-preview",
-		AzureADToken: "t", DefaultQuery: map[string]string{"tenant": "blue"}}
+		AzureADTokenEnv: "MY_ENTRA_TOKEN", DefaultQuery: map[string]string{"tenant": "blue"}}
 	if !reflect.DeepEqual(o, want) {
 		t.Errorf("got %+v, want %+v", o, want)
 	}

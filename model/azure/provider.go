@@ -1,7 +1,9 @@
 package azure
 
 import (
+	"cmp"
 	"fmt"
+	"os"
 
 	"github.com/agno-go/agno/model"
 	"github.com/agno-go/agno/model/openai"
@@ -26,10 +28,11 @@ type OpenAIOptions struct {
 	AzureDeployment string `toml:"azure_deployment"`
 	// APIVersion is the api-version query (default 2024-10-21, agno's).
 	APIVersion string `toml:"api_version"`
-	// AzureADToken is a Microsoft Entra ID token. Tokens are secrets and
-	// expire within hours: prefer exporting AZURE_OPENAI_AD_TOKEN.
-	AzureADToken string            `toml:"azure_ad_token"`
-	DefaultQuery map[string]string `toml:"default_query"`
+	// AzureADTokenEnv names the variable holding a Microsoft Entra ID
+	// token (agno's azure_ad_token; default AZURE_OPENAI_AD_TOKEN). A
+	// token is a secret, so the file names its variable.
+	AzureADTokenEnv string            `toml:"azure_ad_token_env"`
+	DefaultQuery    map[string]string `toml:"default_query"`
 }
 
 // FoundryOptions are the [models.<key>] keys of azure-ai-foundry beyond
@@ -50,10 +53,20 @@ func init() {
 	model.RegisterProvider(model.Provider[OpenAIOptions]{
 		Name: ProviderOpenAI, Summary: "Azure OpenAI Chat Completions on a deployment (agno's AzureOpenAI; azure_endpoint or AZURE_OPENAI_ENDPOINT, key or Entra ID token)",
 		KeyEnv: KeyEnv, DefaultMaxRetries: openai.DefaultMaxRetries,
+		// An Entra ID token authenticates instead of the key.
+		KeyOptional: func(_ model.ProviderSettings, o *OpenAIOptions) bool {
+			return os.Getenv(cmp.Or(o.AzureADTokenEnv, ADTokenEnv)) != ""
+		},
 		New: func(s model.ProviderSettings, o *OpenAIOptions) (model.Model, error) {
+			token := ""
+			if o.AzureADTokenEnv != "" {
+				if token = os.Getenv(o.AzureADTokenEnv); token == "" {
+					return nil, fmt.Errorf("%w: azure_ad_token_env names %s, which is not set: export the Entra ID token there, or remove the key", ErrInvalidConfig, o.AzureADTokenEnv)
+				}
+			}
 			return New(Config{
 				ID: s.ID, Endpoint: o.AzureEndpoint, BaseURL: s.BaseURL, Deployment: o.AzureDeployment, APIVersion: o.APIVersion,
-				APIKey: s.APIKey, ADToken: o.AzureADToken, DefaultQuery: o.DefaultQuery,
+				APIKey: s.APIKey, ADToken: token, DefaultQuery: o.DefaultQuery,
 				HTTPClient: s.HTTPClient, MaxRetries: s.MaxRetries, Headers: s.Headers, Logger: s.Logger,
 			})
 		},

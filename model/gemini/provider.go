@@ -1,6 +1,11 @@
 package gemini
 
-import "github.com/agno-go/agno/model"
+import (
+	"os"
+	"strings"
+
+	"github.com/agno-go/agno/model"
+)
 
 // ProviderGoogle is agno's model-string name for Gemini ("google:<id>").
 const ProviderGoogle = "google"
@@ -30,6 +35,12 @@ func init() {
 	model.RegisterProvider(model.Provider[Options]{
 		Name: ProviderGoogle, Summary: "Google Gemini API or Vertex AI (agno's Gemini)",
 		KeyEnv: DefaultAPIKeyEnv, DefaultMaxRetries: DefaultMaxRetries, DefaultModel: DefaultID,
+		// Vertex AI with a project authenticates with Google's default
+		// credentials; only its key-only express mode needs the key.
+		KeyOptional: func(_ model.ProviderSettings, o *Options) bool {
+			vertex := o.VertexAI || strings.EqualFold(os.Getenv(EnvUseVertexAI), "true")
+			return vertex && cmpOr(o.ProjectID, os.Getenv(EnvProject)) != ""
+		},
 		New: func(s model.ProviderSettings, o *Options) (model.Model, error) {
 			return New(Config{
 				ID: s.ID, BaseURL: s.BaseURL, APIKey: s.APIKey, HTTPClient: s.HTTPClient, MaxRetries: s.MaxRetries,

@@ -116,6 +116,11 @@ func Spec(name string) model.Provider[Options] {
 	return model.Provider[Options]{
 		Name: name, Summary: "OpenAI Responses API (agno's OpenAIResponses); any Responses endpoint by base_url: OpenRouter, Ollama",
 		KeyEnv: KeyEnv, DefaultMaxRetries: DefaultMaxRetries, DefaultModel: DefaultID,
+		// Another Responses endpoint (a local Ollama) may take no key.
+		KeyOptional: func(s model.ProviderSettings, _ *Options) bool {
+			base := strings.TrimSuffix(strings.TrimSpace(s.BaseURL), "/")
+			return base != "" && base != DefaultBaseURL
+		},
 		New: func(s model.ProviderSettings, o *Options) (model.Model, error) { return NewFromSettings(s, o) },
 	}
 }
