@@ -1,6 +1,7 @@
 package embedder
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"reflect"
@@ -118,3 +119,52 @@ func Lookup(name string) (RegisteredProvider, bool) { return providers.Lookup(na
 
 // Names lists the registered providers, sorted.
 func Names() []string { return providers.Names() }
+
+// MissingKey stands in for an embedder whose API key variable is not set:
+// it reports dims (a vector store's table needs them at start) and every
+// call fails with err, which wraps ErrNoAPIKey and says what to export.
+func MissingKey(dims int, err error) Embedder { return missingKey{dims: dims, err: err} }
+
+// KeyNotSet is the error of a call needing the key in env: base (the
+// provider's ErrNoAPIKey), the variable and the fix.
+func KeyNotSet(base error, env string) error {
+	return fmt.Errorf("%w: %s is not set: export %s=<your key> and restart", base, env, env)
+}
+
+type missingKey struct {
+	dims int
+	err  error
+}
+
+func (m missingKey) Dimensions() int { return m.dims }
+
+func (m missingKey) Embed(context.Context, []string) ([][]float32, Usage, error) {
+	return nil, Usage{}, m.err
+}
+
+// NewOrMissingKey builds an embedder with build(""), its key as
+// configured. When that fails for want of the key (ErrNoAPIKey), a start
+// is not refused: build("unset"), a placeholder key never sent, checks
+// the rest of the options and gives the dimensions, and the MissingKey
+// stand-in fails each call with notSet (the build error when nil).
+func NewOrMissingKey(build func(placeholderKey string) (Embedder, error), notSet error) (Embedder, error) {
+	e, err := build("")
+	switch {
+	case err == nil:
+		return e, nil
+	case !errors.Is(err, ErrNoAPIKey):
+		return nil, err // not e: a typed nil in an interface
+	}
+	probe, perr := build("unset")
+	if perr != nil {
+		return nil, perr
+	}
+	return MissingKey(probe.Dimensions(), cmpErr(notSet, err)), nil
+}
+
+func cmpErr(a, b error) error {
+	if a != nil {
+		return a
+	}
+	return b
+}

@@ -1,6 +1,9 @@
 package embedder
 
 import (
+	"context"
+	"errors"
+	"fmt"
 	"reflect"
 	"slices"
 	"strings"
@@ -92,5 +95,37 @@ func TestRegistryTypedOptions(t *testing.T) {
 	}
 	if want := []string{"a/search_document", "b/"}; !slices.Equal(got, want) {
 		t.Errorf("New saw %v, want %v", got, want)
+	}
+}
+
+type dimsOnly int
+
+func (d dimsOnly) Dimensions() int { return int(d) }
+func (d dimsOnly) Embed(context.Context, []string) ([][]float32, Usage, error) {
+	return nil, Usage{}, nil
+}
+
+// A key not exported yet does not refuse a start: the stand-in has the
+// probe's dimensions and fails each call saying what to export; any other
+// build error is returned as is.
+func TestNewOrMissingKey(t *testing.T) {
+	noKey := fmt.Errorf("acme embedder: %w", ErrNoAPIKey)
+	build := func(placeholder string) (Embedder, error) {
+		if placeholder == "" {
+			return nil, noKey
+		}
+		return dimsOnly(384), nil
+	}
+	e, err := NewOrMissingKey(build, KeyNotSet(noKey, "ACME_KEY"))
+	if err != nil || e.Dimensions() != 384 {
+		t.Fatalf("%v %v", e, err)
+	}
+	_, _, err = e.Embed(context.Background(), []string{"x"})
+	if !errors.Is(err, ErrNoAPIKey) || !strings.Contains(err.Error(), "export ACME_KEY=<your key>") {
+		t.Fatalf("call: %v", err)
+	}
+	bad := errors.New("dimensions must be positive")
+	if e, err := NewOrMissingKey(func(string) (Embedder, error) { return nil, bad }, nil); e != nil || err != bad {
+		t.Fatalf("other errors: %v %v", e, err)
 	}
 }

@@ -1,10 +1,6 @@
 package bedrock
 
 import (
-	"context"
-	"errors"
-	"fmt"
-
 	"github.com/agno-go/agno/knowledge/embedder"
 )
 
@@ -30,27 +26,11 @@ func init() {
 // whose calls fail saying what to export (embedder.Provider.New).
 func fromOptions(o embedder.Options, x *Options) (embedder.Embedder, error) {
 	cfg := Config{ID: o.Model, BaseURL: o.BaseURL, APIKeyEnv: o.APIKeyEnv, Dimensions: o.Dimensions, BatchSize: o.BatchSize, AwsRegion: x.AwsRegion}
-	e, err := New(cfg)
-	if errors.Is(err, embedder.ErrNoAPIKey) {
-		// A placeholder key checks the rest and gives the dimensions.
-		cfg.APIKey, cfg.APIKeyEnv = "unset", ""
-		probe, perr := New(cfg)
-		if perr != nil {
-			return nil, perr
+	return embedder.NewOrMissingKey(func(placeholder string) (embedder.Embedder, error) {
+		c := cfg
+		if placeholder != "" {
+			c.APIKey, c.APIKeyEnv = placeholder, ""
 		}
-		return noKey{dims: probe.Dimensions(), err: err}, nil
-	}
-	return e, err
-}
-
-// noKey stands in for an Embedder whose API key variable is not set.
-type noKey struct {
-	dims int
-	err  error
-}
-
-func (n noKey) Dimensions() int { return n.dims }
-
-func (n noKey) Embed(context.Context, []string) ([][]float32, embedder.Usage, error) {
-	return nil, embedder.Usage{}, fmt.Errorf("aws-bedrock embedder: %w", n.err)
+		return New(c)
+	}, nil)
 }

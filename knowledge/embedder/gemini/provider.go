@@ -2,9 +2,6 @@ package gemini
 
 import (
 	"cmp"
-	"context"
-	"errors"
-	"fmt"
 
 	"github.com/agno-go/agno/knowledge/embedder"
 )
@@ -37,30 +34,9 @@ func init() {
 func fromOptions(o embedder.Options, x *Options) (embedder.Embedder, error) {
 	cfg := Config{ID: o.Model, BaseURL: o.BaseURL, APIKeyEnv: o.APIKeyEnv, Dimensions: o.Dimensions, BatchSize: o.BatchSize,
 		TaskType: x.TaskType, Title: x.Title, VertexAI: x.VertexAI, ProjectID: x.ProjectID, Location: x.Location}
-	e, err := New(cfg)
-	if errors.Is(err, ErrNoAPIKey) {
-		env := cmp.Or(cfg.APIKeyEnv, KeyEnv)
-		cfg.APIKey = "unset" // checks the rest of the options
-		probe, perr := New(cfg)
-		if perr != nil {
-			return nil, perr
-		}
-		return noKey{dims: probe.Dimensions(), env: env}, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	return e, nil
-}
-
-// noKey stands in for an Embedder whose API key is not set.
-type noKey struct {
-	dims int
-	env  string
-}
-
-func (n noKey) Dimensions() int { return n.dims }
-
-func (n noKey) Embed(context.Context, []string) ([][]float32, embedder.Usage, error) {
-	return nil, embedder.Usage{}, fmt.Errorf("%w: %s is not set: export %s=<your key> and restart", ErrNoAPIKey, n.env, n.env)
+	return embedder.NewOrMissingKey(func(placeholder string) (embedder.Embedder, error) {
+		c := cfg
+		c.APIKey = placeholder
+		return New(c)
+	}, embedder.KeyNotSet(ErrNoAPIKey, cmp.Or(cfg.APIKeyEnv, KeyEnv)))
 }

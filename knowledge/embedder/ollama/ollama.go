@@ -136,7 +136,7 @@ func fromOptions(o embedder.Options, x *Options) (embedder.Embedder, error) {
 	if o.APIKeyEnv != "" {
 		key := os.Getenv(o.APIKeyEnv)
 		if key == "" {
-			return noKey{dims: e.dims, env: o.APIKeyEnv}, nil
+			return embedder.MissingKey(e.dims, fmt.Errorf("%w: %s (api_key_env) is not set: export %s=<your key> and restart", ErrNoAPIKey, o.APIKeyEnv, o.APIKeyEnv)), nil
 		}
 		e.client.Headers["Authorization"] = "Bearer " + key
 	}
@@ -187,16 +187,4 @@ func (e *Embedder) Embed(ctx context.Context, texts []string) ([][]float32, embe
 		usage = usage.Add(embedder.Usage{PromptTokens: res.PromptEvalCount, TotalTokens: res.PromptEvalCount})
 	}
 	return out, usage, nil
-}
-
-// noKey stands in for an Embedder whose API key variable is not set.
-type noKey struct {
-	dims int
-	env  string
-}
-
-func (n noKey) Dimensions() int { return n.dims }
-
-func (n noKey) Embed(context.Context, []string) ([][]float32, embedder.Usage, error) {
-	return nil, embedder.Usage{}, fmt.Errorf("%w: %s (api_key_env) is not set: export %s=<your key> and restart", ErrNoAPIKey, n.env, n.env)
 }

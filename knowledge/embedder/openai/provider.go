@@ -2,8 +2,6 @@ package openai
 
 import (
 	"cmp"
-	"context"
-	"errors"
 	"fmt"
 
 	"github.com/agno-go/agno/knowledge/embedder"
@@ -95,32 +93,11 @@ func fromOptions(o embedder.Options, x *ProviderOptions, keyEnv string) (embedde
 	if x != nil {
 		cfg.User = x.User
 	}
-	e, err := New(cfg)
-	if errors.Is(err, ErrNoAPIKey) {
-		// A placeholder key checks the rest of the options and gives the
-		// dimensions, which the vector store's table needs now.
-		env := cmp.Or(cfg.APIKeyEnv, keyEnv, OpenAIKeyEnv)
-		cfg.APIKey, cfg.APIKeyEnv = "unset", ""
-		probe, perr := New(cfg)
-		if perr != nil {
-			return nil, perr
+	return embedder.NewOrMissingKey(func(placeholder string) (embedder.Embedder, error) {
+		c := cfg
+		if placeholder != "" {
+			c.APIKey, c.APIKeyEnv = placeholder, ""
 		}
-		return noKey{dims: probe.Dimensions(), env: env}, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	return e, nil
-}
-
-// noKey stands in for an Embedder whose API key is not set.
-type noKey struct {
-	dims int
-	env  string
-}
-
-func (n noKey) Dimensions() int { return n.dims }
-
-func (n noKey) Embed(context.Context, []string) ([][]float32, embedder.Usage, error) {
-	return nil, embedder.Usage{}, fmt.Errorf("%w: %s is not set: export %s=<your key> and restart", ErrNoAPIKey, n.env, n.env)
+		return New(c)
+	}, embedder.KeyNotSet(ErrNoAPIKey, cmp.Or(cfg.APIKeyEnv, keyEnv, OpenAIKeyEnv)))
 }

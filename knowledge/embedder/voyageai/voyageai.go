@@ -140,21 +140,11 @@ func New(cfg Config) (*Embedder, error) {
 func fromOptions(o embedder.Options, x *Options) (embedder.Embedder, error) {
 	env := cmp.Or(o.APIKeyEnv, KeyEnv)
 	cfg := Config{ID: o.Model, Dimensions: o.Dimensions, BaseURL: o.BaseURL, APIKey: os.Getenv(env), BatchSize: o.BatchSize, RequestParams: x.RequestParams}
-	e, err := New(cfg)
-	if errors.Is(err, ErrNoAPIKey) {
-		// A placeholder key checks the rest and gives the dimensions,
-		// which the vector store's table needs now.
-		cfg.APIKey = "unset"
-		probe, perr := New(cfg)
-		if perr != nil {
-			return nil, perr
-		}
-		return noKey{dims: probe.dims, env: env}, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	return e, nil
+	return embedder.NewOrMissingKey(func(placeholder string) (embedder.Embedder, error) {
+		c := cfg
+		c.APIKey = cmp.Or(placeholder, c.APIKey)
+		return New(c)
+	}, embedder.KeyNotSet(ErrNoAPIKey, env))
 }
 
 // ID is the model id requests name.
@@ -212,16 +202,4 @@ func (e *Embedder) Embed(ctx context.Context, texts []string) ([][]float32, embe
 		usage = usage.Add(embedder.Usage{PromptTokens: res.Usage.TotalTokens, TotalTokens: res.Usage.TotalTokens})
 	}
 	return out, usage, nil
-}
-
-// noKey stands in for an Embedder whose API key is not set.
-type noKey struct {
-	dims int
-	env  string
-}
-
-func (n noKey) Dimensions() int { return n.dims }
-
-func (n noKey) Embed(context.Context, []string) ([][]float32, embedder.Usage, error) {
-	return nil, embedder.Usage{}, fmt.Errorf("%w: %s is not set: export %s=<your key> and restart", ErrNoAPIKey, n.env, n.env)
 }
