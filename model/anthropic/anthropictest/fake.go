@@ -27,6 +27,9 @@ type Platform struct {
 	StreamContentType string
 	// WriteEvent writes one event of a stream in the platform's framing.
 	WriteEvent func(w io.Writer, ev Event) error
+	// ModelInBody: the platform takes the model from the body, as
+	// Anthropic's API does, rather than from the URL.
+	ModelInBody bool
 }
 
 // Fake is a fake platform server answering the suite's turns in order,
@@ -93,8 +96,8 @@ func (f *Fake) serve(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	// The platforms take the model from the URL and refuse it in the body.
-	if msg := Validate(raw, false); msg != "" {
+	// Most platforms take the model from the URL and refuse it in the body.
+	if msg := Validate(raw, f.p.ModelInBody); msg != "" {
 		WriteError(w, http.StatusBadRequest, "invalid_request_error", msg)
 		return
 	}
