@@ -87,26 +87,42 @@ type Config struct {
 
 // New validates cfg and returns an Azure OpenAI Chat Completions model.
 func New(cfg Config) (*openai.Model, error) {
-	endpoint, deployment, err := resolveEndpoint(cfg)
+	opts, endpoint, id, err := ClientOptions(cfg)
 	if err != nil {
 		return nil, err
 	}
-	id := cfg.ID
+	return openai.New(openai.Config{
+		ID: id, BaseURL: endpoint, Compatible: true, Name: NameOpenAI, Provider: ProviderName,
+		HTTPClient: cfg.HTTPClient, MaxRetries: cfg.MaxRetries, Headers: cfg.Headers, Logger: cfg.Logger,
+		ClientOptions: opts,
+	})
+}
+
+// ClientOptions are the openai-go options that reach cfg's resource and
+// deployment with its credentials (any of the OpenAI APIs Azure serves:
+// chat completions, embeddings), with the resource's endpoint and the id
+// the body names.
+func ClientOptions(cfg Config) (opts []option.RequestOption, endpointURL, id string, err error) {
+	endpoint, deployment, err := resolveEndpoint(cfg)
+	if err != nil {
+		return nil, "", "", err
+	}
+	id = cfg.ID
 	if id == "" {
 		id = deployment
 	}
 	if id == "" {
-		return nil, fmt.Errorf("%w: no deployment: set model to the deployment's name, or azure_deployment (or %s)", ErrInvalidConfig, DeploymentEnv)
+		return nil, "", "", fmt.Errorf("%w: no deployment: set model to the deployment's name, or azure_deployment (or %s)", ErrInvalidConfig, DeploymentEnv)
 	}
 	version := cfg.APIVersion
 	if version == "" {
 		version = DefaultAPIVersion
 	}
 	if err := checkHeaders(cfg.Headers, "Authorization", "Api-Key"); err != nil {
-		return nil, err
+		return nil, "", "", err
 	}
 
-	opts := []option.RequestOption{azure.WithEndpoint(endpoint.String(), version)}
+	opts = []option.RequestOption{azure.WithEndpoint(endpoint.String(), version)}
 	if endpoint.Scheme == "http" {
 		// Checked to be loopback: a local emulator or proxy.
 		opts = append(opts, azure.WithUnsafeAllowHTTP())
@@ -122,18 +138,13 @@ func New(cfg Config) (*openai.Model, error) {
 	case key != "":
 		opts = append(opts, azure.WithAPIKey(key))
 	default:
-		return nil, fmt.Errorf("%w: Azure OpenAI authentication is not configured: export %s=<your key> (or name another variable in api_key_env), or give a Microsoft Entra ID token in azure_ad_token or %s",
+		return nil, "", "", fmt.Errorf("%w: Azure OpenAI authentication is not configured: export %s=<your key> (or name another variable in api_key_env), or a Microsoft Entra ID token in %s (or the variable azure_ad_token_env names)",
 			openai.ErrNoAPIKey, KeyEnv, ADTokenEnv)
 	}
 	for k, v := range cfg.DefaultQuery {
 		opts = append(opts, option.WithQueryAdd(k, v))
 	}
-
-	return openai.New(openai.Config{
-		ID: id, BaseURL: endpoint.String(), Compatible: true, Name: NameOpenAI, Provider: ProviderName,
-		HTTPClient: cfg.HTTPClient, MaxRetries: cfg.MaxRetries, Headers: cfg.Headers, Logger: cfg.Logger,
-		ClientOptions: opts,
-	})
+	return opts, endpoint.String(), id, nil
 }
 
 // resolveEndpoint returns the resource endpoint (without "/openai") and

@@ -53,6 +53,10 @@ var Presets = []Preset{
 	{Name: "huggingface", Class: "HuggingFace", Provider: "HuggingFace", BaseURL: "https://router.huggingface.co/v1", KeyEnv: "HF_TOKEN", Model: "meta-llama/Meta-Llama-3-8B-Instruct"},
 	{Name: "inception", Class: "Inception", Provider: "InceptionLabs", BaseURL: "https://api.inceptionlabs.ai/v1", KeyEnv: "INCEPTION_API_KEY", Model: "mercury-2"},
 	{Name: "internlm", Class: "InternLM", Provider: "InternLM", BaseURL: "https://internlm-chat.intern-ai.org.cn/puyu/api/v1", KeyEnv: "INTERNLM_API_KEY", Model: "internlm2.5-latest"},
+	// agno's LiteLLM runs the LiteLLM library in process; Go has none, so
+	// "litellm" reaches a LiteLLM proxy, the library's server form, which
+	// routes the same model names (https://docs.litellm.ai/docs/proxy/user_keys).
+	{Name: "litellm", Class: "LiteLLM", Provider: "LiteLLM", BaseURL: "http://0.0.0.0:4000", Model: "gpt-4o"},
 	{Name: "litellm-openai", Class: "LiteLLMOpenAI", ModelName: "LiteLLM", Provider: "LiteLLM", BaseURL: "http://0.0.0.0:4000", Model: "gpt-4o"},
 	{Name: "llama-cpp", Class: "LlamaCpp", Provider: "LlamaCpp", BaseURL: "http://127.0.0.1:8080/v1", Model: "ggml-org/gpt-oss-20b-GGUF"},
 	{Name: "llama-openai", Class: "LlamaOpenAI", Provider: "LlamaOpenAI", BaseURL: "https://api.llama.com/compat/v1/", KeyEnv: "LLAMA_API_KEY", Model: "Llama-4-Maverick-17B-128E-Instruct-FP8"},

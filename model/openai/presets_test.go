@@ -75,7 +75,7 @@ func TestPresets(t *testing.T) {
 		}
 	}
 	for _, name := range []string{"groq", "ollama", "openrouter", "deepseek", "xai", "together", "fireworks", "perplexity", "lmstudio", "vllm", "llama-cpp",
-		"mistral", "cohere", "huggingface", "cerebras", "meta", "internlm"} {
+		"mistral", "cohere", "huggingface", "cerebras", "meta", "internlm", "litellm"} {
 		if !seen[name] {
 			t.Errorf("agno's %q has no preset", name)
 		}

@@ -4,6 +4,7 @@
 package embedders
 
 import (
+	_ "github.com/agno-go/agno/knowledge/embedder/azure"    // registers "azure-openai"
 	_ "github.com/agno-go/agno/knowledge/embedder/bedrock"  // registers "aws-bedrock"
 	_ "github.com/agno-go/agno/knowledge/embedder/cohere"   // registers "cohere"
 	_ "github.com/agno-go/agno/knowledge/embedder/gemini"   // registers "gemini"

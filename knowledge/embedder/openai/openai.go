@@ -73,6 +73,11 @@ type Config struct {
 	HTTPClient *http.Client
 	// Headers are added to every request.
 	Headers map[string]string
+	// ClientOptions are for a vendor that serves /embeddings behind its
+	// own URLs and authentication (Azure): when set they replace BaseURL
+	// and the key, and come before the retry middleware, so a rewrite of
+	// theirs runs once a call.
+	ClientOptions []option.RequestOption
 }
 
 // Embedder calls an OpenAI-compatible /embeddings endpoint. It is safe for
@@ -95,15 +100,19 @@ var sharedHTTPClient = sync.OnceValue(func() *http.Client {
 
 // New validates cfg and returns an Embedder.
 func New(cfg Config) (*Embedder, error) {
+	vendor := len(cfg.ClientOptions) > 0
 	base := cmp.Or(cfg.BaseURL, DefaultBaseURL)
 	u, err := url.Parse(base)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, fmt.Errorf("%w: base_url %q is not an http(s) URL: set it like \"http://localhost:11434/v1\"", ErrInvalidConfig, base)
 	}
-	custom := strings.TrimRight(base, "/") != DefaultBaseURL
-	key, err := resolveKey(cfg, custom)
-	if err != nil {
-		return nil, err
+	// A vendor serving OpenAI's models (Azure) takes what OpenAI takes.
+	custom := !vendor && strings.TrimRight(base, "/") != DefaultBaseURL
+	var key string
+	if !vendor {
+		if key, err = resolveKey(cfg, custom); err != nil {
+			return nil, err
+		}
 	}
 	if cfg.Dimensions < 0 || cfg.BatchSize < 0 {
 		return nil, fmt.Errorf("%w: dimensions (%d) and batch_size (%d) must not be negative", ErrInvalidConfig, cfg.Dimensions, cfg.BatchSize)
@@ -129,14 +138,17 @@ func New(cfg Config) (*Embedder, error) {
 	}
 	// Options are explicit rather than sdk.NewClient's, which would also
 	// read OPENAI_* variables and send an OpenAI key to another endpoint.
-	opts := []option.RequestOption{
-		option.WithHTTPClient(httpClient),
-		option.WithBaseURL(base),
-		option.WithAPIKey(key),
+	opts := []option.RequestOption{option.WithHTTPClient(httpClient)}
+	if vendor {
+		opts = append(opts, cfg.ClientOptions...)
+	} else {
+		opts = append(opts, option.WithBaseURL(base), option.WithAPIKey(key))
+	}
+	opts = append(opts,
 		// The models' retry policy (httpretry), so the SDK's is off.
 		option.WithMaxRetries(0),
 		option.WithMiddleware(httpretry.Policy{MaxRetries: retries}.Middleware),
-	}
+	)
 	for k, v := range cfg.Headers {
 		opts = append(opts, option.WithHeader(k, v))
 	}
