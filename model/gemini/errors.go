@@ -117,6 +117,13 @@ type retryTransport struct {
 	policy httpretry.Policy
 }
 
+// RetryTransport sends through base under policy, reading Google's
+// RetryInfo delay as the server's Retry-After. Exported for the
+// google-interactions provider, whose errors are the same Google bodies.
+func RetryTransport(base http.RoundTripper, policy httpretry.Policy) http.RoundTripper {
+	return retryTransport{base: base, policy: policy}
+}
+
 // maxErrorBody bounds what is read of an error body to find its delay.
 const maxErrorBody = 64 << 10
 

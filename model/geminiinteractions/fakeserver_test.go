@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/agno-go/agno/model/modeltest/providertest"
 )
@@ -25,7 +26,8 @@ import (
 // stream waits for), as the SDK's own fixtures in
 // google.golang.org/genai interaction_test.go and interactions/
 // continuation_test.go shape them. Errors are Google's JSON error bodies
-// (https://ai.google.dev/gemini-api/docs/troubleshooting).
+// (https://ai.google.dev/gemini-api/docs/troubleshooting,
+// https://cloud.google.com/apis/design/errors) with google.rpc.RetryInfo.
 //
 // Like the server, it checks the x-goog-api-key, the path, a model and a
 // non-empty input, and that a previous_interaction_id names an
@@ -188,10 +190,8 @@ func (f *fakeAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if turn.Status != 0 {
-		if turn.RetryAfter > 0 {
-			w.Header().Set("Retry-After", fmt.Sprint(int(turn.RetryAfter.Seconds())))
-		}
-		writeError(w, turn.Status, rpcStatus[turn.Status], turn.ErrorMessage)
+		// Google sends the wait as a RetryInfo detail, not a header.
+		writeError(w, turn.Status, rpcStatus[turn.Status], turn.ErrorMessage, turn.RetryAfter)
 		return
 	}
 	if req.Store == nil || *req.Store {
@@ -230,10 +230,17 @@ var rpcStatus = map[int]string{
 	429: "RESOURCE_EXHAUSTED", 500: "INTERNAL", 503: "UNAVAILABLE", 504: "DEADLINE_EXCEEDED",
 }
 
-func writeError(w http.ResponseWriter, status int, code, msg string) {
+func writeError(w http.ResponseWriter, status int, code, msg string, retryDelay ...time.Duration) {
+	e := map[string]any{"code": status, "message": msg, "status": code}
+	if len(retryDelay) > 0 && retryDelay[0] > 0 {
+		e["details"] = []any{map[string]any{
+			"@type":      "type.googleapis.com/google.rpc.RetryInfo",
+			"retryDelay": fmt.Sprintf("%gs", retryDelay[0].Seconds()),
+		}}
+	}
 	w.Header().Set("Content-Type", "application/json; charset=UTF-8")
 	w.WriteHeader(status)
-	json.NewEncoder(w).Encode(map[string]any{"error": map[string]any{"code": status, "message": msg, "status": code}})
+	json.NewEncoder(w).Encode(map[string]any{"error": e})
 }
 
 func usage(t providertest.Turn) map[string]any {

@@ -33,6 +33,7 @@ import (
 	"github.com/agno-go/agno/internal/httpretry"
 	"github.com/agno-go/agno/internal/httptransport"
 	"github.com/agno-go/agno/model"
+	"github.com/agno-go/agno/model/gemini"
 )
 
 // Defaults, as agno's GeminiInteractions has them.
@@ -79,7 +80,8 @@ type Config struct {
 
 	HTTPClient *http.Client
 	// MaxRetries: retries of connection errors, 408, 409, 429 and 5xx
-	// (package httpretry). 0 means DefaultMaxRetries; negative none.
+	// (package httpretry; a google.rpc.RetryInfo delay in the error body
+	// counts as Retry-After). 0 means DefaultMaxRetries; negative none.
 	MaxRetries int
 	Headers    map[string]string
 	Logger     *slog.Logger
@@ -151,7 +153,7 @@ func New(cfg Config) (*Model, error) {
 	}
 	policy := httpretry.Policy{MaxRetries: retries, Logger: logger, LogAttrs: []any{"provider", ProviderName, "model", id}}
 	hc := &http.Client{
-		Transport:     retryTransport{base: rt, policy: policy},
+		Transport:     gemini.RetryTransport(rt, policy),
 		CheckRedirect: base.CheckRedirect,
 		Jar:           base.Jar,
 		Timeout:       base.Timeout,
@@ -168,15 +170,6 @@ func New(cfg Config) (*Model, error) {
 		return nil, fmt.Errorf("google-interactions: %w", err)
 	}
 	return &Model{id: id, cfg: cfg, service: client.Interactions}, nil
-}
-
-type retryTransport struct {
-	base   http.RoundTripper
-	policy httpretry.Policy
-}
-
-func (t retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	return t.policy.Middleware(req, t.base.RoundTrip)
 }
 
 var sharedHTTPClient = sync.OnceValue(func() *http.Client {

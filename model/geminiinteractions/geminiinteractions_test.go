@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"go.uber.org/goleak"
 
@@ -261,5 +262,22 @@ func TestErrorClassification(t *testing.T) {
 	}}))
 	if pe, ok := model.AsProviderError(err); !ok || pe.StatusCode != 404 || !strings.Contains(pe.Message, "v1_gone") {
 		t.Errorf("err = %v, want the 404 naming the interaction", err)
+	}
+}
+
+// Google's RetryInfo delay is waited out between retries and reported as
+// the error's RetryAfter, as the google provider does.
+func TestRetryInfoDelay(t *testing.T) {
+	const delay = 150 * time.Millisecond
+	f := newFakeAPI(t, providertest.Turn{Status: http.StatusTooManyRequests, ErrorMessage: "Resource has been exhausted", RetryAfter: delay})
+	m := newModel(t, f, gi.Config{MaxRetries: 1})
+	start := time.Now()
+	_, err := model.Collect(m.Generate(context.Background(), &model.Request{Messages: []model.Message{{Role: model.RoleUser, Content: "hi"}}}))
+	pe, ok := model.AsProviderError(err)
+	if !ok || !pe.RateLimited() || pe.RetryAfter != delay {
+		t.Fatalf("err = %#v, want a 429 with RetryAfter %v", err, delay)
+	}
+	if n, took := len(f.received()), time.Since(start); n != 2 || took < delay {
+		t.Errorf("sent %d times in %v, want 2 with a wait of %v between", n, took, delay)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"google.golang.org/genai/interactions/models/interactions"
 	"google.golang.org/genai/interactions/models/operations"
 
+	"github.com/agno-go/agno/internal/httpretry"
 	"github.com/agno-go/agno/model"
 )
 
@@ -185,15 +186,21 @@ func (m *Model) convertError(ctx context.Context, err error) error {
 		ier  *interactions.Error
 		body string
 	)
+	var res *http.Response
 	switch {
 	case errors.As(err, &ce):
-		ier, pe.StatusCode = &ce.Error_, statusOf(ce.HTTPMeta.Response)
+		ier, res = &ce.Error_, ce.HTTPMeta.Response
 	case errors.As(err, &se):
-		ier, pe.StatusCode = &se.Error_, statusOf(se.HTTPMeta.Response)
+		ier, res = &se.Error_, se.HTTPMeta.Response
 	case errors.As(err, &ae):
-		pe.StatusCode, body = ae.StatusCode, ae.Body
+		res, pe.StatusCode, body = ae.RawResponse, ae.StatusCode, ae.Body
 	case errors.As(err, &ve):
-		pe.StatusCode, body = ve.StatusCode, ve.Body
+		res, pe.StatusCode, body = ve.RawResponse, ve.StatusCode, ve.Body
+	}
+	if res != nil {
+		pe.StatusCode = res.StatusCode
+		// The retry transport turned a RetryInfo delay into Retry-After-Ms.
+		pe.RetryAfter, _ = httpretry.RetryAfter(res.Header)
 	}
 	code := ""
 	if ier != nil {
@@ -233,11 +240,4 @@ func (m *Model) convertError(ctx context.Context, err error) error {
 		}
 	}
 	return pe
-}
-
-func statusOf(r *http.Response) int {
-	if r == nil {
-		return 0
-	}
-	return r.StatusCode
 }
