@@ -386,8 +386,12 @@ func inputSteps(msgs []model.Message) ([]interactions.Step, error) {
 				}
 				content = append(content, c)
 			}
-			if len(msg.Files) > 0 {
-				return nil, fmt.Errorf("%w: messages[%d] carries files, which google-interactions does not send yet: use the google provider for files", ErrInvalidRequest, i)
+			for j, f := range msg.Files {
+				c, err := documentContent(f)
+				if err != nil {
+					return nil, fmt.Errorf("%w: messages[%d].files[%d]: %v", ErrInvalidRequest, i, j, err)
+				}
+				content = append(content, c)
 			}
 			if len(content) > 0 {
 				steps = append(steps, interactions.NewStep(interactions.UserInputStep{Content: content}))
@@ -425,25 +429,36 @@ func inputSteps(msgs []model.Message) ([]interactions.Step, error) {
 	return steps, nil
 }
 
-const maxImageBytes = 20 << 20
+// maxMediaBytes bounds what is read from an image's or file's Source.
+const maxMediaBytes = 20 << 20
+
+// mediaBytes is the inline content of an image or file, read from its
+// Source when it has no Content.
+func mediaBytes(content []byte, source func() (io.ReadCloser, error)) ([]byte, error) {
+	if len(content) > 0 || source == nil {
+		return content, nil
+	}
+	rc, err := source()
+	if err != nil {
+		return nil, err
+	}
+	defer rc.Close()
+	data, err := io.ReadAll(io.LimitReader(rc, maxMediaBytes+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > maxMediaBytes {
+		return nil, fmt.Errorf("larger than %d bytes", maxMediaBytes)
+	}
+	return data, nil
+}
 
 func imageContent(img model.Image) (interactions.Content, error) {
-	ic := interactions.ImageContent{}
-	data := img.Content
-	if len(data) == 0 && img.Source != nil {
-		rc, err := img.Source()
-		if err != nil {
-			return interactions.Content{}, err
-		}
-		data, err = io.ReadAll(io.LimitReader(rc, maxImageBytes+1))
-		rc.Close()
-		if err != nil {
-			return interactions.Content{}, err
-		}
-		if len(data) > maxImageBytes {
-			return interactions.Content{}, fmt.Errorf("larger than %d bytes", maxImageBytes)
-		}
+	data, err := mediaBytes(img.Content, img.Source)
+	if err != nil {
+		return interactions.Content{}, err
 	}
+	ic := interactions.ImageContent{}
 	switch {
 	case len(data) > 0:
 		mt := img.MimeType
@@ -461,6 +476,30 @@ func imageContent(img model.Image) (interactions.Content, error) {
 		return interactions.Content{}, errors.New("an image needs a url or content")
 	}
 	return interactions.NewContent(ic), nil
+}
+
+// documentContent sends a file as a document item, application/pdf when
+// it names no type, as agno does.
+func documentContent(f model.File) (interactions.Content, error) {
+	data, err := mediaBytes(f.Content, f.Source)
+	if err != nil {
+		return interactions.Content{}, err
+	}
+	if len(data) == 0 {
+		return interactions.Content{}, errors.New("a file needs content")
+	}
+	mt := cmpOr(f.MimeType, "application/pdf")
+	return interactions.NewContent(interactions.DocumentContent{
+		Data:     ptr(base64.StdEncoding.EncodeToString(data)),
+		MimeType: ptr(interactions.DocumentContentMimeType(mt)),
+	}), nil
+}
+
+func cmpOr(a, b string) string {
+	if a = strings.TrimSpace(a); a != "" {
+		return a
+	}
+	return b
 }
 
 // chunkOf reads a whole interaction, as agno's _parse_provider_response.

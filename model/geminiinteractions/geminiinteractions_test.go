@@ -233,7 +233,7 @@ func TestInvalidRequests(t *testing.T) {
 		{&model.Request{Messages: []model.Message{{Role: model.RoleUser, Content: "x"}},
 			Tools: []model.ToolDefinition{{Name: "t", Parameters: json.RawMessage(`[1]`)}}}, "tools[0]"},
 		{&model.Request{Messages: []model.Message{{Role: model.RoleAssistant, ProviderData: map[string]any{gi.InteractionIDKey: "v1_x"}}}}, "no user message"},
-		{&model.Request{Messages: []model.Message{{Role: model.RoleUser, Files: []model.File{{Content: []byte("%PDF")}}}}}, "files"},
+		{&model.Request{Messages: []model.Message{{Role: model.RoleUser, Files: []model.File{{Filename: "empty.pdf"}}}}}, "files[0]"},
 	} {
 		_, err := model.Collect(m.Generate(context.Background(), tc.req))
 		if !errors.Is(err, gi.ErrInvalidRequest) || !strings.Contains(err.Error(), tc.want) {
@@ -279,5 +279,26 @@ func TestRetryInfoDelay(t *testing.T) {
 	}
 	if n, took := len(f.received()), time.Since(start); n != 2 || took < delay {
 		t.Errorf("sent %d times in %v, want 2 with a wait of %v between", n, took, delay)
+	}
+}
+
+// A file goes as a document item, application/pdf unless it says
+// otherwise, as agno's media_to_content_item sends it.
+func TestFileAsDocument(t *testing.T) {
+	f := newFakeAPI(t, providertest.Turn{Text: []string{"A report."}, InputTokens: 1, OutputTokens: 1})
+	m := newModel(t, f, gi.Config{})
+	generate(t, m, &model.Request{Messages: []model.Message{{Role: model.RoleUser, Content: "Summarise.",
+		Files: []model.File{{Content: []byte("%PDF-1.7")}, {Content: []byte("a,b"), MimeType: "text/csv"}}}}})
+	content := f.body(0)["input"].([]any)[0].(map[string]any)["content"].([]any)
+	if len(content) != 3 {
+		t.Fatalf("content = %v, want text and two documents", content)
+	}
+	for i, want := range []map[string]any{
+		{"type": "document", "mime_type": "application/pdf", "data": "JVBERi0xLjc="},
+		{"type": "document", "mime_type": "text/csv", "data": "YSxi"},
+	} {
+		if got := content[i+1]; !reflect.DeepEqual(got, want) {
+			t.Errorf("content[%d] = %v, want %v", i+1, got, want)
+		}
 	}
 }
