@@ -7,6 +7,7 @@ import (
 	_ "github.com/agno-go/agno/model/anthropic"          // registers "anthropic"
 	_ "github.com/agno-go/agno/model/awsclaude"          // registers "aws-claude"
 	_ "github.com/agno-go/agno/model/azure"              // registers "azure-openai", "azure-ai-foundry"
+	_ "github.com/agno-go/agno/model/azureclaude"        // registers "azure-foundry-claude"
 	_ "github.com/agno-go/agno/model/bedrock"            // registers "aws-bedrock"
 	_ "github.com/agno-go/agno/model/gemini"             // registers "google"
 	_ "github.com/agno-go/agno/model/geminiinteractions" // registers "google-interactions"
