@@ -113,7 +113,9 @@ func (f *fakeIAM) count() int {
 // usage), with the request fields of IBM's SDK
 // (github.com/IBM/watsonx-ai-node-sdk src/vml_v1.ts textChat) and errors in
 // the API's shape {"errors":[{code, message}], trace, status_code}. The
-// model's reasoning comes as reasoning_content (TextChatResultMessage).
+// model's reasoning comes as reasoning_content, which IBM's SDK lists on
+// TextChatResultMessage; the fake sends it in stream deltas under the
+// same name (the SDK's delta type does not list it).
 // Requests must carry an IAM token the fake IAM issued.
 type fakeChat struct {
 	t       *testing.T

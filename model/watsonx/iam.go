@@ -26,9 +26,22 @@ type iamTokens struct {
 	client   *http.Client
 	now      func() time.Time
 
-	mu        sync.Mutex
+	// lock is held for an exchange, as a channel so that a caller
+	// waiting behind a slow one can give up when its context ends.
+	lock      chan struct{}
+	mu        sync.Mutex // guards token and refreshAt
 	token     string
 	refreshAt time.Time
+}
+
+func newIAMTokens(tokenURL, apiKey string, client *http.Client) *iamTokens {
+	return &iamTokens{tokenURL: tokenURL, apiKey: apiKey, client: client, now: time.Now, lock: make(chan struct{}, 1)}
+}
+
+func (s *iamTokens) cached() (string, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.token, s.token != "" && s.now().Before(s.refreshAt)
 }
 
 // iamError is IAM's answer to a failed exchange: its status and message.
@@ -43,16 +56,26 @@ func (e *iamError) Error() string {
 
 // get returns a cached token, or exchanges the key for a new one.
 func (s *iamTokens) get(ctx context.Context) (string, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.token != "" && s.now().Before(s.refreshAt) {
-		return s.token, nil
+	if tok, ok := s.cached(); ok {
+		return tok, nil
+	}
+	select {
+	case s.lock <- struct{}{}:
+	case <-ctx.Done():
+		return "", ctx.Err()
+	}
+	defer func() { <-s.lock }()
+	// Another caller may have exchanged while this one waited.
+	if tok, ok := s.cached(); ok {
+		return tok, nil
 	}
 	tok, refreshAt, err := s.exchange(ctx)
 	if err != nil {
 		return "", err
 	}
+	s.mu.Lock()
 	s.token, s.refreshAt = tok, refreshAt
+	s.mu.Unlock()
 	return tok, nil
 }
 

@@ -21,7 +21,6 @@ import (
 	"os"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/openai/openai-go/v3/option"
 
@@ -120,7 +119,7 @@ func New(cfg Config) (*Model, error) {
 	if hc == nil {
 		hc = sharedHTTPClient()
 	}
-	iam := &iamTokens{tokenURL: iamURL, apiKey: key, client: hc, now: time.Now}
+	iam := newIAMTokens(iamURL, key, hc)
 	rt := hc.Transport
 	if rt == nil {
 		rt = http.DefaultTransport

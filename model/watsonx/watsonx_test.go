@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
@@ -302,5 +303,43 @@ func TestOptions(t *testing.T) {
 	}
 	if got := chat.Requests()[0].Model; got != DefaultID {
 		t.Errorf("model_id = %q, want agno's default %q", got, DefaultID)
+	}
+}
+
+// A caller waiting behind a slow token exchange gives up with its context.
+func TestIAMWaitEndsWithContext(t *testing.T) {
+	release := make(chan struct{})
+	slow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+		w.WriteHeader(http.StatusServiceUnavailable)
+	}))
+	defer slow.Close()
+	defer close(release)
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	defer tr.CloseIdleConnections()
+	s := newIAMTokens(slow.URL, "k", &http.Client{Transport: tr})
+
+	first := make(chan error, 1)
+	go func() { _, err := s.get(context.Background()); first <- err }()
+	// Wait until the first caller holds the exchange.
+	for len(s.lock) == 0 {
+		time.Sleep(time.Millisecond)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	if _, err := s.get(ctx); !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("waiting caller: err = %v, want its context's deadline", err)
+	}
+	if d := time.Since(start); d > 2*time.Second {
+		t.Errorf("waiting caller returned after %v", d)
+	}
+	release <- struct{}{}
+	var ie *iamError
+	if err := <-first; !errors.As(err, &ie) || ie.status != http.StatusServiceUnavailable {
+		t.Errorf("first caller: err = %v, want IAM's 503", err)
 	}
 }
