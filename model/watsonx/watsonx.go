@@ -100,7 +100,11 @@ func New(cfg Config) (*Model, error) {
 	if project == "" {
 		return nil, fmt.Errorf("%w: project_id is not set: set project_id in the model's table or export %s=<your watsonx.ai project id>", ErrInvalidConfig, ProjectIDEnv)
 	}
-	base, err := checkURL("url", firstNonEmpty(cfg.URL, os.Getenv(URLEnv), DefaultURL))
+	urlKey, rawURL := "url", cfg.URL
+	if rawURL == "" {
+		urlKey, rawURL = URLEnv, firstNonEmpty(os.Getenv(URLEnv), DefaultURL)
+	}
+	base, err := checkURL(urlKey, rawURL)
 	if err != nil {
 		return nil, err
 	}

@@ -284,6 +284,11 @@ func TestOptions(t *testing.T) {
 		}
 	}
 
+	t.Setenv(URLEnv, "not a url")
+	if _, err := p.New(model.ProviderSettings{APIKey: "k"}, &Options{ProjectID: "p"}); err == nil || !strings.Contains(err.Error(), URLEnv) {
+		t.Errorf("a bad %s: err = %v, want it named", URLEnv, err)
+	}
+
 	// The variables fill what the table leaves out, as in agno.
 	chat := startFakeChat(t, sharedIAM, "env-project", providertest.Turn{Text: []string{"ok"}})
 	defer chat.Close()
