@@ -14,4 +14,5 @@ import (
 	_ "github.com/agno-go/agno/model/openai"             // registers "openai-chat", "openai-compatible" and the OpenAI-compatible vendors
 	_ "github.com/agno-go/agno/model/openairesponses"    // registers "openai", "openai-responses"
 	_ "github.com/agno-go/agno/model/vertexclaude"       // registers "vertexai-claude"
+	_ "github.com/agno-go/agno/model/watsonx"            // registers "ibm"
 )
