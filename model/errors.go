@@ -27,8 +27,12 @@ type ProviderError struct {
 
 func (e *ProviderError) Error() string {
 	who := e.Provider
-	if e.Endpoint != "" {
+	switch {
+	case e.Endpoint != "" && (e.Provider == "" || e.Provider == "OpenAI"):
 		who = "OpenAI-compatible endpoint " + e.Endpoint
+	case e.Endpoint != "":
+		// A named vendor (a preset): its name, then where it was reached.
+		who = e.Provider + " at " + e.Endpoint
 	}
 	if e.StatusCode != 0 {
 		return fmt.Sprintf("%s: status %d: %s", who, e.StatusCode, e.Message)

@@ -193,3 +193,24 @@ func TestGateways(t *testing.T) {
 		t.Errorf("from the environment: %+v", rec.calls[0])
 	}
 }
+
+// A preset's errors name its vendor, not OpenAI.
+func TestPresetErrorsNameTheVendor(t *testing.T) {
+	reg, _ := model.LookupProvider("groq")
+	fail := roundTripFunc(func(r *http.Request) (*http.Response, error) {
+		body := `{"error":{"message":"Invalid API Key","type":"invalid_request_error","code":"invalid_api_key"}}`
+		return &http.Response{StatusCode: 401, Header: http.Header{"Content-Type": {"application/json"}}, Body: io.NopCloser(strings.NewReader(body)), Request: r}, nil
+	})
+	m, err := reg.New(model.ProviderSettings{APIKey: "k", HTTPClient: &http.Client{Transport: fail}, MaxRetries: -1}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = model.Collect(m.Generate(context.Background(), &model.Request{Messages: []model.Message{{Role: model.RoleUser, Content: "hi"}}}))
+	if err == nil || !strings.HasPrefix(err.Error(), "Groq at https://api.groq.com/openai/v1: status 401: Invalid API Key") {
+		t.Fatalf("%v", err)
+	}
+}
+
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
