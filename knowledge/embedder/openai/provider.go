@@ -3,6 +3,7 @@ package openai
 import (
 	"cmp"
 	"fmt"
+	"os"
 
 	"github.com/agno-go/agno/knowledge/embedder"
 )
@@ -100,4 +101,31 @@ func fromOptions(o embedder.Options, x *ProviderOptions, keyEnv string) (embedde
 		}
 		return New(c)
 	}, embedder.KeyNotSet(ErrNoAPIKey, cmp.Or(cfg.APIKeyEnv, keyEnv, OpenAIKeyEnv)))
+}
+
+// LangDBOptions are the [knowledge.NAME.embedder] keys of agno's
+// LangDBEmbedder: the project its endpoint is under.
+type LangDBOptions struct {
+	ProviderOptions
+	ProjectID string `toml:"project_id"`
+}
+
+var langDB = Preset{Name: "langdb", Class: "LangDBEmbedder", KeyEnv: "LANGDB_API_KEY", Model: "text-embedding-ada-002", Dimensions: 1536}
+
+func init() {
+	embedder.Register(langDB.Name, embedder.Provider[LangDBOptions]{
+		Summary:      "agno's LangDBEmbedder: the LangDB gateway's /embeddings of project_id (OpenAI-compatible)",
+		KeyEnv:       langDB.KeyEnv,
+		DefaultModel: langDB.Model,
+		New: func(o embedder.Options, x *LangDBOptions) (embedder.Embedder, error) {
+			if o.BaseURL == "" {
+				project := cmp.Or(x.ProjectID, os.Getenv("LANGDB_PROJECT_ID"))
+				if project == "" {
+					return nil, fmt.Errorf("%w: langdb needs project_id (or LANGDB_PROJECT_ID) to build its endpoint, or base_url", ErrInvalidConfig)
+				}
+				o.BaseURL = "https://api.us-east-1.langdb.ai/" + project + "/v1"
+			}
+			return langDB.New(o, &x.ProviderOptions)
+		},
+	})
 }

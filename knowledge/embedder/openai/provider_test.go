@@ -126,3 +126,29 @@ func TestPresets(t *testing.T) {
 		})
 	}
 }
+
+// agno's LangDBEmbedder: the project's endpoint, LANGDB_API_KEY, and an
+// error naming project_id when there is none.
+func TestLangDB(t *testing.T) {
+	t.Setenv("LANGDB_PROJECT_ID", "")
+	t.Setenv("LANGDB_API_KEY", "key-langdb")
+	p, ok := embedder.Lookup("langdb")
+	if !ok || p.KeyEnv != "LANGDB_API_KEY" || p.DefaultModel != "text-embedding-ada-002" {
+		t.Fatalf("registered %+v %v", p, ok)
+	}
+	if _, err := p.New(embedder.Options{}, nil); err == nil || !strings.Contains(err.Error(), "project_id (or LANGDB_PROJECT_ID)") {
+		t.Fatalf("no project: %v", err)
+	}
+	e, err := p.New(embedder.Options{}, &LangDBOptions{ProjectID: "p1"})
+	if err != nil || e.Dimensions() != 1536 {
+		t.Fatalf("%v %v", e, err)
+	}
+	s := newServer(t)
+	e, err = p.New(embedder.Options{BaseURL: s.URL + "/v1"}, &LangDBOptions{ProjectID: "p1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := e.Embed(t.Context(), []string{"hello"}); err != nil || s.auth[0] != "Bearer key-langdb" || s.requests[0]["model"] != "text-embedding-ada-002" {
+		t.Fatalf("embed: %v %v %v", err, s.auth, s.requests)
+	}
+}
