@@ -4,7 +4,8 @@
 package toolkits
 
 import (
-	_ "github.com/agno-go/agno/tool/daytona" // registers "daytona"
-	_ "github.com/agno-go/agno/tool/file"    // registers "file"
-	_ "github.com/agno-go/agno/tool/shell"   // registers "shell"
+	_ "github.com/agno-go/agno/tool/daytona"   // registers "daytona"
+	_ "github.com/agno-go/agno/tool/file"      // registers "file"
+	_ "github.com/agno-go/agno/tool/reasoning" // registers "reasoning"
+	_ "github.com/agno-go/agno/tool/shell"     // registers "shell"
 )
