@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 
 	"github.com/agno-go/agno/internal/registry"
@@ -167,4 +168,20 @@ func cmpErr(a, b error) error {
 		return a
 	}
 	return b
+}
+
+// EmbedInBatches embeds texts size at a time, one embed call a batch, in
+// order, and sums the usage; the first failing batch ends it.
+func EmbedInBatches(ctx context.Context, texts []string, size int, embed func(ctx context.Context, batch []string) ([][]float32, Usage, error)) ([][]float32, Usage, error) {
+	out := make([][]float32, 0, len(texts))
+	var usage Usage
+	for batch := range slices.Chunk(texts, size) {
+		vecs, u, err := embed(ctx, batch)
+		if err != nil {
+			return nil, Usage{}, err
+		}
+		out = append(out, vecs...)
+		usage = usage.Add(u)
+	}
+	return out, usage, nil
 }

@@ -1,7 +1,6 @@
 package azure
 
 import (
-	"encoding/base64"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
@@ -123,53 +122,13 @@ func (f *azureFake) Close() {
 func (f *azureFake) Requests() []providertest.Request {
 	var out []providertest.Request
 	for _, rec := range f.inner.Requests() {
-		r := providertest.Request{Header: rec.Header, Body: rec.Body}
-		var head struct {
-			Model string `json:"model"`
-		}
-		_ = json.Unmarshal(rec.Body, &head)
-		r.Model = head.Model
+		r := rec.SuiteRequest()
 		if name := rec.Header.Get(routedHeader); name != "" {
 			r.Model = name
-		}
-		if req := rec.Request; req != nil {
-			r.Stream = req.Stream
-			for _, m := range req.Messages {
-				if m.Role != model.RoleUser {
-					continue
-				}
-				if m.Content != "" {
-					r.UserText = append(r.UserText, m.Content)
-				}
-				for _, img := range m.Images {
-					r.Images = append(r.Images, wireImage(img.URL))
-				}
-			}
-			for _, tool := range req.Tools {
-				r.Tools = append(r.Tools, tool.Name)
-			}
-			if rf := req.ResponseFormat; rf != nil && rf.Type == "json_schema" {
-				r.ResponseSchema = rf.Schema
-			}
 		}
 		out = append(out, r)
 	}
 	return out
-}
-
-// wireImage reads an image_url content part: a base64 data URL is an
-// inline image.
-func wireImage(u string) providertest.Image {
-	header, payload, ok := strings.Cut(strings.TrimPrefix(u, "data:"), ",")
-	mediaType, isBase64 := strings.CutSuffix(header, ";base64")
-	if !strings.HasPrefix(u, "data:") || !ok || !isBase64 {
-		return providertest.Image{URL: u}
-	}
-	data, err := base64.StdEncoding.DecodeString(payload)
-	if err != nil {
-		return providertest.Image{URL: u}
-	}
-	return providertest.Image{MediaType: mediaType, Data: data}
 }
 
 // openAIWire is Azure OpenAI's data plane

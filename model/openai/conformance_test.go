@@ -1,8 +1,6 @@
 package openai
 
 import (
-	"encoding/base64"
-	"encoding/json"
 	"strings"
 	"testing"
 
@@ -67,54 +65,11 @@ func (f chatCompletionsFake) URL() string                   { return f.srv.URL }
 func (f chatCompletionsFake) Disconnected() <-chan struct{} { return f.srv.Abandoned() }
 func (f chatCompletionsFake) Close()                        { f.srv.Close() }
 
-// Requests reads what the suite checks out of the recorded requests:
-// images are image_url content parts, inline ones as data URLs, and the
-// schema is response_format.json_schema.schema
-// (https://platform.openai.com/docs/api-reference/chat/create).
+// Requests reads what the suite checks out of the recorded requests.
 func (f chatCompletionsFake) Requests() []providertest.Request {
 	var out []providertest.Request
 	for _, rec := range f.srv.Requests() {
-		r := providertest.Request{Header: rec.Header, Body: rec.Body}
-		var head struct {
-			Model string `json:"model"`
-		}
-		_ = json.Unmarshal(rec.Body, &head)
-		r.Model = head.Model
-		if req := rec.Request; req != nil {
-			r.Stream = req.Stream
-			for _, m := range req.Messages {
-				if m.Role != model.RoleUser {
-					continue
-				}
-				if m.Content != "" {
-					r.UserText = append(r.UserText, m.Content)
-				}
-				for _, img := range m.Images {
-					r.Images = append(r.Images, wireImage(img.URL))
-				}
-			}
-			for _, tool := range req.Tools {
-				r.Tools = append(r.Tools, tool.Name)
-			}
-			if rf := req.ResponseFormat; rf != nil && rf.Type == "json_schema" {
-				r.ResponseSchema = rf.Schema
-			}
-		}
-		out = append(out, r)
+		out = append(out, rec.SuiteRequest())
 	}
 	return out
-}
-
-// wireImage reads an image_url: a base64 data URL is an inline image.
-func wireImage(u string) providertest.Image {
-	header, payload, ok := strings.Cut(strings.TrimPrefix(u, "data:"), ",")
-	mediaType, isBase64 := strings.CutSuffix(header, ";base64")
-	if !strings.HasPrefix(u, "data:") || !ok || !isBase64 {
-		return providertest.Image{URL: u}
-	}
-	data, err := base64.StdEncoding.DecodeString(payload)
-	if err != nil {
-		return providertest.Image{URL: u}
-	}
-	return providertest.Image{MediaType: mediaType, Data: data}
 }

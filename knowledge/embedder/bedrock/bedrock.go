@@ -190,25 +190,24 @@ func (e *Embedder) Dimensions() int { return e.dims }
 // Embed implements embedder.Embedder: Cohere embeds up to BatchSize texts
 // per call, Titan one.
 func (e *Embedder) Embed(ctx context.Context, texts []string) ([][]float32, embedder.Usage, error) {
-	out := make([][]float32, 0, len(texts))
-	var usage embedder.Usage
-	for batch := range slices.Chunk(texts, e.batch) {
-		vecs, u, err := e.invoke(ctx, batch)
-		if err != nil {
-			return nil, embedder.Usage{}, err
-		}
-		if len(vecs) != len(batch) {
-			return nil, embedder.Usage{}, fmt.Errorf("aws-bedrock embedder: %s returned %d vectors for %d texts", e.id, len(vecs), len(batch))
-		}
-		for i, v := range vecs {
-			if len(v) != e.dims {
-				return nil, embedder.Usage{}, fmt.Errorf("aws-bedrock embedder: %s returned a vector of %d dimensions for text %d, want %d", e.id, len(v), i, e.dims)
-			}
-		}
-		out = append(out, vecs...)
-		usage = usage.Add(u)
+	return embedder.EmbedInBatches(ctx, texts, e.batch, e.embedBatch)
+}
+
+// embedBatch invokes the model on one batch and checks what came back.
+func (e *Embedder) embedBatch(ctx context.Context, batch []string) ([][]float32, embedder.Usage, error) {
+	vecs, u, err := e.invoke(ctx, batch)
+	if err != nil {
+		return nil, embedder.Usage{}, err
 	}
-	return out, usage, nil
+	if len(vecs) != len(batch) {
+		return nil, embedder.Usage{}, fmt.Errorf("aws-bedrock embedder: %s returned %d vectors for %d texts", e.id, len(vecs), len(batch))
+	}
+	for i, v := range vecs {
+		if len(v) != e.dims {
+			return nil, embedder.Usage{}, fmt.Errorf("aws-bedrock embedder: %s returned a vector of %d dimensions for text %d, want %d", e.id, len(v), i, e.dims)
+		}
+	}
+	return vecs, u, nil
 }
 
 func (e *Embedder) invoke(ctx context.Context, texts []string) ([][]float32, embedder.Usage, error) {

@@ -13,7 +13,6 @@ import (
 	"math"
 	"net/http"
 	"os"
-	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -198,17 +197,7 @@ func (e *Embedder) Dimensions() int { return e.dims }
 // one request each (batchEmbedContents); the usage is the tokens the API
 // counted, where it reports them.
 func (e *Embedder) Embed(ctx context.Context, texts []string) ([][]float32, embedder.Usage, error) {
-	out := make([][]float32, 0, len(texts))
-	var usage embedder.Usage
-	for batch := range slices.Chunk(texts, e.batch) {
-		vecs, u, err := e.embedBatch(ctx, batch)
-		if err != nil {
-			return nil, embedder.Usage{}, err
-		}
-		out = append(out, vecs...)
-		usage = usage.Add(u)
-	}
-	return out, usage, nil
+	return embedder.EmbedInBatches(ctx, texts, e.batch, e.embedBatch)
 }
 
 func (e *Embedder) embedBatch(ctx context.Context, texts []string) ([][]float32, embedder.Usage, error) {

@@ -12,7 +12,6 @@ import (
 	"net/http"
 	"net/url"
 	"os"
-	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -194,17 +193,7 @@ func (e *Embedder) Dimensions() int { return e.dims }
 // Embed implements embedder.Embedder. Texts are sent in batches of
 // BatchSize; the usage is the sum over batches.
 func (e *Embedder) Embed(ctx context.Context, texts []string) ([][]float32, embedder.Usage, error) {
-	out := make([][]float32, 0, len(texts))
-	var usage embedder.Usage
-	for batch := range slices.Chunk(texts, e.batch) {
-		vecs, u, err := e.embedBatch(ctx, batch)
-		if err != nil {
-			return nil, embedder.Usage{}, err
-		}
-		out = append(out, vecs...)
-		usage = usage.Add(u)
-	}
-	return out, usage, nil
+	return embedder.EmbedInBatches(ctx, texts, e.batch, e.embedBatch)
 }
 
 func (e *Embedder) embedBatch(ctx context.Context, texts []string) ([][]float32, embedder.Usage, error) {
