@@ -94,6 +94,20 @@ import (
 //     each try of a run (0: no limit); a retry has the whole limit again.
 //   - ToolChoice (tool_choice): ToolChoice controls tool use: none, auto,
 //     required, or one named function.
+//   - Reasoning (reasoning): Reasoning makes the run reason before it answers:
+//     agno's chain-of-thought loop with a reasoning agent built on
+//     ReasoningModel (default: Model), or, when that model reasons natively
+//     (model.Info.NativeReasoning), its own thinking.
+//   - ReasoningModel (reasoning_model): ReasoningModel is the model that
+//     reasons; setting it turns reasoning on, as in agno.
+//   - ReasoningAgent (reasoning_agent): ReasoningAgent replaces the reasoning
+//     agent agno builds: in the chain-of-thought loop its content must be
+//     ReasoningSteps; for a native reasoning model its messages carry the
+//     thinking.
+//   - ReasoningMinSteps (reasoning_min_steps): ReasoningMinSteps and
+//     ReasoningMaxSteps bound the chain-of-thought loop (agno: 1 and 10); the
+//     loop asks the reasoning agent at most max-1 times, as agno does.
+//   - ReasoningMaxSteps (reasoning_max_steps): (undocumented)
 //   - Store: Store keeps sessions, runs and events (agno's db).
 //   - SessionState (session_state): SessionState is the initial state of a new
 //     session; an existing session keeps its stored state, with a run's state

@@ -38,6 +38,10 @@ func TestConfigRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	reasoner, err := agent.New(agent.Config{Name: "Reasoner", Model: modeltest.New()})
+	if err != nil {
+		t.Fatal(err)
+	}
 	yes, no := true, false
 	in := agent.Config{
 		ID: "id-1", Name: "Name", Description: "desc", Role: "role",
@@ -55,6 +59,7 @@ func TestConfigRoundTrip(t *testing.T) {
 			return next(ctx, a)
 		}},
 		ToolCallLimit: 2, ToolChoice: &model.ToolChoice{},
+		Reasoning: true, ReasoningModel: modeltest.New(), ReasoningAgent: reasoner, ReasoningMinSteps: 2, ReasoningMaxSteps: 4,
 		Store: store, SessionState: map[string]any{"a": 1}, OverwriteDBSessionState: true,
 		AddSessionStateToContext: true, Dependencies: map[string]any{"d": 1}, Metadata: map[string]any{"m": 1},
 		AddHistoryToContext: true, NumHistoryRuns: 2, NumHistoryMessages: 5, StoreEvents: true,

@@ -24,7 +24,7 @@ type ComponentsConfig struct {
 	// or an MCP server unless listed, since those reach the host.
 	AllowedTools *[]string `toml:"allowed_tools"`
 	// AllowedModels are the [models] keys a component may name (model,
-	// fallback_models, a workflow's agent.model), and agno's
+	// fallback_models, reasoning_model, a workflow's agent.model), and agno's
 	// "<provider>:<id>" strings it may name. Unset: every key, and no
 	// such string (one builds a client on the server's key for whatever
 	// model the caller picks, so the operator lists those it pays for).
@@ -142,11 +142,13 @@ func (l *loader) componentRefusals(f *resFile) error {
 		for i, m := range a.FallbackModels {
 			model(fmt.Sprintf("fallback_models[%d]", i), m)
 		}
+		model("reasoning_model", a.ReasoningModel)
 		tools(a.Tools)
 		kb(a.Knowledge)
 	case f.team != nil:
 		t := f.team
 		model("model", t.Model)
+		model("reasoning_model", t.ReasoningModel)
 		tools(t.Tools)
 		kb(t.Knowledge)
 	case f.workflow != nil && f.workflow.Agent != nil:

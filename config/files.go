@@ -47,6 +47,10 @@ type AgentFile struct {
 	// the entries of FallbackModels.
 	Model          string   `toml:"model"`
 	FallbackModels []string `toml:"fallback_models"`
+	// ReasoningModel is a [models] key or a "<provider>:<model id>"
+	// string, as Model; ReasoningAgent an agent id ("agent:<id>" too).
+	ReasoningModel string `toml:"reasoning_model"`
+	ReasoningAgent string `toml:"reasoning_agent"`
 
 	Instructions StringList `toml:"instructions"`
 	// Timezone is an IANA name ("Europe/Paris").
@@ -85,8 +89,11 @@ type TeamFile struct {
 	Kind string `toml:"kind"`
 
 	// Model is a [models] key or a "<provider>:<model id>" string, as
-	// an agent file's.
-	Model string `toml:"model"`
+	// an agent file's; so is ReasoningModel. ReasoningAgent is an agent
+	// id, as an agent file's.
+	Model          string `toml:"model"`
+	ReasoningModel string `toml:"reasoning_model"`
+	ReasoningAgent string `toml:"reasoning_agent"`
 	// Members are agent or team ids; "agent:<id>" / "team:<id>" when an
 	// agent and a team share an id.
 	Members []string `toml:"members"`

@@ -124,6 +124,8 @@ var special = map[string]sample{
 	}},
 	"knowledge_filters": {`{ user_id = "u" }`, notEmpty},
 	"output_schema":     {`{ type = "object", properties = { a = { type = "string" } } }`, notEmpty},
+	"reasoning_model":   {`"other"`, isModel("other")},
+	"reasoning_agent":   {`"minimal"`, func(_ *config.Resources, v reflect.Value) bool { return !v.IsNil() }},
 	"members":           {`["minimal", "other-agent"]`, func(_ *config.Resources, v reflect.Value) bool { return v.Len() == 2 }},
 	"mode":              {`"route"`, func(_ *config.Resources, v reflect.Value) bool { return v.String() == "route" }},
 	"steps":             {`[{ name = "s", agent = "minimal" }, { name = "t", agent = "minimal" }]`, func(_ *config.Resources, v reflect.Value) bool { return v.Len() == 2 }},

@@ -140,6 +140,7 @@ func (l *loader) checkAgent(p *problems, f *resFile) {
 	l.checkTools(p, f, a.Tools)
 	l.checkToolOptions(p, a.ToolOptions, a.Tools)
 	l.checkKnowledge(p, a.knowledge())
+	l.checkReasoning(p, f, &a.ReasoningModel, a.ReasoningAgent, a.ReasoningMinSteps, a.ReasoningMaxSteps)
 	checkNonNegative(p, "tool_call_limit", a.ToolCallLimit, "use 0 for no limit or a positive number")
 	checkNonNegative(p, "num_history_runs", a.NumHistoryRuns, "use a positive number of runs")
 	checkNonNegative(p, "num_history_messages", a.NumHistoryMessages, "use a positive number of messages")
@@ -170,6 +171,49 @@ func (l *loader) checkAgent(p *problems, f *resFile) {
 }
 
 var toolChoiceModes = []string{"none", "auto", "required"}
+
+// checkReasoning checks an agent's or team's reasoning keys:
+// reasoning_model names a model as model does, reasoning_agent an agent
+// (a reference, so a component naming one needs the writer's rights to
+// it), and the step bounds are ordered.
+func (l *loader) checkReasoning(p *problems, f *resFile, modelName *string, agentID string, minSteps, maxSteps int) {
+	if *modelName != "" {
+		*modelName = l.checkModel(p, "reasoning_model", *modelName)
+	}
+	if agentID != "" {
+		id, ok := strings.CutPrefix(agentID, "agent:")
+		if !ok && strings.Contains(agentID, ":") || id == "" {
+			p.at("reasoning_agent", "reasoning_agent = %q: use an agent id, or agent:<id>", agentID)
+		} else {
+			f.refs = append(f.refs, &ref{key: "reasoning_agent", source: agentID, kind: KindAgent, id: id})
+		}
+	}
+	checkNonNegative(p, "reasoning_min_steps", minSteps, "use a positive number (default 1)")
+	checkNonNegative(p, "reasoning_max_steps", maxSteps, "use a positive number (default 10)")
+	if minSteps > 0 && maxSteps > 0 && minSteps > maxSteps {
+		p.at("reasoning_min_steps", "reasoning_min_steps = %d is above reasoning_max_steps = %d: lower it or raise reasoning_max_steps", minSteps, maxSteps)
+	}
+}
+
+// reasoning resolves the reasoning model and agent a file names.
+func (l *loader) reasoning(f *resFile, modelName string) (model.Model, run.Executor, error) {
+	var m model.Model
+	if modelName != "" {
+		var err error
+		if m, err = l.res.model(modelName); err != nil {
+			return nil, nil, fileErr(f, "reasoning_model", err)
+		}
+	}
+	r := f.refAt("reasoning_agent")
+	if r == nil {
+		return m, nil, nil
+	}
+	exec, ok := r.target().(run.Executor)
+	if !ok {
+		return nil, nil, fileErr(f, "reasoning_agent", fmt.Errorf("reasoning_agent = %q is not built", r.source))
+	}
+	return m, exec, nil
+}
 
 func (l *loader) checkTeam(p *problems, f *resFile) {
 	t := f.team
@@ -205,6 +249,7 @@ func (l *loader) checkTeam(p *problems, f *resFile) {
 	l.checkTools(p, f, t.Tools)
 	l.checkToolOptions(p, t.ToolOptions, t.Tools)
 	l.checkKnowledge(p, t.knowledge())
+	l.checkReasoning(p, f, &t.ReasoningModel, t.ReasoningAgent, t.ReasoningMinSteps, t.ReasoningMaxSteps)
 	checkNonNegative(p, "max_iterations", t.MaxIterations, "use a positive number (default 10)")
 	checkNonNegative(p, "tool_call_limit", t.ToolCallLimit, "use 0 for no limit or a positive number")
 	checkNonNegative(p, "num_history_runs", t.NumHistoryRuns, "use a positive number of runs")
@@ -573,9 +618,14 @@ func (l *loader) constructAgent(f *resFile) (any, error) {
 	if err != nil {
 		return nil, fileErr(f, "model", err)
 	}
+	reasoningModel, reasoningAgent, err := l.reasoning(f, a.ReasoningModel)
+	if err != nil {
+		return nil, err
+	}
 	kb, kf := l.knowledgeSettings(a.knowledge())
 	cfg := a.Config // every option with a plain form, as decoded
 	cfg.ID, cfg.Model, cfg.FallbackModels = f.id, primary, fallbacks
+	cfg.ReasoningModel, cfg.ReasoningAgent = reasoningModel, reasoningAgent
 	cfg.Instructions, cfg.Timezone, cfg.Tools, cfg.ToolChoice = a.Instructions, a.tz, tools, a.choice
 	cfg.Knowledge, cfg.KnowledgeFilters = kb, kf
 	cfg.SessionState, cfg.Dependencies, cfg.Metadata = a.SessionState, a.Dependencies, a.Metadata
@@ -614,9 +664,14 @@ func (l *loader) constructTeam(f *resFile) (any, error) {
 	if err != nil {
 		return nil, fileErr(f, "model", err)
 	}
+	reasoningModel, reasoningAgent, err := l.reasoning(f, t.ReasoningModel)
+	if err != nil {
+		return nil, err
+	}
 	kb, kf := l.knowledgeSettings(t.knowledge())
 	cfg := t.Config // every option with a plain form, as decoded
 	cfg.ID, cfg.Model, cfg.Members = f.id, leader, members
+	cfg.ReasoningModel, cfg.ReasoningAgent = reasoningModel, reasoningAgent
 	cfg.Instructions, cfg.Tools = t.Instructions, tools
 	cfg.Knowledge, cfg.KnowledgeFilters = kb, kf
 	cfg.SessionState, cfg.Dependencies, cfg.Metadata = t.SessionState, t.Dependencies, t.Metadata

@@ -31,7 +31,27 @@ type Info struct {
 	NativeStructuredOutputs bool
 	// JSONMode: the provider accepts {"type":"json_object"}.
 	JSONMode bool
+	// NativeReasoning says whether and how the model reasons natively, by
+	// agno's reasoning modules' rules for its class and id: a reasoning
+	// agent or team then uses its thinking directly, not agno's
+	// chain-of-thought loop.
+	NativeReasoning NativeReasoning
 }
+
+// NativeReasoning is how a native reasoning model gives its reasoning.
+type NativeReasoning string
+
+// Native reasoning kinds.
+const (
+	// ReasoningNone: not a native reasoning model.
+	ReasoningNone NativeReasoning = ""
+	// ReasoningThinking: the thinking comes apart from the answer, in
+	// reasoning_content (DeepSeek's reasoner, Claude and Gemini thinking).
+	ReasoningThinking NativeReasoning = "thinking"
+	// ReasoningContent: the answer is the reasoning, <think> tags
+	// stripped (OpenAI's o-series, Groq and Ollama reasoning models).
+	ReasoningContent NativeReasoning = "content"
+)
 
 // Request is one call to a model.
 type Request struct {

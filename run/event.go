@@ -175,6 +175,34 @@ type RunPaused struct {
 // RunContinued opens a continued run.
 type RunContinued struct{ EventBase }
 
+// ReasoningStarted opens an agent's or team's reasoning.
+type ReasoningStarted struct{ EventBase }
+
+// ReasoningStep is one reasoning step: Content is a reasoning.Step
+// (content_type "ReasoningStep"), ReasoningContent the steps so far as
+// text.
+type ReasoningStep struct {
+	EventBase
+	Content          any    `json:"content,omitempty"`
+	ContentType      string `json:"content_type"`
+	ReasoningContent string `json:"reasoning_content"`
+}
+
+// ReasoningContentDelta is a piece of a native reasoning model's thinking
+// as it streams.
+type ReasoningContentDelta struct {
+	EventBase
+	ReasoningContent string `json:"reasoning_content"`
+}
+
+// ReasoningCompleted closes reasoning: Content is a reasoning.Completed
+// (content_type "ReasoningSteps").
+type ReasoningCompleted struct {
+	EventBase
+	Content     any    `json:"content,omitempty"`
+	ContentType string `json:"content_type"`
+}
+
 // PreHookStarted / PreHookCompleted bracket a pre-hook.
 type PreHookStarted struct {
 	EventBase
@@ -350,6 +378,18 @@ func (e *RunPaused) Kind() string { return e.kind("RunPaused") }
 // Kind is "RunContinued", or "TeamRunContinued" in a team run.
 func (e *RunContinued) Kind() string { return e.kind("RunContinued") }
 
+// Kind is "ReasoningStarted", or "TeamReasoningStarted" in a team run.
+func (e *ReasoningStarted) Kind() string { return e.kind("ReasoningStarted") }
+
+// Kind is "ReasoningStep", or "TeamReasoningStep" in a team run.
+func (e *ReasoningStep) Kind() string { return e.kind("ReasoningStep") }
+
+// Kind is "ReasoningContentDelta", or "TeamReasoningContentDelta" in a team run.
+func (e *ReasoningContentDelta) Kind() string { return e.kind("ReasoningContentDelta") }
+
+// Kind is "ReasoningCompleted", or "TeamReasoningCompleted" in a team run.
+func (e *ReasoningCompleted) Kind() string { return e.kind("ReasoningCompleted") }
+
 // Kind is "PreHookStarted", or "TeamPreHookStarted" in a team run.
 func (e *PreHookStarted) Kind() string { return e.kind("PreHookStarted") }
 
@@ -416,6 +456,7 @@ var eventTypes = byKind(
 	newEvent[MemoryUpdateStarted], newEvent[MemoryUpdateCompleted], newEvent[SessionSummaryStarted],
 	newEvent[SessionSummaryCompleted], newEvent[ParserModelResponseStarted], newEvent[ParserModelResponseCompleted],
 	newEvent[OutputModelResponseStarted], newEvent[OutputModelResponseCompleted],
+	newEvent[ReasoningStarted], newEvent[ReasoningStep], newEvent[ReasoningContentDelta], newEvent[ReasoningCompleted],
 )
 
 // otherEventTypes holds the names that take no "Team" prefix: custom

@@ -40,8 +40,8 @@ func TestDecodeEveryKind(t *testing.T) {
 		}
 		check(name, ctor, "")
 	}
-	if len(eventTypes) != 26 || len(otherEventTypes) != 35 {
-		t.Fatalf("%d agent and %d other event types, want 26 and 35", len(eventTypes), len(otherEventTypes))
+	if len(eventTypes) != 30 || len(otherEventTypes) != 35 {
+		t.Fatalf("%d agent and %d other event types, want 30 and 35", len(eventTypes), len(otherEventTypes))
 	}
 	if _, err := DecodeEvent([]byte(`{"event":"NoSuchEvent"}`)); err == nil {
 		t.Fatal("unknown event decoded")

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/agno-go/agno/model"
+	"github.com/agno-go/agno/reasoning"
 )
 
 // Input is what a run was asked: agno's RunInput.
@@ -32,25 +33,29 @@ type Output struct {
 	WorkflowStepID string `json:"workflow_step_id,omitempty"`
 	UserID         string `json:"user_id,omitempty"`
 
-	Input            *Input           `json:"input,omitempty"`
-	Content          any              `json:"content,omitempty"`
-	ContentType      string           `json:"content_type"`
-	ReasoningContent string           `json:"reasoning_content,omitempty"`
-	Model            string           `json:"model,omitempty"`
-	ModelProvider    string           `json:"model_provider,omitempty"`
-	Messages         []model.Message  `json:"messages,omitempty"`
-	Metrics          *Metrics         `json:"metrics,omitempty"`
-	AdditionalInput  []model.Message  `json:"additional_input,omitempty"`
-	Tools            []*ToolExecution `json:"tools,omitzero"` // nil omitted, [] kept, as agno's None vs []
-	Images           []model.Image    `json:"images,omitempty"`
-	References       json.RawMessage  `json:"references,omitempty"`
-	Metadata         map[string]any   `json:"metadata,omitempty"`
-	SessionState     map[string]any   `json:"session_state,omitzero"`
-	CreatedAt        int64            `json:"created_at"`
-	Events           []Event          `json:"events,omitempty"`
-	Status           Status           `json:"status"`
-	Requirements     []*Requirement   `json:"requirements,omitempty"`
-	MemberResponses  []*Output        `json:"member_responses,omitempty"`
+	Input            *Input `json:"input,omitempty"`
+	Content          any    `json:"content,omitempty"`
+	ContentType      string `json:"content_type"`
+	ReasoningContent string `json:"reasoning_content,omitempty"`
+	// ReasoningSteps and ReasoningMessages are what reasoning produced:
+	// its steps, and the reasoning model's messages.
+	ReasoningSteps    reasoning.Steps  `json:"reasoning_steps,omitempty"`
+	ReasoningMessages []model.Message  `json:"reasoning_messages,omitempty"`
+	Model             string           `json:"model,omitempty"`
+	ModelProvider     string           `json:"model_provider,omitempty"`
+	Messages          []model.Message  `json:"messages,omitempty"`
+	Metrics           *Metrics         `json:"metrics,omitempty"`
+	AdditionalInput   []model.Message  `json:"additional_input,omitempty"`
+	Tools             []*ToolExecution `json:"tools,omitzero"` // nil omitted, [] kept, as agno's None vs []
+	Images            []model.Image    `json:"images,omitempty"`
+	References        json.RawMessage  `json:"references,omitempty"`
+	Metadata          map[string]any   `json:"metadata,omitempty"`
+	SessionState      map[string]any   `json:"session_state,omitzero"`
+	CreatedAt         int64            `json:"created_at"`
+	Events            []Event          `json:"events,omitempty"`
+	Status            Status           `json:"status"`
+	Requirements      []*Requirement   `json:"requirements,omitempty"`
+	MemberResponses   []*Output        `json:"member_responses,omitempty"`
 
 	// Stored is the output as its end was stored, encoded without Events:
 	// the HTTP layer adds the events to it rather than encode the run a

@@ -118,6 +118,24 @@ type Config struct {
 	// function. Nil leaves it to the provider; it is not sent without tools.
 	ToolChoice *model.ToolChoice `toml:"tool_choice"`
 
+	// Reasoning makes the run reason before it answers: agno's
+	// chain-of-thought loop with a reasoning agent built on
+	// ReasoningModel (default: Model), or, when that model reasons
+	// natively (model.Info.NativeReasoning), its own thinking.
+	Reasoning bool `toml:"reasoning"`
+	// ReasoningModel is the model that reasons; setting it turns
+	// reasoning on, as in agno.
+	ReasoningModel model.Model `toml:"reasoning_model"`
+	// ReasoningAgent replaces the reasoning agent agno builds: in the
+	// chain-of-thought loop its content must be ReasoningSteps; for a
+	// native reasoning model its messages carry the thinking.
+	ReasoningAgent run.Executor `toml:"reasoning_agent"`
+	// ReasoningMinSteps and ReasoningMaxSteps bound the chain-of-thought
+	// loop (agno: 1 and 10); the loop asks the reasoning agent at most
+	// max-1 times, as agno does.
+	ReasoningMinSteps int `toml:"reasoning_min_steps"`
+	ReasoningMaxSteps int `toml:"reasoning_max_steps"`
+
 	// Store keeps sessions, runs and events (agno's db). Without it runs
 	// are not persisted and a paused run can only be continued from its
 	// returned output.

@@ -374,6 +374,8 @@ func (st *runState) reloadState() error {
 // attempt is one try at the run: hooks, tools, messages, the model loop.
 func (st *runState) attempt() error {
 	st.content, st.reasoning = st.content[:0], st.reasoning[:0]
+	st.toolReasoning, st.toolReasoningStarted, st.unstored = st.toolReasoning[:0], false, nil
+	st.out.ReasoningContent, st.out.ReasoningSteps, st.out.ReasoningMessages = "", nil, nil
 	st.out.Tools, st.out.Requirements = nil, nil
 	// Each try has the whole tool_call_limit, as agno's retries call the
 	// model afresh.
@@ -390,7 +392,10 @@ func (st *runState) attempt() error {
 		return err
 	}
 	waitMemory := st.startMemory(input)
-	err := st.iterate()
+	err := st.reason()
+	if err == nil {
+		err = st.iterate()
+	}
 	waitMemory()
 	if err != nil {
 		return err
@@ -453,7 +458,12 @@ func (st *runState) settle() error {
 		st.out.Tools = []*run.ToolExecution{}
 	}
 	st.out.Content = string(st.content)
-	st.out.ReasoningContent = string(st.reasoning)
+	// The model's own reasoning replaces what reasoning wrote, as in
+	// agno; think/analyze steps stay after it.
+	if len(st.reasoning) > 0 {
+		st.out.ReasoningContent = string(st.reasoning) + string(st.toolReasoning)
+	}
+	st.completeToolReasoning()
 	if st.pausedTools() || len(st.out.ActiveRequirements()) > 0 {
 		st.out.Status = run.StatusPaused
 		if st.out.ContentString() == "" {
@@ -764,7 +774,7 @@ func (st *runState) sleep(d time.Duration) error {
 // storedMessages are the run's own messages, without history unless
 // store_history_messages.
 func (st *runState) storedMessages() []model.Message {
-	if st.spec.StoreHistoryMessages && !off(st.spec.StoreToolMessages) {
+	if st.spec.StoreHistoryMessages && !off(st.spec.StoreToolMessages) && len(st.unstored) == 0 {
 		return st.messages
 	}
 	// Without tool messages, the assistant messages that made those calls
@@ -781,6 +791,9 @@ func (st *runState) storedMessages() []model.Message {
 	}
 	out := make([]model.Message, 0, len(st.messages))
 	for _, m := range st.messages {
+		if st.unstored[m.ID] {
+			continue
+		}
 		if m.FromHistory && !st.spec.StoreHistoryMessages {
 			continue
 		}

@@ -4,6 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"slices"
+	"strings"
 	"time"
 	"unsafe"
 
@@ -410,12 +413,25 @@ func (st *runState) completeTool(c *call) {
 	}
 	e.SetResult(content)
 	if st.wantsEvent() {
-		st.sendOptional(&run.ToolCallCompleted{EventBase: st.base(), Tool: e.Clone(), Content: content})
+		ev := &run.ToolCallCompleted{EventBase: st.base(), Tool: e.Clone(), Content: content}
+		if c.runIt {
+			// agno's event says what was called and how long it took; the
+			// result is in the tool.
+			args := c.raw
+			if args.Values == nil {
+				args.Values = c.args
+			}
+			ev.Content = fmt.Sprintf("%s completed in %.4fs. ", callString(c.tc.Function.Name, args), c.elapsed.Seconds())
+		}
+		st.sendOptional(ev)
 		// Like ToolCallCompleted, agno emits ToolCallError only with
 		// stream_events; the error is in the tool message either way.
 		if e.ToolCallError {
 			st.sendOptional(&run.ToolCallError{EventBase: st.base(), Tool: e.Clone(), Error: content})
 		}
+	}
+	if c.runIt {
+		st.recordToolReasoning(e.ToolName, e.ToolArgs)
 	}
 }
 
@@ -462,4 +478,62 @@ func (st *runState) appendToolResults(batch []*call) bool {
 		st.messages = append(st.messages, model.Message{ID: run.NewID(), Role: model.RoleUser, Content: takeNoteOfContent, Images: images, CreatedAt: run.Now()})
 	}
 	return stop
+}
+
+// callString is agno's FunctionCall.get_call_str: name(k=v, ...) in the
+// model's argument order, with Python's str of each value, a long string
+// argument as "...", and name(...) when the whole is too long (agno
+// measures against the terminal width, 80 without one).
+func callString(name string, args tool.Arguments) string {
+	const width = 80
+	if args.Values == nil {
+		return name + "()"
+	}
+	maxArg := max(20, (width-len(name)-4)/2)
+	parts := make([]string, 0, len(args.Values))
+	for _, k := range topLevelKeys(args.Normalized, args.Values) {
+		v := args.Values[k]
+		text := pythonStr(v)
+		if s, ok := v.(string); ok && len([]rune(s)) > maxArg {
+			text = "..."
+		}
+		parts = append(parts, k+"="+text)
+	}
+	out := name + "(" + strings.Join(parts, ", ") + ")"
+	if len([]rune(out)) > width {
+		return name + "(...)"
+	}
+	return out
+}
+
+// topLevelKeys are the keys of a JSON object in their written order,
+// falling back to sorted keys of values when the text is not that object.
+func topLevelKeys(text string, values map[string]any) []string {
+	dec := json.NewDecoder(strings.NewReader(text))
+	var keys []string
+	if t, err := dec.Token(); err == nil && t == json.Delim('{') {
+		for dec.More() {
+			t, err := dec.Token()
+			if err != nil {
+				break
+			}
+			k, _ := t.(string)
+			var skip json.RawMessage
+			if dec.Decode(&skip) != nil {
+				break
+			}
+			if _, ok := values[k]; ok && !slices.Contains(keys, k) {
+				keys = append(keys, k)
+			}
+		}
+	}
+	if len(keys) == len(values) {
+		return keys
+	}
+	keys = keys[:0]
+	for k := range values {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
 }

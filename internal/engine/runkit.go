@@ -1,6 +1,9 @@
 package engine
 
 import (
+	"slices"
+	"strings"
+
 	"github.com/agno-go/agno/model"
 	"github.com/agno-go/agno/run"
 )
@@ -75,5 +78,45 @@ func applyTags(w *run.WorkflowTags, b *run.EventBase) {
 	b.StepIndex = w.StepIndex
 	if w.ParentStepID != "" {
 		b.ParentStepID = w.ParentStepID
+	}
+}
+
+// addChildMetrics folds the metrics of a run the engine started for
+// this one (a reasoning agent's) into m: its token counts in total, its
+// per-model figures under "<prefix>_<role>" (agno's
+// accumulate_eval_metrics).
+func addChildMetrics(m, child *run.Metrics, prefix string) {
+	if child == nil {
+		return
+	}
+	m.InputTokens += child.InputTokens
+	m.OutputTokens += child.OutputTokens
+	m.TotalTokens += child.TotalTokens
+	m.ReasoningTokens += child.ReasoningTokens
+	m.CacheReadTokens += child.CacheReadTokens
+	m.CacheWriteTokens += child.CacheWriteTokens
+	m.Cost += child.Cost
+	for role, list := range child.Details {
+		key := role
+		if !strings.HasPrefix(role, prefix+"_") {
+			key = prefix + "_" + role
+		}
+		if m.Details == nil {
+			m.Details = map[string][]run.ModelMetrics{}
+		}
+		for _, mm := range list {
+			i := slices.IndexFunc(m.Details[key], func(e run.ModelMetrics) bool { return e.ID == mm.ID && e.Provider == mm.Provider })
+			if i < 0 {
+				m.Details[key] = append(m.Details[key], mm)
+				continue
+			}
+			e := &m.Details[key][i]
+			e.InputTokens += mm.InputTokens
+			e.OutputTokens += mm.OutputTokens
+			e.TotalTokens += mm.TotalTokens
+			e.ReasoningTokens += mm.ReasoningTokens
+			e.CacheReadTokens += mm.CacheReadTokens
+			e.CacheWriteTokens += mm.CacheWriteTokens
+		}
 	}
 }

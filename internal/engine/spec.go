@@ -54,6 +54,8 @@ type Spec struct {
 	staticDefs []model.ToolDefinition
 	dynamic    []tool.Provider
 	toolInstr  []string
+	// reasoner is set when the spec reasons before answering.
+	reasoner *reasoner
 }
 
 // fallbacks are the per-failure lists, or FallbackModels for every
@@ -190,6 +192,9 @@ func (s *Spec) Prepare() error {
 				s.toolInstr = append(s.toolInstr, in)
 			}
 		}
+	}
+	if err := s.prepareReasoning(); err != nil {
+		return err
 	}
 	if len(s.static) == 1 && lent != nil {
 		s.staticDefs = lent

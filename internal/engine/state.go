@@ -55,6 +55,13 @@ type runState struct {
 	// content accumulated across loop iterations.
 	content   []byte
 	reasoning []byte
+	// toolReasoning is the reasoning_content think/analyze calls added;
+	// toolReasoningStarted: ReasoningStarted was sent for them.
+	toolReasoning        []byte
+	toolReasoningStarted bool
+	// unstored are the ids of messages the model sees but the stored run
+	// leaves out (reasoning framing).
+	unstored map[string]bool
 
 	mu sync.Mutex // guards out.Events appends from concurrent emitters
 

@@ -64,6 +64,8 @@ type Fake struct {
 	ModelID      string
 	ProviderName string
 	Structured   bool
+	// NativeReasoning makes the fake a native reasoning model.
+	NativeReasoning model.NativeReasoning
 	// NoRecord keeps no copy of the requests (Requests returns nil; Calls
 	// still counts), so a benchmark measures the framework, not the fake.
 	// Set it before the first request.
@@ -90,7 +92,7 @@ func NewFunc(fn Responder) *Fake {
 
 // Info implements model.Model.
 func (f *Fake) Info() model.Info {
-	return model.Info{ID: f.ModelID, Provider: f.ProviderName, Name: "Fake", NativeStructuredOutputs: f.Structured, JSONMode: true}
+	return model.Info{ID: f.ModelID, Provider: f.ProviderName, Name: "Fake", NativeStructuredOutputs: f.Structured, JSONMode: true, NativeReasoning: f.NativeReasoning}
 }
 
 // Requests returns the requests received so far.
