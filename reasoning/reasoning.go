@@ -122,6 +122,25 @@ func Text(steps []Step) string {
 	return b.String()
 }
 
+// StepOf reads a ReasoningStep event's content: a Step, or its JSON form
+// (an event decoded from a stream).
+func StepOf(content any) (Step, bool) {
+	switch c := content.(type) {
+	case Step:
+		return c, true
+	case *Step:
+		return *c, c != nil
+	case nil:
+		return Step{}, false
+	}
+	b, err := json.Marshal(content)
+	var st Step
+	if err != nil || json.Unmarshal(b, &st) != nil {
+		return Step{}, false
+	}
+	return st, true
+}
+
 // Instructions are the default reasoning agent's instructions for a run
 // of minSteps to maxSteps steps.
 func Instructions(minSteps, maxSteps int) string {

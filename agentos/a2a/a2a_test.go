@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agno-go/agno/reasoning"
 	"github.com/agno-go/agno/run"
 )
 
@@ -97,5 +98,34 @@ func TestStates(t *testing.T) {
 		if State(s) != want {
 			t.Errorf("%s → %s, want %s", s, State(s), want)
 		}
+	}
+}
+
+// Reasoning events as agno's A2A interface streams them: started and
+// completed as working statuses, each step as a reasoning message with
+// its reasoning_content and step_type.
+func TestStreamReasoning(t *testing.T) {
+	s := NewStream("r1", "s1")
+	b := run.EventBase{RunID: "r1", SessionID: "s1"}
+	title := "Plan"
+	fs := s.Event(run.Stamp(&run.ReasoningStarted{EventBase: b}))
+	if len(fs) != 1 || fs[0].Result.(*TaskStatusUpdateEvent).Metadata["agno_event_type"] != "reasoning_started" {
+		t.Fatalf("started %+v", fs)
+	}
+	fs = s.Event(run.Stamp(&run.ReasoningStep{EventBase: b, Content: reasoning.Step{Title: &title}, ContentType: reasoning.StepContentType, ReasoningContent: "## Plan\n\n"}))
+	if len(fs) != 1 || fs[0].Name != EventMessage {
+		t.Fatalf("step %+v", fs)
+	}
+	msg, _ := json.Marshal(fs[0].Result)
+	var m map[string]any
+	_ = json.Unmarshal(msg, &m)
+	part := m["parts"].([]any)[0].(map[string]any)
+	if part["text"] != "## Plan\n\n" || part["metadata"].(map[string]any)["step_type"] != "ReasoningStep" || m["metadata"].(map[string]any)["agno_content_category"] != "reasoning" {
+		t.Fatalf("step message %s", msg)
+	}
+	team := run.EventBase{RunID: "r1", TeamID: "t"}
+	fs = s.Event(run.Stamp(&run.ReasoningCompleted{EventBase: team, Content: reasoning.Completed{}, ContentType: reasoning.CompletedContentType}))
+	if len(fs) != 1 || fs[0].Result.(*TaskStatusUpdateEvent).Metadata["agno_event_type"] != "reasoning_completed" {
+		t.Fatalf("team completed %+v", fs)
 	}
 }

@@ -2,8 +2,10 @@ package agui
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 
+	"github.com/agno-go/agno/reasoning"
 	"github.com/agno-go/agno/run"
 )
 
@@ -26,6 +28,12 @@ const (
 	StepStarted        EventType = "STEP_STARTED"
 	StepFinished       EventType = "STEP_FINISHED"
 	Custom             EventType = "CUSTOM"
+
+	ReasoningStart          EventType = "REASONING_START"
+	ReasoningMessageStart   EventType = "REASONING_MESSAGE_START"
+	ReasoningMessageContent EventType = "REASONING_MESSAGE_CONTENT"
+	ReasoningMessageEnd     EventType = "REASONING_MESSAGE_END"
+	ReasoningEnd            EventType = "REASONING_END"
 )
 
 // Event is one AG-UI event; every field but Type is optional and left
@@ -101,6 +109,10 @@ type Mapper struct {
 	finalState     map[string]any
 	paused         *run.RunPaused
 	terminalReason string
+	// reasoningID is the open reasoning message; reasoningSteps counts
+	// its steps.
+	reasoningID    string
+	reasoningSteps int
 }
 
 func (m *Mapper) id() string {
@@ -243,6 +255,24 @@ func (m *Mapper) Map(ev run.Event) []Event {
 			res := *e.Tool.Result
 			out = append(out, Event{Type: ToolCallResult, ToolCallID: e.Tool.ToolCallID, Content: &res, Role: "tool", MessageID: m.id()})
 		}
+	case *run.ReasoningStarted:
+		out = m.endText(out)
+		out = m.openReasoning(out, true)
+	case *run.ReasoningContentDelta:
+		out = m.endText(out)
+		out = m.openReasoning(out, false)
+		if e.ReasoningContent != "" {
+			out = append(out, Event{Type: ReasoningMessageContent, MessageID: m.reasoningID, Delta: e.ReasoningContent})
+		}
+	case *run.ReasoningStep:
+		out = m.endText(out)
+		out = m.openReasoning(out, false)
+		m.reasoningSteps++
+		if d := stepDelta(e.Content, m.reasoningSteps); d != "" {
+			out = append(out, Event{Type: ReasoningMessageContent, MessageID: m.reasoningID, Delta: d})
+		}
+	case *run.ReasoningCompleted:
+		out = m.closeReasoning(out)
 	case *run.CustomEvent:
 		v, _ := json.Marshal(e)
 		var val any
@@ -253,6 +283,64 @@ func (m *Mapper) Map(ev run.Event) []Event {
 }
 
 func (m *Mapper) messageIDNext() string { return m.id() }
+
+// endText closes an open text message before reasoning, as agno does.
+func (m *Mapper) endText(out []Event) []Event {
+	if m.started {
+		out = append(out, Event{Type: TextMessageEnd, MessageID: m.messageID})
+		m.started, m.messageID = false, ""
+	}
+	return out
+}
+
+// openReasoning starts a reasoning message: always on ReasoningStarted
+// (fresh), else only when none is open.
+func (m *Mapper) openReasoning(out []Event, fresh bool) []Event {
+	if m.reasoningID != "" && !fresh {
+		return out
+	}
+	m.reasoningID, m.reasoningSteps = m.id(), 0
+	return append(out,
+		Event{Type: ReasoningStart, MessageID: m.reasoningID},
+		Event{Type: ReasoningMessageStart, MessageID: m.reasoningID, Role: "reasoning"})
+}
+
+func (m *Mapper) closeReasoning(out []Event) []Event {
+	if m.reasoningID == "" {
+		return out
+	}
+	out = append(out, Event{Type: ReasoningMessageEnd, MessageID: m.reasoningID}, Event{Type: ReasoningEnd, MessageID: m.reasoningID})
+	m.reasoningID, m.reasoningSteps = "", 0
+	return out
+}
+
+// stepDelta is one reasoning step as agno's AG-UI interface writes it:
+// "## Step n: title", then reasoning, action, result and confidence, one
+// per line (this step only, not the accumulated reasoning_content).
+func stepDelta(content any, n int) string {
+	st, ok := reasoning.StepOf(content)
+	if !ok {
+		return ""
+	}
+	title := "Thinking"
+	if st.Title != nil && *st.Title != "" {
+		title = *st.Title
+	}
+	parts := []string{fmt.Sprintf("## Step %d: %s", n, title)}
+	for _, p := range []struct {
+		label string
+		v     *string
+	}{{"", st.Reasoning}, {"Action: ", st.Action}, {"Result: ", st.Result}} {
+		if p.v != nil && *p.v != "" {
+			parts = append(parts, p.label+*p.v)
+		}
+	}
+	if st.Confidence != nil {
+		c, _ := st.Confidence.MarshalJSON()
+		parts = append(parts, "Confidence: "+string(c))
+	}
+	return strings.Join(parts, "\n") + "\n\n"
+}
 
 func (m *Mapper) end(id string) {
 	delete(m.active, id)
@@ -267,7 +355,8 @@ func (m *Mapper) Failed() (string, bool) { return m.terminalReason, m.terminalRe
 // then the final state snapshot and RUN_FINISHED.
 func (m *Mapper) Finish() []Event {
 	m.init()
-	var out []Event
+	// A stream that ended mid-reasoning closes it first, as agno does.
+	out := m.closeReasoning(nil)
 	for id := range m.active {
 		if !m.ended[id] {
 			out = append(out, Event{Type: ToolCallEnd, ToolCallID: id})

@@ -620,6 +620,34 @@ func TestAGUITeam(t *testing.T) {
 	}
 }
 
+// A reasoning agent's steps reach @ag-ui/client as agno's AG-UI
+// interface sends them: a reasoning message (REASONING_START …
+// REASONING_END) with one "## Step n: title" delta per step, closed
+// before the answer's text message.
+func TestAGUIReasoningOfficialClient(t *testing.T) {
+	step := func(title, next string) modeltest.Response {
+		return modeltest.Response{Content: `{"reasoning_steps":[{"title":"` + title + `","reasoning":"Because.","next_action":"` + next + `","confidence":0.9}]}`}
+	}
+	e := newAGUIEnv(t, func(c *agentos.Config) {
+		a := ostest.NewAgent(t, agent.Config{ID: "thinker", Name: "Thinker", Model: modeltest.New(modeltest.Response{Content: "It is 42."}),
+			Reasoning: true, ReasoningModel: modeltest.New(step("Understand", "continue"), step("Answer", "final_answer")), Store: c.Store})
+		c.Agents = []*agent.Agent{a}
+		c.Interfaces = []agentos.Interface{agui.New(&agui.Config{AgentID: "thinker"})}
+	})
+	out := aguiClient(t, e.url, "", "reasoning")
+	if out["error"] != nil {
+		t.Fatalf("reasoning: %v", out["error"])
+	}
+	ev := aguiEventList(out["events"])
+	if !strings.Contains(ev, "REASONING_START REASONING_MESSAGE_START REASONING_MESSAGE_CONTENT REASONING_MESSAGE_CONTENT REASONING_MESSAGE_END REASONING_END TEXT_MESSAGE_START") {
+		t.Fatalf("reasoning events: %s", ev)
+	}
+	deltas, _ := out["deltas"].([]any)
+	if len(deltas) != 2 || deltas[0] != "## Step 1: Understand\nBecause.\nConfidence: 0.9\n\n" || !strings.HasPrefix(deltas[1].(string), "## Step 2: Answer\n") {
+		t.Fatalf("reasoning deltas: %q", deltas)
+	}
+}
+
 // The AG-UI interface passes the interface conformance suite.
 func TestAGUIConformance(t *testing.T) {
 	interfacetest.Run(t, func(t *testing.T, f *interfacetest.Fixture) interfacetest.Driver {

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agno-go/agno/reasoning"
 	"github.com/agno-go/agno/run"
 )
 
@@ -161,5 +162,30 @@ func TestTasksReasoningAndSettle(t *testing.T) {
 	}
 	if len(ts.Settle(TaskComplete)) != 0 {
 		t.Fatal("settled twice")
+	}
+}
+
+// agno's Reasoning card: opened by ReasoningStarted, completed by
+// ReasoningCompleted, one card per round (reasoning_0, reasoning_1).
+func TestTasksReasoningEvents(t *testing.T) {
+	ts := NewTasks("Helper")
+	title, text := "Plan", "Multiply."
+	got := ts.Update(&run.ReasoningStarted{})
+	if len(got) != 1 || got[0].(TaskChunk).ID != "reasoning_0" || got[0].(TaskChunk).Status != TaskInProgress {
+		t.Fatalf("started %+v", got)
+	}
+	if len(ts.Update(&run.ReasoningStep{Content: reasoning.Step{Title: &title, Reasoning: &text}})) != 0 {
+		t.Fatal("a step opened a second card")
+	}
+	got = ts.Update(&run.ReasoningCompleted{})
+	if len(got) != 1 || got[0].(TaskChunk).Status != TaskComplete || got[0].(TaskChunk).Output.Elements[0].Elements[0].Text != "## Plan\nMultiply." {
+		t.Fatalf("completed %+v", got)
+	}
+	if got := ts.Update(&run.ReasoningStarted{}); got[0].(TaskChunk).ID != "reasoning_1" {
+		t.Fatalf("second round %+v", got)
+	}
+	ts.Update(&run.ReasoningContentDelta{ReasoningContent: "6 times 7"})
+	if got := ts.Settle(TaskComplete); len(got) != 1 || got[0].(TaskChunk).Output.Elements[0].Elements[0].Text != "6 times 7" {
+		t.Fatalf("settled %+v", got)
 	}
 }

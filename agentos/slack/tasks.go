@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/agno-go/agno/reasoning"
 	"github.com/agno-go/agno/run"
 	slackapi "github.com/slack-go/slack"
 )
@@ -95,13 +96,41 @@ func (t *Tasks) Update(ev run.Event) []slackapi.StreamChunk {
 		t.set(id, title, status)
 		out = append(out, NewTaskChunk(id, title, status, output))
 	}
-	// Reasoning is shown while it streams; the first answer text (or any
-	// other card) closes it.
-	if rc, ok := ev.(*run.RunContent); ok && rc.ReasoningContent != "" {
+	openThinking := func() {
 		if t.thinking == "" {
 			t.thinking = "reasoning_" + strconv.Itoa(t.reasoning)
 			card(t.thinking, "Reasoning", TaskInProgress, "")
 		}
+	}
+	// agno's Reasoning card opens on ReasoningStarted and completes on
+	// ReasoningCompleted; the steps and thinking in between are its
+	// output.
+	switch e := ev.(type) {
+	case *run.ReasoningStarted:
+		openThinking()
+		return out
+	case *run.ReasoningContentDelta:
+		openThinking()
+		t.thought.WriteString(e.ReasoningContent)
+		return out
+	case *run.ReasoningStep:
+		openThinking()
+		if st, ok := reasoning.StepOf(e.Content); ok {
+			t.thought.WriteString(st.Text())
+		}
+		return out
+	case *run.ReasoningCompleted:
+		if t.thinking != "" {
+			card(t.thinking, "Reasoning", TaskComplete, strings.TrimSpace(t.thought.String()))
+			t.thinking, t.thought = "", strings.Builder{}
+			t.reasoning++
+		}
+		return out
+	}
+	// A model's own thinking is shown while it streams; the first answer
+	// text (or any other card) closes it.
+	if rc, ok := ev.(*run.RunContent); ok && rc.ReasoningContent != "" {
+		openThinking()
 		t.thought.WriteString(rc.ReasoningContent)
 		return out
 	}

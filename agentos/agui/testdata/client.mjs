@@ -1,6 +1,7 @@
 // Runs @ag-ui/client's HttpAgent against AgentOS's /agui (AGUI_URL) and
 // prints what it received as one JSON line; AGUI_AUTH is the
-// Authorization header, if any. Scenario: "text", "tool" or "frontend".
+// Authorization header, if any. Scenario: "text", "tool", "frontend" or
+// "reasoning".
 import { HttpAgent } from "@ag-ui/client";
 import { randomUUID } from "node:crypto";
 
@@ -45,6 +46,19 @@ if (scenario === "text") {
     // The client runs its tool and sends the result back.
     agent.addMessage({ id: randomUUID(), role: "tool", toolCallId: call.id, content: "color is now " + args.color });
     out.second = await run(agent, { tools });
+  }
+} else if (scenario === "reasoning") {
+  agent.addMessage(user("What is 6 times 7?"));
+  const events = [];
+  const deltas = [];
+  try {
+    const res = await agent.runAgent({}, { onEvent: ({ event }) => {
+      events.push(event.type);
+      if (event.type === "REASONING_MESSAGE_CONTENT") deltas.push(event.delta);
+    } });
+    Object.assign(out, { events, deltas, newMessages: res.newMessages });
+  } catch (e) {
+    Object.assign(out, { events, deltas, error: String(e && e.message || e) });
   }
 } else {
   out.error = "unknown scenario " + scenario;
