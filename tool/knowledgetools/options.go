@@ -46,7 +46,7 @@ func init() {
 // KnowledgeTools cannot be made without one, so neither can this.
 func resolve(env tool.ToolkitEnv, name string) (Searcher, error) {
 	if name == "" {
-		return nil, tool.OptionErrorf("knowledge", `knowledge is not set: KnowledgeTools searches one knowledge base; name it, knowledge = "<name>" for a [knowledge.<name>] table`)
+		return nil, tool.OptionErrorf("knowledge", `knowledge is not set: knowledge_tools searches one knowledge base; set knowledge = "<name>" in [toolkits.knowledge_tools], naming a [knowledge.<name>] table`)
 	}
 	v, err := env.Lookup(tool.ResourceKnowledge, name)
 	if err != nil {

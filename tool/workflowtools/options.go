@@ -28,7 +28,7 @@ func init() {
 		Defaults: func(tool.ToolkitEnv) Options { return Options{EnableRunWorkflow: true, AddInstructions: true} },
 		New: func(env tool.ToolkitEnv, o *Options) (tool.Provider, error) {
 			if o.Workflow == "" {
-				return nil, tool.OptionErrorf("workflow", `workflow is not set: WorkflowTools runs one workflow; give its id, workflow = "<workflow id>"`)
+				return nil, tool.OptionErrorf("workflow", `workflow is not set: workflow_tools runs one workflow; set workflow = "<workflow id>" in [toolkits.workflow_tools]`)
 			}
 			if env.Resolve == nil {
 				return nil, tool.OptionErrorf("workflow", "workflow = %q: %v", o.Workflow, tool.ErrNoResolver)
