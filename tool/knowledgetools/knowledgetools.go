@@ -71,39 +71,29 @@ func New(cfg Config) (*tool.Toolkit, error) {
 		}
 	}
 	var fns []*tool.Function
-	add := func(on bool, name string, f func() (*tool.Function, error)) error {
-		if !on && !cfg.All {
-			return nil
+	var errs []error
+	add := func(on bool) func(*tool.Function, error) {
+		return func(f *tool.Function, err error) {
+			if on || cfg.All {
+				fns = append(fns, f)
+				errs = append(errs, err)
+			}
 		}
-		fn, err := f()
-		if err != nil {
-			return fmt.Errorf("knowledgetools: %s: %w", name, err)
-		}
-		fns = append(fns, fn)
-		return nil
 	}
-	err := errors.Join(
-		add(cfg.EnableThink, "think", func() (*tool.Function, error) {
-			return tool.New("think", "Use this tool as a scratchpad to reason about the question, refine your approach, brainstorm search terms, or revise your plan.\nCall `Think` whenever you need to figure out what to do next, analyze the user's question, or plan your approach.\nYou should use this tool as frequently as needed.",
-				func(ctx context.Context, a thinkArgs) (string, error) {
-					return reasoning.AppendNote(ctx, "thoughts", "Thoughts", a.Thought)
-				})
-		}),
-		add(cfg.EnableSearch, "search_knowledge", func() (*tool.Function, error) {
-			return tool.New("search_knowledge", "Use this tool to search the knowledge base for relevant information.\nAfter thinking through the question, use this tool as many times as needed to search for relevant information.",
-				func(ctx context.Context, a searchArgs) (string, error) {
-					return search(ctx, cfg.Knowledge, log, a.Query), nil
-				})
-		}),
-		add(cfg.EnableAnalyze, "analyze", func() (*tool.Function, error) {
-			return tool.New("analyze", "Use this tool to evaluate whether the returned documents are correct and sufficient.\nIf not, go back to \"Think\" or \"Search\" with refined queries.",
-				func(ctx context.Context, a analyzeArgs) (string, error) {
-					return reasoning.AppendNote(ctx, "analysis", "Analysis", a.Analysis)
-				})
-		}),
-	)
-	if err != nil {
-		return nil, err
+	add(cfg.EnableThink)(tool.New("think", "Use this tool as a scratchpad to reason about the question, refine your approach, brainstorm search terms, or revise your plan.\nCall `Think` whenever you need to figure out what to do next, analyze the user's question, or plan your approach.\nYou should use this tool as frequently as needed.",
+		func(ctx context.Context, a thinkArgs) (string, error) {
+			return reasoning.AppendNote(ctx, "thoughts", "Thoughts", a.Thought)
+		}))
+	add(cfg.EnableSearch)(tool.New("search_knowledge", "Use this tool to search the knowledge base for relevant information.\nAfter thinking through the question, use this tool as many times as needed to search for relevant information.",
+		func(ctx context.Context, a searchArgs) (string, error) {
+			return search(ctx, cfg.Knowledge, log, a.Query), nil
+		}))
+	add(cfg.EnableAnalyze)(tool.New("analyze", "Use this tool to evaluate whether the returned documents are correct and sufficient.\nIf not, go back to \"Think\" or \"Search\" with refined queries.",
+		func(ctx context.Context, a analyzeArgs) (string, error) {
+			return reasoning.AppendNote(ctx, "analysis", "Analysis", a.Analysis)
+		}))
+	if err := errors.Join(errs...); err != nil {
+		return nil, fmt.Errorf("knowledgetools: %w", err)
 	}
 	return tool.NewToolkit(tool.ToolkitConfig{Name: ToolkitName, Functions: fns, Instructions: instructions, AddInstructions: cfg.AddInstructions})
 }
