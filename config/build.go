@@ -11,6 +11,7 @@ import (
 	"reflect"
 	"slices"
 	"sort"
+	"strings"
 	"sync"
 
 	"github.com/agno-go/agno/agent"
@@ -193,7 +194,7 @@ func (c *Config) Build(ctx context.Context, fn Functions, existing Existing) (*R
 	}
 
 	for _, name := range tool.ToolkitNames() {
-		tk, err := c.buildToolkit(name, r.Outbound)
+		tk, err := c.buildToolkit(name, r)
 		if err != nil {
 			r.toolkitErr[name] = err
 			if c.toolkitTables[name] {
@@ -391,13 +392,53 @@ func (c *Config) buildMCP(name string, s MCPServerConfig) (*mcp.Tools, error) {
 }
 
 // buildToolkit builds a registered toolkit from its [toolkits.<name>]
-// options (its defaults for a Config not made by Load).
-func (c *Config) buildToolkit(name string, outbound *http.Client) (tool.Provider, error) {
+// options (its defaults for a Config not made by Load), with r's
+// resources to act on.
+func (c *Config) buildToolkit(name string, r *Resources) (tool.Provider, error) {
 	tk, ok := tool.LookupToolkit(name)
 	if !ok {
 		return nil, fmt.Errorf("unknown toolkit %q", name)
 	}
-	return tk.New(c.toolkitEnv(outbound), c.Toolkits[name])
+	env := c.toolkitEnv(r.Outbound)
+	env.Resolve = r.resolve
+	return tk.New(env, c.Toolkits[name])
+}
+
+// resolve is the toolkits' ToolkitEnv.Resolve: a knowledge base by its
+// [knowledge.<name>], the store, a workflow by id. Workflows are looked
+// up when a tool runs: Build loads them after the toolkits. They are the
+// program's (Existing) and those Build loaded; a reload's new versions
+// are not seen.
+func (r *Resources) resolve(kind, name string) (any, error) {
+	switch kind {
+	case tool.ResourceKnowledge:
+		if kb := r.Knowledge[name]; kb != nil {
+			return kb, nil
+		}
+		return nil, fmt.Errorf("there is no [knowledge.%s] table: name one of the knowledge bases (%s) or add the table", name, listOrNone(sortedKeys(r.Knowledge)))
+	case tool.ResourceStore:
+		if r.Store == nil {
+			return nil, errors.New("no store is open")
+		}
+		return r.Store, nil
+	case tool.ResourceWorkflow:
+		var ids []string
+		for _, w := range slices.Concat(r.existing.Workflows, r.Workflows) {
+			if w.ID() == name {
+				return w, nil
+			}
+			ids = append(ids, w.ID())
+		}
+		return nil, fmt.Errorf("no workflow has the id %q: give the id of one of the workflows (%s)", name, listOrNone(ids))
+	}
+	return nil, fmt.Errorf("no resource of kind %q", kind)
+}
+
+func listOrNone(names []string) string {
+	if len(names) == 0 {
+		return "there are none"
+	}
+	return strings.Join(names, ", ")
 }
 
 func (c *Config) toolkitEnv(outbound *http.Client) tool.ToolkitEnv {

@@ -22,6 +22,35 @@ type ToolkitEnv struct {
 	// HTTPClient is the guarded outbound client, for every fetch a model
 	// or a caller can influence.
 	HTTPClient *http.Client
+	// Resolve finds a resource of the host for a toolkit that acts on one
+	// (knowledge_tools, memory_tools, workflow_tools): kind is one of the
+	// Resource constants, name its name there. A toolkit may call it when
+	// a tool runs, not only in New: a host may load some resources (the
+	// workflows) after building the toolkits. nil: the host has none.
+	Resolve func(kind, name string) (any, error)
+}
+
+// Kinds of resource ToolkitEnv.Resolve finds.
+const (
+	// ResourceKnowledge is a knowledge base by its [knowledge.<name>]
+	// name (a *knowledge.Knowledge).
+	ResourceKnowledge = "knowledge"
+	// ResourceWorkflow is a workflow by its id (a *workflow.Workflow).
+	ResourceWorkflow = "workflow"
+	// ResourceStore is the store keeping sessions and user memories (a
+	// storage.Store); the name is "".
+	ResourceStore = "store"
+)
+
+// ErrNoResolver is Resolve's absence: the host gives toolkits no resources.
+var ErrNoResolver = errors.New("the host gives toolkits no resources (ToolkitEnv.Resolve is nil): build the toolkit through a config file, or set ToolkitEnv.Resolve")
+
+// Lookup is env.Resolve(kind, name), or ErrNoResolver without one.
+func (env ToolkitEnv) Lookup(kind, name string) (any, error) {
+	if env.Resolve == nil {
+		return nil, ErrNoResolver
+	}
+	return env.Resolve(kind, name)
 }
 
 // ToolkitSpec describes a built-in toolkit for RegisterToolkit. O is its

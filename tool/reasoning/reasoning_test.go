@@ -101,3 +101,13 @@ func TestInstructions(t *testing.T) {
 		t.Errorf("only think: %v", fns)
 	}
 }
+
+// FormatNotes is agno's dedent(f"""...""").strip() byte for byte: the
+// first note keeps the f-string's 16 spaces, blank-only lines are
+// emptied, the ends stripped (the expectation printed by Python 3).
+func TestFormatNotes(t *testing.T) {
+	got := reasoning.FormatNotes("Thoughts", []string{"- a\n   \nb  ", "- c\t"})
+	if want := "Thoughts:\n                - a\n\nb  \n- c"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}
