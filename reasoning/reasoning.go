@@ -51,22 +51,28 @@ type Step struct {
 // field present, null when unset (pydantic's model_dump).
 type Steps []Step
 
+// stored is a Step with every field written, null when unset.
+type stored struct {
+	Title      *string     `json:"title"`
+	Action     *string     `json:"action"`
+	Result     *string     `json:"result"`
+	Reasoning  *string     `json:"reasoning"`
+	NextAction *NextAction `json:"next_action"`
+	Confidence *Confidence `json:"confidence"`
+}
+
 // MarshalJSON writes each step with all its fields.
 func (s Steps) MarshalJSON() ([]byte, error) {
-	type stored struct {
-		Title      *string     `json:"title"`
-		Action     *string     `json:"action"`
-		Result     *string     `json:"result"`
-		Reasoning  *string     `json:"reasoning"`
-		NextAction *NextAction `json:"next_action"`
-		Confidence *Confidence `json:"confidence"`
-	}
 	out := make([]stored, len(s))
 	for i, st := range s {
 		out[i] = stored(st)
 	}
 	return json.Marshal(out)
 }
+
+// StoredJSON is the step as pydantic's model_dump_json writes it: every
+// field, in agno's order, null when unset.
+func (s Step) StoredJSON() ([]byte, error) { return json.Marshal(stored(s)) }
 
 // Completed is the content of a ReasoningCompleted event: agno's
 // ReasoningSteps.

@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/agno-go/agno/internal/pyrepr"
+	agnoreasoning "github.com/agno-go/agno/reasoning"
 	"github.com/agno-go/agno/run"
 	"github.com/agno-go/agno/tool"
 )
@@ -21,22 +22,8 @@ import (
 // agno's toolkit name, "reasoning_tools".
 const ToolkitName = "reasoning"
 
-// Next actions of a step (agno's NextAction).
-const (
-	NextContinue    = "continue"
-	NextValidate    = "validate"
-	NextFinalAnswer = "final_answer"
-)
-
-// Step is agno's ReasoningStep, in its JSON field order.
-type Step struct {
-	Title      *string  `json:"title"`
-	Action     *string  `json:"action"`
-	Result     *string  `json:"result"`
-	Reasoning  *string  `json:"reasoning"`
-	NextAction *string  `json:"next_action"`
-	Confidence *float64 `json:"confidence"`
-}
+// Step is agno's ReasoningStep (package reasoning's).
+type Step = agnoreasoning.Step
 
 // Config configures the toolkit; the zero value has agno's defaults
 // except the two Enable flags, which New's callers set (Options does).
@@ -101,28 +88,28 @@ func cmpOr(a, b string) string {
 }
 
 func think(ctx context.Context, a thinkArgs) (string, error) {
-	return record(ctx, Step{Title: &a.Title, Reasoning: &a.Thought, Action: a.Action, NextAction: ptr(NextContinue), Confidence: confidence(a.Confidence)})
+	return record(ctx, Step{Title: &a.Title, Reasoning: &a.Thought, Action: a.Action, NextAction: ptr(agnoreasoning.Continue), Confidence: confidence(a.Confidence)})
 }
 
 func analyze(ctx context.Context, a analyzeArgs) (string, error) {
 	// agno maps the model's words onto its enum, anything else continuing.
-	next := NextContinue
+	next := agnoreasoning.Continue
 	if a.NextAction != nil {
 		switch strings.ToLower(*a.NextAction) {
 		case "validate":
-			next = NextValidate
+			next = agnoreasoning.Validate
 		case "final", "final_answer", "finalize":
-			next = NextFinalAnswer
+			next = agnoreasoning.FinalAnswer
 		}
 	}
 	return record(ctx, Step{Title: &a.Title, Result: &a.Result, Reasoning: &a.Analysis, NextAction: &next, Confidence: confidence(a.Confidence)})
 }
 
-func confidence(c *float64) *float64 {
+func confidence(c *float64) *agnoreasoning.Confidence {
 	if c == nil {
-		return ptr(0.8) // agno's default
+		return ptr(agnoreasoning.Confidence(0.8)) // agno's default
 	}
-	return c
+	return ptr(agnoreasoning.Confidence(*c))
 }
 
 func ptr[T any](v T) *T { return &v }
@@ -136,7 +123,7 @@ func record(ctx context.Context, s Step) (string, error) {
 	if rc == nil {
 		return "", errNoRun
 	}
-	raw, err := json.Marshal(s)
+	raw, err := s.StoredJSON()
 	if err != nil {
 		return "", err
 	}
@@ -176,9 +163,9 @@ func pyStr(s *string) string {
 	return *s
 }
 
-func pyFloat(f *float64) string {
+func pyFloat(f *agnoreasoning.Confidence) string {
 	if f == nil {
 		return "None"
 	}
-	return pyrepr.Float(*f)
+	return pyrepr.Float(float64(*f))
 }

@@ -76,6 +76,10 @@ func TestStepsInSessionState(t *testing.T) {
 	if !strings.HasPrefix(steps[0].(string), `{"title":"Plan","action":"compute","result":null,"reasoning":"Add the numbers.","next_action":"continue","confidence":0.8}`) {
 		t.Errorf("stored JSON %s", steps[0])
 	}
+	// pydantic writes a float: 1.0, not 1.
+	if !strings.HasSuffix(steps[1].(string), `"confidence":1.0}`) {
+		t.Errorf("stored JSON %s", steps[1])
+	}
 	// What the model saw after analyze: both steps, agno's format.
 	var last string
 	for _, m := range out.Messages {
