@@ -100,6 +100,10 @@ type Config struct {
 	// ProviderName and Name are what Info reports (agno's provider and
 	// name of the class); defaults ProviderName and "Claude".
 	ProviderName, Name string
+	// NativeReasoning, when set, is what Info reports instead of agno's
+	// Anthropic rule: for a platform whose agno rule is its own (Vertex
+	// AI).
+	NativeReasoning model.NativeReasoning
 }
 
 // Model is a Claude model. It is safe for concurrent use.
@@ -110,6 +114,7 @@ type Model struct {
 	logger    *slog.Logger
 
 	provider, name string
+	reasoning      model.NativeReasoning
 	thinking       *Thinking
 	cacheSystem    bool
 	cacheTTL       sdk.CacheControlEphemeralTTL
@@ -201,6 +206,7 @@ func New(cfg Config) (*Model, error) {
 		provider:    provider,
 		name:        cmp.Or(cfg.Name, "Claude"),
 		thinking:    cfg.Thinking,
+		reasoning:   cmp.Or(cfg.NativeReasoning, nativeReasoning(provider, cfg.Thinking)),
 		cacheSystem: cfg.CacheSystemPrompt,
 		cacheTools:  cfg.CacheTools,
 		topK:        cfg.TopK,
@@ -215,10 +221,22 @@ func New(cfg Config) (*Model, error) {
 // JSON prompt: ResponseFormat is not sent.
 func (m *Model) Info() model.Info {
 	return model.Info{
-		ID:       m.id,
-		Provider: m.provider,
-		Name:     m.name,
+		ID:              m.id,
+		Provider:        m.provider,
+		Name:            m.name,
+		NativeReasoning: m.reasoning,
 	}
+}
+
+// nativeReasoning is agno's rule for its Claude class
+// (reasoning/anthropic.py): with provider Anthropic (not Bedrock, Azure
+// Foundry or Vertex AI) and any thinking set, even type "disabled" as in
+// agno, the thinking comes apart from the answer.
+func nativeReasoning(provider string, thinking *Thinking) model.NativeReasoning {
+	if provider == ProviderName && thinking != nil {
+		return model.ReasoningThinking
+	}
+	return model.ReasoningNone
 }
 
 // Generate implements model.Model: one Messages API call, streamed when

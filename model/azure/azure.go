@@ -92,7 +92,7 @@ func New(cfg Config) (*openai.Model, error) {
 		return nil, err
 	}
 	return openai.New(openai.Config{
-		ID: id, BaseURL: endpoint, Compatible: true, Name: NameOpenAI, Provider: ProviderName,
+		ID: id, BaseURL: endpoint, Compatible: true, Name: NameOpenAI, Provider: ProviderName, Class: NameOpenAI,
 		HTTPClient: cfg.HTTPClient, MaxRetries: cfg.MaxRetries, Headers: cfg.Headers, Logger: cfg.Logger,
 		ClientOptions: opts,
 	})

@@ -6,9 +6,11 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"strings"
 
 	"github.com/openai/openai-go/v3/option"
 
+	"github.com/agno-go/agno/model"
 	"github.com/agno-go/agno/model/openai"
 )
 
@@ -98,7 +100,21 @@ func NewFoundry(cfg FoundryConfig) (*openai.Model, error) {
 	native := false
 	return openai.New(openai.Config{
 		ID: id, BaseURL: u.String(), Compatible: true, Name: NameFoundry, Provider: ProviderName, NativeStructuredOutputs: &native,
+		Class: NameFoundry, NativeReasoning: foundryReasoning(id),
 		HTTPClient: cfg.HTTPClient, MaxRetries: cfg.MaxRetries, Headers: cfg.Headers, Logger: cfg.Logger,
 		ClientOptions: opts,
 	})
+}
+
+// foundryReasoning is agno's rule for an AzureAIFoundry model
+// (reasoning/azure_ai_foundry.py): DeepSeek and OpenAI o-series ids answer
+// with their reasoning.
+func foundryReasoning(id string) model.NativeReasoning {
+	lower := strings.ToLower(id)
+	for _, s := range []string{"deepseek", "o1", "o3", "o4"} {
+		if strings.Contains(lower, s) {
+			return model.ReasoningContent
+		}
+	}
+	return model.ReasoningNone
 }

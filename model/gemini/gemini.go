@@ -126,9 +126,11 @@ type Model struct {
 	vertex   bool
 	client   *genai.Client
 	thinking *genai.ThinkingConfig
-	topK     *float32
-	safety   []*genai.SafetySetting
-	logger   *slog.Logger
+	// reasoning is Info's NativeReasoning.
+	reasoning model.NativeReasoning
+	topK      *float32
+	safety    []*genai.SafetySetting
+	logger    *slog.Logger
 }
 
 var _ model.Model = (*Model)(nil)
@@ -150,7 +152,7 @@ func New(cfg Config) (*Model, error) {
 	case retries < 0:
 		retries = 0
 	}
-	m := &Model{id: id, logger: logger}
+	m := &Model{id: id, logger: logger, reasoning: nativeReasoning(id, cfg.ThinkingBudget, cfg.IncludeThoughts)}
 	var err error
 	if m.thinking, err = thinkingConfig(cfg.ThinkingBudget, cfg.IncludeThoughts, cfg.ThinkingLevel); err != nil {
 		return nil, err
@@ -302,7 +304,25 @@ func (m *Model) Info() model.Info {
 		Name:                    "Gemini",
 		NativeStructuredOutputs: true,
 		JSONMode:                true,
+		NativeReasoning:         m.reasoning,
 	}
+}
+
+// nativeReasoning is agno's rule for its Gemini class, on the Gemini API
+// and Vertex AI alike (reasoning/gemini.py): 2.5 and later models think,
+// and so does any model given a positive thinking budget or
+// include_thoughts (set either way, as agno checks only that it is set).
+func nativeReasoning(id string, budget *int, includeThoughts *bool) model.NativeReasoning {
+	lower := strings.ToLower(id)
+	for _, s := range []string{"2.5", "3.0", "3.5", "deepthink", "gemini-3"} {
+		if strings.Contains(lower, s) {
+			return model.ReasoningThinking
+		}
+	}
+	if (budget != nil && *budget > 0) || includeThoughts != nil {
+		return model.ReasoningThinking
+	}
+	return model.ReasoningNone
 }
 
 // Generate implements model.Model: one generateContent call, or

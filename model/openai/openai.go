@@ -76,6 +76,15 @@ type Config struct {
 	// Name and Provider override what Info reports.
 	Name     string
 	Provider string
+	// Class is agno's model class the Model stands for ("DeepSeek",
+	// "Groq", "AzureOpenAI"): with ID it decides Info.NativeReasoning by
+	// agno's rules (see NativeReasoning). "" is OpenAIChat, or OpenAILike
+	// when Compatible.
+	Class string
+	// NativeReasoning, when set, is reported instead of what Class and ID
+	// decide: for a vendor whose agno class has a rule of its own (Azure
+	// AI Foundry).
+	NativeReasoning model.NativeReasoning
 
 	// HTTPClient sends the requests; nil uses a shared client.
 	HTTPClient *http.Client
@@ -160,6 +169,17 @@ func New(cfg Config) (*Model, error) {
 		provider = cfg.Provider
 	}
 	structured := cfg.NativeStructuredOutputs == nil || *cfg.NativeStructuredOutputs
+	reasoning := cfg.NativeReasoning
+	if reasoning == model.ReasoningNone {
+		class := cfg.Class
+		if class == "" {
+			class = ClassChat
+			if cfg.Compatible {
+				class = ClassCompatible
+			}
+		}
+		reasoning = NativeReasoning(class, id)
+	}
 
 	maxRetries := cfg.MaxRetries
 	switch {
@@ -180,6 +200,7 @@ func New(cfg Config) (*Model, error) {
 			Name:                    name,
 			NativeStructuredOutputs: structured,
 			JSONMode:                true,
+			NativeReasoning:         reasoning,
 		},
 		compatible: cfg.Compatible,
 		sleep:      httpretry.Sleep,

@@ -14,7 +14,8 @@ import (
 type Preset struct {
 	// Name is agno's model-string provider name ("groq").
 	Name string
-	// Class is agno's model class ("Groq"), for listings.
+	// Class is agno's model class ("Groq"), for listings and for agno's
+	// native reasoning rules of the class (NativeReasoning).
 	Class string
 	// ModelName is the class's name as agno reports it (model name), when
 	// it is not Class.
@@ -101,7 +102,7 @@ func init() {
 func (p Preset) New(s model.ProviderSettings, o *Options) (model.Model, error) {
 	return New(Config{
 		ID: cmp.Or(s.ID, p.Model), BaseURL: cmp.Or(s.BaseURL, p.BaseURL), APIKey: s.APIKey, Compatible: true,
-		Name: cmp.Or(p.ModelName, p.Class), Provider: p.Provider, HTTPClient: s.HTTPClient, MaxRetries: s.MaxRetries, Logger: s.Logger,
+		Name: cmp.Or(p.ModelName, p.Class), Provider: p.Provider, Class: p.Class, HTTPClient: s.HTTPClient, MaxRetries: s.MaxRetries, Logger: s.Logger,
 		Organization: o.Organization, Headers: mergeHeaders(s.Headers, o.DefaultHeaders),
 	})
 }

@@ -149,7 +149,7 @@ func New(cfg Config) (*Model, error) {
 		hc = sharedHTTPClient()
 	}
 	m := &Model{
-		info: model.Info{ID: id, Provider: ProviderName, Name: Name, NativeStructuredOutputs: true, JSONMode: true},
+		info: model.Info{ID: id, Provider: ProviderName, Name: Name, NativeStructuredOutputs: true, JSONMode: true, NativeReasoning: nativeReasoning(id)},
 		opts: cfg.Options,
 		// agno's _using_reasoning_model.
 		reasoning: strings.HasPrefix(id, "o3") || strings.HasPrefix(id, "o4-mini") || strings.HasPrefix(id, "gpt-5"),
@@ -229,4 +229,16 @@ func redactedURL(u string) string {
 	}
 	p.User, p.RawQuery, p.Fragment = nil, "", ""
 	return p.String()
+}
+
+// nativeReasoning is agno's rule for an OpenAIResponses model
+// (reasoning/openai.py): o-series and GPT-5.1/5.2 ids, matched as
+// written, answer with their reasoning.
+func nativeReasoning(id string) model.NativeReasoning {
+	for _, s := range []string{"o4", "o3", "o1", "5.1", "5.2"} {
+		if strings.Contains(id, s) {
+			return model.ReasoningContent
+		}
+	}
+	return model.ReasoningNone
 }

@@ -86,6 +86,11 @@ func New(s model.ProviderSettings, o *Options) (*anthropic.Model, error) {
 		ProviderName: ProviderName, Name: Name,
 	}
 	o.Apply(&cfg)
+	// agno's rule for provider VertexAI (reasoning/vertexai.py): any
+	// thinking set makes Claude a native reasoning model.
+	if cfg.Thinking != nil {
+		cfg.NativeReasoning = model.ReasoningThinking
+	}
 	return anthropic.New(cfg)
 }
 

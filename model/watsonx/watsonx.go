@@ -134,6 +134,8 @@ func New(cfg Config) (*Model, error) {
 	no := false
 	inner, err := openai.New(openai.Config{
 		ID: id, Compatible: true, Name: Name, Provider: ProviderName,
+		// agno's WatsonX is no OpenAILike and has no native reasoning rule.
+		Class: Name,
 		// The chat API enforces no JSON schema: response_format is
 		// json_object only.
 		NativeStructuredOutputs: &no,
