@@ -2,6 +2,7 @@ package agent_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 
 	"github.com/agno-go/agno/agent"
@@ -114,4 +115,33 @@ func BenchmarkStreamToken(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(n), "ns/token")
+}
+
+// BenchmarkReasoningSteps is a run whose chain-of-thought loop asks the
+// reasoning agent n times (n steps, each "continue", stopped by
+// reasoning_max_steps = n+1), with models that answer at once: the
+// engine's cost per reasoning step is the slope over n (steps=0 is the
+// same agent without reasoning).
+func BenchmarkReasoningSteps(b *testing.B) {
+	step := modeltest.Response{Content: `{"reasoning_steps":[{"title":"Step","action":"I will go on","result":"I went on","reasoning":"Because.","next_action":"continue","confidence":0.9}]}`}
+	for _, n := range []int{0, 1, 4, 16} {
+		b.Run(fmt.Sprintf("steps=%d", n), func(b *testing.B) {
+			cfg := agent.Config{Model: quiet(modeltest.New(text("The answer is 42."))), Tools: []tool.Provider{getWeather}}
+			if n > 0 {
+				cfg.Reasoning, cfg.ReasoningModel, cfg.ReasoningMaxSteps = true, quiet(modeltest.New(step)), n+1
+			}
+			a, err := agent.New(cfg)
+			if err != nil {
+				b.Fatal(err)
+			}
+			ctx := context.Background()
+			b.ReportAllocs()
+			for b.Loop() {
+				out, _ := a.Run(ctx, "What is 6 times 7?", run.WithStreamEvents(true))
+				if out.Status != run.StatusCompleted || len(out.ReasoningSteps) != n {
+					b.Fatalf("%s with %d steps", out.Status, len(out.ReasoningSteps))
+				}
+			}
+		})
+	}
 }

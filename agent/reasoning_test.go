@@ -13,6 +13,7 @@ import (
 	"github.com/agno-go/agno/agent"
 	"github.com/agno-go/agno/model"
 	"github.com/agno-go/agno/model/modeltest"
+	"github.com/agno-go/agno/model/openai"
 	"github.com/agno-go/agno/reasoning"
 	"github.com/agno-go/agno/run"
 	memstore "github.com/agno-go/agno/storage/memory"
@@ -264,5 +265,37 @@ func TestReasoningFailureAndBounds(t *testing.T) {
 	}
 	if _, err := agent.New(agent.Config{Model: modeltest.New(), Reasoning: true, ReasoningMinSteps: 5, ReasoningMaxSteps: 2}); err == nil || !strings.Contains(err.Error(), "reasoning_min_steps") {
 		t.Fatalf("min > max accepted: %v", err)
+	}
+}
+
+// DeepSeek's reasoner through the OpenAI SDK against the fake
+// Chat Completions server (reasoning_content deltas, as DeepSeek's API
+// streams them: https://api-docs.deepseek.com/guides/reasoning_model):
+// its thinking streams as ReasoningContentDelta events and reaches the
+// main model.
+func TestDeepSeekReasonerThroughTheSDK(t *testing.T) {
+	srv := modeltest.NewServer(modeltest.ServerConfig{Script: []modeltest.Response{{Content: "42", Reasoning: "six sevens are 42"}}})
+	defer srv.Close()
+	reasoner, err := openai.New(openai.Config{BaseURL: srv.URL, APIKey: "k", ID: "deepseek-reasoner", Compatible: true, Class: "DeepSeek", Provider: "DeepSeek"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if reasoner.Info().NativeReasoning != model.ReasoningThinking {
+		t.Fatalf("deepseek-reasoner is %q", reasoner.Info().NativeReasoning)
+	}
+	main := modeltest.New(whole("The answer is 42."))
+	a := newAgent(t, agent.Config{Name: "Reasoner", Model: main, ReasoningModel: reasoner})
+	var deltas []string
+	for _, e := range streamAll(t, a.RunStream(context.Background(), question, run.WithStreamEvents(true))) {
+		if d, ok := e.(*run.ReasoningContentDelta); ok {
+			deltas = append(deltas, d.ReasoningContent)
+		}
+	}
+	if strings.Join(deltas, "") != "six sevens are 42" || len(deltas) < 2 {
+		t.Fatalf("deltas %q", deltas)
+	}
+	msgs := main.Requests()[0].Messages
+	if last := msgs[len(msgs)-1]; last.Content != "<thinking>\nsix sevens are 42\n</thinking>" {
+		t.Fatalf("main model's last message %+v", last)
 	}
 }

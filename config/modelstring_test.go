@@ -3,10 +3,12 @@ package config_test
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 
+	"github.com/agno-go/agno/agent"
 	"github.com/agno-go/agno/component"
 	"github.com/agno-go/agno/config"
 	"github.com/agno-go/agno/model"
@@ -106,5 +108,29 @@ func TestComponentModelStringsNeedTheAllowlist(t *testing.T) {
 	}
 	if err := parse(t, "[components]\nallowed_models = [\"nosuch:x\"]\n"); err == nil || !strings.Contains(err.Error(), `"<provider>:<model id>" string of a registered provider`) {
 		t.Fatalf("an unknown provider: %v", err)
+	}
+}
+
+// reasoning_model is a model a component names like model: a string
+// needs the allowlist. reasoning_agent is a reference: the built
+// component says it uses that agent, so AgentOS checks the writer may.
+func TestComponentReasoningKeys(t *testing.T) {
+	stringEchoProvider(t)
+	res, _ := componentResources(t)
+	ctx := context.Background()
+	_, err := res.BuildComponent(ctx, config.KindAgent, "c", jsonObject(t, `{"model": "fast", "reasoning": true, "reasoning_model": "string-test:x"}`), config.Existing{Agents: res.Agents})
+	if !errors.Is(err, component.ErrNotAllowed) || !strings.Contains(err.Error(), "reasoning_model") {
+		t.Fatalf("unlisted reasoning model string: %v", err)
+	}
+	built, err := res.BuildComponent(ctx, config.KindAgent, "c", jsonObject(t, `{"model": "fast", "reasoning_model": "fast", "reasoning_agent": "helper"}`), config.Existing{Agents: res.Agents})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(built.Uses, component.Use{Kind: "agent", ID: "helper"}) {
+		t.Fatalf("uses %v", built.Uses)
+	}
+	a := built.Object.(*agent.Agent)
+	if c := a.Config(); c.ReasoningModel == nil || c.ReasoningAgent == nil || c.ReasoningAgent.ID() != "helper" {
+		t.Fatalf("reasoning keys not built: %+v", c)
 	}
 }

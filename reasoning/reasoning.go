@@ -165,6 +165,13 @@ const (
 func DecodeSteps(content any) ([]Step, error) {
 	var raw []byte
 	switch c := content.(type) {
+	case Completed:
+		return c.ReasoningSteps, nil
+	case *Completed:
+		if c != nil {
+			return c.ReasoningSteps, nil
+		}
+		return nil, fmt.Errorf("reasoning: the reasoning agent gave no output")
 	case nil:
 		return nil, fmt.Errorf("reasoning: the reasoning agent gave no output")
 	case string:

@@ -69,8 +69,22 @@ func (st *runState) systemMessage() (string, error) {
 	}
 
 	var b strings.Builder
+	// One allocation for the usual message: its fixed parts' size plus
+	// room for what a run adds.
+	size := len(s.Description) + len(s.Role) + len(s.ExpectedOutput) + len(s.AdditionalContext) + len(st.spec.schemaPrompt)
+	for _, in := range instructions {
+		size += len(in) + 4
+	}
+	for _, ti := range s.toolInstr {
+		size += len(ti) + 1
+	}
+	if size > 0 {
+		size += 256
+		b.Grow(size)
+	}
 	if s.Description != "" {
-		b.WriteString(s.Description + "\n")
+		b.WriteString(s.Description)
+		b.WriteByte('\n')
 	}
 	if s.Role != "" {
 		b.WriteString("\n<your_role>\n" + s.Role + "\n</your_role>\n\n")
@@ -78,14 +92,18 @@ func (st *runState) systemMessage() (string, error) {
 	writeInstructions(&b, instructions, s.UseInstructionTags)
 	writeInfo(&b, info)
 	for _, ti := range s.toolInstr {
-		b.WriteString(ti + "\n")
+		b.WriteString(ti)
+		b.WriteByte('\n')
 	}
-	content := b.String()
 	if !off(s.ResolveInContext) {
-		content = st.substitute(content)
+		content := b.String()
+		// Only a message with {var}s is rewritten; the builder goes on.
+		if sub := st.substitute(content); sub != content {
+			b.Reset()
+			b.Grow(len(sub) + size - len(content))
+			b.WriteString(sub)
+		}
 	}
-	b.Reset()
-	b.WriteString(content)
 	if s.ExpectedOutput != "" {
 		b.WriteString("<expected_output>\n" + strings.TrimSpace(s.ExpectedOutput) + "\n</expected_output>\n\n")
 	}
@@ -96,7 +114,7 @@ func (st *runState) systemMessage() (string, error) {
 	st.writeSummary(&b)
 	b.WriteString(st.knowledgeContext())
 	if st.schema != nil && st.needsJSONPrompt() {
-		b.WriteString(jsonOutputPrompt(st.schema))
+		b.WriteString(st.jsonOutputPrompt())
 	}
 	if s.AddSessionStateToContext {
 		b.WriteString("\n<session_state>\n" + pythonRepr(st.rc.StateSnapshot()) + "\n</session_state>\n\n")
@@ -149,10 +167,13 @@ func writeInstructions(b *strings.Builder, instructions []string, tags bool) {
 		b.WriteString("\n</instructions>\n\n")
 	case len(instructions) > 1:
 		for _, in := range instructions {
-			b.WriteString("- " + in + "\n")
+			b.WriteString("- ")
+			b.WriteString(in)
+			b.WriteByte('\n')
 		}
 	default:
-		b.WriteString(instructions[0] + "\n\n")
+		b.WriteString(instructions[0])
+		b.WriteString("\n\n")
 	}
 }
 
@@ -228,7 +249,7 @@ func (st *runState) teamSystemMessage() (string, error) {
 		b.WriteString("\n<session_state>\n" + pythonRepr(st.rc.StateSnapshot()) + "\n</session_state>\n\n")
 	}
 	if st.schema != nil && st.needsJSONPrompt() {
-		b.WriteString(jsonOutputPrompt(st.schema))
+		b.WriteString(st.jsonOutputPrompt())
 	}
 	content := b.String()
 	if !off(s.ResolveInContext) {
@@ -257,6 +278,15 @@ func (st *runState) responseFormat(info model.Info) *model.ResponseFormat {
 		return &model.ResponseFormat{Type: "json_object"}
 	}
 	return nil
+}
+
+// jsonOutputPrompt is the run's schema prompt: the spec's, made once at
+// Prepare, or the request's own.
+func (st *runState) jsonOutputPrompt() string {
+	if st.schema == st.spec.OutputSchema && st.spec.schemaPrompt != "" {
+		return st.spec.schemaPrompt
+	}
+	return jsonOutputPrompt(st.schema)
 }
 
 // jsonOutputPrompt asks for JSON matching the schema, as agno's

@@ -56,6 +56,8 @@ type Spec struct {
 	toolInstr  []string
 	// reasoner is set when the spec reasons before answering.
 	reasoner *reasoner
+	// schemaPrompt is OutputSchema's JSON prompt, built once.
+	schemaPrompt string
 }
 
 // fallbacks are the per-failure lists, or FallbackModels for every
@@ -192,6 +194,9 @@ func (s *Spec) Prepare() error {
 				s.toolInstr = append(s.toolInstr, in)
 			}
 		}
+	}
+	if s.OutputSchema != nil {
+		s.schemaPrompt = jsonOutputPrompt(s.OutputSchema)
 	}
 	if err := s.prepareReasoning(); err != nil {
 		return err
