@@ -2,6 +2,7 @@ package tool
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"slices"
@@ -130,3 +131,30 @@ func (t *Toolkit) Instructions() string {
 
 // Functions implements Provider.
 func (t *Toolkit) Functions(context.Context) ([]*Function, error) { return t.functions, nil }
+
+// Enabled gathers a toolkit's functions by their enable_* flags, in the
+// order they are added; All takes every one. Use it as
+// e.If(cfg.EnableThink)(tool.New("think", …)).
+type Enabled struct {
+	All  bool
+	fns  []*Function
+	errs []error
+}
+
+// If adds the function the constructor returned when on (or All).
+func (e *Enabled) If(on bool) func(*Function, error) {
+	return func(f *Function, err error) {
+		if on || e.All {
+			e.fns = append(e.fns, f)
+			e.errs = append(e.errs, err)
+		}
+	}
+}
+
+// Functions are the functions added, or the constructors' errors.
+func (e *Enabled) Functions() ([]*Function, error) {
+	if err := errors.Join(e.errs...); err != nil {
+		return nil, err
+	}
+	return e.fns, nil
+}

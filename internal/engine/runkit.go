@@ -89,13 +89,7 @@ func addChildMetrics(m, child *run.Metrics, prefix string) {
 	if child == nil {
 		return
 	}
-	m.InputTokens += child.InputTokens
-	m.OutputTokens += child.OutputTokens
-	m.TotalTokens += child.TotalTokens
-	m.ReasoningTokens += child.ReasoningTokens
-	m.CacheReadTokens += child.CacheReadTokens
-	m.CacheWriteTokens += child.CacheWriteTokens
-	m.Cost += child.Cost
+	mergeMetrics(m, child)
 	for role, list := range child.Details {
 		key := role
 		if !strings.HasPrefix(role, prefix+"_") {
@@ -110,13 +104,8 @@ func addChildMetrics(m, child *run.Metrics, prefix string) {
 				m.Details[key] = append(m.Details[key], mm)
 				continue
 			}
-			e := &m.Details[key][i]
-			e.InputTokens += mm.InputTokens
-			e.OutputTokens += mm.OutputTokens
-			e.TotalTokens += mm.TotalTokens
-			e.ReasoningTokens += mm.ReasoningTokens
-			e.CacheReadTokens += mm.CacheReadTokens
-			e.CacheWriteTokens += mm.CacheWriteTokens
+			addModelUsage(&m.Details[key][i], &model.Usage{InputTokens: mm.InputTokens, OutputTokens: mm.OutputTokens, TotalTokens: mm.TotalTokens,
+				ReasoningTokens: mm.ReasoningTokens, CacheReadTokens: mm.CacheReadTokens, CacheWriteTokens: mm.CacheWriteTokens})
 		}
 	}
 }

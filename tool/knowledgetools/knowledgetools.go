@@ -63,23 +63,9 @@ func New(cfg Config) (*tool.Toolkit, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	instructions := cfg.Instructions
-	if instructions == "" {
-		instructions = DefaultInstructions
-		if cfg.AddFewShot {
-			instructions += "\n" + cmpOr(cfg.FewShot, FewShotExamples)
-		}
-	}
-	var fns []*tool.Function
-	var errs []error
-	add := func(on bool) func(*tool.Function, error) {
-		return func(f *tool.Function, err error) {
-			if on || cfg.All {
-				fns = append(fns, f)
-				errs = append(errs, err)
-			}
-		}
-	}
+	instructions := reasoning.Instructions(cfg.Instructions, DefaultInstructions, cfg.AddFewShot, cfg.FewShot, FewShotExamples)
+	enabled := tool.Enabled{All: cfg.All}
+	add := enabled.If
 	add(cfg.EnableThink)(tool.New("think", "Use this tool as a scratchpad to reason about the question, refine your approach, brainstorm search terms, or revise your plan.\nCall `Think` whenever you need to figure out what to do next, analyze the user's question, or plan your approach.\nYou should use this tool as frequently as needed.",
 		func(ctx context.Context, a thinkArgs) (string, error) {
 			return reasoning.AppendNote(ctx, "thoughts", "Thoughts", a.Thought)
@@ -92,7 +78,8 @@ func New(cfg Config) (*tool.Toolkit, error) {
 		func(ctx context.Context, a analyzeArgs) (string, error) {
 			return reasoning.AppendNote(ctx, "analysis", "Analysis", a.Analysis)
 		}))
-	if err := errors.Join(errs...); err != nil {
+	fns, err := enabled.Functions()
+	if err != nil {
 		return nil, fmt.Errorf("knowledgetools: %w", err)
 	}
 	return tool.NewToolkit(tool.ToolkitConfig{Name: ToolkitName, Functions: fns, Instructions: instructions, AddInstructions: cfg.AddInstructions})
@@ -119,11 +106,4 @@ func search(ctx context.Context, k Searcher, log *slog.Logger, query string) str
 		return "Error searching knowledge base: " + err.Error()
 	}
 	return text
-}
-
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }

@@ -90,23 +90,9 @@ func New(cfg Config) (*tool.Toolkit, error) {
 	if t.log == nil {
 		t.log = slog.New(slog.DiscardHandler)
 	}
-	instructions := cfg.Instructions
-	if instructions == "" {
-		instructions = DefaultInstructions
-		if cfg.AddFewShot {
-			instructions += "\n" + cmpOr(cfg.FewShot, FewShotExamples)
-		}
-	}
-	var fns []*tool.Function
-	var errs []error
-	add := func(on bool) func(*tool.Function, error) {
-		return func(f *tool.Function, err error) {
-			if on || cfg.All {
-				fns = append(fns, f)
-				errs = append(errs, err)
-			}
-		}
-	}
+	instructions := reasoning.Instructions(cfg.Instructions, DefaultInstructions, cfg.AddFewShot, cfg.FewShot, FewShotExamples)
+	enabled := tool.Enabled{All: cfg.All}
+	add := enabled.If
 	add(cfg.EnableThink)(tool.New("think", "Use this tool as a scratchpad to reason about memory operations, refine your approach, brainstorm memory content, or revise your plan.\nCall `Think` whenever you need to figure out what to do next, analyze the user's requirements, plan memory operations, or decide on execution strategy.\nYou should use this tool as frequently as needed.",
 		func(ctx context.Context, a thinkArgs) (string, error) {
 			return reasoning.AppendNote(ctx, "memory_thoughts", "Memory Thoughts", a.Thought)
@@ -119,7 +105,8 @@ func New(cfg Config) (*tool.Toolkit, error) {
 		func(ctx context.Context, a analyzeArgs) (string, error) {
 			return reasoning.AppendNote(ctx, "memory_analysis", "Memory Analysis", a.Analysis)
 		}))
-	if err := errors.Join(errs...); err != nil {
+	fns, err := enabled.Functions()
+	if err != nil {
 		return nil, fmt.Errorf("memorytools: %w", err)
 	}
 	return tool.NewToolkit(tool.ToolkitConfig{Name: ToolkitName, Functions: fns, Instructions: instructions, AddInstructions: cfg.AddInstructions})
@@ -341,10 +328,3 @@ func recordOperation(rc *run.Context, o op) {
 
 // dumps is agno's json.dumps(..., indent=2).
 func dumps(v any) (string, error) { return pyjson.DumpsOpts(v, pyjson.Options{Indent: 2}) }
-
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
-}

@@ -1,6 +1,7 @@
 package reasoning
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -44,4 +45,18 @@ var blankLine = regexp.MustCompile(`(?m)^[ \t]+$`)
 func FormatNotes(heading string, lines []string) string {
 	text := heading + ":\n" + strings.Repeat(" ", 16) + strings.Join(lines, "\n") + "\n" + strings.Repeat(" ", 16)
 	return strings.TrimSpace(blankLine.ReplaceAllString(text, ""))
+}
+
+// Instructions are a reasoning toolkit's instructions (agno's
+// ReasoningTools, KnowledgeTools, MemoryTools, WorkflowTools): the given
+// ones, else def followed, when addFewShot, by the few-shot examples —
+// the given ones, else defaultFewShot (none when both are empty).
+func Instructions(given, def string, addFewShot bool, fewShot, defaultFewShot string) string {
+	if given != "" {
+		return given
+	}
+	if ex := cmp.Or(fewShot, defaultFewShot); addFewShot && ex != "" {
+		return def + "\n" + ex
+	}
+	return def
 }

@@ -56,35 +56,16 @@ type analyzeArgs struct {
 func New(cfg Config) (*tool.Toolkit, error) {
 	instructions := cfg.Instructions
 	if instructions == "" {
-		instructions = "<reasoning_instructions>\n" + DefaultInstructions
-		if cfg.AddFewShot {
-			instructions += "\n" + cmpOr(cfg.FewShot, FewShotExamples)
-		}
-		instructions += "\n</reasoning_instructions>\n"
+		instructions = "<reasoning_instructions>\n" + Instructions("", DefaultInstructions, cfg.AddFewShot, cfg.FewShot, FewShotExamples) + "\n</reasoning_instructions>\n"
 	}
-	var fns []*tool.Function
-	if cfg.All || cfg.EnableThink {
-		f, err := tool.New("think", "Use this tool as a scratchpad to reason about the question and work through it step-by-step.\nThis tool will help you break down complex problems into logical steps and track the reasoning process.\nYou can call it as many times as needed. These internal thoughts are never revealed to the user.", think)
-		if err != nil {
-			return nil, err
-		}
-		fns = append(fns, f)
+	fns := tool.Enabled{All: cfg.All}
+	fns.If(cfg.EnableThink)(tool.New("think", "Use this tool as a scratchpad to reason about the question and work through it step-by-step.\nThis tool will help you break down complex problems into logical steps and track the reasoning process.\nYou can call it as many times as needed. These internal thoughts are never revealed to the user.", think))
+	fns.If(cfg.EnableAnalyze)(tool.New("analyze", "Use this tool to analyze results from a reasoning step and determine next actions.", analyze))
+	list, err := fns.Functions()
+	if err != nil {
+		return nil, err
 	}
-	if cfg.All || cfg.EnableAnalyze {
-		f, err := tool.New("analyze", "Use this tool to analyze results from a reasoning step and determine next actions.", analyze)
-		if err != nil {
-			return nil, err
-		}
-		fns = append(fns, f)
-	}
-	return tool.NewToolkit(tool.ToolkitConfig{Name: "reasoning_tools", Functions: fns, Instructions: instructions, AddInstructions: cfg.AddInstructions})
-}
-
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
+	return tool.NewToolkit(tool.ToolkitConfig{Name: "reasoning_tools", Functions: list, Instructions: instructions, AddInstructions: cfg.AddInstructions})
 }
 
 func think(ctx context.Context, a thinkArgs) (string, error) {

@@ -80,23 +80,9 @@ func New(cfg Config) (*tool.Toolkit, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	instructions := cfg.Instructions
-	if instructions == "" {
-		instructions = DefaultInstructions
-		if cfg.AddFewShot && cfg.FewShot != "" {
-			instructions += "\n" + cfg.FewShot
-		}
-	}
-	var fns []*tool.Function
-	var errs []error
-	add := func(on bool) func(*tool.Function, error) {
-		return func(f *tool.Function, err error) {
-			if on || cfg.All {
-				fns = append(fns, f)
-				errs = append(errs, err)
-			}
-		}
-	}
+	instructions := reasoning.Instructions(cfg.Instructions, DefaultInstructions, cfg.AddFewShot, cfg.FewShot, "")
+	enabled := tool.Enabled{All: cfg.All}
+	add := enabled.If
 	// agno registers them in this order: think, run_workflow, analyze.
 	add(cfg.EnableThink)(tool.New("think", "Use this tool as a scratchpad to reason about the workflow execution, refine your approach, brainstorm workflow inputs, or revise your plan.\nCall `Think` whenever you need to figure out what to do next, analyze the user's requirements, plan workflow inputs, or decide on execution strategy.\nYou should use this tool as frequently as needed.",
 		func(ctx context.Context, a thinkArgs) (string, error) {
@@ -110,7 +96,8 @@ func New(cfg Config) (*tool.Toolkit, error) {
 		func(ctx context.Context, a analyzeArgs) (string, error) {
 			return reasoning.AppendNote(ctx, "workflow_analysis", "Workflow Analysis", a.Analysis)
 		}))
-	if err := errors.Join(errs...); err != nil {
+	fns, err := enabled.Functions()
+	if err != nil {
 		return nil, fmt.Errorf("workflowtools: %w", err)
 	}
 	return tool.NewToolkit(tool.ToolkitConfig{Name: ToolkitName, Functions: fns, Instructions: instructions, AddInstructions: cfg.AddInstructions})
