@@ -76,7 +76,12 @@ type Function struct {
 	RequiresUserInput    bool
 	// UserInputFields are the parameters a human fills in; they are hidden
 	// from the model. Empty with RequiresUserInput: the human reviews all.
-	UserInputFields         []string
+	UserInputFields []string
+	// UserInputFrom builds a paused call's form from the model's
+	// arguments instead of from the parameters, for a tool whose form is
+	// what the model asks for (agno's get_user_input). It implies
+	// RequiresUserInput; the model sees every parameter.
+	UserInputFrom           func(args map[string]any) []run.UserInputField
 	ExternalExecution       bool
 	ExternalExecutionSilent bool
 	StopAfterToolCall       bool
@@ -224,8 +229,11 @@ func (f *Function) validate() error {
 	if f.Handler == nil && !f.ExternalExecution {
 		return fmt.Errorf("tool %q: Handler is nil (set Handler, or ExternalExecution for a tool run outside the agent)", f.Name)
 	}
-	if len(f.UserInputFields) > 0 {
+	if len(f.UserInputFields) > 0 || f.UserInputFrom != nil {
 		f.RequiresUserInput = true
+	}
+	if f.UserInputFrom != nil && len(f.UserInputFields) > 0 {
+		return fmt.Errorf("tool %q: UserInputFrom builds the form from the arguments; leave UserInputFields empty", f.Name)
 	}
 	n := 0
 	for _, b := range []bool{f.RequiresConfirmation, f.RequiresUserInput, f.ExternalExecution} {
@@ -251,7 +259,7 @@ func (f *Function) validate() error {
 	f.userInputSchema = nil
 	f.argsSchema = root
 	params := source
-	if f.RequiresUserInput {
+	if f.RequiresUserInput && f.UserInputFrom == nil {
 		// deriveUserInput edits root; the call is checked against the
 		// whole schema, human-filled fields included.
 		f.argsSchema, _, _ = parseParameters(source)
@@ -355,8 +363,12 @@ func (f *Function) deriveUserInput(root, props *object) (json.RawMessage, error)
 }
 
 // UserInputSchema returns a fresh copy of the user-input fields of a
-// RequiresUserInput tool, pre-filled from the model's arguments.
+// RequiresUserInput tool, pre-filled from the model's arguments (or
+// UserInputFrom's fields).
 func (f *Function) UserInputSchema(args map[string]any) []run.UserInputField {
+	if f.UserInputFrom != nil {
+		return f.UserInputFrom(args)
+	}
 	if len(f.userInputSchema) == 0 {
 		return nil
 	}
