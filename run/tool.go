@@ -163,6 +163,24 @@ type UserInputField struct {
 	Value any `json:"value"`
 }
 
+// MarshalJSON is agno's UserInputField.to_dict: every key, a missing
+// description as null (agno's clients read the key).
+func (f UserInputField) MarshalJSON() ([]byte, error) {
+	return EncodeJSON(struct {
+		Name        string  `json:"name"`
+		FieldType   string  `json:"field_type"`
+		Description *string `json:"description"`
+		Value       any     `json:"value"`
+	}{f.Name, f.FieldType, nonEmpty(f.Description), f.Value})
+}
+
+func nonEmpty(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
 // FeedbackQuestion is one question of a user-feedback pause (agno's
 // ask_user tool).
 type FeedbackQuestion struct {
@@ -174,9 +192,32 @@ type FeedbackQuestion struct {
 	SelectedOptions []string `json:"selected_options,omitempty"`
 }
 
+// MarshalJSON is agno's UserFeedbackQuestion.to_dict: header and
+// selected_options null when unset, multi_select always, options when
+// there are any.
+func (q FeedbackQuestion) MarshalJSON() ([]byte, error) {
+	return EncodeJSON(struct {
+		Question        string           `json:"question"`
+		Header          *string          `json:"header"`
+		MultiSelect     bool             `json:"multi_select"`
+		SelectedOptions []string         `json:"selected_options"`
+		Options         []FeedbackOption `json:"options,omitempty"`
+	}{q.Question, nonEmpty(q.Header), q.MultiSelect, q.SelectedOptions, q.Options})
+}
+
 // FeedbackOption is one answer option of a FeedbackQuestion.
 type FeedbackOption struct {
 	Label       string `json:"label"`
 	Description string `json:"description,omitempty"`
 	Selected    bool   `json:"selected,omitempty"`
+}
+
+// MarshalJSON is agno's UserFeedbackOption.to_dict: a missing
+// description as null, selected always.
+func (o FeedbackOption) MarshalJSON() ([]byte, error) {
+	return EncodeJSON(struct {
+		Label       string  `json:"label"`
+		Description *string `json:"description"`
+		Selected    bool    `json:"selected"`
+	}{o.Label, nonEmpty(o.Description), o.Selected})
 }

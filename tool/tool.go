@@ -77,11 +77,10 @@ type Function struct {
 	// UserInputFields are the parameters a human fills in; they are hidden
 	// from the model. Empty with RequiresUserInput: the human reviews all.
 	UserInputFields []string
-	// UserInputFrom builds a paused call's form from the model's
-	// arguments instead of from the parameters, for a tool whose form is
-	// what the model asks for (agno's get_user_input). It implies
-	// RequiresUserInput; the model sees every parameter.
-	UserInputFrom           func(args map[string]any) []run.UserInputField
+	// Interaction makes the tool a question to the user whose form or
+	// questions the model writes (agno's get_user_input and ask_user). It
+	// implies RequiresUserInput; the model sees every parameter.
+	Interaction             *Interaction
 	ExternalExecution       bool
 	ExternalExecutionSilent bool
 	StopAfterToolCall       bool
@@ -229,11 +228,11 @@ func (f *Function) validate() error {
 	if f.Handler == nil && !f.ExternalExecution {
 		return fmt.Errorf("tool %q: Handler is nil (set Handler, or ExternalExecution for a tool run outside the agent)", f.Name)
 	}
-	if len(f.UserInputFields) > 0 || f.UserInputFrom != nil {
+	if len(f.UserInputFields) > 0 || f.Interaction != nil {
 		f.RequiresUserInput = true
 	}
-	if f.UserInputFrom != nil && len(f.UserInputFields) > 0 {
-		return fmt.Errorf("tool %q: UserInputFrom builds the form from the arguments; leave UserInputFields empty", f.Name)
+	if f.Interaction != nil && (len(f.UserInputFields) > 0 || f.Interaction.Ask == nil || f.Interaction.Answer == nil) {
+		return fmt.Errorf("tool %q: an Interaction needs Ask and Answer, and builds the form from the arguments: leave UserInputFields empty", f.Name)
 	}
 	n := 0
 	for _, b := range []bool{f.RequiresConfirmation, f.RequiresUserInput, f.ExternalExecution} {
@@ -259,7 +258,7 @@ func (f *Function) validate() error {
 	f.userInputSchema = nil
 	f.argsSchema = root
 	params := source
-	if f.RequiresUserInput && f.UserInputFrom == nil {
+	if f.RequiresUserInput && f.Interaction == nil {
 		// deriveUserInput edits root; the call is checked against the
 		// whole schema, human-filled fields included.
 		f.argsSchema, _, _ = parseParameters(source)
@@ -363,11 +362,12 @@ func (f *Function) deriveUserInput(root, props *object) (json.RawMessage, error)
 }
 
 // UserInputSchema returns a fresh copy of the user-input fields of a
-// RequiresUserInput tool, pre-filled from the model's arguments (or
-// UserInputFrom's fields).
+// RequiresUserInput tool, pre-filled from the model's arguments (an
+// Interaction's form for one).
 func (f *Function) UserInputSchema(args map[string]any) []run.UserInputField {
-	if f.UserInputFrom != nil {
-		return f.UserInputFrom(args)
+	if f.Interaction != nil {
+		fields, _ := f.Interaction.Ask(args)
+		return fields
 	}
 	if len(f.userInputSchema) == 0 {
 		return nil
@@ -439,3 +439,14 @@ func wrap(hook Hook, call *Call, next Handler) Handler {
 // PanicError is a tool (or tool hook) that panicked: its value and stack
 // are logged, its text names the tool only. An agent ends the run ERROR.
 type PanicError = safe.PanicError
+
+// Interaction is a tool whose call is a question to the user (agno's
+// get_user_input and ask_user): the run pauses with the form or the
+// questions Ask builds from the model's arguments, and once the user has
+// answered, the model gets what Answer writes from the answered call;
+// the function's Handler does not run then. When Ask builds nothing, the
+// call does not pause and the Handler runs, as agno's does.
+type Interaction struct {
+	Ask    func(args map[string]any) (fields []run.UserInputField, questions []run.FeedbackQuestion)
+	Answer func(call *run.ToolExecution) (string, error)
+}

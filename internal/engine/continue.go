@@ -282,6 +282,9 @@ func applyAnswers(out *run.Output, req *run.ContinueRequest) error {
 				if t.UserInputSchema != nil {
 					r.UserInputSchema = t.UserInputSchema
 				}
+				if t.UserFeedbackSchema != nil {
+					r.UserFeedbackSchema = t.UserFeedbackSchema
+				}
 				syncRequirement(r)
 			}
 		}
@@ -445,6 +448,17 @@ func (st *runState) applyToolUpdates() error {
 		case t.ExternalExecutionRequired:
 			t.ExternalExecutionRequired = false
 			c.text = t.ResultText()
+		case t.RequiresUserInput && fn != nil && fn.Interaction != nil:
+			// The user's answers are the result; the tool does not run
+			// (agno's get_user_input and ask_user updates).
+			t.RequiresUserInput = false
+			yes := true
+			t.Answered = &yes
+			text, err := fn.Interaction.Answer(t)
+			if err != nil {
+				text, t.ToolCallError = err.Error(), true
+			}
+			c.text = text
 		case t.RequiresUserInput:
 			t.RequiresUserInput = false
 			if t.ToolArgs == nil {

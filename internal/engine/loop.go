@@ -264,6 +264,8 @@ func (st *runState) runToolCalls(assistantIdx int, calls []model.ToolCall) (bool
 		case args.Error != "":
 			c.text = args.Error
 			c.exec.ToolCallError = true
+		case c.fn.Interaction != nil && !st.asks(c):
+			c.runIt = true
 		case c.fn.RequiresConfirmation || c.fn.RequiresUserInput || c.fn.ExternalExecution:
 			c.exec.RequiresConfirmation = c.fn.RequiresConfirmation
 			c.exec.RequiresUserInput = c.fn.RequiresUserInput
@@ -276,7 +278,7 @@ func (st *runState) runToolCalls(assistantIdx int, calls []model.ToolCall) (bool
 				}
 				c.exec.ApprovalID = approvalID
 			}
-			if c.fn.RequiresUserInput {
+			if c.fn.RequiresUserInput && c.fn.Interaction == nil {
 				c.exec.UserInputSchema = c.fn.UserInputSchema(c.args)
 			}
 			st.out.Requirements = append(st.out.Requirements, run.NewRequirement(c.exec))
@@ -289,6 +291,14 @@ func (st *runState) runToolCalls(assistantIdx int, calls []model.ToolCall) (bool
 		return false, err
 	}
 	return st.appendToolResults(batch), nil
+}
+
+// asks builds an interaction's form or questions onto the call's
+// execution and reports whether there is anything to ask.
+func (st *runState) asks(c *call) bool {
+	fields, questions := c.fn.Interaction.Ask(c.args)
+	c.exec.UserInputSchema, c.exec.UserFeedbackSchema = fields, questions
+	return len(fields) > 0 || len(questions) > 0
 }
 
 // execute runs the runnable calls: inline when there is one, else

@@ -11,5 +11,6 @@ import (
 	_ "github.com/agno-go/agno/tool/reasoning"       // registers "reasoning"
 	_ "github.com/agno-go/agno/tool/shell"           // registers "shell"
 	_ "github.com/agno-go/agno/tool/usercontrolflow" // registers "user_control_flow"
+	_ "github.com/agno-go/agno/tool/userfeedback"    // registers "user_feedback"
 	_ "github.com/agno-go/agno/tool/workflowtools"   // registers "workflow_tools"
 )

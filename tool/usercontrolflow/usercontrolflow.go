@@ -55,11 +55,11 @@ func New(cfg Config) (*tool.Toolkit, error) {
 
 func newGetUserInput() (*tool.Function, error) {
 	f := &tool.Function{
-		Name:          "get_user_input",
-		Description:   getUserInputDescription,
-		Parameters:    []byte(getUserInputParameters),
-		UserInputFrom: Form,
-		Handler:       answer,
+		Name:        "get_user_input",
+		Description: getUserInputDescription,
+		Parameters:  []byte(getUserInputParameters),
+		Interaction: &tool.Interaction{Ask: ask, Answer: answer},
+		Handler:     received,
 	}
 	if err := f.Validate(); err != nil {
 		return nil, err
@@ -102,9 +102,21 @@ func text(v any) string {
 	return fmt.Sprint(v)
 }
 
-// errNoRun refuses a call outside a run: the tool's answers come from a
-// paused run the user continued.
-var errNoRun = errors.New("get_user_input has no run: it pauses an agent run for the user's answers and runs when the run is continued with them")
+// errNoRun refuses a call outside a run: get_user_input asks the user of
+// a run.
+var errNoRun = errors.New("get_user_input has no run: it pauses an agent run for the user's answers")
+
+// received runs a call with an empty form: agno does not pause for one,
+// the call runs and says so.
+func received(ctx context.Context, _ map[string]any) (tool.Result, error) {
+	if run.FromContext(ctx) == nil {
+		return tool.Result{}, errNoRun
+	}
+	return tool.Text("User input received"), nil
+}
+
+// ask is the form of a get_user_input call.
+func ask(args map[string]any) ([]run.UserInputField, []run.FeedbackQuestion) { return Form(args), nil }
 
 // fieldAnswer is one entry of agno's answer list, its keys in agno's order.
 type fieldAnswer struct {
@@ -112,26 +124,17 @@ type fieldAnswer struct {
 	Value any    `json:"value"`
 }
 
-// answer runs when the paused run is continued: the engine has put each
-// field's answer into the arguments under the field's name. The model
-// gets the answers in the order it asked for them, as agno's
+// answer is what the model gets once the user filled in the form: the
+// answers in the order it asked for them, as agno's
 // handle_get_user_input_tool_update writes them.
-func answer(ctx context.Context, args map[string]any) (tool.Result, error) {
-	if run.FromContext(ctx) == nil {
-		return tool.Result{}, errNoRun
-	}
-	form := Form(args)
-	if len(form) == 0 {
-		// agno does not pause for an empty form: the call runs and says so.
-		return tool.Text("User input received"), nil
-	}
-	answers := make([]fieldAnswer, len(form))
-	for i, f := range form {
-		answers[i] = fieldAnswer{Name: f.Name, Value: args[f.Name]}
+func answer(call *run.ToolExecution) (string, error) {
+	answers := make([]fieldAnswer, len(call.UserInputSchema))
+	for i, f := range call.UserInputSchema {
+		answers[i] = fieldAnswer{Name: f.Name, Value: f.Value}
 	}
 	s, err := pyjson.Dumps(answers)
 	if err != nil {
-		return tool.Result{}, fmt.Errorf("get_user_input: the answers cannot be written as JSON: %w", err)
+		return "", fmt.Errorf("get_user_input: the answers cannot be written as JSON: %w", err)
 	}
-	return tool.Text("User inputs retrieved: " + s), nil
+	return "User inputs retrieved: " + s, nil
 }

@@ -38,7 +38,7 @@ func TestConformance(t *testing.T) {
 		// The call runs only when a paused run is continued; outside a
 		// run there is nothing to answer it.
 		Failures: map[string][]tooltest.Call{
-			"get_user_input": {{Args: `{"user_input_fields": [{"field_name": "to", "field_type": "str", "field_description": "Recipient"}]}`, Want: "has no run"}},
+			"get_user_input": {{Args: `{"user_input_fields": []}`, Want: "has no run"}},
 		},
 		Unbounded: "it returns the field names the model wrote and the answers the user's client sent",
 		BadOptions: []tooltest.BadOption{
@@ -199,33 +199,20 @@ func TestPauseAndContinue(t *testing.T) {
 	}
 }
 
-// An empty field list: agno runs the call without pausing ("User input
-// received"); here the run pauses with an empty form, and continuing it
-// gives the model agno's text.
+// An empty field list: agno runs the call without pausing, and the
+// model gets the function's "User input received".
 func TestEmptyForm(t *testing.T) {
 	m := modeltest.New(
 		modeltest.Response{ToolCalls: []model.ToolCall{modeltest.ToolCall("c1", "get_user_input", `{"user_input_fields": []}`)}},
 		modeltest.Response{Content: "ok"},
 	)
 	a, _ := newAgent(t, m)
-	ctx := context.Background()
-	out, err := a.Run(ctx, "hi", run.WithSessionID("s1"))
+	out, err := a.Run(context.Background(), "hi", run.WithSessionID("s1"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if out.Status != run.StatusPaused || len(out.Requirements) != 1 {
-		t.Fatalf("status %s", out.Status)
-	}
-	req := out.Requirements[0]
-	if err := req.ProvideUserInput(nil); err != nil {
-		t.Fatal(err)
-	}
-	done, err := a.Continue(ctx, run.ContinueRequest{RunID: out.RunID, SessionID: "s1", Requirements: []*run.Requirement{req}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if done.Status != run.StatusCompleted || len(done.Tools) != 1 || done.Tools[0].ResultText() != "User input received" {
-		t.Fatalf("continued: %s %v", done.Status, done.Tools)
+	if out.Status != run.StatusCompleted || len(out.Requirements) != 0 || len(out.Tools) != 1 || out.Tools[0].ResultText() != "User input received" {
+		t.Fatalf("%s, %d requirements, tools %v", out.Status, len(out.Requirements), out.Tools)
 	}
 }
 
