@@ -23,6 +23,7 @@ import (
 	"github.com/agno-go/agno/model/openairesponses"
 	"github.com/agno-go/agno/storage/driver"
 	"github.com/agno-go/agno/storage/sqlite"
+	"github.com/agno-go/agno/tool"
 )
 
 // Config is config.toml, the AgentOS configuration. Load fills in the
@@ -65,6 +66,9 @@ type Config struct {
 	// toolkitTables are the toolkits the file has a table for: a toolkit
 	// that cannot be built is worth a warning only then.
 	toolkitTables map[string]bool
+	// toolSelections are the include_tools and exclude_tools keys each
+	// [toolkits.<name>] table sets, applied to the built toolkit.
+	toolSelections map[string]tool.ToolSelection
 }
 
 // AgentOSConfig is [agentos].
