@@ -368,6 +368,8 @@ func (c *Config) buildMCP(name string, s MCPServerConfig) (*mcp.Tools, error) {
 		Args:                           s.Args,
 		URL:                            s.URL,
 		Timeout:                        s.TimeoutSeconds.Duration(),
+		HTTPTimeout:                    s.HTTPTimeoutSeconds.Duration(),
+		ConnectTimeout:                 s.ConnectTimeoutSeconds.Duration(),
 		RefreshConnection:              s.RefreshConnection,
 		IncludeTools:                   s.IncludeTools,
 		ExcludeTools:                   s.ExcludeTools,
