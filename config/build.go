@@ -371,6 +371,8 @@ func (c *Config) buildMCP(name string, s MCPServerConfig) (*mcp.Tools, error) {
 		HTTPTimeout:                    s.HTTPTimeoutSeconds.Duration(),
 		ConnectTimeout:                 s.ConnectTimeoutSeconds.Duration(),
 		RefreshConnection:              s.RefreshConnection,
+		Instructions:                   s.Instructions,
+		AddInstructions:                s.AddInstructions,
 		IncludeTools:                   s.IncludeTools,
 		ExcludeTools:                   s.ExcludeTools,
 		ToolNamePrefix:                 s.ToolNamePrefix,

@@ -301,11 +301,16 @@ type MCPServerConfig struct {
 	// ConnectTimeoutSeconds bounds starting or dialing the server and the
 	// initialize handshake (default timeout_seconds): raise it for a
 	// server that `npx -y` downloads on first use.
-	ConnectTimeoutSeconds Seconds  `toml:"connect_timeout_seconds"`
-	RefreshConnection     bool     `toml:"refresh_connection"`
-	IncludeTools          []string `toml:"include_tools"`
-	ExcludeTools          []string `toml:"exclude_tools"`
-	ToolNamePrefix        string   `toml:"tool_name_prefix"`
+	ConnectTimeoutSeconds Seconds `toml:"connect_timeout_seconds"`
+	RefreshConnection     bool    `toml:"refresh_connection"`
+	// Instructions and AddInstructions are agno's Toolkit arguments: with
+	// add_instructions = true the instructions join the system message of
+	// every agent using the server.
+	Instructions    string   `toml:"instructions"`
+	AddInstructions bool     `toml:"add_instructions"`
+	IncludeTools    []string `toml:"include_tools"`
+	ExcludeTools    []string `toml:"exclude_tools"`
+	ToolNamePrefix  string   `toml:"tool_name_prefix"`
 
 	RequiresConfirmationTools      []string `toml:"requires_confirmation_tools"`
 	ExternalExecutionRequiredTools []string `toml:"external_execution_required_tools"`

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/agno-go/agno/config"
+	"github.com/agno-go/agno/model"
+	"github.com/agno-go/agno/model/modeltest"
 	"github.com/agno-go/agno/tool/mcp"
 )
 
@@ -185,5 +187,46 @@ connect_timeout_seconds = 20`)
 	r, err := tk.Call(context.Background(), "echo", map[string]any{"message": "up"})
 	if err != nil || r.Content != "Echo: up" {
 		t.Fatalf("echo: %q %v", r.Content, err)
+	}
+}
+
+// instructions and add_instructions reach the system message of an agent
+// using the server, as agno's Toolkit arguments.
+func TestMCPServerInstructionsFromConfig(t *testing.T) {
+	node, entry := everythingServer(t)
+	t.Setenv(testKeyEnv, testKey)
+	var system string
+	srv := modeltest.NewServer(modeltest.ServerConfig{APIKey: testKey, Responder: func(req *model.Request) modeltest.Response {
+		if req.Messages[len(req.Messages)-1].Role != model.RoleTool {
+			system = systemText(req)
+		}
+		return registryResponder(req)
+	}})
+	t.Cleanup(srv.Close)
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"config.toml": `[models.default]
+provider = "openai-compatible"
+base_url = "` + srv.URL + `"
+api_key_env = "` + testKeyEnv + `"
+model = "fake-model"
+[storage]
+driver = "memory"
+[mcp.servers.everything]
+command = "` + node + `"
+args = ["` + entry + `", "stdio"]
+include_tools = ["echo"]
+instructions = "Pass messages to echo unchanged."
+add_instructions = true
+`,
+		"agents/echoer.toml": "instructions = \"[echoer]\"\ntools = [\"mcp:everything\"]\n",
+	})
+	_, res := build(t, dir, config.Functions{}, config.Existing{})
+	out, err := res.Agents[0].Run(context.Background(), "echo it")
+	if err != nil || out.Content != "echoed: Echo:   hello MCP" {
+		t.Fatalf("run: %v %q", err, out.Content)
+	}
+	if !strings.Contains(system, "Pass messages to echo unchanged.") {
+		t.Errorf("system message %q lacks the server's instructions", system)
 	}
 }
