@@ -4,12 +4,16 @@ import (
 	"bufio"
 	"context"
 	"net"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/agno-go/agno/config"
 	"github.com/agno-go/agno/model"
@@ -228,5 +232,40 @@ add_instructions = true
 	}
 	if !strings.Contains(system, "Pass messages to echo unchanged.") {
 		t.Errorf("system message %q lacks the server's instructions", system)
+	}
+}
+
+// headers and headers_env reach a streamable HTTP server with every
+// request (a go-sdk server whose tool reports them); a headers_env
+// variable that is not set makes the server unusable, not the config.
+func TestMCPServerHeadersFromConfig(t *testing.T) {
+	server := sdk.NewServer(&sdk.Implementation{Name: "headers", Version: "1"}, nil)
+	server.AddTool(&sdk.Tool{Name: "headers", Description: "The request's headers.", InputSchema: map[string]any{"type": "object"}},
+		func(_ context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+			var h http.Header
+			if req.Extra != nil {
+				h = req.Extra.Header
+			}
+			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "team=" + h.Get("X-Team") + " auth=" + h.Get("Authorization")}}}, nil
+		})
+	ts := httptest.NewServer(sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return server }, nil))
+	t.Cleanup(ts.Close)
+	table := `url = "` + ts.URL + `"
+headers = { X-Team = "blue" }
+headers_env = { Authorization = "AGNO_TEST_MCP_AUTH" }`
+
+	t.Setenv("AGNO_TEST_MCP_AUTH", "Bearer from-the-environment")
+	tk := mcpFromConfig(t, table)
+	r, err := tk.Call(context.Background(), "headers", nil)
+	if err != nil || r.Content != "team=blue auth=Bearer from-the-environment" {
+		t.Fatalf("headers: %q %v", r.Content, err)
+	}
+
+	t.Setenv("AGNO_TEST_MCP_AUTH", "")
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"config.toml": "[storage]\ndriver = \"memory\"\n[mcp.servers.s]\n" + table + "\n"})
+	_, res := build(t, dir, config.Functions{}, config.Existing{})
+	if res.MCP["s"] != nil {
+		t.Error("a server whose headers_env variable is not set was built")
 	}
 }
