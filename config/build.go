@@ -368,7 +368,11 @@ func (c *Config) buildMCP(name string, s MCPServerConfig) (*mcp.Tools, error) {
 		Args:                           s.Args,
 		URL:                            s.URL,
 		Timeout:                        s.TimeoutSeconds.Duration(),
+		HTTPTimeout:                    s.HTTPTimeoutSeconds.Duration(),
+		ConnectTimeout:                 s.ConnectTimeoutSeconds.Duration(),
 		RefreshConnection:              s.RefreshConnection,
+		Instructions:                   s.Instructions,
+		AddInstructions:                s.AddInstructions,
 		IncludeTools:                   s.IncludeTools,
 		ExcludeTools:                   s.ExcludeTools,
 		ToolNamePrefix:                 s.ToolNamePrefix,
@@ -401,7 +405,16 @@ func (c *Config) buildToolkit(name string, r *Resources) (tool.Provider, error) 
 	}
 	env := c.toolkitEnv(r.Outbound)
 	env.Resolve = r.resolve
-	return tk.New(env, c.Toolkits[name])
+	p, err := tk.New(env, c.Toolkits[name])
+	if err != nil {
+		return nil, err
+	}
+	sel := c.toolSelections[name]
+	p, err = sel.Apply(p)
+	if err != nil {
+		return nil, fmt.Errorf("[toolkits.%s] include_tools/exclude_tools in %s: %w", name, c.Path, err)
+	}
+	return p, nil
 }
 
 // resolve is the toolkits' ToolkitEnv.Resolve: a knowledge base by its

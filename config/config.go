@@ -23,6 +23,7 @@ import (
 	"github.com/agno-go/agno/model/openairesponses"
 	"github.com/agno-go/agno/storage/driver"
 	"github.com/agno-go/agno/storage/sqlite"
+	"github.com/agno-go/agno/tool"
 )
 
 // Config is config.toml, the AgentOS configuration. Load fills in the
@@ -65,6 +66,9 @@ type Config struct {
 	// toolkitTables are the toolkits the file has a table for: a toolkit
 	// that cannot be built is worth a warning only then.
 	toolkitTables map[string]bool
+	// toolSelections are the include_tools and exclude_tools keys each
+	// [toolkits.<name>] table sets, applied to the built toolkit.
+	toolSelections map[string]tool.ToolSelection
 }
 
 // AgentOSConfig is [agentos].
@@ -286,11 +290,27 @@ type MCPServerConfig struct {
 	// variable name (Authorization = "GITHUB_TOKEN_HEADER").
 	HeadersEnv map[string]string `toml:"headers_env"`
 
-	TimeoutSeconds    Seconds  `toml:"timeout_seconds"`
-	RefreshConnection bool     `toml:"refresh_connection"`
-	IncludeTools      []string `toml:"include_tools"`
-	ExcludeTools      []string `toml:"exclude_tools"`
-	ToolNamePrefix    string   `toml:"tool_name_prefix"`
+	// TimeoutSeconds is agno's timeout_seconds: the read timeout of each
+	// request (default 10).
+	TimeoutSeconds Seconds `toml:"timeout_seconds"`
+	// HTTPTimeoutSeconds is the timeout of agno's SSEClientParams and
+	// StreamableHTTPClientParams (default 5 for sse, 30 for
+	// streamable-http); a request's read timeout is the smaller of it and
+	// timeout_seconds.
+	HTTPTimeoutSeconds Seconds `toml:"http_timeout_seconds"`
+	// ConnectTimeoutSeconds bounds starting or dialing the server and the
+	// initialize handshake (default timeout_seconds): raise it for a
+	// server that `npx -y` downloads on first use.
+	ConnectTimeoutSeconds Seconds `toml:"connect_timeout_seconds"`
+	RefreshConnection     bool    `toml:"refresh_connection"`
+	// Instructions and AddInstructions are agno's Toolkit arguments: with
+	// add_instructions = true the instructions join the system message of
+	// every agent using the server.
+	Instructions    string   `toml:"instructions"`
+	AddInstructions bool     `toml:"add_instructions"`
+	IncludeTools    []string `toml:"include_tools"`
+	ExcludeTools    []string `toml:"exclude_tools"`
+	ToolNamePrefix  string   `toml:"tool_name_prefix"`
 
 	RequiresConfirmationTools      []string `toml:"requires_confirmation_tools"`
 	ExternalExecutionRequiredTools []string `toml:"external_execution_required_tools"`
@@ -751,8 +771,21 @@ func (c *Config) validateMCPServer(p *problems, key, name string, s *MCPServerCo
 	for _, h := range sortedKeys(s.HeadersEnv) {
 		checkEnvName(p, key+".headers_env."+quoteKey(h), s.HeadersEnv[h])
 	}
-	if s.TimeoutSeconds < 0 || (s.TimeoutSeconds == 0 && p.has(key+".timeout_seconds")) {
-		p.at(key+".timeout_seconds", "%s.timeout_seconds = %v: use a positive number of seconds (default 10)", key, float64(s.TimeoutSeconds))
+	for _, t := range []struct {
+		field string
+		v     Seconds
+		def   string
+	}{
+		{"timeout_seconds", s.TimeoutSeconds, "default 10"},
+		{"http_timeout_seconds", s.HTTPTimeoutSeconds, "default 5 for sse, 30 for streamable-http"},
+		{"connect_timeout_seconds", s.ConnectTimeoutSeconds, "default timeout_seconds"},
+	} {
+		if t.v < 0 || (t.v == 0 && p.has(key+"."+t.field)) {
+			p.at(key+"."+t.field, "%s.%s = %v: use a positive number of seconds (%s)", key, t.field, float64(t.v), t.def)
+		}
+	}
+	if s.HTTPTimeoutSeconds != 0 && s.URL == "" {
+		p.at(key+".http_timeout_seconds", "%s.http_timeout_seconds is for HTTP servers (url), not command: use timeout_seconds", key)
 	}
 	for field, list := range map[string][]string{"include_tools": s.IncludeTools, "exclude_tools": s.ExcludeTools} {
 		for i, n := range list {

@@ -218,6 +218,8 @@ func TestValidationMessages(t *testing.T) {
 		{"mcp neither", "[mcp.servers.e]\ntimeout_seconds = 5\n", 1, []string{"has neither command nor url"}},
 		{"mcp transport", "[mcp.servers.e]\nurl = \"http://h/mcp\"\ntransport = \"websocket\"\n", 3, []string{"transport = \"websocket\"", "streamable-http"}},
 		{"mcp url", "[mcp.servers.e]\nurl = \"h:3001\"\n", 2, []string{"url = \"h:3001\" is not an http(s) URL"}},
+		{"mcp http timeout on stdio", "[mcp.servers.e]\ncommand = \"npx\"\nhttp_timeout_seconds = 5\n", 3, []string{"mcp.servers.e.http_timeout_seconds is for HTTP servers (url), not command"}},
+		{"mcp connect timeout zero", "[mcp.servers.e]\ncommand = \"npx\"\nconnect_timeout_seconds = 0\n", 3, []string{"mcp.servers.e.connect_timeout_seconds = 0: use a positive number of seconds (default timeout_seconds)"}},
 		{"mcp headers on stdio", "[mcp.servers.e]\ncommand = \"npx\"\nheaders = { A = \"b\" }\n", 1, []string{"headers and headers_env are for HTTP servers"}},
 		{"mcp timeout", "[mcp.servers.e]\ncommand = \"npx\"\ntimeout_seconds = -1\n", 3, []string{"timeout_seconds = -1"}},
 		{"mcp name", "[mcp.servers.\"a b\"]\ncommand = \"npx\"\n", 1, []string{"MCP server name \"a b\""}},

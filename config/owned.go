@@ -2,6 +2,7 @@ package config
 
 import (
 	"cmp"
+	"fmt"
 	"reflect"
 	"slices"
 	"strings"
@@ -145,6 +146,7 @@ func (c *Config) decodeToolkits(src string, md toml.MetaData, tables map[string]
 	env := c.toolkitEnv(nil)
 	c.Toolkits = ToolkitsConfig{}
 	c.toolkitTables = map[string]bool{}
+	c.toolSelections = map[string]tool.ToolSelection{}
 	for _, name := range sortedKeys(tables) {
 		tk, ok := tool.LookupToolkit(name)
 		if !ok {
@@ -158,6 +160,15 @@ func (c *Config) decodeToolkits(src string, md toml.MetaData, tables map[string]
 			continue
 		}
 		c.toolkitTables[name] = true
+		var sel tool.ToolSelection
+		if err := md.PrimitiveDecode(tables[name], &sel); err != nil {
+			p.errs = append(p.errs, syntaxError(p.file, src, err))
+			continue
+		}
+		checkToolSelection(p, name, sel)
+		if !sel.IsZero() {
+			c.toolSelections[name] = sel
+		}
 		defined := func(key string) bool {
 			return md.IsDefined(append([]string{"toolkits", name}, strings.Split(key, ".")...)...)
 		}
@@ -174,6 +185,10 @@ func (c *Config) decodeToolkits(src string, md toml.MetaData, tables map[string]
 		if rel == nil {
 			continue
 		}
+		if len(rel) == 1 {
+			allowed = append(tomlNames(reflect.TypeFor[tool.ToolSelection]()), allowed...)
+			slices.Sort(allowed)
+		}
 		key := toPath(append([]string{"toolkits", k[1]}, rel...))
 		if !seen[key.String()] {
 			seen[key.String()] = true
@@ -188,6 +203,20 @@ func (c *Config) decodeToolkits(src string, md toml.MetaData, tables map[string]
 		opts := tk.DefaultOptions(env)
 		reportToolkitProblems(p, name, tk.Check(env, opts, nil))
 		c.Toolkits[name] = opts
+	}
+}
+
+// checkToolSelection reports an empty or repeated name in a toolkit's
+// include_tools or exclude_tools; names the toolkit lacks are reported
+// when it is built, since only then are its functions known.
+func checkToolSelection(p *problems, name string, sel tool.ToolSelection) {
+	table := toPath([]string{"toolkits", name}).String()
+	for field, list := range map[string][]string{"include_tools": sel.IncludeTools, "exclude_tools": sel.ExcludeTools} {
+		for i, n := range list {
+			if strings.TrimSpace(n) == "" {
+				p.at(fmt.Sprintf("%s.%s[%d]", table, field, i), "%s.%s[%d] is empty: name a function of the toolkit", table, field, i)
+			}
+		}
 	}
 }
 

@@ -34,6 +34,7 @@ func RegistryTables() string {
 		t, _ := tool.LookupToolkit(name)
 		fmt.Fprintf(&b, "| `%s` | %s | %s |\n", name, keyList(t.OptionsType()), t.Summary)
 	}
+	b.WriteString("\nEvery `[toolkits.<name>]` table also takes " + strings.Join(codeAll(tomlNames(reflect.TypeFor[tool.ToolSelection]())), " and ") + " (agno's Toolkit arguments): the function names to keep, or to drop; a name the toolkit lacks is an error naming it and the toolkit's functions.\n")
 	b.WriteString("\n| interface | `[interfaces.<name>]` keys | what it is |\n|---|---|---|\n")
 	for _, name := range InterfaceNames() {
 		i, _ := lookupInterface(name)

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"reflect"
 	"regexp"
+	"slices"
+	"strings"
 
 	"github.com/agno-go/agno/internal/registry"
 )
@@ -162,6 +164,12 @@ func RegisterToolkit[O any](t ToolkitSpec[O]) {
 	if typ.Kind() != reflect.Struct {
 		panic(fmt.Sprintf("tool: toolkit %q options must be a struct, not %s", t.Name, typ))
 	}
+	for i := range typ.NumField() {
+		tag, _, _ := strings.Cut(typ.Field(i).Tag.Get("toml"), ",")
+		if slices.Contains(selectionKeys, tag) {
+			panic(fmt.Sprintf("tool: toolkit %q options declare %q: remove the field; the host applies include_tools and exclude_tools to every toolkit (ToolSelection)", t.Name, tag))
+		}
+	}
 	defaults, check, build := t.Defaults, t.Check, t.New
 	rt := RegisteredToolkit{
 		Name: t.Name, Summary: t.Summary, optionsType: typ,
@@ -181,6 +189,38 @@ func RegisterToolkit[O any](t ToolkitSpec[O]) {
 		build: func(env ToolkitEnv, opts any) (Provider, error) { return build(env, opts.(*O)) },
 	}
 	toolkits.Register(t.Name, rt)
+}
+
+// ToolSelection is agno's Toolkit(include_tools, exclude_tools), which
+// every registered toolkit takes: a host reads it from the toolkit's
+// table beside the toolkit's own options and applies it to what New
+// built, so no toolkit declares the keys itself.
+type ToolSelection struct {
+	// IncludeTools keeps only these functions (nil: all; empty: none).
+	IncludeTools []string `toml:"include_tools"`
+	// ExcludeTools drops these functions.
+	ExcludeTools []string `toml:"exclude_tools"`
+}
+
+// selectionKeys are ToolSelection's keys, which a toolkit's own options
+// must not repeat.
+var selectionKeys = []string{"include_tools", "exclude_tools"}
+
+// IsZero reports whether s keeps every function.
+func (s ToolSelection) IsZero() bool { return s.IncludeTools == nil && s.ExcludeTools == nil }
+
+// Apply keeps the functions of the toolkit built as p that s selects.
+// A name the toolkit lacks is an error naming it and the functions there
+// are. p is returned unchanged when s selects everything.
+func (s ToolSelection) Apply(p Provider) (Provider, error) {
+	if s.IsZero() {
+		return p, nil
+	}
+	tk, ok := p.(*Toolkit)
+	if !ok {
+		return nil, fmt.Errorf("include_tools and exclude_tools select the functions of a *tool.Toolkit, and this toolkit is a %T: remove the keys", p)
+	}
+	return tk.Select(s.IncludeTools, s.ExcludeTools)
 }
 
 // LookupToolkit returns the toolkit registered under name.

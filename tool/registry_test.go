@@ -3,7 +3,9 @@ package tool_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/agno-go/agno/tool"
@@ -98,4 +100,77 @@ func TestCheckEnvName(t *testing.T) {
 	if len(probs) != 1 || probs[0].Key != "api_key_env" {
 		t.Errorf("%v", err)
 	}
+}
+
+// ToolSelection is agno's include_tools/exclude_tools for every toolkit:
+// it selects from what New built, keeps the instructions, leaves the
+// built toolkit alone and names unknown functions.
+func TestToolSelection(t *testing.T) {
+	mk := func(name string) *tool.Function {
+		f, err := tool.New(name, name+" it", func(context.Context, struct{}) (string, error) { return name, nil })
+		if err != nil {
+			t.Fatal(err)
+		}
+		return f
+	}
+	tk, err := tool.NewToolkit(tool.ToolkitConfig{Name: "pair", Functions: []*tool.Function{mk("a"), mk("b"), mk("c")}, Instructions: "use them", AddInstructions: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := func(p tool.Provider) string {
+		fns, err := p.Functions(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, f := range fns {
+			out = append(out, f.Name)
+		}
+		return strings.Join(out, ",")
+	}
+	if p, err := (tool.ToolSelection{}).Apply(tk); err != nil || p != tool.Provider(tk) {
+		t.Errorf("the zero selection: %v %v", p, err)
+	}
+	p, err := tool.ToolSelection{IncludeTools: []string{"c", "a"}, ExcludeTools: []string{"a"}}.Apply(tk)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := names(p); got != "c" {
+		t.Errorf("selected %s", got)
+	}
+	if sel := p.(*tool.Toolkit); sel.Name() != "pair" || sel.Instructions() != "use them" {
+		t.Errorf("selected toolkit %q %q", sel.Name(), sel.Instructions())
+	}
+	if got := names(tk); got != "a,b,c" {
+		t.Errorf("the built toolkit changed: %s", got)
+	}
+	p, err = tool.ToolSelection{IncludeTools: []string{}}.Apply(tk)
+	if err != nil || names(p) != "" {
+		t.Errorf("include_tools = []: %v %v", p, err)
+	}
+	_, err = tool.ToolSelection{ExcludeTools: []string{"b", "zz", "yy"}}.Apply(tk)
+	if err == nil || !strings.Contains(err.Error(), `toolkit "pair": excluded tool(s) not present in the toolkit: zz, yy (available: a, b, c)`) {
+		t.Errorf("unknown names: %v", err)
+	}
+	_, err = tool.ToolSelection{IncludeTools: []string{"a"}}.Apply(mk("solo"))
+	if err == nil || !strings.Contains(err.Error(), "*tool.Function") {
+		t.Errorf("a provider that is not a toolkit: %v", err)
+	}
+}
+
+// A toolkit's options may not declare the keys every toolkit takes.
+func TestRegisterToolkitRefusesSelectionKeys(t *testing.T) {
+	type opts struct {
+		Exclude []string `toml:"exclude_tools"`
+	}
+	defer func() {
+		r := recover()
+		if r == nil || !strings.Contains(fmt.Sprint(r), `toolkit "selection_keys_test" options declare "exclude_tools": remove the field`) {
+			t.Errorf("recovered %v", r)
+		}
+		if _, ok := tool.LookupToolkit("selection_keys_test"); ok {
+			t.Error("registered")
+		}
+	}()
+	tool.RegisterToolkit(tool.ToolkitSpec[opts]{Name: "selection_keys_test", New: func(tool.ToolkitEnv, *opts) (tool.Provider, error) { return nil, nil }})
 }

@@ -132,6 +132,17 @@ func (t *Toolkit) Instructions() string {
 // Functions implements Provider.
 func (t *Toolkit) Functions(context.Context) ([]*Function, error) { return t.functions, nil }
 
+// Select is the toolkit with only the functions include lets through
+// (nil: all) less those in exclude, as NewToolkit's Include and Exclude:
+// a name the toolkit lacks is an error listing the names it has. The
+// toolkit itself is unchanged.
+func (t *Toolkit) Select(include, exclude []string) (*Toolkit, error) {
+	return NewToolkit(ToolkitConfig{
+		Name: t.name, Functions: t.functions, Instructions: t.instructions, AddInstructions: t.addInstr,
+		Include: include, Exclude: exclude,
+	})
+}
+
 // Enabled gathers a toolkit's functions by their enable_* flags, in the
 // order they are added; All takes every one. Use it as
 // e.If(cfg.EnableThink)(tool.New("think", …)).

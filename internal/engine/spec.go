@@ -157,6 +157,7 @@ func (s *Spec) Prepare() error {
 	for _, p := range tools {
 		if _, ok := p.(tool.Connector); ok {
 			s.dynamic = append(s.dynamic, p)
+			s.addToolkitInstructions(p) // fixed at construction, not by the connection
 			continue
 		}
 		if f, ok := p.(*tool.Function); ok {
@@ -189,11 +190,7 @@ func (s *Spec) Prepare() error {
 			s.static = append(s.static, f)
 			s.addInstructions(f)
 		}
-		if tk, ok := p.(interface{ Instructions() string }); ok {
-			if in := tk.Instructions(); in != "" {
-				s.toolInstr = append(s.toolInstr, in)
-			}
-		}
+		s.addToolkitInstructions(p)
 	}
 	if s.OutputSchema != nil {
 		s.schemaPrompt = jsonOutputPrompt(s.OutputSchema)
@@ -258,6 +255,16 @@ func (s *Spec) skips(kind string) bool {
 		}
 	}
 	return false
+}
+
+// addToolkitInstructions keeps a toolkit's instructions (agno's
+// add_instructions) for the system message.
+func (s *Spec) addToolkitInstructions(p tool.Provider) {
+	if tk, ok := p.(interface{ Instructions() string }); ok {
+		if in := tk.Instructions(); in != "" {
+			s.toolInstr = append(s.toolInstr, in)
+		}
+	}
 }
 
 func (s *Spec) addInstructions(f *tool.Function) {

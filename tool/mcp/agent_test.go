@@ -101,3 +101,47 @@ func TestAgentWithMCPServerThatDies(t *testing.T) {
 	}
 	settle(t, 0)
 }
+
+// Instructions and AddInstructions are agno's Toolkit arguments: with
+// AddInstructions the agent's system message carries them, beside the
+// reference server's tools; without, it does not.
+func TestAgentWithMCPInstructions(t *testing.T) {
+	for _, add := range []bool{true, false} {
+		cfg := everythingStdio(t)
+		cfg.Instructions = "Echo every message through the echo tool."
+		cfg.AddInstructions = add
+		cfg.IncludeTools = []string{"echo"}
+		tools, err := New(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var system string
+		m := modeltest.NewFunc(func(req *model.Request) modeltest.Response {
+			last := req.Messages[len(req.Messages)-1]
+			if last.Role == model.RoleTool {
+				return modeltest.Response{Content: "done: " + last.Content}
+			}
+			for _, msg := range req.Messages {
+				if msg.Role == model.RoleSystem {
+					system = msg.Content
+				}
+			}
+			return modeltest.Response{ToolCalls: []model.ToolCall{modeltest.ToolCall("c1", "echo", `{"message":"hi"}`)}}
+		})
+		a, err := agent.New(agent.Config{Name: "MCP User", Model: m, Tools: []tool.Provider{tools}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := a.Run(context.Background(), "echo hi")
+		if err != nil || out.Content != "done: Echo: hi" {
+			t.Fatalf("run: %v %q", err, out.Content)
+		}
+		if got := strings.Contains(system, cfg.Instructions); got != add {
+			t.Errorf("AddInstructions %v: system message %q", add, system)
+		}
+		if err := a.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	settle(t, 0)
+}

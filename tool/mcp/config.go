@@ -120,6 +120,12 @@ type Config struct {
 	// ToolNamePrefix is put before each tool name with "_" between.
 	ToolNamePrefix string
 
+	// Instructions are the toolkit's instructions (agno's Toolkit
+	// instructions), put in the agent's system message when
+	// AddInstructions is set.
+	Instructions    string
+	AddInstructions bool
+
 	// Human-in-the-loop flags, by the server's (unprefixed) tool names.
 	RequiresConfirmationTools      []string
 	ExternalExecutionRequiredTools []string

@@ -66,6 +66,15 @@ func New(cfg Config) (*Tools, error) {
 // Name is the toolkit's name.
 func (t *Tools) Name() string { return t.set.Name }
 
+// Instructions are Config.Instructions when AddInstructions is set, for
+// the agent's system message; otherwise "".
+func (t *Tools) Instructions() string {
+	if !t.set.AddInstructions {
+		return ""
+	}
+	return t.set.Instructions
+}
+
 // String names the toolkit and its server (never headers or environment).
 func (t *Tools) String() string { return t.set.describe() }
 
