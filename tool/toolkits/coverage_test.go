@@ -36,7 +36,7 @@ var pending = []string{
 	"yfinance", "calculator", "csv_toolkit", "sql", "postgres",
 	"python", "coding", "workspace", "file_generation",
 	"github", "email", "slack", "openweather", "dalle", "giphy",
-	"user_feedback", "sleep", "scheduler",
+	"sleep", "scheduler",
 }
 
 // agnoModules reads testdata/agno_toolkits.txt: module → classes.
