@@ -10,6 +10,7 @@ import (
 	_ "github.com/agno-go/agno/tool/memorytools"    // registers "memory_tools"
 	_ "github.com/agno-go/agno/tool/reasoning"      // registers "reasoning"
 	_ "github.com/agno-go/agno/tool/shell"          // registers "shell"
+	_ "github.com/agno-go/agno/tool/website"        // registers "website"
 	_ "github.com/agno-go/agno/tool/webtools"       // registers "webtools"
 	_ "github.com/agno-go/agno/tool/workflowtools"  // registers "workflow_tools"
 )

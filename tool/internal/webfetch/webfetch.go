@@ -197,3 +197,25 @@ func CutRunes(s string, n int) string {
 	}
 	return s
 }
+
+// WithTimeout is c with every request bounded by d, for code that
+// fetches through a client rather than through Do (the knowledge
+// readers). c is copied, its transport shared.
+func WithTimeout(c *http.Client, d time.Duration) *http.Client {
+	cc := *c
+	if d > 0 && (cc.Timeout == 0 || d < cc.Timeout) {
+		cc.Timeout = d
+	}
+	return &cc
+}
+
+// Bound cuts text to n bytes on a character boundary and says so, for
+// results whose shape a cut cannot break further (text, or JSON that
+// agno's model would read as text anyway).
+func Bound(s string, n int) string {
+	cut, ok := Cut(s, n)
+	if !ok {
+		return s
+	}
+	return cut + fmt.Sprintf("\n[output truncated: the first %d of %d bytes are shown (max_output_bytes is %d)]", len(cut), len(s), n)
+}
