@@ -12,6 +12,7 @@ import (
 	_ "github.com/agno-go/agno/tool/newspaper4k"    // registers "newspaper4k"
 	_ "github.com/agno-go/agno/tool/reasoning"      // registers "reasoning"
 	_ "github.com/agno-go/agno/tool/shell"          // registers "shell"
+	_ "github.com/agno-go/agno/tool/trafilatura"    // registers "trafilatura"
 	_ "github.com/agno-go/agno/tool/website"        // registers "website"
 	_ "github.com/agno-go/agno/tool/webtools"       // registers "webtools"
 	_ "github.com/agno-go/agno/tool/workflowtools"  // registers "workflow_tools"
