@@ -4,6 +4,7 @@
 package toolkits
 
 import (
+	_ "github.com/agno-go/agno/tool/crawl4ai"       // registers "crawl4ai"
 	_ "github.com/agno-go/agno/tool/daytona"        // registers "daytona"
 	_ "github.com/agno-go/agno/tool/file"           // registers "file"
 	_ "github.com/agno-go/agno/tool/jina"           // registers "jina"

@@ -12,10 +12,13 @@ import (
 	"time"
 
 	readability "codeberg.org/readeck/go-readability/v2"
+	"golang.org/x/net/html"
 )
 
 // Article is what a page yields.
 type Article struct {
+	// Node is the article's cleaned-up content; nil when there is none.
+	Node     *html.Node
 	Title    string
 	Byline   string
 	Authors  []string
@@ -42,6 +45,7 @@ func Parse(page []byte, pageURL *url.URL) (*Article, error) {
 		SiteName: a.SiteName(), Language: a.Language(), Image: a.ImageURL(),
 	}
 	out.Authors = Authors(out.Byline)
+	out.Node = a.Node
 	if a.Node != nil {
 		var text, h strings.Builder
 		if err := a.RenderText(&text); err == nil {
