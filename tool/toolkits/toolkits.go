@@ -9,6 +9,7 @@ import (
 	_ "github.com/agno-go/agno/tool/file"           // registers "file"
 	_ "github.com/agno-go/agno/tool/jina"           // registers "jina"
 	_ "github.com/agno-go/agno/tool/knowledgetools" // registers "knowledge_tools"
+	_ "github.com/agno-go/agno/tool/llmstxt"        // registers "llms_txt"
 	_ "github.com/agno-go/agno/tool/memorytools"    // registers "memory_tools"
 	_ "github.com/agno-go/agno/tool/newspaper4k"    // registers "newspaper4k"
 	_ "github.com/agno-go/agno/tool/reasoning"      // registers "reasoning"
