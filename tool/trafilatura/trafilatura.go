@@ -307,30 +307,6 @@ func (t *Tools) ExtractText(ctx context.Context, u, format string) string {
 var metaKeys = []string{"title", "author", "url", "hostname", "description", "sitename", "date", "categories", "tags",
 	"fingerprint", "id", "license", "body", "comments", "commentsbody", "raw_text", "text", "language", "image", "pagetype", "filedate"}
 
-type metaDict struct{ vals map[string]any }
-
-func (m metaDict) Keys() []string     { return metaKeys }
-func (m metaDict) Value(k string) any { return m.vals[k] }
-func (m metaDict) MarshalJSON() ([]byte, error) {
-	var b bytes.Buffer
-	b.WriteByte('{')
-	for i, k := range metaKeys {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		kb, _ := jsonMarshal(k)
-		vb, err := jsonMarshal(m.vals[k])
-		if err != nil {
-			return nil, err
-		}
-		b.Write(kb)
-		b.WriteByte(':')
-		b.Write(vb)
-	}
-	b.WriteByte('}')
-	return b.Bytes(), nil
-}
-
 // ExtractMetadataOnly is agno's extract_metadata_only.
 func (t *Tools) ExtractMetadataOnly(ctx context.Context, u string, asJSON bool) string {
 	t.log.Debug("Extracting metadata from URL: " + u)
@@ -353,7 +329,11 @@ func (t *Tools) ExtractMetadataOnly(ctx context.Context, u string, asJSON bool) 
 		"categories": []any{}, "tags": []any{}, "language": nullableAny(a.Language), "image": nullableAny(a.Image),
 		"filedate": time.Now().Format("2006-01-02"),
 	}
-	m := metaDict{vals: vals}
+	// as_dict(): every slot, in order, null when unset.
+	m := newOrdered()
+	for _, k := range metaKeys {
+		m.set(k, vals[k])
+	}
 	if asJSON {
 		out, err := pyjson.DumpsOpts(m, pyjson.Options{Indent: 2})
 		if err != nil {
