@@ -12,4 +12,5 @@ import (
 	_ "github.com/agno-go/agno/tool/reasoning"      // registers "reasoning"
 	_ "github.com/agno-go/agno/tool/shell"          // registers "shell"
 	_ "github.com/agno-go/agno/tool/workflowtools"  // registers "workflow_tools"
+	_ "github.com/agno-go/agno/tool/yfinance"       // registers "yfinance"
 )
