@@ -11,6 +11,7 @@ import (
 	_ "github.com/agno-go/agno/tool/memorytools"    // registers "memory_tools"
 	_ "github.com/agno-go/agno/tool/reasoning"      // registers "reasoning"
 	_ "github.com/agno-go/agno/tool/shell"          // registers "shell"
+	_ "github.com/agno-go/agno/tool/sqltools"       // registers "sql"
 	_ "github.com/agno-go/agno/tool/workflowtools"  // registers "workflow_tools"
 	_ "github.com/agno-go/agno/tool/yfinance"       // registers "yfinance"
 )
