@@ -5,6 +5,7 @@ package toolkits
 
 import (
 	_ "github.com/agno-go/agno/tool/calculator"     // registers "calculator"
+	_ "github.com/agno-go/agno/tool/csvtools"       // registers "csv_toolkit"
 	_ "github.com/agno-go/agno/tool/daytona"        // registers "daytona"
 	_ "github.com/agno-go/agno/tool/file"           // registers "file"
 	_ "github.com/agno-go/agno/tool/knowledgetools" // registers "knowledge_tools"
