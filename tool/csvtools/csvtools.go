@@ -22,11 +22,10 @@ import (
 	"time"
 	"unicode/utf8"
 
-	_ "modernc.org/sqlite" // registers "sqlite"
-
 	"github.com/agno-go/agno/internal/pyjson"
 	"github.com/agno-go/agno/internal/pyrepr"
 	"github.com/agno-go/agno/tool"
+	"github.com/agno-go/agno/tool/internal/sqlitero"
 )
 
 // ToolkitName is the name agents list in tools; the toolkit reports
@@ -327,7 +326,8 @@ func (tk *toolkit) runQuery(ctx context.Context, path, table, query string) (str
 	}
 	ctx, cancel := context.WithTimeout(ctx, tk.cfg.Timeout)
 	defer cancel()
-	db, err := sql.Open("sqlite", ":memory:")
+	// The guarded driver refuses ATTACH, so the query reaches no file.
+	db, err := sql.Open(sqlitero.DriverName, ":memory:")
 	if err != nil {
 		return "", err
 	}

@@ -139,6 +139,19 @@ func TestResults(t *testing.T) {
 		t.Errorf("row_limit = 2 gave %d rows", got)
 	}
 
+	other := filepath.Join(t.TempDir(), "other.db")
+	if got := func() string {
+		f := fns["query_csv_file"]
+		a := f.DecodeArguments(fmt.Sprintf(`{"csv_name": "people", "sql_query": %q}`, "ATTACH DATABASE 'file:"+other+"?mode=rwc' AS o"))
+		r, _ := f.InvokeArgs(context.Background(), &tool.Call{Function: f}, a)
+		return r.Content
+	}(); !strings.HasPrefix(got, "Error querying csv: ") {
+		t.Errorf("ATTACH: %s, want the refusal", got)
+	}
+	if _, err := os.Stat(other); err == nil {
+		t.Errorf("ATTACH created %s", other)
+	}
+
 	tiny := build(t, dir, opts+"\nmax_file_bytes = 100")
 	check(tiny, "query_csv_file", `{"csv_name": "big", "sql_query": "SELECT 1"}`, "Error querying csv: big.csv is larger than max_file_bytes (100) of [toolkits.csv_toolkit]")
 }

@@ -8,7 +8,8 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 	_ "github.com/jackc/pgx/v5/stdlib" // registers "pgx"
-	_ "modernc.org/sqlite"             // registers "sqlite"
+
+	"github.com/agno-go/agno/tool/internal/sqlitero"
 )
 
 // Dialects a db_url names (SQLAlchemy's, with or without a "+driver").
@@ -54,7 +55,8 @@ func parseURL(raw, base string, readOnly bool) (target, error) {
 			q.Set("mode", "ro")
 		}
 		u := url.URL{Scheme: "file", OmitHost: true, Path: p, RawQuery: q.Encode()}
-		return target{dialect: SQLite, driver: "sqlite", dsn: u.String()}, nil
+		// The guarded driver refuses ATTACH: no other file is reached.
+		return target{dialect: SQLite, driver: sqlitero.DriverName, dsn: u.String()}, nil
 	case "postgres", "postgresql":
 		u, err := url.Parse("postgres://" + rest)
 		if err != nil {

@@ -217,6 +217,21 @@ func counter(t *testing.T, driver, dsn, table string) func() int {
 
 func TestSQLite(t *testing.T) {
 	path := sqliteDB(t, t.TempDir())
+	// ATTACH could open or create any file read-write (a URI may ask for
+	// mode=rwc) or read another database: refused, writes enabled or not.
+	for _, table := range []string{"", "read_only = false\n"} {
+		fns := build(t, t.TempDir(), fmt.Sprintf("db_url = %q\n%s", "sqlite:///"+path, table))
+		other := filepath.Join(t.TempDir(), "other.db")
+		for _, q := range []string{"ATTACH DATABASE 'file:" + other + "?mode=rwc' AS o", "VACUUM INTO '" + other + "'"} {
+			got := invoke(t, fns["run_sql_query"], fmt.Sprintf(`{"query": %q}`, q))
+			if !strings.HasPrefix(got, "Error running query: ") {
+				t.Errorf("%s (%s): %s, want the refusal", q, table, got)
+			}
+		}
+		if _, err := os.Stat(other); err == nil {
+			t.Errorf("%s was created", other)
+		}
+	}
 	runCase(t, dbCase{
 		url: "sqlite:///" + path,
 		columns: `[{"name": "id", "type": "INTEGER", "nullable": true, "default": null}, {"name": "name", "type": "VARCHAR(50)", "nullable": false, "default": null}, ` +
