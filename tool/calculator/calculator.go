@@ -2,6 +2,11 @@
 // divide, exponentiate, factorial, is_prime and square_root, each
 // answering with the JSON text agno's json.dumps writes (floats in
 // Python's repr, so 1 + 2 is 3.0).
+//
+//	[toolkits.calculator]
+//	exclude_tools = ["factorial"]
+//
+//	# an agent: tools = ["calculator"]
 package calculator
 
 import (

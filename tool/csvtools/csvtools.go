@@ -3,7 +3,13 @@
 // agno runs query_csv_file on DuckDB; here the file is loaded into an
 // in-memory SQLite database (columns typed INTEGER, REAL or TEXT by
 // their values, as DuckDB's auto-detection types them), made read-only
-// with query_only before the model's query runs.
+// with query_only before the model's query runs; ATTACH is refused.
+//
+//	[toolkits.csv_toolkit]
+//	csvs = ["data/orders.csv", "data/customers.csv"]   # relative to the config file
+//	row_limit = 100
+//
+//	# an agent: tools = ["csv_toolkit"]
 package csvtools
 
 import (

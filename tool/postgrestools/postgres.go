@@ -4,7 +4,18 @@
 // agno the session is read-only (every statement runs in a READ ONLY
 // transaction, and default_transaction_read_only is on) unless
 // read_only = false; results are agno's CSV-like text, bounded in rows
-// and bytes; exports stay inside export_dir.
+// and bytes; exports stay inside export_dir. Use a role without write
+// privileges too: a READ ONLY transaction does not stop a superuser's
+// COPY ... TO a server file.
+//
+//	[toolkits.postgres]
+//	host = "db"
+//	db_name = "sales"
+//	user = "reader"
+//	password_env = "SALES_DB_PASSWORD"
+//	table_schema = "public"
+//
+//	# an agent: tools = ["postgres"]
 package postgrestools
 
 import (

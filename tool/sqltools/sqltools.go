@@ -3,7 +3,18 @@
 // SQLAlchemy-style db_url. Queries are read-only unless read_only =
 // false, and the database enforces it: SQLite is opened with mode=ro,
 // PostgreSQL and MySQL queries run in a READ ONLY transaction that is
-// rolled back. Rows and result bytes are bounded.
+// rolled back. Rows and result bytes are bounded. With SQLite, ATTACH is
+// refused either way, so no other file is reached. A database user
+// without write or file privileges is still the first line of defence
+// (a READ ONLY transaction does not stop, say, MySQL's SELECT ... INTO
+// OUTFILE for a user with the FILE privilege).
+//
+//	[toolkits.sql]
+//	db_url_env = "SALES_DB_URL"     # postgresql://reader@db:5432/sales
+//	# db_url = "sqlite:///data/sales.db"
+//	max_rows = 200
+//
+//	# an agent: tools = ["sql"]
 package sqltools
 
 import (

@@ -6,6 +6,12 @@
 // function answers with the text agno builds from yfinance's objects:
 // json.dumps of the same keys, and pandas' to_json(orient="index") for
 // the tables.
+//
+//	[toolkits.yfinance]
+//	all = true                      # or enable_company_info = true, ...
+//	# base_url = "https://query2.finance.yahoo.com"
+//
+//	# an agent: tools = ["yfinance"]
 package yfinance
 
 import (
