@@ -86,9 +86,11 @@ type describeArgs struct {
 	TableName string `json:"table_name" description:"(str) The name of the table to get the schema for."`
 }
 
+// queryArgs: agno's docstring says "limit (int, optional)", and its
+// parser drops ", optional" from the type it puts before the description.
 type queryArgs struct {
 	Query string   `json:"query" description:"(str) The query to run."`
-	Limit optLimit "json:\"limit,omitzero\" description:\"(int, optional) The number of rows to return. Defaults to 10. Use `None` to show all results.\""
+	Limit optLimit "json:\"limit,omitzero\" description:\"(int) The number of rows to return. Defaults to 10. Use `None` to show all results.\""
 }
 
 // optLimit is agno's limit: Optional[int] = 10, so an absent limit is 10
