@@ -18,7 +18,6 @@ import (
 	"database/sql"
 	"encoding/csv"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -312,9 +311,11 @@ func (tk *toolkit) query(ctx context.Context, a queryArgs) (string, error) {
 	if missing != "" {
 		return missing, nil
 	}
-	out, err := tk.runQuery(ctx, p, a.CSVName, a.SQLQuery)
+	tctx, cancel := context.WithTimeout(ctx, tk.cfg.Timeout)
+	defer cancel()
+	out, err := tk.runQuery(tctx, p, a.CSVName, a.SQLQuery)
 	if err != nil {
-		if ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded) {
+		if ctx.Err() == nil && tctx.Err() == context.DeadlineExceeded {
 			err = fmt.Errorf("the query did not finish within timeout_seconds (%s)", tk.cfg.Timeout)
 		}
 		return "Error querying csv: " + err.Error(), nil

@@ -152,6 +152,10 @@ func TestResults(t *testing.T) {
 		t.Errorf("ATTACH created %s", other)
 	}
 
+	slow := build(t, dir, opts+"\ntimeout_seconds = 0.2")
+	check(slow, "query_csv_file", `{"csv_name": "people", "sql_query": "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT MAX(x) FROM c"}`,
+		"Error querying csv: the query did not finish within timeout_seconds (200ms)")
+
 	tiny := build(t, dir, opts+"\nmax_file_bytes = 100")
 	check(tiny, "query_csv_file", `{"csv_name": "big", "sql_query": "SELECT 1"}`, "Error querying csv: big.csv is larger than max_file_bytes (100) of [toolkits.csv_toolkit]")
 }

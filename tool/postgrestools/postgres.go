@@ -201,7 +201,7 @@ func (tk *Toolkit) getPool() (*pgxpool.Pool, error) {
 
 // inTx runs f in a transaction, READ ONLY unless writes are enabled,
 // committed only when they are.
-func (tk *Toolkit) inTx(ctx context.Context, f func(pgx.Tx) error) error {
+func (tk *Toolkit) inTx(ctx context.Context, f func(context.Context, pgx.Tx) error) error {
 	pool, err := tk.getPool()
 	if err != nil {
 		return err
@@ -217,7 +217,7 @@ func (tk *Toolkit) inTx(ctx context.Context, f func(pgx.Tx) error) error {
 		return tk.ctxErr(ctx, err)
 	}
 	defer func() { _ = tx.Rollback(context.Background()) }()
-	if err := f(tx); err != nil {
+	if err := f(ctx, tx); err != nil {
 		return tk.ctxErr(ctx, err)
 	}
 	if !tk.ro {
@@ -258,7 +258,7 @@ func (tk *Toolkit) bound(s string) string {
 // a line per row of str() of each value, comma-joined.
 func (tk *Toolkit) execute(ctx context.Context, query string, args ...any) string {
 	var out string
-	err := tk.inTx(ctx, func(tx pgx.Tx) error {
+	err := tk.inTx(ctx, func(ctx context.Context, tx pgx.Tx) error {
 		rows, err := tx.Query(ctx, query, args...)
 		if err != nil {
 			return err
@@ -337,7 +337,7 @@ func (tk *Toolkit) runQuery(ctx context.Context, a runArgs) (string, error) {
 // column count, non-null count, distinct values and average length.
 func (tk *Toolkit) summarizeTable(ctx context.Context, a summarizeArgs) (string, error) {
 	var out string
-	err := tk.inTx(ctx, func(tx pgx.Tx) error {
+	err := tk.inTx(ctx, func(ctx context.Context, tx pgx.Tx) error {
 		rows, err := tx.Query(ctx, `
                     SELECT column_name, data_type
                     FROM information_schema.columns
@@ -447,7 +447,7 @@ func (tk *Toolkit) exportTable(ctx context.Context, a exportArgs) (string, error
 	}
 	defer root.Close()
 	var f *os.File
-	err = tk.inTx(ctx, func(tx pgx.Tx) error {
+	err = tk.inTx(ctx, func(ctx context.Context, tx pgx.Tx) error {
 		rows, err := tx.Query(ctx, "SELECT * FROM "+pgx.Identifier{tk.schema, a.Table}.Sanitize()+";")
 		if err != nil {
 			return err

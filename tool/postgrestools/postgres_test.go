@@ -206,3 +206,12 @@ func TestResults(t *testing.T) {
 		t.Errorf("after the write: %q", got)
 	}
 }
+
+// A query running past timeout_seconds is cancelled and reported.
+func TestTimeout(t *testing.T) {
+	dsn, schema := database(t)
+	fns := build(t, t.TempDir(), fmt.Sprintf("dsn = %q\ntable_schema = %q\ntimeout_seconds = 0.2", dsn, schema))
+	if got := invoke(t, fns["run_query"], `{"query": "SELECT pg_sleep(5)"}`); got != "Error executing query: the query did not finish within timeout_seconds (200ms)" {
+		t.Errorf("got %q", got)
+	}
+}

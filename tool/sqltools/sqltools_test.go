@@ -346,3 +346,13 @@ func TestNoDatabase(t *testing.T) {
 		t.Fatalf("New without a database: %v", err)
 	}
 }
+
+// A query running past timeout_seconds is interrupted and reported.
+func TestTimeout(t *testing.T) {
+	path := sqliteDB(t, t.TempDir())
+	fns := build(t, t.TempDir(), fmt.Sprintf("db_url = %q\ntimeout_seconds = 0.2", "sqlite:///"+path))
+	got := invoke(t, fns["run_sql_query"], `{"query": "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT MAX(x) FROM c"}`)
+	if got != "Error running query: the query did not finish within timeout_seconds (200ms)" {
+		t.Errorf("got %q", got)
+	}
+}
