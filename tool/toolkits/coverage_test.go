@@ -32,7 +32,6 @@ var mcpClient = []string{"mcp/mcp", "mcp/multi_mcp"}
 var pending = []string{
 	"websearch", "duckduckgo", "tavily", "exa", "serper", "searxng", "bravesearch",
 	"hackernews", "wikipedia", "arxiv", "pubmed",
-	"yfinance", "calculator", "csv_toolkit", "sql", "postgres",
 	"python", "coding", "workspace", "file_generation",
 	"github", "email", "slack", "openweather", "dalle", "giphy",
 	"sleep", "scheduler",
