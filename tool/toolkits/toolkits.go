@@ -8,6 +8,7 @@ import (
 	_ "github.com/agno-go/agno/tool/file"           // registers "file"
 	_ "github.com/agno-go/agno/tool/knowledgetools" // registers "knowledge_tools"
 	_ "github.com/agno-go/agno/tool/memorytools"    // registers "memory_tools"
+	_ "github.com/agno-go/agno/tool/python"         // registers "python"
 	_ "github.com/agno-go/agno/tool/reasoning"      // registers "reasoning"
 	_ "github.com/agno-go/agno/tool/shell"          // registers "shell"
 	_ "github.com/agno-go/agno/tool/workflowtools"  // registers "workflow_tools"
