@@ -11,5 +11,6 @@ import (
 	_ "github.com/agno-go/agno/tool/python"         // registers "python"
 	_ "github.com/agno-go/agno/tool/reasoning"      // registers "reasoning"
 	_ "github.com/agno-go/agno/tool/shell"          // registers "shell"
+	_ "github.com/agno-go/agno/tool/sleep"          // registers "sleep"
 	_ "github.com/agno-go/agno/tool/workflowtools"  // registers "workflow_tools"
 )
