@@ -239,25 +239,56 @@ func (f *files) search(_ context.Context, a searchArgs) (string, error) {
 	if strings.TrimSpace(a.Pattern) == "" {
 		return "", errors.New("file: pattern is empty: give a glob such as \"*.txt\" or \"**/*.py\"")
 	}
-	pat, err := parsePattern(a.Pattern)
+	found, err := f.Glob(".", a.Pattern, 0)
 	if err != nil {
 		return "", err
 	}
-	matches := []string{}
-	err = f.WithRoot(func(root *os.Root) error {
-		return fs.WalkDir(root.FS(), ".", func(p string, d fs.DirEntry, err error) error {
+	matches := make([]string, len(found))
+	for i, m := range found {
+		matches[i] = m.Path
+	}
+	return pyDumps(searchResult{Pattern: a.Pattern, MatchesFound: len(matches), Files: matches}, "  ")
+}
+
+// GlobMatch is a path Glob found, relative to the base, with "/".
+type GlobMatch struct {
+	Path  string
+	IsDir bool
+}
+
+// Glob finds the paths under dir (relative to the base, already
+// resolved) matching a relative glob, pathlib's way: "**" is any number
+// of directories (alone at the end, directories only), other segments
+// use path.Match syntax. limit > 0 stops after that many.
+func (b *Base) Glob(dir, pattern string, limit int) ([]GlobMatch, error) {
+	pat, err := parsePattern(pattern)
+	if err != nil {
+		return nil, err
+	}
+	dir = filepath.ToSlash(dir)
+	matches := []GlobMatch{}
+	errLimit := errors.New("limit")
+	err = b.WithRoot(func(root *os.Root) error {
+		return fs.WalkDir(root.FS(), dir, func(p string, d fs.DirEntry, err error) error {
 			if err != nil {
-				if p == "." {
+				if p == dir {
 					return err
 				}
 				return nil // unreadable entries are skipped, as pathlib does
 			}
-			if p == "." {
+			if p == dir {
 				return nil
 			}
-			segs := strings.Split(p, "/")
+			rel := p
+			if dir != "." {
+				rel = strings.TrimPrefix(p, dir+"/")
+			}
+			segs := strings.Split(rel, "/")
 			if matchSegments(pat, segs, d.IsDir()) {
-				matches = append(matches, p)
+				matches = append(matches, GlobMatch{Path: p, IsDir: d.IsDir()})
+				if limit > 0 && len(matches) >= limit {
+					return errLimit
+				}
 			}
 			if d.IsDir() && !canDescend(pat, segs) {
 				return fs.SkipDir
@@ -265,10 +296,10 @@ func (f *files) search(_ context.Context, a searchArgs) (string, error) {
 			return nil
 		})
 	})
-	if err != nil {
-		return "", fmt.Errorf("file: searching %q: %w", a.Pattern, err)
+	if err != nil && !errors.Is(err, errLimit) {
+		return nil, fmt.Errorf("file: searching %q: %w", pattern, err)
 	}
-	return pyDumps(searchResult{Pattern: a.Pattern, MatchesFound: len(matches), Files: matches}, "  ")
+	return matches, nil
 }
 
 // parsePattern splits a relative glob into segments; "**" matches any

@@ -24,9 +24,9 @@ import (
 )
 
 // TestCodeAndFilesThroughAgentOS runs issue 33's "code and files" group
-// end to end: an agent with file, python, sleep and file_generation, each
-// built from the registry as a config builds it, called by a scripted
-// model through AgentOS's POST /agents/<id>/runs.
+// end to end: an agent with file, python, sleep, file_generation and
+// coding, each built from the registry as a config builds it, called by
+// a scripted model through AgentOS's POST /agents/<id>/runs.
 func TestCodeAndFilesThroughAgentOS(t *testing.T) {
 	defer goleak.VerifyNone(t)
 	if _, err := exec.LookPath("python3"); err != nil {
@@ -35,7 +35,7 @@ func TestCodeAndFilesThroughAgentOS(t *testing.T) {
 	dir := t.TempDir()
 	env := tool.ToolkitEnv{Dir: dir}
 	var tools []tool.Provider
-	for _, name := range []string{"file", "python", "sleep", "file_generation"} {
+	for _, name := range []string{"file", "python", "sleep", "file_generation", "coding"} {
 		rt, ok := tool.LookupToolkit(name)
 		if !ok {
 			t.Fatalf("toolkit %q is not registered", name)
@@ -62,6 +62,7 @@ func TestCodeAndFilesThroughAgentOS(t *testing.T) {
 				modeltest.ToolCall("c3", "sleep", `{"seconds": 0}`),
 				modeltest.ToolCall("c4", "generate_text_file", `{"content": "answer `+last.Content+`", "filename": "answer"}`),
 				modeltest.ToolCall("c5", "read_file", `{"file_name": "../outside.txt"}`),
+				modeltest.ToolCall("c6", "run_shell", `{"command": "ls in"}`),
 			}}
 		}
 		var parts []string
@@ -109,6 +110,7 @@ func TestCodeAndFilesThroughAgentOS(t *testing.T) {
 		// file_tools' read_file (listed first, it wins over
 		// python_tools' one) refuses the escape.
 		`read_file=path is outside the base directory: file_name "../outside.txt"`,
+		"run_shell=Exit code: 0\nn.txt\n",
 	} {
 		if !strings.Contains(out.Content, want) {
 			t.Errorf("the answer lacks %q:\n%s", want, out.Content)

@@ -4,6 +4,7 @@
 package toolkits
 
 import (
+	_ "github.com/agno-go/agno/tool/coding"         // registers "coding"
 	_ "github.com/agno-go/agno/tool/daytona"        // registers "daytona"
 	_ "github.com/agno-go/agno/tool/file"           // registers "file"
 	_ "github.com/agno-go/agno/tool/filegeneration" // registers "file_generation"
