@@ -15,4 +15,5 @@ import (
 	_ "github.com/agno-go/agno/tool/shell"          // registers "shell"
 	_ "github.com/agno-go/agno/tool/sleep"          // registers "sleep"
 	_ "github.com/agno-go/agno/tool/workflowtools"  // registers "workflow_tools"
+	_ "github.com/agno-go/agno/tool/workspace"      // registers "workspace"
 )
