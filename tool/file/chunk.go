@@ -145,6 +145,9 @@ func (f *files) searchContent(_ context.Context, a searchContentArgs) (string, e
 			var subdirs []string
 			for _, e := range entries {
 				p := path.Join(d, e.Name())
+				if Excluded(p, f.exclude) {
+					continue // pruned, as agno prunes os.walk's dirnames
+				}
 				if e.IsDir() {
 					subdirs = append(subdirs, p)
 					continue

@@ -124,3 +124,35 @@ func TestSearchContent(t *testing.T) {
 		}
 	}
 }
+
+// TestExcludePatterns checks agno's default exclusions (version control,
+// dependencies, secrets) in list_files, search_files and search_content,
+// and that an empty list turns them off.
+func TestExcludePatterns(t *testing.T) {
+	f := newFixture(t)
+	for _, d := range []string{".git", "node_modules/pkg"} {
+		if err := os.MkdirAll(filepath.Join(f.base, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(t, filepath.Join(f.base, ".git", "x.txt"), "needle")
+	write(t, filepath.Join(f.base, "node_modules", "pkg", "a.md"), "needle")
+	write(t, filepath.Join(f.base, ".env.txt"), "needle")
+	write(t, filepath.Join(f.base, "kept.txt"), "needle")
+	list := f.ok("list_files", map[string]any{})
+	search := f.ok("search_files", map[string]any{"pattern": "**/*.txt"})
+	content := f.ok("search_content", map[string]any{"query": "needle"})
+	for _, out := range []string{list, search, content} {
+		if strings.Contains(out, ".git") || strings.Contains(out, "node_modules") || strings.Contains(out, ".env.txt") || !strings.Contains(out, "kept.txt") {
+			t.Errorf("default exclusions not applied:\n%s", out)
+		}
+	}
+	tk, err := New(Config{BaseDir: f.base, ExcludePatterns: []string{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.tk = tk
+	if out := f.ok("search_content", map[string]any{"query": "needle"}); !strings.Contains(out, `"matches_found": 4`) {
+		t.Errorf("exclude_patterns = []: %s", out)
+	}
+}

@@ -44,6 +44,10 @@ type Config struct {
 	// Functions are agno's enable_* flags; nil means agno's defaults
 	// (DefaultFunctions: all but delete_file).
 	Functions *Functions
+	// ExcludePatterns are left out of list_files, search_files and
+	// search_content (fnmatch patterns against every path component);
+	// nil means DefaultExcludePatterns, empty means none.
+	ExcludePatterns []string
 	// ReadOnly leaves out every function that writes: save_file,
 	// replace_file_chunk and delete_file.
 	ReadOnly bool
@@ -72,6 +76,7 @@ type files struct {
 	maxLen   int
 	maxLines int
 	sep      string
+	exclude  []string
 	log      *slog.Logger
 }
 
@@ -128,7 +133,10 @@ func New(cfg Config) (*tool.Toolkit, error) {
 	if cfg.MaxFileLength < 0 || cfg.MaxFileLines < 0 {
 		return nil, errors.New("file: MaxFileLength and MaxFileLines must not be negative (0 means the default)")
 	}
-	f := &files{Base: base, maxLen: cfg.MaxFileLength, maxLines: cfg.MaxFileLines, sep: cfg.LineSeparator, log: cfg.Logger}
+	f := &files{Base: base, maxLen: cfg.MaxFileLength, maxLines: cfg.MaxFileLines, sep: cfg.LineSeparator, exclude: cfg.ExcludePatterns, log: cfg.Logger}
+	if f.exclude == nil {
+		f.exclude = DefaultExcludePatterns
+	}
 	if f.maxLen == 0 {
 		f.maxLen = 10_000_000
 	}
@@ -223,7 +231,9 @@ func (f *files) list(_ context.Context, a listArgs) (string, error) {
 	}
 	out := make([]string, 0, len(entries))
 	for _, e := range entries {
-		out = append(out, path.Join(filepath.ToSlash(rel), e.Name()))
+		if p := path.Join(filepath.ToSlash(rel), e.Name()); !Excluded(p, f.exclude) {
+			out = append(out, p)
+		}
 	}
 	slices.Sort(out)
 	return pyDumps(out, "    ")
@@ -243,9 +253,11 @@ func (f *files) search(_ context.Context, a searchArgs) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	matches := make([]string, len(found))
-	for i, m := range found {
-		matches[i] = m.Path
+	matches := []string{}
+	for _, m := range found {
+		if !Excluded(m.Path, f.exclude) {
+			matches = append(matches, m.Path)
+		}
 	}
 	return pyDumps(searchResult{Pattern: a.Pattern, MatchesFound: len(matches), Files: matches}, "  ")
 }

@@ -25,6 +25,8 @@ type Options struct {
 	MaxFileLength          int    `toml:"max_file_length"`
 	MaxFileLines           int    `toml:"max_file_lines"`
 	LineSeparator          string `toml:"line_separator"`
+	// ExcludePatterns default to agno's DEFAULT_EXCLUDE_PATTERNS; [] lists everything.
+	ExcludePatterns []string `toml:"exclude_patterns"`
 	// ReadOnly leaves out the functions that write, whatever the flags say.
 	ReadOnly        bool   `toml:"read_only"`
 	Instructions    string `toml:"instructions"`
@@ -47,6 +49,9 @@ func init() {
 			if o.BaseDir == "" {
 				o.BaseDir = env.Dir
 			}
+			if defined("exclude_patterns") && o.ExcludePatterns == nil {
+				o.ExcludePatterns = []string{} // the operator's empty list: exclude nothing
+			}
 			// One problem per key, so a config reports each at its key.
 			var errs []error
 			if o.MaxFileLength < 0 {
@@ -68,7 +73,7 @@ func init() {
 					ListFiles: o.EnableListFiles, SearchFiles: o.EnableSearchFiles, ReadFileChunk: o.EnableReadFileChunk,
 					ReplaceFileChunk: o.EnableReplaceFileChunk, SearchContent: o.EnableSearchContent, All: o.All,
 				},
-				ReadOnly: o.ReadOnly, Instructions: o.Instructions, AddInstructions: o.AddInstructions, Logger: env.Logger,
+				ExcludePatterns: o.ExcludePatterns, ReadOnly: o.ReadOnly, Instructions: o.Instructions, AddInstructions: o.AddInstructions, Logger: env.Logger,
 			})
 		},
 	})

@@ -1,7 +1,6 @@
 package workspace
 
-// agno v2.6.13's lists: Workspace's TEXT_EXTENSIONS (the files
-// search_content reads) and _local_file_utils.DEFAULT_EXCLUDE_PATTERNS.
+// agno v2.6.13's Workspace TEXT_EXTENSIONS: the files search_content reads.
 
 var textExtensions = map[string]bool{
 	".md":           true,
@@ -86,62 +85,4 @@ var textExtensions = map[string]bool{
 	".cmake":        true,
 	".bazel":        true,
 	".bzl":          true,
-}
-
-// DefaultExcludePatterns are agno's DEFAULT_EXCLUDE_PATTERNS: fnmatch
-// patterns matched against every component of a path under the root.
-var DefaultExcludePatterns = []string{
-	".context",
-	".conductor",
-	".claude",
-	".codex",
-	".cursor",
-	".venv",
-	".venvs",
-	"venv",
-	".env*",
-	"*.env",
-	".git",
-	".hg",
-	".svn",
-	"__pycache__",
-	".mypy_cache",
-	".ruff_cache",
-	".pytest_cache",
-	".tox",
-	".nox",
-	".ipynb_checkpoints",
-	"dist",
-	"build",
-	"*.egg-info",
-	"node_modules",
-	".next",
-	".turbo",
-	".nuxt",
-	".svelte-kit",
-	".docusaurus",
-	".parcel-cache",
-	".nyc_output",
-	"*.tsbuildinfo",
-	".serverless",
-	".gradle",
-	".kotlin",
-	"*.class",
-	".dart_tool",
-	".flutter-plugins",
-	".flutter-plugins-dependencies",
-	".build",
-	"xcuserdata",
-	"*.xcuserstate",
-	".bundle",
-	"*.gem",
-	".yardoc",
-	"_build",
-	".elixir_ls",
-	".vs",
-	".terraform",
-	"*.tfstate",
-	"*.tfstate.*",
-	".terragrunt-cache",
-	".DS_Store",
 }

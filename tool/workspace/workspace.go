@@ -61,7 +61,7 @@ type Config struct {
 	// MaxFileLength too.
 	MaxFileLines, MaxFileLength int
 	// ExcludePatterns are pruned from list_files and search_content; nil
-	// means DefaultExcludePatterns.
+	// means file.DefaultExcludePatterns.
 	ExcludePatterns []string
 	Logger          *slog.Logger
 }
@@ -133,7 +133,7 @@ func New(cfg Config) (*tool.Toolkit, error) {
 		w.maxLen = 10_000_000
 	}
 	if w.exclude == nil {
-		w.exclude = DefaultExcludePatterns
+		w.exclude = file.DefaultExcludePatterns
 	}
 	if w.log == nil {
 		w.log = slog.Default()
@@ -261,17 +261,7 @@ func (w *workspace) checkReadBeforeWrite(rel, op string) string {
 	return fmt.Sprintf("Error: require_read_before_write is enabled and %s hasn't been read this session. Call read_file first to confirm contents before the %s.", filepath.Base(rel), op)
 }
 
-// excluded is agno's path_matches_exclude: any component matching any pattern.
-func (w *workspace) excluded(rel string) bool {
-	for _, part := range strings.Split(filepath.ToSlash(rel), "/") {
-		for _, p := range w.exclude {
-			if ok, _ := path.Match(p, part); ok {
-				return true
-			}
-		}
-	}
-	return false
-}
+func (w *workspace) excluded(rel string) bool { return file.Excluded(rel, w.exclude) }
 
 // numbered is agno's _format_with_line_numbers.
 func numbered(text string, start int) string {
