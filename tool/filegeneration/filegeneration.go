@@ -399,9 +399,8 @@ var (
 // normalized, with no control characters, drive letters, UNC prefixes,
 // trailing dots or spaces, or Windows device names.
 func sanitizeFilename(name string) (string, error) {
-	orig := name
 	name = norm.NFKC.String(name)
-	bad := fmt.Errorf("invalid filename: %q", orig)
+	bad := errors.New("Invalid filename: " + pyrepr.Repr(name)) // agno's PathSecurityError texts
 	if strings.IndexFunc(name, unicode.IsControl) >= 0 || windowsPrefix.MatchString(name) {
 		return "", bad
 	}
@@ -410,8 +409,11 @@ func sanitizeFilename(name string) (string, error) {
 		name = name[i+1:]
 	}
 	name = strings.TrimRight(name, ". ")
-	if name == "" || strings.Trim(name, ".") == "" || reservedName.MatchString(name) {
+	if name == "" || strings.Trim(name, ".") == "" {
 		return "", bad
+	}
+	if reservedName.MatchString(name) {
+		return "", errors.New("Invalid path segment: " + pyrepr.Repr(name))
 	}
 	return name, nil
 }

@@ -32,11 +32,11 @@ func TestConformance(t *testing.T) {
 		},
 		Setup: func(*testing.T, *tool.ToolkitEnv) string { return "max_file_size = 1000" },
 		Failures: map[string][]tooltest.Call{
-			"generate_json_file": {{Args: `{"data": "x", "filename": "a\u0000b"}`, Want: "Error generating JSON file: invalid filename"}},
-			"generate_csv_file":  {{Args: `{"data": "a,b", "filename": "NUL"}`, Want: "Error generating CSV file: invalid filename"}},
-			"generate_pdf_file":  {{Args: `{"content": "x", "filename": "C:evil"}`, Want: "Error generating PDF file: invalid filename"}},
-			"generate_text_file": {{Args: `{"content": "x", "filename": "AUX"}`, Want: "Error generating Text file: invalid filename"}},
-			"generate_html_file": {{Args: `{"content": "x", "filename": "a\nb"}`, Want: "Error generating HTML file: invalid filename"}},
+			"generate_json_file": {{Args: `{"data": "x", "filename": "a\u0000b"}`, Want: "Error generating JSON file: Invalid filename"}},
+			"generate_csv_file":  {{Args: `{"data": "a,b", "filename": "NUL"}`, Want: "Error generating CSV file: Invalid path segment: 'NUL.csv'"}},
+			"generate_pdf_file":  {{Args: `{"content": "x", "filename": "C:evil"}`, Want: "Error generating PDF file: Invalid filename"}},
+			"generate_text_file": {{Args: `{"content": "x", "filename": "AUX"}`, Want: "Error generating Text file: Invalid path segment: 'AUX.txt'"}},
+			"generate_html_file": {{Args: `{"content": "x", "filename": "a\nb"}`, Want: "Error generating HTML file: Invalid filename"}},
 		},
 		Oversized: &tooltest.Oversized{
 			Function: "generate_text_file", Option: "max_file_size", Limit: 1000,
