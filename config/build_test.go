@@ -177,8 +177,8 @@ language = "typescript"
 		"agents/other-key.toml": "tools = [\"file\"]\n",
 	})
 	local := res.Agents[0]
-	if local.ID() != "local" || !slices.Equal(local.ToolNames(), []string{"run_shell_command", "read_file", "list_files", "search_files"}) {
-		t.Errorf("%s tools %v (read_only drops save_file)", local.ID(), local.ToolNames())
+	if local.ID() != "local" || !slices.Equal(local.ToolNames(), []string{"run_shell_command", "read_file", "list_files", "search_files", "read_file_chunk", "search_content"}) {
+		t.Errorf("%s tools %v (read_only drops save_file and replace_file_chunk)", local.ID(), local.ToolNames())
 	}
 	// shell runs in dir, relative to the config file, with allow_shell's
 	// command parameter.

@@ -27,6 +27,9 @@ type Result struct {
 	// Content is the text handed back to the model.
 	Content string
 	Images  []model.Image
+	// Files are documents the tool produced (agno's ToolResult.files):
+	// file_generation's JSON, CSV, PDF, text and HTML files.
+	Files []model.File
 	// Requirements are unresolved human-in-the-loop requirements of a run
 	// the tool started (a team member that paused). They pause the caller.
 	Requirements []*run.Requirement

@@ -30,13 +30,12 @@ func TestConformance(t *testing.T) {
 			{Name: "search_content", Args: []string{"query", "directory", "limit"}},
 		},
 		Deviations: map[string]string{
-			"read_file_chunk":       "not implemented yet (agno enables it by default)",
-			"replace_file_chunk":    "not implemented yet (agno enables it by default)",
-			"search_content":        "not implemented yet (agno enables it by default)",
-			"save_file(encoding)":   "files are written as UTF-8 only",
-			"read_file(encoding)":   "files are read as UTF-8 only",
-			"list_files(kwargs)":    "agno's **kwargs shows the model a required \"kwargs\"; this toolkit takes the \"directory\" agno's docstring documents",
-			"list_files(directory)": "the parameter agno's list_files reads from **kwargs",
+			"read_file_chunk(encoding)":    "files are read as UTF-8 only",
+			"replace_file_chunk(encoding)": "files are read and written as UTF-8 only",
+			"save_file(encoding)":          "files are written as UTF-8 only",
+			"read_file(encoding)":          "files are read as UTF-8 only",
+			"list_files(kwargs)":           "agno's **kwargs shows the model a required \"kwargs\"; this toolkit takes the \"directory\" agno's docstring documents",
+			"list_files(directory)":        "the parameter agno's list_files reads from **kwargs",
 		},
 		Setup: func(t *testing.T, env *tool.ToolkitEnv) string {
 			// base_dir defaults to env.Dir, the config file's directory.
@@ -50,6 +49,15 @@ func TestConformance(t *testing.T) {
 			"read_file":    {{Args: `{"file_name": "../../etc/passwd"}`, Want: outside}, {Args: `{"file_name": "missing.txt"}`, Want: "no such file"}},
 			"list_files":   {{Args: `{"directory": "/"}`, Want: outside}},
 			"search_files": {{Args: `{"pattern": "../*"}`, Want: "leaves the base directory"}},
+			"read_file_chunk": {
+				{Args: `{"file_name": "../x.txt", "start_line": 0, "end_line": 1}`, Want: outside},
+				{Args: `{"file_name": "big.txt", "start_line": 0, "end_line": 0}`, Want: "too long to return"},
+			},
+			"replace_file_chunk": {{Args: `{"file_name": "missing.txt", "start_line": 0, "end_line": 0, "chunk": "x"}`, Want: "no such file"}},
+			"search_content": {
+				{Args: `{"query": "x", "directory": "/"}`, Want: outside},
+				{Args: `{"query": " "}`, Want: "Error: Query cannot be empty"},
+			},
 		},
 		Oversized: &tooltest.Oversized{
 			Function: "read_file", Option: "max_file_length", Limit: 1000,

@@ -33,11 +33,23 @@ type Config struct {
 	// BaseDir confines every path; empty means the current directory. It
 	// must exist; symlinks in it are resolved once, here.
 	BaseDir string
-	// MaxFileLength and MaxFileLines bound what read_file returns whole;
-	// 0 means agno's 10,000,000 characters and 100,000 lines.
+	// MaxFileLength and MaxFileLines bound what read_file returns whole
+	// and what read_file_chunk returns; 0 means agno's 10,000,000
+	// characters and 100,000 lines.
 	MaxFileLength int
 	MaxFileLines  int
-	// ReadOnly leaves out save_file.
+	// LineSeparator splits lines for read_file and the chunk functions;
+	// empty means agno's "\n".
+	LineSeparator string
+	// Functions are agno's enable_* flags; nil means agno's defaults
+	// (DefaultFunctions: all but delete_file).
+	Functions *Functions
+	// ExcludePatterns are left out of list_files, search_files and
+	// search_content (fnmatch patterns against every path component);
+	// nil means DefaultExcludePatterns, empty means none.
+	ExcludePatterns []string
+	// ReadOnly leaves out every function that writes: save_file,
+	// replace_file_chunk and delete_file.
 	ReadOnly bool
 
 	// Name of the toolkit; empty means "file_tools".
@@ -47,11 +59,24 @@ type Config struct {
 	Logger          *slog.Logger
 }
 
+// Functions are agno's FileTools enable_* flags; All turns every one on.
+type Functions struct {
+	SaveFile, ReadFile, DeleteFile, ListFiles, SearchFiles bool
+	ReadFileChunk, ReplaceFileChunk, SearchContent         bool
+	All                                                    bool
+}
+
+// DefaultFunctions are agno's defaults: every function but delete_file.
+func DefaultFunctions() Functions {
+	return Functions{SaveFile: true, ReadFile: true, ListFiles: true, SearchFiles: true, ReadFileChunk: true, ReplaceFileChunk: true, SearchContent: true}
+}
+
 type files struct {
-	base     string // symlinks resolved
-	alias    string // as configured, made absolute
+	*Base
 	maxLen   int
 	maxLines int
+	sep      string
+	exclude  []string
 	log      *slog.Logger
 }
 
@@ -73,52 +98,80 @@ type searchArgs struct {
 	Pattern string `json:"pattern" description:"The pattern to search for, e.g. \"*.txt\", \"file*.csv\", \"**/*.py\"."`
 }
 
-// New validates the configuration and returns the "file_tools" toolkit:
-// save_file (unless ReadOnly), read_file, list_files and search_files.
+type readChunkArgs struct {
+	FileName  string `json:"file_name" description:"The name of the file to read."`
+	StartLine int    `json:"start_line" description:"Number of first line in the returned chunk"`
+	EndLine   int    `json:"end_line" description:"Number of the last line in the returned chunk"`
+}
+
+type replaceChunkArgs struct {
+	FileName  string `json:"file_name" description:"The name of the file to process."`
+	StartLine int    `json:"start_line" description:"Number of first line in the replaced chunk"`
+	EndLine   int    `json:"end_line" description:"Number of the last line in the replaced chunk"`
+	Chunk     string `json:"chunk" description:"String to be inserted instead of lines from start_line to end_line. Can have multiple lines."`
+}
+
+type deleteArgs struct {
+	FileName string `json:"file_name" description:"Name of the file to delete"`
+}
+
+type searchContentArgs struct {
+	Query     string  `json:"query" description:"The text to search for in file contents."`
+	Directory *string `json:"directory,omitempty" description:"Optional subdirectory to scope the search to."`
+	Limit     *int    `json:"limit,omitempty" description:"Maximum number of matching files to return (default 10)."`
+}
+
+// New validates the configuration and returns the "file_tools" toolkit
+// with the functions its flags enable, in agno's order: save_file,
+// read_file, list_files, search_files, delete_file, read_file_chunk,
+// replace_file_chunk and search_content.
 func New(cfg Config) (*tool.Toolkit, error) {
-	base := cfg.BaseDir
-	if base == "" {
-		wd, err := os.Getwd()
-		if err != nil {
-			return nil, fmt.Errorf("file: BaseDir is empty and the current directory is unknown: %w", err)
-		}
-		base = wd
-	}
-	alias, err := filepath.Abs(base)
-	abs := alias
-	if err == nil {
-		abs, err = filepath.EvalSymlinks(alias)
-	}
+	base, err := OpenBase(cfg.BaseDir)
 	if err != nil {
-		return nil, fmt.Errorf("file: BaseDir %q: %w", cfg.BaseDir, err)
-	}
-	if fi, err := os.Stat(abs); err != nil || !fi.IsDir() {
-		return nil, fmt.Errorf("file: BaseDir %q is not a directory: create it or point BaseDir elsewhere", abs)
+		return nil, fmt.Errorf("file: BaseDir: %w", err)
 	}
 	if cfg.MaxFileLength < 0 || cfg.MaxFileLines < 0 {
 		return nil, errors.New("file: MaxFileLength and MaxFileLines must not be negative (0 means the default)")
 	}
-	f := &files{base: abs, alias: alias, maxLen: cfg.MaxFileLength, maxLines: cfg.MaxFileLines, log: cfg.Logger}
+	f := &files{Base: base, maxLen: cfg.MaxFileLength, maxLines: cfg.MaxFileLines, sep: cfg.LineSeparator, exclude: cfg.ExcludePatterns, log: cfg.Logger}
+	if f.exclude == nil {
+		f.exclude = DefaultExcludePatterns
+	}
 	if f.maxLen == 0 {
 		f.maxLen = 10_000_000
 	}
 	if f.maxLines == 0 {
 		f.maxLines = 100_000
 	}
+	if f.sep == "" {
+		f.sep = "\n"
+	}
 	if f.log == nil {
 		f.log = slog.Default()
 	}
-
-	save, errSave := tool.New("save_file", "Saves the contents to a file called `file_name` and returns the file name if successful.", f.save)
-	read, errRead := tool.New("read_file", "Reads the contents of the file `file_name` and returns the contents if successful.", f.read)
-	list, errList := tool.New("list_files", "Returns a list of files in directory.", f.list)
-	search, errSearch := tool.New("search_files", "Searches for files in the base directory that match the pattern.", f.search)
-	if err := errors.Join(errSave, errRead, errList, errSearch); err != nil {
+	on := DefaultFunctions()
+	if cfg.Functions != nil {
+		on = *cfg.Functions
+	}
+	writes := !cfg.ReadOnly
+	e := tool.Enabled{All: on.All}
+	e.If(on.SaveFile && writes)(tool.New("save_file", "Saves the contents to a file called `file_name` and returns the file name if successful.", f.save))
+	e.If(on.ReadFile)(tool.New("read_file", "Reads the contents of the file `file_name` and returns the contents if successful.", f.read))
+	e.If(on.ListFiles)(tool.New("list_files", "Returns a list of files in directory.", f.list))
+	e.If(on.SearchFiles)(tool.New("search_files", "Searches for files in the base directory that match the pattern.", f.search))
+	e.If(on.DeleteFile && writes)(tool.New("delete_file", "Deletes a file", f.delete))
+	e.If(on.ReadFileChunk)(tool.New("read_file_chunk", "Reads the contents of the file `file_name` and returns lines from start_line to end_line.", f.readChunk))
+	e.If(on.ReplaceFileChunk && writes)(tool.New("replace_file_chunk", "Reads the contents of the file, replaces lines\nbetween start_line and end_line with chunk and writes the file", f.replaceChunk))
+	e.If(on.SearchContent)(tool.New("search_content", "Search file contents within the base directory for a query string (case-insensitive).\nOnly text files (by extension) under 500KB are searched.", f.searchContent))
+	fns, err := e.Functions()
+	if err != nil {
 		return nil, err
 	}
-	fns := []*tool.Function{save, read, list, search}
 	if cfg.ReadOnly {
-		fns = fns[1:]
+		// All must not bring the writing functions back.
+		fns = slices.DeleteFunc(fns, func(fn *tool.Function) bool {
+			return fn.Name == "save_file" || fn.Name == "replace_file_chunk" || fn.Name == "delete_file"
+		})
 	}
 	name := cfg.Name
 	if name == "" {
@@ -127,136 +180,10 @@ func New(cfg Config) (*tool.Toolkit, error) {
 	return tool.NewToolkit(tool.ToolkitConfig{Name: name, Functions: fns, Instructions: cfg.Instructions, AddInstructions: cfg.AddInstructions})
 }
 
-// resolve turns a path argument into a path relative to the base, or
-// refuses it with an error naming the argument, the path and the base.
-func (f *files) resolve(field, name string) (string, error) {
-	p := name
-	if filepath.IsAbs(p) {
-		// Relative to the base, as resolved or as configured.
-		r, err := filepath.Rel(f.base, filepath.Clean(p))
-		if err != nil || !filepath.IsLocal(r) {
-			if r2, err2 := filepath.Rel(f.alias, filepath.Clean(p)); err2 == nil && filepath.IsLocal(r2) {
-				r, err = r2, nil
-			}
-		}
-		if err != nil {
-			return "", f.outside(field, name)
-		}
-		p = r
-	}
-	p = filepath.Clean(p)
-	if p != "." && !filepath.IsLocal(p) {
-		return "", f.outside(field, name)
-	}
-	if err := f.checkSymlinks(field, name, p); err != nil {
-		return "", err
-	}
-	return p, nil
-}
-
-func (f *files) outside(field, name string) error {
-	return fmt.Errorf("%w: %s %q is outside the base directory %q", ErrOutsideBase, field, name, f.base)
-}
-
-// checkSymlinks refuses a path whose existing part goes through a symlink
-// that resolves outside the base. os.Root enforces the same at access
-// time; this gives the refusal a useful message.
-func (f *files) checkSymlinks(field, name, rel string) error {
-	if rel == "." {
-		return nil
-	}
-	cur := f.base
-	for _, comp := range strings.Split(rel, string(filepath.Separator)) {
-		cur = filepath.Join(cur, comp)
-		fi, err := os.Lstat(cur)
-		if err != nil {
-			return nil // the rest does not exist yet
-		}
-		if fi.Mode()&fs.ModeSymlink == 0 {
-			continue
-		}
-		target, err := filepath.EvalSymlinks(cur)
-		if err != nil { // dangling: where it would lead
-			link, rerr := os.Readlink(cur)
-			if rerr != nil {
-				return nil
-			}
-			if !filepath.IsAbs(link) {
-				link = filepath.Join(filepath.Dir(cur), link)
-			}
-			target = filepath.Clean(link)
-		}
-		if !f.within(target) {
-			linkRel, _ := filepath.Rel(f.base, cur)
-			return fmt.Errorf("%w: %s %q goes through the symlink %q, which points to %q, outside the base directory %q",
-				ErrOutsideBase, field, name, linkRel, target, f.base)
-		}
-	}
-	return nil
-}
-
-func (f *files) within(p string) bool {
-	r, err := filepath.Rel(f.base, p)
-	return err == nil && (r == "." || filepath.IsLocal(r))
-}
-
-// rootErr turns os.Root's refusal into ErrOutsideBase.
-func (f *files) rootErr(field, name string, err error) error {
-	var pe *os.PathError
-	if errors.As(err, &pe) && pe.Err != nil && pe.Err.Error() == "path escapes from parent" {
-		return f.outside(field, name)
-	}
-	return err
-}
-
-// withRoot opens the base as an os.Root for one operation.
-func (f *files) withRoot(fn func(*os.Root) error) error {
-	root, err := os.OpenRoot(f.base)
-	if err != nil {
-		return fmt.Errorf("file: opening base directory: %w", err)
-	}
-	defer root.Close()
-	return fn(root)
-}
-
 func (f *files) save(_ context.Context, a saveArgs) (string, error) {
-	if a.FileName == "" {
-		return "", errors.New("file: file_name is empty: name the file to save, relative to the base directory")
-	}
-	rel, err := f.resolve("file_name", a.FileName)
+	rel, exists, err := f.WriteFile("file_name", a.FileName, []byte(a.Contents), a.Overwrite == nil || *a.Overwrite)
 	if err != nil {
-		return "", err
-	}
-	if rel == "." {
-		return "", fmt.Errorf("file: file_name %q is the base directory itself, not a file", a.FileName)
-	}
-	exists := false
-	err = f.withRoot(func(root *os.Root) error {
-		if dir := filepath.Dir(rel); dir != "." {
-			if err := root.MkdirAll(dir, 0o755); err != nil {
-				return err
-			}
-		}
-		flags := os.O_WRONLY | os.O_CREATE | os.O_TRUNC
-		if a.Overwrite != nil && !*a.Overwrite {
-			flags = os.O_WRONLY | os.O_CREATE | os.O_EXCL
-		}
-		w, err := root.OpenFile(rel, flags, 0o644)
-		if errors.Is(err, fs.ErrExist) {
-			exists = true
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		if _, err := w.WriteString(a.Contents); err != nil {
-			w.Close()
-			return err
-		}
-		return w.Close()
-	})
-	if err != nil {
-		return "", f.rootErr("file_name", a.FileName, err)
+		return "", fmt.Errorf("file: %w", err)
 	}
 	if exists {
 		return "File " + a.FileName + " already exists", nil
@@ -266,19 +193,15 @@ func (f *files) save(_ context.Context, a saveArgs) (string, error) {
 }
 
 func (f *files) read(_ context.Context, a readArgs) (string, error) {
-	rel, err := f.resolve("file_name", a.FileName)
+	data, err := f.ReadFile("file_name", a.FileName)
 	if err != nil {
 		return "", err
-	}
-	var data []byte
-	if err := f.withRoot(func(root *os.Root) (err error) { data, err = root.ReadFile(rel); return err }); err != nil {
-		return "", f.rootErr("file_name", a.FileName, err)
 	}
 	if !utf8.Valid(data) {
 		return "", fmt.Errorf("file: %q is not UTF-8 text", a.FileName)
 	}
 	s := string(data)
-	if n, lines := utf8.RuneCountInString(s), strings.Count(s, "\n")+1; n > f.maxLen || lines > f.maxLines {
+	if n, lines := utf8.RuneCountInString(s), strings.Count(s, f.sep)+1; n > f.maxLen || lines > f.maxLines {
 		return "", fmt.Errorf("file: %q is too long to read whole: %d characters in %d lines (limits %d and %d)", a.FileName, n, lines, f.maxLen, f.maxLines)
 	}
 	return s, nil
@@ -289,12 +212,12 @@ func (f *files) list(_ context.Context, a listArgs) (string, error) {
 	if a.Directory != nil && *a.Directory != "" {
 		dir = *a.Directory
 	}
-	rel, err := f.resolve("directory", dir)
+	rel, err := f.Resolve("directory", dir)
 	if err != nil {
 		return "", err
 	}
 	var entries []fs.DirEntry
-	err = f.withRoot(func(root *os.Root) error {
+	err = f.WithRoot(func(root *os.Root) error {
 		d, err := root.Open(rel)
 		if err != nil {
 			return err
@@ -304,11 +227,13 @@ func (f *files) list(_ context.Context, a listArgs) (string, error) {
 		return err
 	})
 	if err != nil {
-		return "", f.rootErr("directory", dir, err)
+		return "", f.RootErr("directory", dir, err)
 	}
 	out := make([]string, 0, len(entries))
 	for _, e := range entries {
-		out = append(out, path.Join(filepath.ToSlash(rel), e.Name()))
+		if p := path.Join(filepath.ToSlash(rel), e.Name()); !Excluded(p, f.exclude) {
+			out = append(out, p)
+		}
 	}
 	slices.Sort(out)
 	return pyDumps(out, "    ")
@@ -324,25 +249,58 @@ func (f *files) search(_ context.Context, a searchArgs) (string, error) {
 	if strings.TrimSpace(a.Pattern) == "" {
 		return "", errors.New("file: pattern is empty: give a glob such as \"*.txt\" or \"**/*.py\"")
 	}
-	pat, err := parsePattern(a.Pattern)
+	found, err := f.Glob(".", a.Pattern, 0)
 	if err != nil {
 		return "", err
 	}
 	matches := []string{}
-	err = f.withRoot(func(root *os.Root) error {
-		return fs.WalkDir(root.FS(), ".", func(p string, d fs.DirEntry, err error) error {
+	for _, m := range found {
+		if !Excluded(m.Path, f.exclude) {
+			matches = append(matches, m.Path)
+		}
+	}
+	return pyDumps(searchResult{Pattern: a.Pattern, MatchesFound: len(matches), Files: matches}, "  ")
+}
+
+// GlobMatch is a path Glob found, relative to the base, with "/".
+type GlobMatch struct {
+	Path  string
+	IsDir bool
+}
+
+// Glob finds the paths under dir (relative to the base, already
+// resolved) matching a relative glob, pathlib's way: "**" is any number
+// of directories (alone at the end, directories only), other segments
+// use path.Match syntax. limit > 0 stops after that many.
+func (b *Base) Glob(dir, pattern string, limit int) ([]GlobMatch, error) {
+	pat, err := parsePattern(pattern)
+	if err != nil {
+		return nil, err
+	}
+	dir = filepath.ToSlash(dir)
+	matches := []GlobMatch{}
+	errLimit := errors.New("limit")
+	err = b.WithRoot(func(root *os.Root) error {
+		return fs.WalkDir(root.FS(), dir, func(p string, d fs.DirEntry, err error) error {
 			if err != nil {
-				if p == "." {
+				if p == dir {
 					return err
 				}
 				return nil // unreadable entries are skipped, as pathlib does
 			}
-			if p == "." {
+			if p == dir {
 				return nil
 			}
-			segs := strings.Split(p, "/")
+			rel := p
+			if dir != "." {
+				rel = strings.TrimPrefix(p, dir+"/")
+			}
+			segs := strings.Split(rel, "/")
 			if matchSegments(pat, segs, d.IsDir()) {
-				matches = append(matches, p)
+				matches = append(matches, GlobMatch{Path: p, IsDir: d.IsDir()})
+				if limit > 0 && len(matches) >= limit {
+					return errLimit
+				}
 			}
 			if d.IsDir() && !canDescend(pat, segs) {
 				return fs.SkipDir
@@ -350,10 +308,10 @@ func (f *files) search(_ context.Context, a searchArgs) (string, error) {
 			return nil
 		})
 	})
-	if err != nil {
-		return "", fmt.Errorf("file: searching %q: %w", a.Pattern, err)
+	if err != nil && !errors.Is(err, errLimit) {
+		return nil, fmt.Errorf("file: searching %q: %w", pattern, err)
 	}
-	return pyDumps(searchResult{Pattern: a.Pattern, MatchesFound: len(matches), Files: matches}, "  ")
+	return matches, nil
 }
 
 // parsePattern splits a relative glob into segments; "**" matches any

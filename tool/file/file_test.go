@@ -95,7 +95,7 @@ func TestToolkitShape(t *testing.T) {
 	for _, fn := range fns {
 		got = append(got, fn.Name)
 	}
-	if strings.Join(got, ",") != "save_file,read_file,list_files,search_files" || f.tk.Name() != "file_tools" {
+	if strings.Join(got, ",") != "save_file,read_file,list_files,search_files,read_file_chunk,replace_file_chunk,search_content" || f.tk.Name() != "file_tools" {
 		t.Fatalf("%s: %v", f.tk.Name(), got)
 	}
 	ro, err := New(Config{BaseDir: f.base, ReadOnly: true})
@@ -103,8 +103,24 @@ func TestToolkitShape(t *testing.T) {
 		t.Fatal(err)
 	}
 	fns, _ = ro.Functions(context.Background())
-	if len(fns) != 3 || fns[0].Name != "read_file" {
-		t.Fatalf("read-only toolkit has %d tools", len(fns))
+	if names := fnNames(fns); names != "read_file,list_files,search_files,read_file_chunk,search_content" {
+		t.Fatalf("read-only toolkit has %s", names)
+	}
+	all, err := New(Config{BaseDir: f.base, Functions: &Functions{All: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fns, _ = all.Functions(context.Background())
+	if names := fnNames(fns); names != "save_file,read_file,list_files,search_files,delete_file,read_file_chunk,replace_file_chunk,search_content" {
+		t.Fatalf("all = true has %s", names)
+	}
+	allRO, err := New(Config{BaseDir: f.base, Functions: &Functions{All: true}, ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fns, _ = allRO.Functions(context.Background())
+	if names := fnNames(fns); names != "read_file,list_files,search_files,read_file_chunk,search_content" {
+		t.Fatalf("all = true with read_only has %s", names)
 	}
 	if _, err := New(Config{BaseDir: filepath.Join(f.base, "a.txt")}); err == nil || !strings.Contains(err.Error(), "is not a directory") {
 		t.Fatalf("file as BaseDir: %v", err)
@@ -200,15 +216,15 @@ func TestEscapesAreRefused(t *testing.T) {
 // refuses the escape, and the refusal still reads ErrOutsideBase.
 func TestRootEnforcesConfinement(t *testing.T) {
 	f := newFixture(t)
-	fl := &files{base: f.base}
+	fl := &Base{dir: f.base}
 	for _, p := range []string{"out/secret.txt", "secretln"} {
-		err := fl.withRoot(func(root *os.Root) error { _, err := root.ReadFile(p); return err })
-		if err = fl.rootErr("file_name", p, err); !errors.Is(err, ErrOutsideBase) {
+		err := fl.WithRoot(func(root *os.Root) error { _, err := root.ReadFile(p); return err })
+		if err = fl.RootErr("file_name", p, err); !errors.Is(err, ErrOutsideBase) {
 			t.Errorf("os.Root read of %q: %v", p, err)
 		}
 	}
-	err := fl.withRoot(func(root *os.Root) error { return root.WriteFile("dangling", []byte("x"), 0o644) })
-	if err = fl.rootErr("file_name", "dangling", err); !errors.Is(err, ErrOutsideBase) {
+	err := fl.WithRoot(func(root *os.Root) error { return root.WriteFile("dangling", []byte("x"), 0o644) })
+	if err = fl.RootErr("file_name", "dangling", err); !errors.Is(err, ErrOutsideBase) {
 		t.Errorf("os.Root write through a dangling symlink: %v", err)
 	}
 }
@@ -290,4 +306,12 @@ func TestJSONMatchesPython(t *testing.T) {
 	if got != string(want) {
 		t.Fatalf("got\n%s\npython\n%s", got, want)
 	}
+}
+
+func fnNames(fns []*tool.Function) string {
+	var names []string
+	for _, fn := range fns {
+		names = append(names, fn.Name)
+	}
+	return strings.Join(names, ",")
 }

@@ -32,9 +32,8 @@ var mcpClient = []string{"mcp/mcp", "mcp/multi_mcp"}
 var pending = []string{
 	"websearch", "duckduckgo", "tavily", "exa", "serper", "searxng", "bravesearch",
 	"hackernews", "wikipedia", "arxiv", "pubmed",
-	"python", "coding", "workspace", "file_generation",
 	"github", "email", "slack", "openweather", "dalle", "giphy",
-	"sleep", "scheduler",
+	"scheduler",
 }
 
 // agnoModules reads testdata/agno_toolkits.txt: module → classes.
