@@ -5,10 +5,12 @@ package toolkits
 
 import (
 	_ "github.com/agno-go/agno/tool/daytona"        // registers "daytona"
+	_ "github.com/agno-go/agno/tool/duckduckgo"     // registers "duckduckgo"
 	_ "github.com/agno-go/agno/tool/file"           // registers "file"
 	_ "github.com/agno-go/agno/tool/knowledgetools" // registers "knowledge_tools"
 	_ "github.com/agno-go/agno/tool/memorytools"    // registers "memory_tools"
 	_ "github.com/agno-go/agno/tool/reasoning"      // registers "reasoning"
 	_ "github.com/agno-go/agno/tool/shell"          // registers "shell"
+	_ "github.com/agno-go/agno/tool/websearch"      // registers "websearch"
 	_ "github.com/agno-go/agno/tool/workflowtools"  // registers "workflow_tools"
 )
