@@ -7,6 +7,7 @@ import (
 	_ "github.com/agno-go/agno/tool/daytona"        // registers "daytona"
 	_ "github.com/agno-go/agno/tool/duckduckgo"     // registers "duckduckgo"
 	_ "github.com/agno-go/agno/tool/file"           // registers "file"
+	_ "github.com/agno-go/agno/tool/hackernews"     // registers "hackernews"
 	_ "github.com/agno-go/agno/tool/knowledgetools" // registers "knowledge_tools"
 	_ "github.com/agno-go/agno/tool/memorytools"    // registers "memory_tools"
 	_ "github.com/agno-go/agno/tool/reasoning"      // registers "reasoning"

@@ -9,9 +9,9 @@ import (
 	"testing"
 
 	"github.com/agno-go/agno/tool"
+	_ "github.com/agno-go/agno/tool/duckduckgo"
 	"github.com/agno-go/agno/tool/internal/webapi/webapitest"
 	"github.com/agno-go/agno/tool/tooltest"
-	_ "github.com/agno-go/agno/tool/duckduckgo"
 )
 
 // fakeDDG answers as DuckDuckGo does. The HTML page follows the markup
