@@ -12,6 +12,7 @@ import (
 	_ "github.com/agno-go/agno/tool/memorytools"    // registers "memory_tools"
 	_ "github.com/agno-go/agno/tool/reasoning"      // registers "reasoning"
 	_ "github.com/agno-go/agno/tool/shell"          // registers "shell"
+	_ "github.com/agno-go/agno/tool/tavily"         // registers "tavily"
 	_ "github.com/agno-go/agno/tool/websearch"      // registers "websearch"
 	_ "github.com/agno-go/agno/tool/workflowtools"  // registers "workflow_tools"
 )
