@@ -14,5 +14,6 @@ import (
 	_ "github.com/agno-go/agno/tool/shell"          // registers "shell"
 	_ "github.com/agno-go/agno/tool/tavily"         // registers "tavily"
 	_ "github.com/agno-go/agno/tool/websearch"      // registers "websearch"
+	_ "github.com/agno-go/agno/tool/wikipedia"      // registers "wikipedia"
 	_ "github.com/agno-go/agno/tool/workflowtools"  // registers "workflow_tools"
 )
