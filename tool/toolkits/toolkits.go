@@ -4,6 +4,7 @@
 package toolkits
 
 import (
+	_ "github.com/agno-go/agno/tool/arxiv"          // registers "arxiv"
 	_ "github.com/agno-go/agno/tool/daytona"        // registers "daytona"
 	_ "github.com/agno-go/agno/tool/duckduckgo"     // registers "duckduckgo"
 	_ "github.com/agno-go/agno/tool/file"           // registers "file"
