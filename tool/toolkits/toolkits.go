@@ -11,6 +11,7 @@ import (
 	_ "github.com/agno-go/agno/tool/hackernews"     // registers "hackernews"
 	_ "github.com/agno-go/agno/tool/knowledgetools" // registers "knowledge_tools"
 	_ "github.com/agno-go/agno/tool/memorytools"    // registers "memory_tools"
+	_ "github.com/agno-go/agno/tool/pubmed"         // registers "pubmed"
 	_ "github.com/agno-go/agno/tool/reasoning"      // registers "reasoning"
 	_ "github.com/agno-go/agno/tool/shell"          // registers "shell"
 	_ "github.com/agno-go/agno/tool/tavily"         // registers "tavily"
