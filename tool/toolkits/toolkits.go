@@ -13,6 +13,7 @@ import (
 	_ "github.com/agno-go/agno/tool/memorytools"    // registers "memory_tools"
 	_ "github.com/agno-go/agno/tool/pubmed"         // registers "pubmed"
 	_ "github.com/agno-go/agno/tool/reasoning"      // registers "reasoning"
+	_ "github.com/agno-go/agno/tool/serper"         // registers "serper"
 	_ "github.com/agno-go/agno/tool/shell"          // registers "shell"
 	_ "github.com/agno-go/agno/tool/tavily"         // registers "tavily"
 	_ "github.com/agno-go/agno/tool/websearch"      // registers "websearch"
