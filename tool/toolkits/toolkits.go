@@ -5,6 +5,7 @@ package toolkits
 
 import (
 	_ "github.com/agno-go/agno/tool/arxiv"          // registers "arxiv"
+	_ "github.com/agno-go/agno/tool/bravesearch"    // registers "bravesearch"
 	_ "github.com/agno-go/agno/tool/daytona"        // registers "daytona"
 	_ "github.com/agno-go/agno/tool/duckduckgo"     // registers "duckduckgo"
 	_ "github.com/agno-go/agno/tool/file"           // registers "file"
@@ -13,6 +14,7 @@ import (
 	_ "github.com/agno-go/agno/tool/memorytools"    // registers "memory_tools"
 	_ "github.com/agno-go/agno/tool/pubmed"         // registers "pubmed"
 	_ "github.com/agno-go/agno/tool/reasoning"      // registers "reasoning"
+	_ "github.com/agno-go/agno/tool/searxng"        // registers "searxng"
 	_ "github.com/agno-go/agno/tool/serper"         // registers "serper"
 	_ "github.com/agno-go/agno/tool/shell"          // registers "shell"
 	_ "github.com/agno-go/agno/tool/tavily"         // registers "tavily"
