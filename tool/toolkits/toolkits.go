@@ -8,6 +8,7 @@ import (
 	_ "github.com/agno-go/agno/tool/bravesearch"    // registers "bravesearch"
 	_ "github.com/agno-go/agno/tool/daytona"        // registers "daytona"
 	_ "github.com/agno-go/agno/tool/duckduckgo"     // registers "duckduckgo"
+	_ "github.com/agno-go/agno/tool/exa"            // registers "exa"
 	_ "github.com/agno-go/agno/tool/file"           // registers "file"
 	_ "github.com/agno-go/agno/tool/hackernews"     // registers "hackernews"
 	_ "github.com/agno-go/agno/tool/knowledgetools" // registers "knowledge_tools"
