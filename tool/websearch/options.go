@@ -8,8 +8,9 @@ import (
 )
 
 // Options are the keys of [toolkits.websearch] (and of
-// [toolkits.duckduckgo]): agno's WebSearchTools arguments, plus the
-// endpoints (html_url, news_url) and the result bound.
+// [toolkits.duckduckgo]): agno's WebSearchTools arguments, plus
+// DuckDuckGo's endpoints (html_url, news_url), an API backend's api_key,
+// search_engine_id (Google's cx) and base_url, and the result bound.
 type Options struct {
 	EnableSearch    bool   `toml:"enable_search"`
 	EnableNews      bool   `toml:"enable_news"`
@@ -23,6 +24,9 @@ type Options struct {
 	Region          string `toml:"region"`
 	HTMLURL         string `toml:"html_url"`
 	NewsURL         string `toml:"news_url"`
+	APIKey          string `toml:"api_key"`
+	SearchEngineID  string `toml:"search_engine_id"`
+	BaseURL         string `toml:"base_url"`
 	MaxResultBytes  int    `toml:"max_result_bytes"`
 }
 
@@ -60,6 +64,9 @@ func CheckOptions(o *Options) error {
 	if err := webapi.CheckURL("news_url", o.NewsURL); err != nil {
 		errs = append(errs, err)
 	}
+	if o.BaseURL != "" {
+		errs = append(errs, webapi.CheckURL("base_url", o.BaseURL))
+	}
 	errs = append(errs, webapi.CheckCommon(o.Timeout, o.MaxResultBytes))
 	return errors.Join(errs...)
 }
@@ -73,7 +80,8 @@ func Build(env tool.ToolkitEnv, o *Options) (tool.Provider, error) {
 	return New(Config{
 		EnableSearch: o.EnableSearch, EnableNews: o.EnableNews, Backend: o.Backend, Modifier: o.Modifier,
 		FixedMaxResults: o.FixedMaxResults, Timelimit: o.Timelimit, Region: o.Region,
-		HTMLURL: o.HTMLURL, NewsURL: o.NewsURL, HTTP: c, MaxResultBytes: o.MaxResultBytes,
+		HTMLURL: o.HTMLURL, NewsURL: o.NewsURL, APIKey: o.APIKey, SearchEngineID: o.SearchEngineID, BaseURL: o.BaseURL,
+		HTTP: c, MaxResultBytes: o.MaxResultBytes,
 	})
 }
 

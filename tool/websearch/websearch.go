@@ -33,9 +33,11 @@ const (
 	DefaultNewsURL = "https://duckduckgo.com"
 )
 
-// Backends this port implements; "auto" is DuckDuckGo, the one engine
-// of ddgs's automatic choice it has.
-var Backends = []string{"auto", "duckduckgo"}
+// Backends this port implements: "auto" and "duckduckgo" are ddgs's
+// DuckDuckGo engines (auto: the one engine of ddgs's automatic choice
+// this port has, needing no key); the others are search APIs (see
+// backends.go) answering in ddgs's result shapes.
+var Backends = []string{"auto", "duckduckgo", "bing", "brave", "exa", "google", "searxng", "serper", "tavily"}
 
 // Config configures the toolkit.
 type Config struct {
@@ -49,6 +51,10 @@ type Config struct {
 	Timelimit, Region string
 	// HTMLURL and NewsURL are the DuckDuckGo endpoints (Default*).
 	HTMLURL, NewsURL string
+	// APIKey is an API backend's key ("" reads its variable);
+	// SearchEngineID Google's cx; BaseURL an API backend's endpoint
+	// ("" is the service's own; searxng's instance).
+	APIKey, SearchEngineID, BaseURL string
 	// HTTP makes the requests (webapi.NewClient).
 	HTTP webapi.Client
 	// MaxResultBytes bounds a result; 0 is webapi.DefaultMaxResultBytes.
@@ -81,6 +87,9 @@ func New(cfg Config) (*tool.Toolkit, error) {
 		return nil, errors.New("websearch: Config.HTTP has no client: build it with webapi.NewClient")
 	}
 	s := &searcher{cfg: cfg}
+	if b, ok := apiBackends[cfg.Backend]; ok {
+		s.backend = &b
+	}
 	fns := tool.Enabled{}
 	fns.If(cfg.EnableSearch)(tool.New("web_search", "Use this function to search the web for a query.", s.webSearch))
 	fns.If(cfg.EnableNews)(tool.New("search_news", "Use this function to get the latest news from the web.", s.searchNews))
@@ -98,7 +107,7 @@ func CheckBackend(b string) error {
 			return nil
 		}
 	}
-	return fmt.Errorf("websearch: backend %q is not implemented: use one of %s (agno's ddgs scrapes the others; for Brave, Tavily, Exa, Serper or SearXNG use their toolkits)", b, strings.Join(Backends, ", "))
+	return fmt.Errorf("websearch: backend %q is not implemented: use one of %s (ddgs's scraping engines yahoo, yandex, mojeek and wikipedia are not ported)", b, strings.Join(Backends, ", "))
 }
 
 // CheckTimelimit is agno's check of timelimit.
@@ -110,7 +119,11 @@ func CheckTimelimit(t string) error {
 	return fmt.Errorf("Invalid timelimit '%s'. Must be one of: 'd' (day), 'w' (week), 'm' (month), 'y' (year).", t)
 }
 
-type searcher struct{ cfg Config }
+type searcher struct {
+	cfg Config
+	// backend is the API backend, nil for DuckDuckGo.
+	backend *apiBackend
+}
 
 func (s *searcher) maxResults(n *int) int {
 	if s.cfg.FixedMaxResults > 0 {
@@ -149,6 +162,13 @@ func (s *searcher) webSearch(ctx context.Context, a searchArgs) (string, error) 
 		q = s.cfg.Modifier + " " + q
 	}
 	n := s.maxResults(a.MaxResults)
+	if b, ok := s.api(); ok {
+		results, err := b.text(ctx, s, q, n)
+		if err != nil {
+			return "", err
+		}
+		return s.dumpText(results, n)
+	}
 	form := url.Values{"q": {q}, "b": {""}, "kl": {s.region()}}
 	if s.cfg.Timelimit != "" {
 		form.Set("df", s.cfg.Timelimit)
@@ -166,6 +186,10 @@ func (s *searcher) webSearch(ctx context.Context, a searchArgs) (string, error) 
 	if err != nil {
 		return "", err
 	}
+	return s.dumpText(results, n)
+}
+
+func (s *searcher) dumpText(results []TextResult, n int) (string, error) {
 	if len(results) == 0 {
 		return "", errNoResults
 	}
@@ -194,6 +218,22 @@ var vqdRE = regexp.MustCompile(`vqd=["']?([0-9-]+)`)
 
 func (s *searcher) searchNews(ctx context.Context, a searchArgs) (string, error) {
 	n := s.maxResults(a.MaxResults)
+	if b, ok := s.api(); ok {
+		if b.news == nil {
+			return "", fmt.Errorf("websearch: backend %q has no news search: use duckduckgo, bing, brave, searxng, serper or tavily for search_news", s.cfg.Backend)
+		}
+		out, err := b.news(ctx, s, a.Query, n)
+		if err != nil {
+			return "", err
+		}
+		if len(out) == 0 {
+			return "", errNoResults
+		}
+		if n >= 0 && len(out) > n {
+			out = out[:n]
+		}
+		return s.dump(out)
+	}
 	base := strings.TrimSuffix(s.cfg.NewsURL, "/")
 	// news.js wants the vqd token DuckDuckGo's search page carries.
 	page, err := s.cfg.HTTP.Get(ctx, base+"/?"+url.Values{"q": {a.Query}}.Encode(), nil)
