@@ -87,7 +87,7 @@ func Build(env tool.ToolkitEnv, o *Options) (tool.Provider, error) {
 
 func init() {
 	tool.RegisterToolkit(tool.ToolkitSpec[Options]{
-		Name: ToolkitName, Summary: "web_search and search_news through DuckDuckGo (agno's WebSearchTools)",
+		Name: ToolkitName, Summary: "web_search and search_news through DuckDuckGo, or the search API backend names (agno's WebSearchTools)",
 		Defaults: func(tool.ToolkitEnv) Options { return DefaultOptions("auto") },
 		Check:    func(_ tool.ToolkitEnv, o *Options, _ func(string) bool) error { return CheckOptions(o) },
 		New:      Build,
