@@ -1,9 +1,11 @@
-// Package wikipedia is agno's WikipediaTools (tools/wikipedia.py)
-// without a knowledge base: search_wikipedia, answering a page's summary
-// as the wikipedia library's summary() finds it over the MediaWiki
-// Action API (https://www.mediawiki.org/wiki/API:Main_page): the best
-// search match (auto_suggest), the page's info, and its intro as plain
-// text.
+// Package wikipedia is agno's WikipediaTools (tools/wikipedia.py):
+// search_wikipedia, answering a page's summary as the wikipedia
+// library's summary() finds it over the MediaWiki Action API
+// (https://www.mediawiki.org/wiki/API:Main_page): the best search match
+// (auto_suggest), the page's info, and its intro as plain text. With a
+// knowledge base it is search_wikipedia_and_update_knowledge_base
+// instead, which inserts the topic through agno's WikipediaReader and
+// answers the knowledge base's search.
 package wikipedia
 
 import (
@@ -16,6 +18,9 @@ import (
 	"golang.org/x/net/html"
 
 	"github.com/agno-go/agno/internal/pyjson"
+	"github.com/agno-go/agno/knowledge"
+	"github.com/agno-go/agno/knowledge/document"
+	"github.com/agno-go/agno/knowledge/reader"
 	"github.com/agno-go/agno/tool"
 	"github.com/agno-go/agno/tool/internal/webapi"
 )
@@ -32,6 +37,9 @@ const DefaultBaseURL = "https://en.wikipedia.org/w/api.php"
 // arguments (knowledge excepted), plus the API endpoint, the timeout and
 // the result bound.
 type Options struct {
+	// Knowledge names a [knowledge.<name>] table (agno's knowledge
+	// argument, the object).
+	Knowledge      string `toml:"knowledge"`
 	AutoSuggest    bool   `toml:"auto_suggest"`
 	All            bool   `toml:"all"`
 	BaseURL        string `toml:"base_url"`
@@ -45,21 +53,55 @@ func init() {
 		Defaults: func(tool.ToolkitEnv) Options {
 			return Options{AutoSuggest: true, BaseURL: DefaultBaseURL, Timeout: 10, MaxResultBytes: webapi.DefaultMaxResultBytes}
 		},
-		Check: func(_ tool.ToolkitEnv, o *Options, _ func(string) bool) error {
-			return errors.Join(webapi.CheckURL("base_url", o.BaseURL), webapi.CheckCommon(o.Timeout, o.MaxResultBytes))
+		Check: func(env tool.ToolkitEnv, o *Options, _ func(string) bool) error {
+			errs := []error{webapi.CheckURL("base_url", o.BaseURL), webapi.CheckCommon(o.Timeout, o.MaxResultBytes)}
+			if o.Knowledge != "" {
+				_, err := lookup(env, o.Knowledge)
+				errs = append(errs, err)
+			}
+			return errors.Join(errs...)
 		},
 		New: func(env tool.ToolkitEnv, o *Options) (tool.Provider, error) {
 			c, err := webapi.NewClient(env, webapi.Seconds(o.Timeout))
 			if err != nil {
 				return nil, err
 			}
-			return New(Config{AutoSuggest: o.AutoSuggest, BaseURL: o.BaseURL, HTTP: c, MaxResultBytes: o.MaxResultBytes})
+			cfg := Config{AutoSuggest: o.AutoSuggest, BaseURL: o.BaseURL, HTTP: c, MaxResultBytes: o.MaxResultBytes}
+			if o.Knowledge != "" {
+				if cfg.Knowledge, err = lookup(env, o.Knowledge); err != nil {
+					return nil, err
+				}
+			}
+			return New(cfg)
 		},
 	})
 }
 
+// lookup finds the knowledge base the knowledge key names.
+func lookup(env tool.ToolkitEnv, name string) (KnowledgeBase, error) {
+	v, err := env.Lookup(tool.ResourceKnowledge, name)
+	if err != nil {
+		return nil, tool.OptionErrorf("knowledge", "knowledge = %q: %v", name, err)
+	}
+	kb, ok := v.(KnowledgeBase)
+	if !ok || kb == nil || v == (*knowledge.Knowledge)(nil) {
+		return nil, tool.OptionErrorf("knowledge", "knowledge = %q: the host gave a %T, not a knowledge base", name, v)
+	}
+	return kb, nil
+}
+
+// KnowledgeBase is what search_wikipedia_and_update_knowledge_base
+// needs of a knowledge base; *knowledge.Knowledge is one.
+type KnowledgeBase interface {
+	Insert(ctx context.Context, in knowledge.Input) ([]*knowledge.Content, error)
+	Search(ctx context.Context, query string, opts knowledge.SearchOptions) ([]*document.Document, error)
+}
+
 // Config configures the toolkit.
 type Config struct {
+	// Knowledge, when set, swaps search_wikipedia for
+	// search_wikipedia_and_update_knowledge_base.
+	Knowledge      KnowledgeBase
 	AutoSuggest    bool
 	BaseURL        string
 	HTTP           webapi.Client
@@ -68,6 +110,54 @@ type Config struct {
 
 type searchArgs struct {
 	Query string `json:"query" description:"The query to search for."`
+}
+
+type topicArgs struct {
+	Topic string `json:"topic" description:"The topic to search Wikipedia and add to knowledge base."`
+}
+
+// searchAndUpdate inserts the topic through the WikipediaReader, then
+// answers the knowledge base's search for it as agno's
+// json.dumps([doc.to_dict() ...]).
+func (w *wiki) searchAndUpdate(ctx context.Context, a topicArgs) (string, error) {
+	// agno's insert logs a failed read and goes on to the search.
+	_, _ = w.cfg.Knowledge.Insert(ctx, knowledge.Input{Topics: []string{a.Topic}, Reader: Reader{w}})
+	docs, err := w.cfg.Knowledge.Search(ctx, a.Topic, knowledge.SearchOptions{})
+	if err != nil {
+		return "", err
+	}
+	dicts := make([]document.Dict, len(docs))
+	for i, d := range docs {
+		dicts[i] = d.ToDict()
+	}
+	s, err := pyjson.Dumps(dicts)
+	if err != nil {
+		return "", err
+	}
+	return webapi.Bound(s, w.cfg.MaxResultBytes), nil
+}
+
+// Reader is agno's WikipediaReader: a topic's summary as one document
+// with meta_data {"topic": topic}, none for a page not found.
+type Reader struct{ w *wiki }
+
+// ClassName is agno's reader class, part of a topic's content hash.
+func (Reader) ClassName() string { return "WikipediaReader" }
+
+// Read implements reader.Reader.
+func (r Reader) Read(ctx context.Context, src reader.Source) ([]*document.Document, error) {
+	summary, err := r.w.summary(ctx, src.Topic)
+	var pe pageError
+	if errors.As(err, &pe) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if summary == "" {
+		return nil, nil
+	}
+	return []*document.Document{{Name: src.Topic, MetaData: map[string]any{"topic": src.Topic}, Content: summary}}, nil
 }
 
 // New builds agno's WikipediaTools.
@@ -82,7 +172,13 @@ func New(cfg Config) (*tool.Toolkit, error) {
 		return nil, errors.New("wikipedia: Config.HTTP has no client: build it with webapi.NewClient")
 	}
 	w := &wiki{cfg: cfg}
-	f, err := tool.New("search_wikipedia", "Searches Wikipedia for a query.", w.search)
+	var f *tool.Function
+	var err error
+	if cfg.Knowledge != nil {
+		f, err = tool.New("search_wikipedia_and_update_knowledge_base", "This function searches wikipedia for a topic, adds the results to the knowledge base and returns them.\nUSE THIS FUNCTION TO GET INFORMATION WHICH DOES NOT EXIST.", w.searchAndUpdate)
+	} else {
+		f, err = tool.New("search_wikipedia", "Searches Wikipedia for a query.", w.search)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -103,13 +199,6 @@ type disambiguation struct{ options []string }
 
 func (disambiguation) Error() string { return "disambiguation" }
 
-// document is agno's Document(name=query, content=...).to_dict().
-type document struct {
-	Name     string         `json:"name"`
-	MetaData map[string]any `json:"meta_data"`
-	Content  string         `json:"content"`
-}
-
 func (w *wiki) search(ctx context.Context, a searchArgs) (string, error) {
 	var out any
 	content, err := w.summary(ctx, a.Query)
@@ -125,7 +214,8 @@ func (w *wiki) search(ctx context.Context, a searchArgs) (string, error) {
 			Error string `json:"error"`
 		}{err.Error()}
 	default:
-		out = document{Name: a.Query, MetaData: map[string]any{}, Content: content}
+		// agno's Document(name=query, content=content).to_dict().
+		out = (&document.Document{Name: a.Query, Content: content}).ToDict()
 	}
 	s, err := pyjson.Dumps(out)
 	if err != nil {
