@@ -24,9 +24,10 @@ import (
 
 // fakeSearchServices is DuckDuckGo's HTML endpoint (the markup ddgs
 // reads: div.result__body, h2 title, a.result__snippet), the Hacker News
-// Firebase API (https://github.com/HackerNews/API) and Tavily's search
+// Firebase API (https://github.com/HackerNews/API), Tavily's search
 // endpoint (https://docs.tavily.com/documentation/api-reference/endpoint/search),
-// each under its own path prefix.
+// MediaWiki's Action API, arXiv's Atom API and NCBI's E-utilities, each
+// under its own path prefix.
 func fakeSearchServices(t *testing.T) *httptest.Server {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
@@ -44,6 +45,26 @@ func fakeSearchServices(t *testing.T) *httptest.Server {
 				return
 			}
 			fmt.Fprint(w, `{"query":"go","answer":"Go is a language.","results":[{"title":"Go","url":"https://go.dev/","content":"Build simple systems.","score":0.9}]}`)
+		// MediaWiki Action API (https://www.mediawiki.org/wiki/API:Search,
+		// API:Info, Extension:TextExtracts).
+		case "/wiki/w/api.php":
+			q := r.URL.Query()
+			switch {
+			case q.Get("list") == "search":
+				fmt.Fprint(w, `{"query":{"searchinfo":{"totalhits":1},"search":[{"ns":0,"title":"Go (programming language)"}]}}`)
+			case q.Get("prop") == "extracts":
+				fmt.Fprint(w, `{"query":{"pages":{"25039021":{"pageid":25039021,"title":"Go","extract":"Go is a programming language designed at Google."}}}}`)
+			default:
+				fmt.Fprint(w, `{"query":{"pages":{"25039021":{"pageid":25039021,"ns":0,"title":"Go (programming language)"}}}}`)
+			}
+		// arXiv's Atom feed (https://info.arxiv.org/help/api/user-manual.html).
+		case "/arxiv/api/query":
+			fmt.Fprint(w, `<?xml version="1.0" encoding="UTF-8"?><feed xmlns="http://www.w3.org/2005/Atom"><entry><id>http://arxiv.org/abs/1706.03762v7</id><published>2017-06-12T17:57:34Z</published><title>Attention Is All You Need</title><summary>The dominant sequence transduction models...</summary><author><name>Ashish Vaswani</name></author><link href="http://arxiv.org/abs/1706.03762v7" rel="alternate" type="text/html"/><category term="cs.CL"/></entry></feed>`)
+		// E-utilities esearch and efetch (https://www.ncbi.nlm.nih.gov/books/NBK25499/).
+		case "/eutils/esearch.fcgi":
+			fmt.Fprint(w, `<eSearchResult><Count>1</Count><IdList><Id>36000001</Id></IdList></eSearchResult>`)
+		case "/eutils/efetch.fcgi":
+			fmt.Fprint(w, `<PubmedArticleSet><PubmedArticle><MedlineCitation><PMID>36000001</PMID><Article><ArticleTitle>CRISPR therapy.</ArticleTitle><Abstract><AbstractText>Gene editing works.</AbstractText></Abstract></Article></MedlineCitation></PubmedArticle></PubmedArticleSet>`)
 		default:
 			http.NotFound(w, r)
 		}
@@ -52,11 +73,11 @@ func fakeSearchServices(t *testing.T) *httptest.Server {
 	return srv
 }
 
-// An agent using duckduckgo, hackernews and tavily, each built from its
-// [toolkits.<name>] table by the config (the outbound guard allowing the
-// fakes' loopback address), runs through AgentOS: the fake model calls
-// the three tools, sees each service's answer in agno's format, and
-// answers.
+// An agent using duckduckgo, hackernews, tavily, wikipedia, arxiv and
+// pubmed, each built from its [toolkits.<name>] table by the config (the
+// outbound guard allowing the fakes' loopback address), runs through
+// AgentOS: the fake model calls one tool of each, sees each service's
+// answer in agno's format, and answers.
 func TestSearchToolkitsThroughAgentOS(t *testing.T) {
 	// Registered first, so it runs after the fakes' cleanups.
 	ignore := goleak.IgnoreCurrent()
@@ -77,6 +98,15 @@ base_url = "%[1]s/hn/v0"
 [toolkits.tavily]
 api_base_url = "%[1]s/tavily"
 format = "json"
+
+[toolkits.wikipedia]
+base_url = "%[1]s/wiki/w/api.php"
+
+[toolkits.arxiv]
+base_url = "%[1]s/arxiv/api/query"
+
+[toolkits.pubmed]
+base_url = "%[1]s/eutils"
 `, svc.URL)
 	path := filepath.Join(dir, "config.toml")
 	if err := os.WriteFile(path, []byte(cfgText), 0o600); err != nil {
@@ -92,7 +122,7 @@ format = "json"
 	}
 	defer res.Close()
 	var tools []tool.Provider
-	for _, name := range []string{"duckduckgo", "hackernews", "tavily"} {
+	for _, name := range []string{"duckduckgo", "hackernews", "tavily", "wikipedia", "arxiv", "pubmed"} {
 		p, ok := res.Toolkits[name]
 		if !ok {
 			t.Fatalf("toolkit %s was not built", name)
@@ -105,6 +135,9 @@ format = "json"
 			model.NewToolCall("c1", "web_search", `{"query":"golang","max_results":1}`),
 			model.NewToolCall("c2", "get_top_hackernews_stories", `{"num_stories":1}`),
 			model.NewToolCall("c3", "web_search_using_tavily", `{"query":"go"}`),
+			model.NewToolCall("c4", "search_wikipedia", `{"query":"golang"}`),
+			model.NewToolCall("c5", "search_arxiv_and_return_articles", `{"query":"attention","num_articles":1}`),
+			model.NewToolCall("c6", "search_pubmed", `{"query":"crispr"}`),
 		}},
 		modeltest.Response{Content: "Go is a programming language; HN's top story is Dropbox."},
 	)
@@ -147,6 +180,9 @@ format = "json"
 		"c1": "[\n  {\n    \"title\": \"The Go Programming Language\",\n    \"href\": \"https://go.dev/\",\n    \"body\": \"Go is an open source programming language.\"\n  }\n]",
 		"c2": `[{"by": "dhouston", "id": 8863, "score": 111, "title": "My YC app: Dropbox", "type": "story", "username": "dhouston"}]`,
 		"c3": `{"query": "go", "answer": "Go is a language.", "results": [{"title": "Go", "url": "https://go.dev/", "content": "Build simple systems.", "score": 0.9}]}`,
+		"c4": `{"name": "golang", "meta_data": {}, "content": "Go is a programming language designed at Google."}`,
+		"c5": "\"id\": \"1706.03762v7\",\n        \"entry_id\": \"http://arxiv.org/abs/1706.03762v7\",\n        \"authors\": [\n            \"Ashish Vaswani\"\n        ]",
+		"c6": `["Summary: Gene editing works."]`,
 	}
 	for id, w := range want {
 		if got := results[id]; !strings.Contains(got, w) {
