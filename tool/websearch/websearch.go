@@ -7,6 +7,7 @@
 package websearch
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -185,6 +186,11 @@ func (s *searcher) webSearch(ctx context.Context, a searchArgs) (string, error) 
 	results, err := ParseHTML(string(body))
 	if err != nil {
 		return "", err
+	}
+	if len(results) == 0 && bytes.Contains(body, []byte("anomaly-modal")) {
+		// DuckDuckGo answers a challenge page instead of results when it
+		// rate-limits (ddgs's RatelimitException).
+		return "", errors.New("DuckDuckGo rate-limited the search (it answered a challenge page): retry later, or set backend to a search API")
 	}
 	return s.dumpText(results, n)
 }

@@ -35,6 +35,10 @@ func fakeDDG(t *testing.T) *httptest.Server {
 			if q == "nothing" {
 				n = 0
 			}
+			if q == "challenge" {
+				fmt.Fprint(w, `<html><body><div class="anomaly-modal__modal">Unfortunately, bots use DuckDuckGo too.</div></body></html>`)
+				return
+			}
 			fmt.Fprint(w, `<html><body><div class="serp__results"><div id="links" class="results">`)
 			fmt.Fprint(w, `<div class="result results_links results_links_deep result--ad"><div class="links_main links_deep result__body"><h2 class="result__title"><a class="result__a" href="https://duckduckgo.com/y.js?ad_provider=x">Ad</a></h2><a class="result__snippet" href="https://duckduckgo.com/y.js?ad_provider=x">Buy</a></div></div>`)
 			for i := range n {
@@ -84,7 +88,7 @@ func TestConformance(t *testing.T) {
 				},
 				Setup: setup("max_result_bytes = 2000"),
 				Failures: map[string][]tooltest.Call{
-					"web_search":  {{Args: `{"query": "fail"}`, Want: "429 Too Many Requests"}, {Args: `{"query": "nothing"}`, Want: "No results found."}},
+					"web_search":  {{Args: `{"query": "fail"}`, Want: "429 Too Many Requests"}, {Args: `{"query": "nothing"}`, Want: "No results found."}, {Args: `{"query": "challenge"}`, Want: "DuckDuckGo rate-limited the search"}},
 					"search_news": {{Args: `{"query": "fail"}`, Want: "429 Too Many Requests"}},
 				},
 				Oversized: &tooltest.Oversized{Function: "web_search", Call: tooltest.Call{Args: `{"query": "big", "max_results": 40}`, Want: "result truncated"}, Option: "max_result_bytes", Limit: 2000},

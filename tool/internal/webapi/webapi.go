@@ -84,6 +84,14 @@ func (c Client) Do(ctx context.Context, req *http.Request) ([]byte, error) {
 		if errors.Is(err, context.DeadlineExceeded) {
 			return nil, fmt.Errorf("%s %s: no answer within %s (raise the toolkit's timeout option)", req.Method, redact(req.URL), c.Timeout)
 		}
+		// The URL's query may hold an API key (Google's): keep it out of
+		// the text the model sees.
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			if u, perr := url.Parse(ue.URL); perr == nil {
+				ue.URL = redact(u)
+			}
+		}
 		return nil, err
 	}
 	defer resp.Body.Close()

@@ -73,7 +73,7 @@ func TestDefaultClientIsGuarded(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.Get(context.Background(), srv.URL, nil); err == nil || !strings.Contains(err.Error(), "netguard") {
+	if _, err := c.Get(context.Background(), srv.URL+"?key=secret", nil); err == nil || !strings.Contains(err.Error(), "netguard") || strings.Contains(err.Error(), "secret") {
 		t.Errorf("got %v", err)
 	}
 	c.HTTP.CloseIdleConnections()
