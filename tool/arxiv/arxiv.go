@@ -45,6 +45,10 @@ type Options struct {
 	BaseURL               string `toml:"base_url"`
 	Timeout               int    `toml:"timeout"`
 	MaxResultBytes        int    `toml:"max_result_bytes"`
+	// IncludeTools and ExcludeTools are agno's include_tools and
+	// exclude_tools: the functions kept or dropped by name.
+	IncludeTools []string `toml:"include_tools"`
+	ExcludeTools []string `toml:"exclude_tools"`
 }
 
 func init() {
@@ -65,6 +69,7 @@ func init() {
 			return New(Config{
 				EnableSearchArxiv: o.EnableSearchArxiv, EnableReadArxivPapers: o.EnableReadArxivPapers, All: o.All,
 				DownloadDir: o.DownloadDir, BaseURL: o.BaseURL, HTTP: c, MaxResultBytes: o.MaxResultBytes,
+				IncludeTools: o.IncludeTools, ExcludeTools: o.ExcludeTools,
 			})
 		},
 	})
@@ -76,6 +81,8 @@ type Config struct {
 	DownloadDir, BaseURL                          string
 	HTTP                                          webapi.Client
 	MaxResultBytes                                int
+	// IncludeTools and ExcludeTools keep or drop functions by name.
+	IncludeTools, ExcludeTools []string
 }
 
 type searchArgs struct {
@@ -107,7 +114,7 @@ func New(cfg Config) (*tool.Toolkit, error) {
 	if err != nil {
 		return nil, err
 	}
-	return tool.NewToolkit(tool.ToolkitConfig{Name: "arxiv_tools", Functions: list})
+	return tool.NewToolkit(tool.ToolkitConfig{Name: "arxiv_tools", Functions: list, Include: cfg.IncludeTools, Exclude: cfg.ExcludeTools})
 }
 
 type arxiv struct{ cfg Config }

@@ -36,6 +36,10 @@ type Options struct {
 	BaseURL           string `toml:"base_url"`
 	Timeout           int    `toml:"timeout"`
 	MaxResultBytes    int    `toml:"max_result_bytes"`
+	// IncludeTools and ExcludeTools are agno's include_tools and
+	// exclude_tools: the functions kept or dropped by name.
+	IncludeTools []string `toml:"include_tools"`
+	ExcludeTools []string `toml:"exclude_tools"`
 }
 
 func init() {
@@ -97,7 +101,7 @@ func New(o Options, c webapi.Client) (*tool.Toolkit, error) {
 	if err != nil {
 		return nil, err
 	}
-	return tool.NewToolkit(tool.ToolkitConfig{Name: "brave_search", Functions: list})
+	return tool.NewToolkit(tool.ToolkitConfig{Name: "brave_search", Functions: list, Include: o.IncludeTools, Exclude: o.ExcludeTools})
 }
 
 type brave struct {

@@ -52,6 +52,10 @@ type Options struct {
 	ResearchModel      string   `toml:"research_model"`
 	BaseURL            string   `toml:"base_url"`
 	MaxResultBytes     int      `toml:"max_result_bytes"`
+	// IncludeTools and ExcludeTools are agno's include_tools and
+	// exclude_tools: the functions kept or dropped by name.
+	IncludeTools []string `toml:"include_tools"`
+	ExcludeTools []string `toml:"exclude_tools"`
 }
 
 func init() {
@@ -138,7 +142,7 @@ func New(o Options, c webapi.Client) (*tool.Toolkit, error) {
 	if err != nil {
 		return nil, err
 	}
-	return tool.NewToolkit(tool.ToolkitConfig{Name: RegisteredName, Functions: list})
+	return tool.NewToolkit(tool.ToolkitConfig{Name: RegisteredName, Functions: list, Include: o.IncludeTools, Exclude: o.ExcludeTools})
 }
 
 type exa struct {

@@ -33,6 +33,10 @@ type Options struct {
 	BaseURL              string `toml:"base_url"`
 	Timeout              int    `toml:"timeout"`
 	MaxResultBytes       int    `toml:"max_result_bytes"`
+	// IncludeTools and ExcludeTools are agno's include_tools and
+	// exclude_tools: the functions kept or dropped by name.
+	IncludeTools []string `toml:"include_tools"`
+	ExcludeTools []string `toml:"exclude_tools"`
 }
 
 func init() {
@@ -50,7 +54,7 @@ func init() {
 			if err != nil {
 				return nil, err
 			}
-			return New(Config{EnableGetTopStories: o.EnableGetTopStories, EnableGetUserDetails: o.EnableGetUserDetails, All: o.All, BaseURL: o.BaseURL, HTTP: c, MaxResultBytes: o.MaxResultBytes})
+			return New(Config{EnableGetTopStories: o.EnableGetTopStories, EnableGetUserDetails: o.EnableGetUserDetails, All: o.All, BaseURL: o.BaseURL, HTTP: c, MaxResultBytes: o.MaxResultBytes, IncludeTools: o.IncludeTools, ExcludeTools: o.ExcludeTools})
 		},
 	})
 }
@@ -61,6 +65,8 @@ type Config struct {
 	BaseURL                                        string
 	HTTP                                           webapi.Client
 	MaxResultBytes                                 int
+	// IncludeTools and ExcludeTools keep or drop functions by name.
+	IncludeTools, ExcludeTools []string
 }
 
 type storiesArgs struct {
@@ -90,7 +96,7 @@ func New(cfg Config) (*tool.Toolkit, error) {
 	if err != nil {
 		return nil, err
 	}
-	return tool.NewToolkit(tool.ToolkitConfig{Name: "hackers_news", Functions: list})
+	return tool.NewToolkit(tool.ToolkitConfig{Name: "hackers_news", Functions: list, Include: cfg.IncludeTools, Exclude: cfg.ExcludeTools})
 }
 
 type hn struct {

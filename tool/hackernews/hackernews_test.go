@@ -161,3 +161,22 @@ func TestStoriesBounded(t *testing.T) {
 		t.Errorf("%d stories, %d bytes: %s", n, len(got), got)
 	}
 }
+
+// include_tools and exclude_tools keep and drop functions by name, as
+// agno's; an unknown name is refused with the ones there are.
+func TestIncludeExcludeTools(t *testing.T) {
+	if fns := build(t, `include_tools = ["get_user_details"]`); len(fns) != 1 || fns["get_user_details"] == nil {
+		t.Errorf("include_tools: %v", fns)
+	}
+	if fns := build(t, `exclude_tools = ["get_user_details"]`); len(fns) != 1 || fns["get_top_hackernews_stories"] == nil {
+		t.Errorf("exclude_tools: %v", fns)
+	}
+	tk, _ := tool.LookupToolkit("hackernews")
+	opts := tk.DefaultOptions(tool.ToolkitEnv{})
+	if _, err := toml.Decode(`include_tools = ["get_top_stories"]`, opts); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tk.New(tool.ToolkitEnv{HTTPClient: webapitest.Client(t)}, opts); err == nil || !strings.Contains(err.Error(), "get_top_stories") || !strings.Contains(err.Error(), "available: get_top_hackernews_stories, get_user_details") {
+		t.Errorf("unknown name: %v", err)
+	}
+}

@@ -37,6 +37,10 @@ type Options struct {
 	BaseURL            string `toml:"base_url"`
 	Timeout            int    `toml:"timeout"`
 	MaxResultBytes     int    `toml:"max_result_bytes"`
+	// IncludeTools and ExcludeTools are agno's include_tools and
+	// exclude_tools: the functions kept or dropped by name.
+	IncludeTools []string `toml:"include_tools"`
+	ExcludeTools []string `toml:"exclude_tools"`
 }
 
 func init() {
@@ -59,7 +63,7 @@ func init() {
 			if err != nil {
 				return nil, err
 			}
-			return New(Config{Email: o.Email, MaxResults: o.MaxResults, ResultsExpanded: o.ResultsExpanded, EnableSearchPubmed: o.EnableSearchPubmed, All: o.All, BaseURL: o.BaseURL, HTTP: c, MaxResultBytes: o.MaxResultBytes})
+			return New(Config{Email: o.Email, MaxResults: o.MaxResults, ResultsExpanded: o.ResultsExpanded, EnableSearchPubmed: o.EnableSearchPubmed, All: o.All, BaseURL: o.BaseURL, HTTP: c, MaxResultBytes: o.MaxResultBytes, IncludeTools: o.IncludeTools, ExcludeTools: o.ExcludeTools})
 		},
 	})
 }
@@ -73,6 +77,8 @@ type Config struct {
 	BaseURL                             string
 	HTTP                                webapi.Client
 	MaxResultBytes                      int
+	// IncludeTools and ExcludeTools keep or drop functions by name.
+	IncludeTools, ExcludeTools []string
 }
 
 type searchArgs struct {
@@ -98,7 +104,7 @@ func New(cfg Config) (*tool.Toolkit, error) {
 	if err != nil {
 		return nil, err
 	}
-	return tool.NewToolkit(tool.ToolkitConfig{Name: RegisteredName, Functions: list})
+	return tool.NewToolkit(tool.ToolkitConfig{Name: RegisteredName, Functions: list, Include: cfg.IncludeTools, Exclude: cfg.ExcludeTools})
 }
 
 type pubmed struct {

@@ -30,6 +30,10 @@ type Options struct {
 	FixedMaxResults int      `toml:"fixed_max_results"`
 	Timeout         int      `toml:"timeout"`
 	MaxResultBytes  int      `toml:"max_result_bytes"`
+	// IncludeTools and ExcludeTools are agno's include_tools and
+	// exclude_tools: the functions kept or dropped by name.
+	IncludeTools []string `toml:"include_tools"`
+	ExcludeTools []string `toml:"exclude_tools"`
 }
 
 func init() {
@@ -118,7 +122,7 @@ func New(o Options, c webapi.Client) (*tool.Toolkit, error) {
 		}
 		list = append(list, fn)
 	}
-	return tool.NewToolkit(tool.ToolkitConfig{Name: RegisteredName, Functions: list})
+	return tool.NewToolkit(tool.ToolkitConfig{Name: RegisteredName, Functions: list, Include: o.IncludeTools, Exclude: o.ExcludeTools})
 }
 
 type searxng struct {

@@ -45,6 +45,10 @@ type Options struct {
 	ScrapeURL           string `toml:"scrape_url"`
 	Timeout             int    `toml:"timeout"`
 	MaxResultBytes      int    `toml:"max_result_bytes"`
+	// IncludeTools and ExcludeTools are agno's include_tools and
+	// exclude_tools: the functions kept or dropped by name.
+	IncludeTools []string `toml:"include_tools"`
+	ExcludeTools []string `toml:"exclude_tools"`
 }
 
 func init() {
@@ -131,7 +135,7 @@ func New(o Options, c webapi.Client) (*tool.Toolkit, error) {
 	if err != nil {
 		return nil, err
 	}
-	return tool.NewToolkit(tool.ToolkitConfig{Name: "serper_tools", Functions: list})
+	return tool.NewToolkit(tool.ToolkitConfig{Name: "serper_tools", Functions: list, Include: o.IncludeTools, Exclude: o.ExcludeTools})
 }
 
 type serper struct {

@@ -47,6 +47,10 @@ type Options struct {
 	Format              string `toml:"format"`
 	Timeout             int    `toml:"timeout"`
 	MaxResultBytes      int    `toml:"max_result_bytes"`
+	// IncludeTools and ExcludeTools are agno's include_tools and
+	// exclude_tools: the functions kept or dropped by name.
+	IncludeTools []string `toml:"include_tools"`
+	ExcludeTools []string `toml:"exclude_tools"`
 }
 
 func init() {
@@ -148,7 +152,7 @@ func New(cfg Config, c webapi.Client) (*tool.Toolkit, error) {
 	if err != nil {
 		return nil, err
 	}
-	return tool.NewToolkit(tool.ToolkitConfig{Name: "tavily_tools", Functions: list})
+	return tool.NewToolkit(tool.ToolkitConfig{Name: "tavily_tools", Functions: list, Include: cfg.IncludeTools, Exclude: cfg.ExcludeTools})
 }
 
 type tavily struct {

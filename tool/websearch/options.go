@@ -28,6 +28,10 @@ type Options struct {
 	SearchEngineID  string `toml:"search_engine_id"`
 	BaseURL         string `toml:"base_url"`
 	MaxResultBytes  int    `toml:"max_result_bytes"`
+	// IncludeTools and ExcludeTools are agno's include_tools and
+	// exclude_tools: the functions kept or dropped by name.
+	IncludeTools []string `toml:"include_tools"`
+	ExcludeTools []string `toml:"exclude_tools"`
 }
 
 // DefaultOptions are agno's defaults with the given backend.
@@ -81,7 +85,7 @@ func Build(env tool.ToolkitEnv, o *Options) (tool.Provider, error) {
 		EnableSearch: o.EnableSearch, EnableNews: o.EnableNews, Backend: o.Backend, Modifier: o.Modifier,
 		FixedMaxResults: o.FixedMaxResults, Timelimit: o.Timelimit, Region: o.Region,
 		HTMLURL: o.HTMLURL, NewsURL: o.NewsURL, APIKey: o.APIKey, SearchEngineID: o.SearchEngineID, BaseURL: o.BaseURL,
-		HTTP: c, MaxResultBytes: o.MaxResultBytes,
+		HTTP: c, MaxResultBytes: o.MaxResultBytes, IncludeTools: o.IncludeTools, ExcludeTools: o.ExcludeTools,
 	})
 }
 

@@ -60,6 +60,8 @@ type Config struct {
 	HTTP webapi.Client
 	// MaxResultBytes bounds a result; 0 is webapi.DefaultMaxResultBytes.
 	MaxResultBytes int
+	// IncludeTools and ExcludeTools keep or drop functions by name.
+	IncludeTools, ExcludeTools []string
 }
 
 type searchArgs struct {
@@ -98,7 +100,7 @@ func New(cfg Config) (*tool.Toolkit, error) {
 	if err != nil {
 		return nil, err
 	}
-	return tool.NewToolkit(tool.ToolkitConfig{Name: ToolkitName, Functions: list})
+	return tool.NewToolkit(tool.ToolkitConfig{Name: ToolkitName, Functions: list, Include: cfg.IncludeTools, Exclude: cfg.ExcludeTools})
 }
 
 // CheckBackend is the problem with a backend name, or nil.

@@ -45,6 +45,10 @@ type Options struct {
 	BaseURL        string `toml:"base_url"`
 	Timeout        int    `toml:"timeout"`
 	MaxResultBytes int    `toml:"max_result_bytes"`
+	// IncludeTools and ExcludeTools are agno's include_tools and
+	// exclude_tools: the functions kept or dropped by name.
+	IncludeTools []string `toml:"include_tools"`
+	ExcludeTools []string `toml:"exclude_tools"`
 }
 
 func init() {
@@ -66,7 +70,7 @@ func init() {
 			if err != nil {
 				return nil, err
 			}
-			cfg := Config{AutoSuggest: o.AutoSuggest, BaseURL: o.BaseURL, HTTP: c, MaxResultBytes: o.MaxResultBytes}
+			cfg := Config{AutoSuggest: o.AutoSuggest, BaseURL: o.BaseURL, HTTP: c, MaxResultBytes: o.MaxResultBytes, IncludeTools: o.IncludeTools, ExcludeTools: o.ExcludeTools}
 			if o.Knowledge != "" {
 				if cfg.Knowledge, err = lookup(env, o.Knowledge); err != nil {
 					return nil, err
@@ -106,6 +110,8 @@ type Config struct {
 	BaseURL        string
 	HTTP           webapi.Client
 	MaxResultBytes int
+	// IncludeTools and ExcludeTools keep or drop functions by name.
+	IncludeTools, ExcludeTools []string
 }
 
 type searchArgs struct {
@@ -182,7 +188,7 @@ func New(cfg Config) (*tool.Toolkit, error) {
 	if err != nil {
 		return nil, err
 	}
-	return tool.NewToolkit(tool.ToolkitConfig{Name: "wikipedia_tools", Functions: []*tool.Function{f}})
+	return tool.NewToolkit(tool.ToolkitConfig{Name: "wikipedia_tools", Functions: []*tool.Function{f}, Include: cfg.IncludeTools, Exclude: cfg.ExcludeTools})
 }
 
 type wiki struct{ cfg Config }
