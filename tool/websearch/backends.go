@@ -39,6 +39,9 @@ var apiBackends = map[string]apiBackend{
 	"tavily": {base: "https://api.tavily.com", keyEnv: "TAVILY_API_KEY", text: tavilyText, news: tavilyNews},
 	// https://docs.exa.ai/reference/search
 	"exa": {base: "https://api.exa.ai", keyEnv: "EXA_API_KEY", text: exaText},
+	// You.com's Search API (https://docs.you.com/get-started/quickstart):
+	// results.web and results.news.
+	"you": {base: "https://ydc-index.io/v1", keyEnv: "YDC_API_KEY", text: youText, news: youNews},
 }
 
 func (s *searcher) api() (*apiBackend, bool) { return s.backend, s.backend != nil }
@@ -366,4 +369,61 @@ func exaText(ctx context.Context, s *searcher, q string, n int) ([]TextResult, e
 		out = append(out, t)
 	}
 	return out, nil
+}
+
+type youResults struct {
+	Results struct {
+		Web []struct {
+			URL, Title, Description string
+			Snippets                []string
+		}
+		News []struct {
+			URL, Title, Description string
+			PageAge                 string `json:"page_age"`
+			ThumbnailURL            string `json:"thumbnail_url"`
+		}
+	}
+}
+
+func youGet(ctx context.Context, s *searcher, q string, n int) (youResults, error) {
+	var resp youResults
+	key, err := s.key()
+	if err != nil {
+		return resp, err
+	}
+	p := url.Values{"query": {q}, "count": {strconv.Itoa(n)}}
+	if s.cfg.Region != "" {
+		p.Set("country", regionCountry(s.cfg.Region))
+	}
+	if f := map[string]string{"d": "day", "w": "week", "m": "month", "y": "year"}[s.cfg.Timelimit]; f != "" {
+		p.Set("freshness", f)
+	}
+	err = s.cfg.HTTP.GetJSON(ctx, s.base()+"/search?"+p.Encode(), http.Header{"X-API-Key": {key}}, &resp)
+	return resp, err
+}
+
+func youText(ctx context.Context, s *searcher, q string, n int) ([]TextResult, error) {
+	resp, err := youGet(ctx, s, q, n)
+	var out []TextResult
+	for _, r := range resp.Results.Web {
+		body := r.Description
+		if body == "" && len(r.Snippets) > 0 {
+			body = r.Snippets[0]
+		}
+		out = append(out, TextResult{Title: clean(r.Title), Href: r.URL, Body: clean(body)})
+	}
+	return out, err
+}
+
+func youNews(ctx context.Context, s *searcher, q string, n int) ([]NewsResult, error) {
+	resp, err := youGet(ctx, s, q, n)
+	var out []NewsResult
+	for _, r := range resp.Results.News {
+		src := ""
+		if u, err := url.Parse(r.URL); err == nil {
+			src = u.Hostname()
+		}
+		out = append(out, NewsResult{Date: r.PageAge, Title: clean(r.Title), Body: clean(r.Description), URL: r.URL, Image: r.ThumbnailURL, Source: src})
+	}
+	return out, err
 }

@@ -26,6 +26,8 @@ import (
 //   - serper: https://serper.dev (organic[].title/link/snippet; news[].title/link/snippet/date/source/imageUrl)
 //   - tavily: https://docs.tavily.com/documentation/api-reference/endpoint/search (results[].title/url/content)
 //   - exa: https://docs.exa.ai/reference/search (results[].title/url/text)
+//   - you: https://docs.you.com/get-started/quickstart (results.web[].url/title/description/snippets;
+//     results.news[].url/title/description/page_age/thumbnail_url)
 func fakeAPIs(t *testing.T) *httptest.Server {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h, q := r.Header, r.URL.Query()
@@ -93,6 +95,11 @@ func fakeAPIs(t *testing.T) *httptest.Server {
 				return
 			}
 			fmt.Fprint(w, `{"results":[{"title":"Go","url":"https://go.dev/","content":"Go is fast.","score":0.9}]}`)
+		case "/you/search":
+			if deny(h.Get("X-API-Key") == "k" && q.Get("count") != "") {
+				return
+			}
+			fmt.Fprint(w, `{"results":{"web":[{"url":"https://go.dev/","title":"Go","description":"Go is fast.","snippets":["Go is fast and simple."]}],"news":[{"url":"https://go.dev/blog","title":"Go 1.24","description":"Released.","page_age":"2025-02-11T00:00:00","thumbnail_url":"https://img/1"}]},"metadata":{"query":"go"}}`)
 		case "/exa/search":
 			if deny(h.Get("x-api-key") == "k") {
 				return
@@ -145,6 +152,7 @@ func TestAPIBackends(t *testing.T) {
 		{"serper", "2025-02-11T00:00:00", "https://img/1"},
 		{"tavily", "2025-02-11T00:00:00", ""},
 		{"exa", "", ""},
+		{"you", "2025-02-11T00:00:00", "https://img/1"},
 	} {
 		t.Run(c.backend, func(t *testing.T) {
 			fns := buildBackend(t, c.backend, fmt.Sprintf("base_url = %q\napi_key = \"k\"\nsearch_engine_id = \"cx1\"", srv.URL+"/"+c.backend))

@@ -38,7 +38,7 @@ const (
 // DuckDuckGo engines (auto: the one engine of ddgs's automatic choice
 // this port has, needing no key); the others are search APIs (see
 // backends.go) answering in ddgs's result shapes.
-var Backends = []string{"auto", "duckduckgo", "bing", "brave", "exa", "google", "searxng", "serper", "tavily"}
+var Backends = []string{"auto", "duckduckgo", "bing", "brave", "exa", "google", "searxng", "serper", "tavily", "you"}
 
 // Config configures the toolkit.
 type Config struct {
@@ -228,7 +228,7 @@ func (s *searcher) searchNews(ctx context.Context, a searchArgs) (string, error)
 	n := s.maxResults(a.MaxResults)
 	if b, ok := s.api(); ok {
 		if b.news == nil {
-			return "", fmt.Errorf("websearch: backend %q has no news search: use duckduckgo, bing, brave, searxng, serper or tavily for search_news", s.cfg.Backend)
+			return "", fmt.Errorf("websearch: backend %q has no news search: use duckduckgo, bing, brave, searxng, serper, tavily or you for search_news", s.cfg.Backend)
 		}
 		out, err := b.news(ctx, s, a.Query, n)
 		if err != nil {
