@@ -39,6 +39,9 @@ var apiBackends = map[string]apiBackend{
 	"tavily": {base: "https://api.tavily.com", keyEnv: "TAVILY_API_KEY", text: tavilyText, news: tavilyNews},
 	// https://docs.exa.ai/reference/search
 	"exa": {base: "https://api.exa.ai", keyEnv: "EXA_API_KEY", text: exaText},
+	// Parallel's Search API (https://docs.parallel.ai, POST /v1/search):
+	// results[].url/title/excerpts.
+	"parallel": {base: "https://api.parallel.ai/v1", keyEnv: "PARALLEL_API_KEY", text: parallelText},
 	// You.com's Search API (https://docs.you.com/get-started/quickstart):
 	// results.web and results.news.
 	"you": {base: "https://ydc-index.io/v1", keyEnv: "YDC_API_KEY", text: youText, news: youNews},
@@ -426,4 +429,31 @@ func youNews(ctx context.Context, s *searcher, q string, n int) ([]NewsResult, e
 		out = append(out, NewsResult{Date: r.PageAge, Title: clean(r.Title), Body: clean(r.Description), URL: r.URL, Image: r.ThumbnailURL, Source: src})
 	}
 	return out, err
+}
+
+func parallelText(ctx context.Context, s *searcher, q string, n int) ([]TextResult, error) {
+	key, err := s.key()
+	if err != nil {
+		return nil, err
+	}
+	body := map[string]any{"objective": q, "search_queries": []string{q}, "advanced_settings": map[string]any{"max_results": n}}
+	var resp struct {
+		Results []struct {
+			URL      string
+			Title    *string
+			Excerpts []string
+		}
+	}
+	if err := s.cfg.HTTP.PostJSON(ctx, s.base()+"/search", http.Header{"x-api-key": {key}}, body, &resp); err != nil {
+		return nil, err
+	}
+	var out []TextResult
+	for _, r := range resp.Results {
+		t := TextResult{Href: r.URL, Body: strings.Join(strings.Fields(strings.Join(r.Excerpts, " ")), " ")}
+		if r.Title != nil {
+			t.Title = *r.Title
+		}
+		out = append(out, t)
+	}
+	return out, nil
 }

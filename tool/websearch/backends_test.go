@@ -26,6 +26,7 @@ import (
 //   - serper: https://serper.dev (organic[].title/link/snippet; news[].title/link/snippet/date/source/imageUrl)
 //   - tavily: https://docs.tavily.com/documentation/api-reference/endpoint/search (results[].title/url/content)
 //   - exa: https://docs.exa.ai/reference/search (results[].title/url/text)
+//   - parallel: https://docs.parallel.ai (POST /v1/search; results[].url/title/excerpts)
 //   - you: https://docs.you.com/get-started/quickstart (results.web[].url/title/description/snippets;
 //     results.news[].url/title/description/page_age/thumbnail_url)
 func fakeAPIs(t *testing.T) *httptest.Server {
@@ -95,6 +96,11 @@ func fakeAPIs(t *testing.T) *httptest.Server {
 				return
 			}
 			fmt.Fprint(w, `{"results":[{"title":"Go","url":"https://go.dev/","content":"Go is fast.","score":0.9}]}`)
+		case "/parallel/search":
+			if deny(h.Get("x-api-key") == "k" && fmt.Sprint(body["search_queries"]) == "[go]") {
+				return
+			}
+			fmt.Fprint(w, `{"search_id":"s1","results":[{"url":"https://go.dev/","title":"Go","publish_date":null,"excerpts":["Go is","fast."]}],"warnings":null}`)
 		case "/you/search":
 			if deny(h.Get("X-API-Key") == "k" && q.Get("count") != "") {
 				return
@@ -153,6 +159,7 @@ func TestAPIBackends(t *testing.T) {
 		{"tavily", "2025-02-11T00:00:00", ""},
 		{"exa", "", ""},
 		{"you", "2025-02-11T00:00:00", "https://img/1"},
+		{"parallel", "", ""},
 	} {
 		t.Run(c.backend, func(t *testing.T) {
 			fns := buildBackend(t, c.backend, fmt.Sprintf("base_url = %q\napi_key = \"k\"\nsearch_engine_id = \"cx1\"", srv.URL+"/"+c.backend))

@@ -38,7 +38,7 @@ const (
 // DuckDuckGo engines (auto: the one engine of ddgs's automatic choice
 // this port has, needing no key); the others are search APIs (see
 // backends.go) answering in ddgs's result shapes.
-var Backends = []string{"auto", "duckduckgo", "bing", "brave", "exa", "google", "searxng", "serper", "tavily", "you"}
+var Backends = []string{"auto", "duckduckgo", "bing", "brave", "exa", "google", "searxng", "parallel", "serper", "tavily", "you"}
 
 // Config configures the toolkit.
 type Config struct {
