@@ -48,14 +48,17 @@ type Output struct {
 	AdditionalInput   []model.Message  `json:"additional_input,omitempty"`
 	Tools             []*ToolExecution `json:"tools,omitzero"` // nil omitted, [] kept, as agno's None vs []
 	Images            []model.Image    `json:"images,omitempty"`
-	References        json.RawMessage  `json:"references,omitempty"`
-	Metadata          map[string]any   `json:"metadata,omitempty"`
-	SessionState      map[string]any   `json:"session_state,omitzero"`
-	CreatedAt         int64            `json:"created_at"`
-	Events            []Event          `json:"events,omitempty"`
-	Status            Status           `json:"status"`
-	Requirements      []*Requirement   `json:"requirements,omitempty"`
-	MemberResponses   []*Output        `json:"member_responses,omitempty"`
+	// Files are the files the run's tools produced (agno's
+	// RunOutput.files), e.g. file_generation's.
+	Files           []model.File    `json:"files,omitempty"`
+	References      json.RawMessage `json:"references,omitempty"`
+	Metadata        map[string]any  `json:"metadata,omitempty"`
+	SessionState    map[string]any  `json:"session_state,omitzero"`
+	CreatedAt       int64           `json:"created_at"`
+	Events          []Event         `json:"events,omitempty"`
+	Status          Status          `json:"status"`
+	Requirements    []*Requirement  `json:"requirements,omitempty"`
+	MemberResponses []*Output       `json:"member_responses,omitempty"`
 
 	// Stored is the output as its end was stored, encoded without Events:
 	// the HTTP layer adds the events to it rather than encode the run a

@@ -376,7 +376,7 @@ func (st *runState) attempt() error {
 	st.content, st.reasoning = st.content[:0], st.reasoning[:0]
 	st.toolReasoning, st.toolReasoningStarted, st.unstored = st.toolReasoning[:0], false, nil
 	st.out.ReasoningContent, st.out.ReasoningSteps, st.out.ReasoningMessages = "", nil, nil
-	st.out.Tools, st.out.Requirements = nil, nil
+	st.out.Tools, st.out.Requirements, st.out.Files = nil, nil, nil
 	// Each try has the whole tool_call_limit, as agno's retries call the
 	// model afresh.
 	st.toolCalls = 0

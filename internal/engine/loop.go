@@ -471,6 +471,7 @@ func (st *runState) appendToolResults(batch []*call) bool {
 		st.messages = append(st.messages, msg)
 		if c.runIt && c.err == nil {
 			images = append(images, c.result.Images...)
+			st.out.Files = append(st.out.Files, c.result.Files...)
 			if c.fn.ShowResult && c.result.Content != "" {
 				st.content = append(st.content, c.result.Content...)
 				if st.stream {

@@ -98,6 +98,11 @@ func TestCodeAndFilesThroughAgentOS(t *testing.T) {
 	var out struct {
 		Content string `json:"content"`
 		Status  string `json:"status"`
+		// The generated file is the run's, as agno's RunOutput.files.
+		Files []struct {
+			Filename string `json:"filename"`
+			MimeType string `json:"mime_type"`
+		} `json:"files"`
 	}
 	if err := json.Unmarshal(body, &out); err != nil || resp.StatusCode != http.StatusOK || out.Status != "COMPLETED" {
 		t.Fatalf("%d %s: %v", resp.StatusCode, body, err)
@@ -115,6 +120,9 @@ func TestCodeAndFilesThroughAgentOS(t *testing.T) {
 		if !strings.Contains(out.Content, want) {
 			t.Errorf("the answer lacks %q:\n%s", want, out.Content)
 		}
+	}
+	if len(out.Files) != 1 || out.Files[0].Filename != "answer.txt" {
+		t.Errorf("run files: %+v", out.Files)
 	}
 	if b, err := os.ReadFile(filepath.Join(dir, "in", "n.txt")); err != nil || string(b) != "21" {
 		t.Fatalf("saved file: %q, %v", b, err)
