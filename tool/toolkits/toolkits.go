@@ -6,6 +6,7 @@ package toolkits
 import (
 	_ "github.com/agno-go/agno/tool/daytona"        // registers "daytona"
 	_ "github.com/agno-go/agno/tool/file"           // registers "file"
+	_ "github.com/agno-go/agno/tool/giphy"          // registers "giphy"
 	_ "github.com/agno-go/agno/tool/knowledgetools" // registers "knowledge_tools"
 	_ "github.com/agno-go/agno/tool/memorytools"    // registers "memory_tools"
 	_ "github.com/agno-go/agno/tool/reasoning"      // registers "reasoning"
