@@ -9,6 +9,7 @@ import (
 	_ "github.com/agno-go/agno/tool/giphy"          // registers "giphy"
 	_ "github.com/agno-go/agno/tool/knowledgetools" // registers "knowledge_tools"
 	_ "github.com/agno-go/agno/tool/memorytools"    // registers "memory_tools"
+	_ "github.com/agno-go/agno/tool/openweather"    // registers "openweather"
 	_ "github.com/agno-go/agno/tool/reasoning"      // registers "reasoning"
 	_ "github.com/agno-go/agno/tool/shell"          // registers "shell"
 	_ "github.com/agno-go/agno/tool/workflowtools"  // registers "workflow_tools"
