@@ -6,6 +6,7 @@ package toolkits
 import (
 	_ "github.com/agno-go/agno/tool/dalle"          // registers "dalle"
 	_ "github.com/agno-go/agno/tool/daytona"        // registers "daytona"
+	_ "github.com/agno-go/agno/tool/email"          // registers "email"
 	_ "github.com/agno-go/agno/tool/file"           // registers "file"
 	_ "github.com/agno-go/agno/tool/giphy"          // registers "giphy"
 	_ "github.com/agno-go/agno/tool/knowledgetools" // registers "knowledge_tools"
