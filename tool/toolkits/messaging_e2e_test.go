@@ -1,0 +1,164 @@
+package toolkits_test
+
+import (
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/agno-go/agno/agent"
+	"github.com/agno-go/agno/agentos"
+	"github.com/agno-go/agno/model"
+	"github.com/agno-go/agno/model/modeltest"
+	"github.com/agno-go/agno/netguard"
+	"github.com/agno-go/agno/tool"
+	"github.com/agno-go/agno/tool/dalle"
+	"github.com/agno-go/agno/tool/giphy"
+	"github.com/agno-go/agno/tool/openweather"
+	_ "github.com/agno-go/agno/tool/toolkits"
+)
+
+// servicesFake answers the three services' documented shapes on one
+// loopback server: GIPHY search (developers.giphy.com/docs/api/endpoint#search),
+// OpenWeatherMap geocoding and current weather (openweathermap.org/api/geocoding-api,
+// openweathermap.org/current) and OpenAI's Create image
+// (platform.openai.com/docs/api-reference/images/create).
+func servicesFake(t *testing.T) *httptest.Server {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		switch r.URL.Path {
+		case "/giphy/v1/gifs/search":
+			_, _ = w.Write([]byte(`{"data": [{"type": "gif", "id": "g1", "alt_text": "a cat", "images": {"original": {"url": "https://media.giphy.com/media/g1/giphy.gif"}}}], "meta": {"status": 200, "msg": "OK"}}`))
+		case "/geo/1.0/direct":
+			_, _ = w.Write([]byte(`[{"name": "Paris", "lat": 48.8588897, "lon": 2.3200410, "country": "FR"}]`))
+		case "/data/2.5/weather":
+			_, _ = w.Write([]byte(`{"weather": [{"id": 800, "main": "Clear", "description": "clear sky"}], "main": {"temp": 21.5}, "name": "Paris", "cod": 200}`))
+		case "/openai/v1/images/generations":
+			_, _ = w.Write([]byte(`{"created": 1713833628, "data": [{"url": "https://images.example/fox.png", "revised_prompt": "a fox"}]}`))
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// build makes a toolkit the way a config does: the registered defaults,
+// changed by edit, checked, then New.
+func build[O any](t *testing.T, env tool.ToolkitEnv, name string, edit func(*O)) tool.Provider {
+	t.Helper()
+	tk, ok := tool.LookupToolkit(name)
+	if !ok {
+		t.Fatalf("toolkit %q is not registered", name)
+	}
+	opts := tk.DefaultOptions(env)
+	edit(opts.(*O))
+	if err := tk.Check(env, opts, nil); err != nil {
+		t.Fatal(err)
+	}
+	p, err := tk.New(env, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// An agent served by AgentOS calls the messaging and services toolkits
+// built from the registry: the tools reach the (fake) services through
+// the guarded client, their results reach the model, and the images they
+// return are the run's images.
+func TestMessagingToolkitsThroughAgentOS(t *testing.T) {
+	fake := servicesFake(t)
+	g, err := netguard.New(netguard.Policy{Allow: []string{"127.0.0.1"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hc := g.Client(0)
+	t.Cleanup(hc.CloseIdleConnections)
+	env := tool.ToolkitEnv{Dir: t.TempDir(), Logger: slog.New(slog.DiscardHandler), HTTPClient: hc}
+
+	tools := []tool.Provider{
+		build(t, env, "giphy", func(o *giphy.Options) { o.APIKey = "gk"; o.BaseURL = fake.URL + "/giphy/v1/gifs/search" }),
+		build(t, env, "openweather", func(o *openweather.Options) {
+			o.APIKey = "ok"
+			o.BaseURL = fake.URL + "/data/2.5"
+			o.GeoURL = fake.URL + "/geo/1.0"
+		}),
+		build(t, env, "dalle", func(o *dalle.Options) { o.APIKey = "sk-e2e"; o.BaseURL = fake.URL + "/openai/v1" }),
+	}
+	m := modeltest.New(
+		modeltest.Response{ToolCalls: []model.ToolCall{
+			model.NewToolCall("c1", "search_gifs", `{"query": "cat"}`),
+			model.NewToolCall("c2", "get_current_weather", `{"location": "Paris"}`),
+			model.NewToolCall("c3", "create_image", `{"prompt": "a fox"}`),
+		}},
+		modeltest.Response{Content: "Sunny in Paris; here are a cat GIF and a fox."},
+	)
+	a, err := agent.New(agent.Config{ID: "concierge", Name: "Concierge", Model: m, Tools: tools})
+	if err != nil {
+		t.Fatal(err)
+	}
+	o, err := agentos.New(agentos.Config{Agents: []*agent.Agent{a}, Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(o.Handler())
+	t.Cleanup(func() {
+		srv.Close()
+		_ = o.Close()
+	})
+
+	resp, err := srv.Client().PostForm(srv.URL+"/agents/concierge/runs", url.Values{"message": {"Weather in Paris, a cat gif and a fox picture"}, "stream": {"false"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	raw, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("run: %d %s", resp.StatusCode, raw)
+	}
+	var out struct {
+		Content string `json:"content"`
+		Images  []struct {
+			URL string `json:"url"`
+		} `json:"images"`
+	}
+	if err := json.Unmarshal(raw, &out); err != nil {
+		t.Fatal(err)
+	}
+	if out.Content != "Sunny in Paris; here are a cat GIF and a fox." {
+		t.Errorf("content = %q", out.Content)
+	}
+	var urls []string
+	for _, im := range out.Images {
+		urls = append(urls, im.URL)
+	}
+	if got := strings.Join(urls, " "); !strings.Contains(got, "https://media.giphy.com/media/g1/giphy.gif") || !strings.Contains(got, "https://images.example/fox.png") {
+		t.Errorf("run images = %q, want the GIF and the generated image (%s)", urls, raw)
+	}
+
+	// The second model request carries the three tool results.
+	reqs := m.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("model requests = %d, want 2", len(reqs))
+	}
+	results := map[string]string{}
+	for _, msg := range reqs[1].Messages {
+		if msg.Role == model.RoleTool {
+			results[msg.ToolName] = msg.Content
+		}
+	}
+	for name, want := range map[string]string{
+		"search_gifs":         "Found 1 GIF(s): ['https://media.giphy.com/media/g1/giphy.gif']",
+		"get_current_weather": "\"location_name\": \"Paris\",\n  \"country\": \"FR\"\n}",
+		"create_image":        "Image has been generated at the URL https://images.example/fox.png\n",
+	} {
+		if !strings.Contains(results[name], want) {
+			t.Errorf("%s result = %q, want it to contain %q", name, results[name], want)
+		}
+	}
+}
