@@ -14,5 +14,6 @@ import (
 	_ "github.com/agno-go/agno/tool/openweather"    // registers "openweather"
 	_ "github.com/agno-go/agno/tool/reasoning"      // registers "reasoning"
 	_ "github.com/agno-go/agno/tool/shell"          // registers "shell"
+	_ "github.com/agno-go/agno/tool/slack"          // registers "slack"
 	_ "github.com/agno-go/agno/tool/workflowtools"  // registers "workflow_tools"
 )

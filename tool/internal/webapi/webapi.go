@@ -115,55 +115,122 @@ func Mask(u string, secret ...string) string {
 
 // Object is a JSON object in its document order, as json.loads gives a
 // dict; Set on a present key keeps its place, as a dict assignment does.
+// Values are nil, bool, string, json.Number, []any or *Object.
 type Object struct {
 	keys []string
-	vals map[string]json.RawMessage
+	vals map[string]any
 }
 
-// DecodeObject reads a JSON object keeping its key order.
+// NewObject is an empty object.
+func NewObject() *Object { return &Object{vals: map[string]any{}} }
+
+// DecodeObject reads a JSON object keeping its key order, nested ones
+// too.
 func DecodeObject(raw []byte) (*Object, error) {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	t, err := dec.Token()
+	v, err := Decode(raw)
 	if err != nil {
 		return nil, err
 	}
-	if d, ok := t.(json.Delim); !ok || d != '{' {
-		return nil, fmt.Errorf("want a JSON object, got %v", t)
-	}
-	o := &Object{vals: map[string]json.RawMessage{}}
-	for dec.More() {
-		t, err := dec.Token()
-		if err != nil {
-			return nil, err
-		}
-		k, _ := t.(string)
-		var v json.RawMessage
-		if err := dec.Decode(&v); err != nil {
-			return nil, err
-		}
-		o.set(k, v)
+	o, ok := v.(*Object)
+	if !ok {
+		return nil, fmt.Errorf("want a JSON object, got %s", kind(v))
 	}
 	return o, nil
 }
 
-func (o *Object) set(k string, v json.RawMessage) {
+func kind(v any) string {
+	switch v.(type) {
+	case []any:
+		return "an array"
+	case string:
+		return "a string"
+	case nil:
+		return "null"
+	}
+	return "a scalar"
+}
+
+// Decode reads any JSON value, objects as *Object.
+func Decode(raw []byte) (any, error) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	v, err := decodeValue(dec)
+	if err != nil {
+		return nil, err
+	}
+	if dec.More() {
+		return nil, errors.New("trailing data after the JSON value")
+	}
+	return v, nil
+}
+
+func decodeValue(dec *json.Decoder) (any, error) {
+	t, err := dec.Token()
+	if err != nil {
+		return nil, err
+	}
+	switch d := t.(type) {
+	case json.Delim:
+		switch d {
+		case '{':
+			o := NewObject()
+			for dec.More() {
+				kt, err := dec.Token()
+				if err != nil {
+					return nil, err
+				}
+				k, _ := kt.(string)
+				v, err := decodeValue(dec)
+				if err != nil {
+					return nil, err
+				}
+				o.Set(k, v)
+			}
+			_, err := dec.Token()
+			return o, err
+		case '[':
+			list := []any{}
+			for dec.More() {
+				v, err := decodeValue(dec)
+				if err != nil {
+					return nil, err
+				}
+				list = append(list, v)
+			}
+			_, err := dec.Token()
+			return list, err
+		}
+		return nil, fmt.Errorf("unexpected %v", d)
+	default:
+		return t, nil
+	}
+}
+
+// Set sets k to v.
+func (o *Object) Set(k string, v any) {
 	if _, ok := o.vals[k]; !ok {
 		o.keys = append(o.keys, k)
 	}
 	o.vals[k] = v
 }
 
-// Set sets k to v's JSON.
-func (o *Object) Set(k string, v any) {
-	b, err := json.Marshal(v)
-	if err != nil {
-		b = []byte("null")
+// Get returns k's value.
+func (o *Object) Get(k string) (any, bool) { v, ok := o.vals[k]; return v, ok }
+
+// GetOr is Python's dict.get(k, def).
+func (o *Object) GetOr(k string, def any) any {
+	if o == nil {
+		return def
 	}
-	o.set(k, b)
+	if v, ok := o.vals[k]; ok {
+		return v
+	}
+	return def
 }
 
-// Get returns k's raw value.
-func (o *Object) Get(k string) (json.RawMessage, bool) { v, ok := o.vals[k]; return v, ok }
+// Keys and Value make an Object a pyrepr.Ordered.
+func (o *Object) Keys() []string       { return o.keys }
+func (o *Object) Value(key string) any { return o.vals[key] }
 
 // MarshalJSON writes the keys in order.
 func (o *Object) MarshalJSON() ([]byte, error) {
@@ -176,7 +243,11 @@ func (o *Object) MarshalJSON() ([]byte, error) {
 		kb, _ := json.Marshal(k)
 		b.Write(kb)
 		b.WriteByte(':')
-		b.Write(o.vals[k])
+		vb, err := json.Marshal(o.vals[k])
+		if err != nil {
+			return nil, err
+		}
+		b.Write(vb)
 	}
 	b.WriteByte('}')
 	return b.Bytes(), nil
