@@ -52,7 +52,7 @@ type Config struct {
 	// true.
 	Markdown *bool
 
-	EnableSendMessage, EnableSendMessageThread, EnableListChannels, EnableGetChannelHistory bool
+	EnableSendMessage, EnableSendMessageThread, EnableListChannels, EnableGetChannelHistory         bool
 	EnableSearchMessages, EnableGetThread, EnableListUsers, EnableGetUserInfo, EnableGetChannelInfo bool
 	All                                                                                             bool
 	// ThreadMessageLimit caps get_thread's limit (0: 20).
