@@ -9,6 +9,7 @@ import (
 	_ "github.com/agno-go/agno/tool/email"          // registers "email"
 	_ "github.com/agno-go/agno/tool/file"           // registers "file"
 	_ "github.com/agno-go/agno/tool/giphy"          // registers "giphy"
+	_ "github.com/agno-go/agno/tool/github"         // registers "github"
 	_ "github.com/agno-go/agno/tool/knowledgetools" // registers "knowledge_tools"
 	_ "github.com/agno-go/agno/tool/memorytools"    // registers "memory_tools"
 	_ "github.com/agno-go/agno/tool/openweather"    // registers "openweather"
