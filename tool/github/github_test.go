@@ -110,6 +110,14 @@ func (f *fakeGitHub) handle(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		_, _ = w.Write([]byte(`[{"number": 3, "title": "Bug three", "state": "open", "user": ` + user + `, "html_url": "https://github.com/octocat/Hello-World/issues/3", "created_at": "2011-04-23T13:33:48Z"}]`))
+	case p == "/repos/octocat/Hello-World/branches":
+		_, _ = w.Write([]byte(`[{"name": "master", "commit": {"sha": "c5b97d5ae6c19d5c5df71a34c7fbeeda2479ccbc"}, "protected": true}, {"name": "develop", "commit": {"sha": "abc"}, "protected": false}]`))
+	case p == "/repos/octocat/Hello-World/languages":
+		_, _ = w.Write([]byte(`{"C": 78769, "Python": 7769, "Assembly": 7769}`))
+	case p == "/repos/octocat/Hello-World/issues/1347/comments" && r.Method == http.MethodGet:
+		_, _ = w.Write([]byte(`[{"id": 1, "html_url": "https://github.com/octocat/Hello-World/issues/1347#issuecomment-1", "body": "Me too", "user": ` + user + `, "created_at": "2011-04-14T16:00:49Z"}]`))
+	case p == "/repos/octocat/Hello-World/issues/1347" && r.Method == http.MethodPatch:
+		_, _ = w.Write([]byte(`{"id": 1, "number": 1347, "state": "open", "title": "Found a bug", "user": ` + user + `}`))
 	case p == "/repos/octocat/Hello-World/issues/1347":
 		_, _ = w.Write([]byte(`{"id": 1, "number": 1347, "state": "open", "title": "Found a bug", "body": null, "user": ` + user + `, "labels": [{"id": 208045946, "name": "bug", "color": "f29513"}], "assignees": [` + user + `], "html_url": "https://github.com/octocat/Hello-World/issues/1347", "created_at": "2011-04-22T13:33:48Z", "updated_at": "2011-04-22T13:33:48Z"}`))
 	case p == "/repos/octocat/Hello-World/issues/1347/comments" && r.Method == http.MethodPost:
@@ -160,21 +168,12 @@ func localClient(t *testing.T) *http.Client {
 var notPorted = []tooltest.Function{
 	{Name: "create_repository", Args: []string{"name", "private", "description", "auto_init", "organization"}},
 	{Name: "delete_repository", Args: []string{"repo_name"}},
-	{Name: "list_branches", Args: []string{"repo_name"}},
-	{Name: "get_repository_languages", Args: []string{"repo_name"}},
 	{Name: "get_pull_request_count", Args: []string{"repo_name", "state", "author", "base", "head"}},
-	{Name: "get_repository_stars", Args: []string{"repo_name"}},
 	{Name: "get_pull_request_comments", Args: []string{"repo_name", "pr_number", "include_issue_comments"}},
 	{Name: "create_pull_request_comment", Args: []string{"repo_name", "pr_number", "body", "commit_id", "path", "position"}},
 	{Name: "edit_pull_request_comment", Args: []string{"repo_name", "comment_id", "body"}},
 	{Name: "get_pull_request_with_details", Args: []string{"repo_name", "pr_number"}},
 	{Name: "get_repository_with_stats", Args: []string{"repo_name"}},
-	{Name: "close_issue", Args: []string{"repo_name", "issue_number"}},
-	{Name: "reopen_issue", Args: []string{"repo_name", "issue_number"}},
-	{Name: "assign_issue", Args: []string{"repo_name", "issue_number", "assignees"}},
-	{Name: "label_issue", Args: []string{"repo_name", "issue_number", "labels"}},
-	{Name: "list_issue_comments", Args: []string{"repo_name", "issue_number"}},
-	{Name: "edit_issue", Args: []string{"repo_name", "issue_number", "title", "body"}},
 	{Name: "create_pull_request", Args: []string{"repo_name", "title", "body", "head", "base", "draft", "maintainer_can_modify"}},
 	{Name: "create_file", Args: []string{"repo_name", "path", "content", "message", "branch"}},
 	{Name: "update_file", Args: []string{"repo_name", "path", "content", "message", "sha", "branch"}},
@@ -195,10 +194,19 @@ func TestConformance(t *testing.T) {
 		{Name: "get_pull_request", Args: []string{"repo_name", "pr_number"}},
 		{Name: "get_pull_request_changes", Args: []string{"repo_name", "pr_number"}},
 		{Name: "create_issue", Args: []string{"repo_name", "title", "body"}},
+		{Name: "list_branches", Args: []string{"repo_name"}},
+		{Name: "get_repository_languages", Args: []string{"repo_name"}},
+		{Name: "get_repository_stars", Args: []string{"repo_name"}},
 		{Name: "get_pull_requests", Args: []string{"repo_name", "state", "sort", "direction", "limit"}},
 		{Name: "list_issues", Args: []string{"repo_name", "state", "page", "per_page"}},
 		{Name: "get_issue", Args: []string{"repo_name", "issue_number"}},
 		{Name: "comment_on_issue", Args: []string{"repo_name", "issue_number", "comment_body"}},
+		{Name: "close_issue", Args: []string{"repo_name", "issue_number"}},
+		{Name: "reopen_issue", Args: []string{"repo_name", "issue_number"}},
+		{Name: "assign_issue", Args: []string{"repo_name", "issue_number", "assignees"}},
+		{Name: "label_issue", Args: []string{"repo_name", "issue_number", "labels"}},
+		{Name: "list_issue_comments", Args: []string{"repo_name", "issue_number"}},
+		{Name: "edit_issue", Args: []string{"repo_name", "issue_number", "title", "body"}},
 		{Name: "get_file_content", Args: []string{"repo_name", "path", "ref"}},
 		{Name: "get_directory_content", Args: []string{"repo_name", "path", "ref"}},
 	}
@@ -229,6 +237,15 @@ func TestConformance(t *testing.T) {
 			"list_issues":              {{Args: `{` + gone + `}`, Want: `"error": "404`}},
 			"get_issue":                {{Args: `{"repo_name": "no-slash", "issue_number": 1}`, Want: `is not the repository's full name`}},
 			"comment_on_issue":         {{Args: `{` + gone + `, "issue_number": 1, "comment_body": "x"}`, Want: `"error": "404`}},
+			"list_branches":            {{Args: `{` + gone + `}`, Want: `"error": "404`}},
+			"get_repository_languages": {{Args: `{` + gone + `}`, Want: `"error": "404`}},
+			"get_repository_stars":     {{Args: `{` + gone + `}`, Want: `"error": "404`}},
+			"close_issue":              {{Args: `{` + gone + `, "issue_number": 1}`, Want: `"error": "404`}},
+			"reopen_issue":             {{Args: `{` + gone + `, "issue_number": 1}`, Want: `"error": "404`}},
+			"assign_issue":             {{Args: `{` + gone + `, "issue_number": 1, "assignees": ["a"]}`, Want: `"error": "404`}},
+			"label_issue":              {{Args: `{` + gone + `, "issue_number": 1, "labels": ["bug"]}`, Want: `"error": "404`}},
+			"list_issue_comments":      {{Args: `{` + gone + `, "issue_number": 1}`, Want: `"error": "404`}},
+			"edit_issue":               {{Args: `{` + gone + `, "issue_number": 1, "title": "t"}`, Want: `"error": "404`}},
 			"get_file_content":         {{Args: `{"repo_name": "octocat/Hello-World", "path": ""}`, Want: `{"error": " is a directory, not a file"}`}},
 			"get_directory_content":    {{Args: `{"repo_name": "octocat/Hello-World", "path": "README.md"}`, Want: `{"error": "README.md is a file, not a directory"}`}},
 		},
@@ -377,5 +394,34 @@ func TestErrors(t *testing.T) {
 	before := hc.Transport
 	if _, err := New(Config{AccessToken: "x", HTTPClient: hc}); err != nil || hc.Transport != before {
 		t.Errorf("New changed the host's client: %v", err)
+	}
+}
+
+func TestMoreRepositoryAndIssueTools(t *testing.T) {
+	f := newFake(t)
+	fns := build(t, f, testToken)
+	const repo = `"repo_name": "octocat/Hello-World"`
+	for _, c := range []struct{ fn, args, want, sent string }{
+		{"list_branches", `{` + repo + `}`, "[\n  \"master\",\n  \"develop\"\n]", ""},
+		{"get_repository_languages", `{` + repo + `}`, "{\n  \"C\": 78769,\n  \"Assembly\": 7769,\n  \"Python\": 7769\n}", ""},
+		{"get_repository_stars", `{` + repo + `}`, "{\n  \"stars\": 80\n}", ""},
+		{"close_issue", `{` + repo + `, "issue_number": 1347}`, "{\n  \"message\": \"Issue #1347 closed.\"\n}", "map[state:closed]"},
+		{"reopen_issue", `{` + repo + `, "issue_number": 1347}`, "{\n  \"message\": \"Issue #1347 reopened.\"\n}", "map[state:open]"},
+		{"assign_issue", `{` + repo + `, "issue_number": 1347, "assignees": ["octocat", "hubot"]}`, "{\n  \"message\": \"Issue #1347 assigned to ['octocat', 'hubot'].\"\n}", "map[assignees:[octocat hubot]]"},
+		{"label_issue", `{` + repo + `, "issue_number": 1347, "labels": ["bug"]}`, "{\n  \"message\": \"Labels ['bug'] added to issue #1347.\"\n}", "map[labels:[bug]]"},
+		{"edit_issue", `{` + repo + `, "issue_number": 1347, "title": "New title"}`, "{\n  \"message\": \"Issue #1347 updated.\"\n}", "map[title:New title]"},
+		{"list_issue_comments", `{` + repo + `, "issue_number": 1347}`, "[\n  {\n    \"id\": 1,\n    \"user\": \"octocat\",\n    \"body\": \"Me too\",\n    \"created_at\": \"2011-04-14T16:00:49+00:00\",\n    \"url\": \"https://github.com/octocat/Hello-World/issues/1347#issuecomment-1\"\n  }\n]", ""},
+	} {
+		if out := call(t, fns[c.fn], c.args); out != c.want {
+			t.Errorf("%s:\n%s\nwant\n%s", c.fn, out, c.want)
+		}
+		if c.sent != "" {
+			f.mu.Lock()
+			sent := fmt.Sprint(f.body)
+			f.mu.Unlock()
+			if sent != c.sent {
+				t.Errorf("%s sent %s, want %s", c.fn, sent, c.sent)
+			}
+		}
 	}
 }
