@@ -98,8 +98,16 @@ func (t *tools) functions() ([]*tool.Function, error) {
 	on(tool.New("label_issue", "Add labels to an issue.", t.labelIssue))
 	on(tool.New("list_issue_comments", "List comments on an issue.", t.listIssueComments))
 	on(tool.New("edit_issue", "Edit the title or body of an issue.", t.editIssue))
+	on(tool.New("create_pull_request", "Create a new pull request in a repository.", t.createPullRequest))
+	on(tool.New("create_file", "Create a new file in a repository.", t.createFile))
 	on(tool.New("get_file_content", "Get the content of a file in a repository.", t.getFileContent))
+	on(tool.New("update_file", "Update an existing file in a repository.", t.updateFile))
+	on(tool.New("delete_file", "Delete a file from a repository.", t.deleteFile))
 	on(tool.New("get_directory_content", "Get the contents of a directory in a repository.", t.getDirectoryContent))
+	on(tool.New("get_branch_content", "Get the root directory content of a specific branch.", t.getBranchContent))
+	on(tool.New("create_branch", "Create a new branch in a repository.", t.createBranch))
+	on(tool.New("set_default_branch", "Set the default branch for a repository.", t.setDefaultBranch))
+	on(tool.New("create_review_request", "Create a review request for a pull request.", t.createReviewRequest))
 	return e.Functions()
 }
 

@@ -90,6 +90,22 @@ func (f *fakeGitHub) handle(w http.ResponseWriter, r *http.Request) {
 		_, _ = w.Write([]byte(`[{"id": 2, "full_name": "octocat/Spoon-Knife"}]`))
 	case p == "/repos/octocat/Hello-World":
 		_, _ = w.Write([]byte(`{"id": 1296269, "name": "Hello-World", "full_name": "octocat/Hello-World", "owner": ` + user + `, "html_url": "https://github.com/octocat/Hello-World", "description": "This your first repo! ☺", "language": null, "forks_count": 9, "stargazers_count": 80, "open_issues_count": 0, "default_branch": "master", "license": {"key": "mit", "name": "MIT License", "spdx_id": "MIT"}}`))
+	case p == "/repos/octocat/Hello-World/pulls" && r.Method == http.MethodPost:
+		w.WriteHeader(http.StatusCreated)
+		_, _ = w.Write([]byte(`{"number": 1348, "state": "open", "title": "Amazing new feature", "body": "Please pull these awesome changes in!", "user": ` + user + `, "created_at": "2011-01-26T19:01:12Z", "html_url": "https://github.com/octocat/Hello-World/pull/1348", "mergeable": null, "draft": true, "head": {"ref": "new-topic", "sha": "6dcb09b"}, "base": {"ref": "master", "sha": "6dcb09b"}}`))
+	case p == "/repos/octocat/Hello-World/pulls/1347/requested_reviewers" && r.Method == http.MethodPost:
+		w.WriteHeader(http.StatusCreated)
+		_, _ = w.Write([]byte(`{"number": 1347, "requested_reviewers": [` + user + `], "requested_teams": []}`))
+	case p == "/repos/octocat/Hello-World/contents/notes.txt" && r.Method == http.MethodPut:
+		w.WriteHeader(http.StatusCreated)
+		_, _ = w.Write([]byte(`{"content": {"name": "notes.txt", "path": "notes.txt", "sha": "95b966ae1c166bd92f8ae7d1c313e738c731dfc3", "size": 9, "html_url": "https://github.com/octocat/Hello-World/blob/master/notes.txt", "type": "file"}, "commit": {"sha": "7638417db6d59f3c431d3e1f261cc637155684cd", "node_id": "x", "url": "https://api.github.com/repos/octocat/Hello-World/git/commits/7638417", "html_url": "https://github.com/octocat/Hello-World/git/commit/7638417db6d59f3c431d3e1f261cc637155684cd", "message": "my commit message", "author": {"name": "Monalisa Octocat", "email": "octocat@github.com", "date": "2014-11-07T22:01:45Z"}}}`))
+	case p == "/repos/octocat/Hello-World/contents/README.md" && r.Method == http.MethodDelete:
+		_, _ = w.Write([]byte(`{"content": null, "commit": {"sha": "7638417db6d59f3c431d3e1f261cc637155684cd", "node_id": "x", "url": "https://api.github.com/repos/octocat/Hello-World/git/commits/7638417", "html_url": "https://github.com/octocat/Hello-World/git/commit/7638417db6d59f3c431d3e1f261cc637155684cd", "message": "my commit message", "author": {"name": "Monalisa Octocat", "email": "octocat@github.com", "date": "2014-11-07T22:01:45Z"}}}`))
+	case p == "/repos/octocat/Hello-World/git/ref/heads/master":
+		_, _ = w.Write([]byte(`{"ref": "refs/heads/master", "node_id": "MDM6UmVm", "url": "https://api.github.com/repos/octocat/Hello-World/git/refs/heads/master", "object": {"type": "commit", "sha": "aa218f56b14c9653891f9e74264a383fa43fefbd", "url": "https://api.github.com/repos/octocat/Hello-World/git/commits/aa218f56"}}`))
+	case p == "/repos/octocat/Hello-World/git/refs" && r.Method == http.MethodPost:
+		w.WriteHeader(http.StatusCreated)
+		_, _ = w.Write([]byte(`{"ref": "refs/heads/feature-a", "node_id": "MDM6UmVm2", "url": "https://api.github.com/repos/octocat/Hello-World/git/refs/heads/feature-a", "object": {"type": "commit", "sha": "aa218f56b14c9653891f9e74264a383fa43fefbd", "url": "https://api.github.com/repos/octocat/Hello-World/git/commits/aa218f56"}}`))
 	case p == "/repos/octocat/Hello-World/pulls/1347":
 		_, _ = w.Write([]byte(`{"number": 1347, "state": "open", "title": "Amazing new feature", "user": ` + user + `, "body": "Please pull these awesome changes in!", "created_at": "2011-01-26T19:01:12Z", "updated_at": "2011-01-26T19:01:12Z", "html_url": "https://github.com/octocat/Hello-World/pull/1347", "mergeable": true, "merged": false}`))
 	case p == "/repos/octocat/Hello-World/pulls/1347/merge":
@@ -174,16 +190,8 @@ var notPorted = []tooltest.Function{
 	{Name: "edit_pull_request_comment", Args: []string{"repo_name", "comment_id", "body"}},
 	{Name: "get_pull_request_with_details", Args: []string{"repo_name", "pr_number"}},
 	{Name: "get_repository_with_stats", Args: []string{"repo_name"}},
-	{Name: "create_pull_request", Args: []string{"repo_name", "title", "body", "head", "base", "draft", "maintainer_can_modify"}},
-	{Name: "create_file", Args: []string{"repo_name", "path", "content", "message", "branch"}},
-	{Name: "update_file", Args: []string{"repo_name", "path", "content", "message", "sha", "branch"}},
-	{Name: "delete_file", Args: []string{"repo_name", "path", "message", "sha", "branch"}},
-	{Name: "get_branch_content", Args: []string{"repo_name", "branch"}},
-	{Name: "create_branch", Args: []string{"repo_name", "branch_name", "source_branch"}},
-	{Name: "set_default_branch", Args: []string{"repo_name", "branch_name"}},
 	{Name: "search_code", Args: []string{"query", "language", "repo", "user", "path", "filename"}},
 	{Name: "search_issues_and_prs", Args: []string{"query", "state", "type_filter", "repo", "user", "label", "sort", "order", "page", "per_page"}},
-	{Name: "create_review_request", Args: []string{"repo_name", "pr_number", "reviewers", "team_reviewers"}},
 }
 
 func TestConformance(t *testing.T) {
@@ -207,8 +215,16 @@ func TestConformance(t *testing.T) {
 		{Name: "label_issue", Args: []string{"repo_name", "issue_number", "labels"}},
 		{Name: "list_issue_comments", Args: []string{"repo_name", "issue_number"}},
 		{Name: "edit_issue", Args: []string{"repo_name", "issue_number", "title", "body"}},
+		{Name: "create_pull_request", Args: []string{"repo_name", "title", "body", "head", "base", "draft", "maintainer_can_modify"}},
+		{Name: "create_file", Args: []string{"repo_name", "path", "content", "message", "branch"}},
 		{Name: "get_file_content", Args: []string{"repo_name", "path", "ref"}},
+		{Name: "update_file", Args: []string{"repo_name", "path", "content", "message", "sha", "branch"}},
+		{Name: "delete_file", Args: []string{"repo_name", "path", "message", "sha", "branch"}},
 		{Name: "get_directory_content", Args: []string{"repo_name", "path", "ref"}},
+		{Name: "get_branch_content", Args: []string{"repo_name", "branch"}},
+		{Name: "create_branch", Args: []string{"repo_name", "branch_name", "source_branch"}},
+		{Name: "set_default_branch", Args: []string{"repo_name", "branch_name"}},
+		{Name: "create_review_request", Args: []string{"repo_name", "pr_number", "reviewers", "team_reviewers"}},
 	}
 	deviations := map[string]string{}
 	for _, f := range notPorted {
@@ -246,6 +262,14 @@ func TestConformance(t *testing.T) {
 			"label_issue":              {{Args: `{` + gone + `, "issue_number": 1, "labels": ["bug"]}`, Want: `"error": "404`}},
 			"list_issue_comments":      {{Args: `{` + gone + `, "issue_number": 1}`, Want: `"error": "404`}},
 			"edit_issue":               {{Args: `{` + gone + `, "issue_number": 1, "title": "t"}`, Want: `"error": "404`}},
+			"create_pull_request":      {{Args: `{` + gone + `, "title": "t", "body": "b", "head": "h", "base": "main"}`, Want: `"error": "404`}},
+			"create_file":              {{Args: `{` + gone + `, "path": "a.txt", "content": "x", "message": "m"}`, Want: `"error": "404`}},
+			"update_file":              {{Args: `{` + gone + `, "path": "a.txt", "content": "x", "message": "m", "sha": "s"}`, Want: `"error": "404`}},
+			"delete_file":              {{Args: `{` + gone + `, "path": "a.txt", "message": "m", "sha": "s"}`, Want: `"error": "404`}},
+			"get_branch_content":       {{Args: `{` + gone + `}`, Want: `"error": "404`}},
+			"create_branch":            {{Args: `{` + gone + `, "branch_name": "b"}`, Want: `"error": "404`}},
+			"set_default_branch":       {{Args: `{"repo_name": "octocat/Hello-World", "branch_name": "nope"}`, Want: `{"error": "Branch 'nope' does not exist"}`}},
+			"create_review_request":    {{Args: `{` + gone + `, "pr_number": 1, "reviewers": ["a"]}`, Want: `"error": "404`}},
 			"get_file_content":         {{Args: `{"repo_name": "octocat/Hello-World", "path": ""}`, Want: `{"error": " is a directory, not a file"}`}},
 			"get_directory_content":    {{Args: `{"repo_name": "octocat/Hello-World", "path": "README.md"}`, Want: `{"error": "README.md is a file, not a directory"}`}},
 		},
@@ -423,5 +447,51 @@ func TestMoreRepositoryAndIssueTools(t *testing.T) {
 				t.Errorf("%s sent %s, want %s", c.fn, sent, c.sent)
 			}
 		}
+	}
+}
+
+func TestWritesAndBranches(t *testing.T) {
+	f := newFake(t)
+	fns := build(t, f, testToken)
+	const repo = `"repo_name": "octocat/Hello-World"`
+	sent := func() string {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		return fmt.Sprint(f.body)
+	}
+	commit := "\"commit\": {\n    \"sha\": \"7638417db6d59f3c431d3e1f261cc637155684cd\",\n    \"message\": \"my commit message\",\n    \"url\": \"https://github.com/octocat/Hello-World/git/commit/7638417db6d59f3c431d3e1f261cc637155684cd\"\n  }\n}"
+	for _, c := range []struct{ fn, args, want, sent string }{
+		{"create_pull_request", `{` + repo + `, "title": "Amazing new feature", "body": "Please pull", "head": "new-topic", "base": "master", "draft": true}`,
+			"{\n  \"number\": 1348,\n  \"title\": \"Amazing new feature\",\n  \"body\": \"Please pull these awesome changes in!\",\n  \"user\": \"octocat\",\n  \"state\": \"open\",\n  \"created_at\": \"2011-01-26T19:01:12+00:00\",\n  \"html_url\": \"https://github.com/octocat/Hello-World/pull/1348\",\n  \"base\": \"master\",\n  \"head\": \"new-topic\",\n  \"mergeable\": null\n}",
+			"map[base:master body:Please pull draft:true head:new-topic maintainer_can_modify:true title:Amazing new feature]"},
+		{"create_review_request", `{` + repo + `, "pr_number": 1347, "reviewers": ["octocat"]}`,
+			"{\n  \"message\": \"Review request created for PR #1347\",\n  \"requested_reviewers\": [\n    \"octocat\"\n  ],\n  \"requested_team_reviewers\": []\n}", "map[reviewers:[octocat]]"},
+		{"create_file", `{` + repo + `, "path": "notes.txt", "content": "hello ☕", "message": "my commit message", "branch": "master"}`,
+			"{\n  \"path\": \"notes.txt\",\n  \"sha\": \"95b966ae1c166bd92f8ae7d1c313e738c731dfc3\",\n  \"url\": \"https://github.com/octocat/Hello-World/blob/master/notes.txt\",\n  " + commit,
+			"map[branch:master content:aGVsbG8g4piV message:my commit message]"},
+		{"update_file", `{` + repo + `, "path": "notes.txt", "content": "v2", "message": "my commit message", "sha": "95b966a"}`,
+			"{\n  \"path\": \"notes.txt\",\n  \"sha\": \"95b966ae1c166bd92f8ae7d1c313e738c731dfc3\",\n  \"url\": \"https://github.com/octocat/Hello-World/blob/master/notes.txt\",\n  " + commit,
+			"map[content:djI= message:my commit message sha:95b966a]"},
+		{"delete_file", `{` + repo + `, "path": "README.md", "message": "my commit message", "sha": "3d21ec5"}`,
+			"{\n  \"message\": \"File README.md deleted successfully\",\n  " + commit,
+			// go-github writes "content": null into a delete, which GitHub ignores.
+			"map[content:<nil> message:my commit message sha:3d21ec5]"},
+		{"create_branch", `{` + repo + `, "branch_name": "feature-a"}`,
+			"{\n  \"name\": \"feature-a\",\n  \"sha\": \"aa218f56b14c9653891f9e74264a383fa43fefbd\",\n  \"url\": \"https://github.com/octocat/Hello-World/tree/feature-a\"\n}",
+			"map[ref:refs/heads/feature-a sha:aa218f56b14c9653891f9e74264a383fa43fefbd]"},
+		{"set_default_branch", `{` + repo + `, "branch_name": "develop"}`,
+			"{\n  \"message\": \"Default branch changed to develop\",\n  \"repository\": \"octocat/Hello-World\",\n  \"default_branch\": \"develop\"\n}", "map[default_branch:develop]"},
+	} {
+		if out := call(t, fns[c.fn], c.args); out != c.want {
+			t.Errorf("%s:\n%s\nwant\n%s", c.fn, out, c.want)
+		}
+		if got := sent(); got != c.sent {
+			t.Errorf("%s sent %s, want %s", c.fn, got, c.sent)
+		}
+	}
+	out := call(t, fns["get_branch_content"], `{`+repo+`}`)
+	reqs := f.requests()
+	if !strings.HasPrefix(out, "[\n  {\n    \"name\": \"src\"") || !strings.HasSuffix(reqs[len(reqs)-1], "?ref=main") {
+		t.Errorf("get_branch_content: %s (%s)", out, reqs[len(reqs)-1])
 	}
 }

@@ -48,22 +48,31 @@ func (t *tools) listBranches(ctx context.Context, a branchesArgs) (string, error
 	}
 	ctx, cancel := t.ctx(ctx)
 	defer cancel()
-	names := []any{}
+	names, err := t.branches(ctx, owner, name)
+	if err != nil {
+		return t.fail("listing branches", err), nil
+	}
+	return t.indent(strList(names)), nil
+}
+
+// branches are the repository's branch names, max_pages pages at most.
+func (t *tools) branches(ctx context.Context, owner, name string) ([]string, error) {
+	var names []string
 	opts := &gh.BranchListOptions{ListOptions: gh.ListOptions{PerPage: 100}}
 	for range t.maxPages {
 		bs, resp, err := t.c.Repositories.ListBranches(ctx, owner, name, opts)
 		if err != nil {
-			return t.fail("listing branches", err), nil
+			return nil, err
 		}
 		for _, b := range bs {
-			names = append(names, sv(b.Name))
+			names = append(names, b.GetName())
 		}
 		if resp.NextPage == 0 {
 			break
 		}
 		opts.Page = resp.NextPage
 	}
-	return t.indent(names), nil
+	return names, nil
 }
 
 func (t *tools) getRepositoryLanguages(ctx context.Context, a repoArgs) (string, error) {
