@@ -81,6 +81,14 @@ func (f *fakeGitHub) handle(w http.ResponseWriter, r *http.Request) {
 			{"id": 3081286, "name": "Tetris", "full_name": "dtrupenn/Tetris", "owner": ` + user + `, "private": false, "html_url": "https://github.com/dtrupenn/Tetris", "description": "A C implementation of Tetris using Pennsim through LC4", "fork": false, "stargazers_count": 1, "watchers_count": 1, "forks_count": 0, "language": "Assembly", "score": 1.0},
 			{"id": 2, "full_name": "octocat/Hello-World", "html_url": "https://github.com/octocat/Hello-World", "description": null, "stargazers_count": 80, "forks_count": 9, "language": null}
 		]}`))
+	case p == "/user/repos" && r.Method == http.MethodPost, p == "/orgs/acme/repos" && r.Method == http.MethodPost:
+		if strings.Contains(fmt.Sprint(f.body), "name:taken") {
+			w.WriteHeader(http.StatusUnprocessableEntity)
+			_, _ = w.Write([]byte(`{"message": "Repository creation failed.", "errors": [{"resource": "Repository", "code": "custom", "field": "name", "message": "name already exists on this account"}], "documentation_url": "https://docs.github.com/rest/repos/repos#create-a-repository-for-the-authenticated-user", "status": "422"}`))
+			return
+		}
+		w.WriteHeader(http.StatusCreated)
+		_, _ = w.Write([]byte(`{"id": 1296270, "name": "Hello-World", "full_name": "` + strings.TrimPrefix(strings.TrimSuffix(p, "/repos"), "/orgs/") + `/Hello-World", "private": true, "html_url": "https://github.com/octocat/Hello-World", "description": "This is your first repo!"}`))
 	case p == "/user/repos":
 		if q.Get("page") == "" {
 			next("2")
@@ -106,6 +114,20 @@ func (f *fakeGitHub) handle(w http.ResponseWriter, r *http.Request) {
 	case p == "/repos/octocat/Hello-World/git/refs" && r.Method == http.MethodPost:
 		w.WriteHeader(http.StatusCreated)
 		_, _ = w.Write([]byte(`{"ref": "refs/heads/feature-a", "node_id": "MDM6UmVm2", "url": "https://api.github.com/repos/octocat/Hello-World/git/refs/heads/feature-a", "object": {"type": "commit", "sha": "aa218f56b14c9653891f9e74264a383fa43fefbd", "url": "https://api.github.com/repos/octocat/Hello-World/git/commits/aa218f56"}}`))
+	case p == "/repos/octocat/Hello-World/pulls/1347/comments" && r.Method == http.MethodGet:
+		_, _ = w.Write([]byte(`[` + fmt.Sprintf(`{"id": %s, "path": "file1.txt", "position": 1, "commit_id": "6dcb09b5b57875f334f61aebed695e2e4193db5e", "user": `+user+`, "body": "%s", "created_at": "%s", "updated_at": "%s", "html_url": "https://github.com/octocat/Hello-World/pull/1#discussion-diff-%s"}`, "10", "Great stuff!", "2011-04-14T16:00:49Z", "2011-04-14T16:00:49Z", "10") + `]`))
+	case p == "/repos/octocat/Hello-World/pulls/1347/comments" && r.Method == http.MethodPost:
+		w.WriteHeader(http.StatusCreated)
+		_, _ = w.Write([]byte(fmt.Sprintf(`{"id": %s, "path": "file1.txt", "position": 1, "commit_id": "6dcb09b5b57875f334f61aebed695e2e4193db5e", "user": `+user+`, "body": "%s", "created_at": "%s", "updated_at": "%s", "html_url": "https://github.com/octocat/Hello-World/pull/1#discussion-diff-%s"}`, "11", "Nice change", "2011-04-15T16:00:49Z", "2011-04-15T16:00:49Z", "11")))
+	case p == "/repos/octocat/Hello-World/pulls/comments/10" && r.Method == http.MethodPatch:
+		_, _ = w.Write([]byte(fmt.Sprintf(`{"id": %s, "path": "file1.txt", "position": 1, "commit_id": "6dcb09b5b57875f334f61aebed695e2e4193db5e", "user": `+user+`, "body": "%s", "created_at": "%s", "updated_at": "%s", "html_url": "https://github.com/octocat/Hello-World/pull/1#discussion-diff-%s"}`, "10", "Edited", "2011-04-14T16:00:49Z", "2011-04-16T09:00:00Z", "10")))
+	case p == "/repos/octocat/Hello-World/pulls" && q.Get("per_page") == "1":
+		u := *r.URL
+		v := u.Query()
+		v.Set("page", "57")
+		u.RawQuery = v.Encode()
+		w.Header().Set("Link", fmt.Sprintf(`<http://%s%s>; rel="last"`, r.Host, u.RequestURI()))
+		_, _ = w.Write([]byte(`[{"number": 1347, "state": "open", "title": "x", "user": ` + user + `}]`))
 	case p == "/repos/octocat/Hello-World/pulls/1347":
 		_, _ = w.Write([]byte(`{"number": 1347, "state": "open", "title": "Amazing new feature", "user": ` + user + `, "body": "Please pull these awesome changes in!", "created_at": "2011-01-26T19:01:12Z", "updated_at": "2011-01-26T19:01:12Z", "html_url": "https://github.com/octocat/Hello-World/pull/1347", "mergeable": true, "merged": false}`))
 	case p == "/repos/octocat/Hello-World/pulls/1347/merge":
@@ -182,12 +204,7 @@ func localClient(t *testing.T) *http.Client {
 
 // notPorted are agno's GithubTools functions this toolkit lacks yet.
 var notPorted = []tooltest.Function{
-	{Name: "create_repository", Args: []string{"name", "private", "description", "auto_init", "organization"}},
 	{Name: "delete_repository", Args: []string{"repo_name"}},
-	{Name: "get_pull_request_count", Args: []string{"repo_name", "state", "author", "base", "head"}},
-	{Name: "get_pull_request_comments", Args: []string{"repo_name", "pr_number", "include_issue_comments"}},
-	{Name: "create_pull_request_comment", Args: []string{"repo_name", "pr_number", "body", "commit_id", "path", "position"}},
-	{Name: "edit_pull_request_comment", Args: []string{"repo_name", "comment_id", "body"}},
 	{Name: "get_pull_request_with_details", Args: []string{"repo_name", "pr_number"}},
 	{Name: "get_repository_with_stats", Args: []string{"repo_name"}},
 	{Name: "search_code", Args: []string{"query", "language", "repo", "user", "path", "filename"}},
@@ -202,10 +219,15 @@ func TestConformance(t *testing.T) {
 		{Name: "get_pull_request", Args: []string{"repo_name", "pr_number"}},
 		{Name: "get_pull_request_changes", Args: []string{"repo_name", "pr_number"}},
 		{Name: "create_issue", Args: []string{"repo_name", "title", "body"}},
+		{Name: "create_repository", Args: []string{"name", "private", "description", "auto_init", "organization"}},
 		{Name: "list_branches", Args: []string{"repo_name"}},
 		{Name: "get_repository_languages", Args: []string{"repo_name"}},
+		{Name: "get_pull_request_count", Args: []string{"repo_name", "state", "author", "base", "head"}},
 		{Name: "get_repository_stars", Args: []string{"repo_name"}},
 		{Name: "get_pull_requests", Args: []string{"repo_name", "state", "sort", "direction", "limit"}},
+		{Name: "get_pull_request_comments", Args: []string{"repo_name", "pr_number", "include_issue_comments"}},
+		{Name: "create_pull_request_comment", Args: []string{"repo_name", "pr_number", "body", "commit_id", "path", "position"}},
+		{Name: "edit_pull_request_comment", Args: []string{"repo_name", "comment_id", "body"}},
 		{Name: "list_issues", Args: []string{"repo_name", "state", "page", "per_page"}},
 		{Name: "get_issue", Args: []string{"repo_name", "issue_number"}},
 		{Name: "comment_on_issue", Args: []string{"repo_name", "issue_number", "comment_body"}},
@@ -243,35 +265,40 @@ func TestConformance(t *testing.T) {
 			return `base_url = "` + f.srv.URL + `/api/v3"` + "\nmax_response_bytes = 4096"
 		},
 		Failures: map[string][]tooltest.Call{
-			"search_repositories":      {{Args: `{"query": "tetris", "sort": "nonsense"}`, Want: `{"error": "422 {\"message\": \"Validation Failed\"`}},
-			"list_repositories":        {{Args: `{}`, Want: `"octocat/Spoon-Knife"`}},
-			"get_repository":           {{Args: `{` + gone + `}`, Want: `{"error": "404 {\"message\": \"Not Found\"`}},
-			"get_pull_request":         {{Args: `{` + gone + `, "pr_number": 1}`, Want: `"error": "404`}},
-			"get_pull_request_changes": {{Args: `{` + gone + `, "pr_number": 1}`, Want: `"error": "404`}},
-			"create_issue":             {{Args: `{` + gone + `, "title": "x"}`, Want: `"error": "404`}},
-			"get_pull_requests":        {{Args: `{` + gone + `}`, Want: `"error": "404`}},
-			"list_issues":              {{Args: `{` + gone + `}`, Want: `"error": "404`}},
-			"get_issue":                {{Args: `{"repo_name": "no-slash", "issue_number": 1}`, Want: `is not the repository's full name`}},
-			"comment_on_issue":         {{Args: `{` + gone + `, "issue_number": 1, "comment_body": "x"}`, Want: `"error": "404`}},
-			"list_branches":            {{Args: `{` + gone + `}`, Want: `"error": "404`}},
-			"get_repository_languages": {{Args: `{` + gone + `}`, Want: `"error": "404`}},
-			"get_repository_stars":     {{Args: `{` + gone + `}`, Want: `"error": "404`}},
-			"close_issue":              {{Args: `{` + gone + `, "issue_number": 1}`, Want: `"error": "404`}},
-			"reopen_issue":             {{Args: `{` + gone + `, "issue_number": 1}`, Want: `"error": "404`}},
-			"assign_issue":             {{Args: `{` + gone + `, "issue_number": 1, "assignees": ["a"]}`, Want: `"error": "404`}},
-			"label_issue":              {{Args: `{` + gone + `, "issue_number": 1, "labels": ["bug"]}`, Want: `"error": "404`}},
-			"list_issue_comments":      {{Args: `{` + gone + `, "issue_number": 1}`, Want: `"error": "404`}},
-			"edit_issue":               {{Args: `{` + gone + `, "issue_number": 1, "title": "t"}`, Want: `"error": "404`}},
-			"create_pull_request":      {{Args: `{` + gone + `, "title": "t", "body": "b", "head": "h", "base": "main"}`, Want: `"error": "404`}},
-			"create_file":              {{Args: `{` + gone + `, "path": "a.txt", "content": "x", "message": "m"}`, Want: `"error": "404`}},
-			"update_file":              {{Args: `{` + gone + `, "path": "a.txt", "content": "x", "message": "m", "sha": "s"}`, Want: `"error": "404`}},
-			"delete_file":              {{Args: `{` + gone + `, "path": "a.txt", "message": "m", "sha": "s"}`, Want: `"error": "404`}},
-			"get_branch_content":       {{Args: `{` + gone + `}`, Want: `"error": "404`}},
-			"create_branch":            {{Args: `{` + gone + `, "branch_name": "b"}`, Want: `"error": "404`}},
-			"set_default_branch":       {{Args: `{"repo_name": "octocat/Hello-World", "branch_name": "nope"}`, Want: `{"error": "Branch 'nope' does not exist"}`}},
-			"create_review_request":    {{Args: `{` + gone + `, "pr_number": 1, "reviewers": ["a"]}`, Want: `"error": "404`}},
-			"get_file_content":         {{Args: `{"repo_name": "octocat/Hello-World", "path": ""}`, Want: `{"error": " is a directory, not a file"}`}},
-			"get_directory_content":    {{Args: `{"repo_name": "octocat/Hello-World", "path": "README.md"}`, Want: `{"error": "README.md is a file, not a directory"}`}},
+			"search_repositories":         {{Args: `{"query": "tetris", "sort": "nonsense"}`, Want: `{"error": "422 {\"message\": \"Validation Failed\"`}},
+			"list_repositories":           {{Args: `{}`, Want: `"octocat/Spoon-Knife"`}},
+			"get_repository":              {{Args: `{` + gone + `}`, Want: `{"error": "404 {\"message\": \"Not Found\"`}},
+			"get_pull_request":            {{Args: `{` + gone + `, "pr_number": 1}`, Want: `"error": "404`}},
+			"get_pull_request_changes":    {{Args: `{` + gone + `, "pr_number": 1}`, Want: `"error": "404`}},
+			"create_issue":                {{Args: `{` + gone + `, "title": "x"}`, Want: `"error": "404`}},
+			"get_pull_requests":           {{Args: `{` + gone + `}`, Want: `"error": "404`}},
+			"list_issues":                 {{Args: `{` + gone + `}`, Want: `"error": "404`}},
+			"get_issue":                   {{Args: `{"repo_name": "no-slash", "issue_number": 1}`, Want: `is not the repository's full name`}},
+			"comment_on_issue":            {{Args: `{` + gone + `, "issue_number": 1, "comment_body": "x"}`, Want: `"error": "404`}},
+			"list_branches":               {{Args: `{` + gone + `}`, Want: `"error": "404`}},
+			"get_repository_languages":    {{Args: `{` + gone + `}`, Want: `"error": "404`}},
+			"get_repository_stars":        {{Args: `{` + gone + `}`, Want: `"error": "404`}},
+			"close_issue":                 {{Args: `{` + gone + `, "issue_number": 1}`, Want: `"error": "404`}},
+			"reopen_issue":                {{Args: `{` + gone + `, "issue_number": 1}`, Want: `"error": "404`}},
+			"assign_issue":                {{Args: `{` + gone + `, "issue_number": 1, "assignees": ["a"]}`, Want: `"error": "404`}},
+			"label_issue":                 {{Args: `{` + gone + `, "issue_number": 1, "labels": ["bug"]}`, Want: `"error": "404`}},
+			"list_issue_comments":         {{Args: `{` + gone + `, "issue_number": 1}`, Want: `"error": "404`}},
+			"edit_issue":                  {{Args: `{` + gone + `, "issue_number": 1, "title": "t"}`, Want: `"error": "404`}},
+			"create_pull_request":         {{Args: `{` + gone + `, "title": "t", "body": "b", "head": "h", "base": "main"}`, Want: `"error": "404`}},
+			"create_file":                 {{Args: `{` + gone + `, "path": "a.txt", "content": "x", "message": "m"}`, Want: `"error": "404`}},
+			"update_file":                 {{Args: `{` + gone + `, "path": "a.txt", "content": "x", "message": "m", "sha": "s"}`, Want: `"error": "404`}},
+			"delete_file":                 {{Args: `{` + gone + `, "path": "a.txt", "message": "m", "sha": "s"}`, Want: `"error": "404`}},
+			"get_branch_content":          {{Args: `{` + gone + `}`, Want: `"error": "404`}},
+			"create_branch":               {{Args: `{` + gone + `, "branch_name": "b"}`, Want: `"error": "404`}},
+			"set_default_branch":          {{Args: `{"repo_name": "octocat/Hello-World", "branch_name": "nope"}`, Want: `{"error": "Branch 'nope' does not exist"}`}},
+			"create_review_request":       {{Args: `{` + gone + `, "pr_number": 1, "reviewers": ["a"]}`, Want: `"error": "404`}},
+			"create_repository":           {{Args: `{"name": "taken"}`, Want: `{"error": "422 {\"message\": \"Repository creation failed.\"`}},
+			"get_pull_request_count":      {{Args: `{` + gone + `}`, Want: `"error": "404`}},
+			"get_pull_request_comments":   {{Args: `{` + gone + `, "pr_number": 1}`, Want: `"error": "404`}},
+			"create_pull_request_comment": {{Args: `{` + gone + `, "pr_number": 1, "body": "b", "commit_id": "c", "path": "p", "position": 1}`, Want: `"error": "404`}},
+			"edit_pull_request_comment":   {{Args: `{"repo_name": "octocat/Hello-World", "comment_id": 99, "body": "b"}`, Want: `Could not find comment #99 in repository: octocat/Hello-World`}},
+			"get_file_content":            {{Args: `{"repo_name": "octocat/Hello-World", "path": ""}`, Want: `{"error": " is a directory, not a file"}`}},
+			"get_directory_content":       {{Args: `{"repo_name": "octocat/Hello-World", "path": "README.md"}`, Want: `{"error": "README.md is a file, not a directory"}`}},
 		},
 		Oversized: &tooltest.Oversized{Function: "get_file_content", Call: tooltest.Call{Args: `{"repo_name": "octocat/Hello-World", "path": "huge.txt"}`, Want: "max_response_bytes"}, Option: "max_response_bytes", Limit: 4096},
 		BadOptions: []tooltest.BadOption{
@@ -493,5 +520,52 @@ func TestWritesAndBranches(t *testing.T) {
 	reqs := f.requests()
 	if !strings.HasPrefix(out, "[\n  {\n    \"name\": \"src\"") || !strings.HasSuffix(reqs[len(reqs)-1], "?ref=main") {
 		t.Errorf("get_branch_content: %s (%s)", out, reqs[len(reqs)-1])
+	}
+}
+
+func TestPullRequestCommentsAndCounts(t *testing.T) {
+	f := newFake(t)
+	fns := build(t, f, testToken)
+	const repo = `"repo_name": "octocat/Hello-World"`
+	out := call(t, fns["get_pull_request_comments"], `{`+repo+`, "pr_number": 1347}`)
+	// The issue comment (2011-04-14T16:00:49, listed second) and the
+	// review comment at the same time keep their order: newest first, stable.
+	if i, j := strings.Index(out, `"type": "review_comment"`), strings.Index(out, `"type": "issue_comment"`); i < 0 || j < 0 || i > j ||
+		!strings.Contains(out, "\"position\": 1,\n    \"commit_id\": \"6dcb09b5b57875f334f61aebed695e2e4193db5e\",") {
+		t.Errorf("get_pull_request_comments: %s", out)
+	}
+	out = call(t, fns["get_pull_request_comments"], `{`+repo+`, "pr_number": 1347, "include_issue_comments": false}`)
+	if strings.Contains(out, "issue_comment") {
+		t.Errorf("include_issue_comments false: %s", out)
+	}
+	out = call(t, fns["create_pull_request_comment"], `{`+repo+`, "pr_number": 1347, "body": "Nice change", "commit_id": "6dcb09b5b57875f334f61aebed695e2e4193db5e", "path": "file1.txt", "position": 1}`)
+	if !strings.HasPrefix(out, "{\n  \"id\": 11,\n  \"body\": \"Nice change\",") {
+		t.Errorf("create_pull_request_comment: %s", out)
+	}
+	f.mu.Lock()
+	sent := fmt.Sprint(f.body)
+	f.mu.Unlock()
+	if sent != "map[body:Nice change commit_id:6dcb09b5b57875f334f61aebed695e2e4193db5e path:file1.txt position:1]" {
+		t.Errorf("create_pull_request_comment sent %s", sent)
+	}
+	out = call(t, fns["edit_pull_request_comment"], `{`+repo+`, "comment_id": 10, "body": "Edited"}`)
+	if !strings.Contains(out, "\"body\": \"Edited\",\n  \"user\": \"octocat\",\n  \"updated_at\": \"2011-04-16T09:00:00+00:00\",") {
+		t.Errorf("edit_pull_request_comment: %s", out)
+	}
+	if out := call(t, fns["get_pull_request_count"], `{`+repo+`}`); out != "{\n  \"count\": 57\n}" {
+		t.Errorf("get_pull_request_count: %s", out)
+	}
+	if out := call(t, fns["get_pull_request_count"], `{`+repo+`, "state": "open", "author": "octocat"}`); out != "{\n  \"count\": 2\n}" {
+		t.Errorf("get_pull_request_count by author: %s", out)
+	}
+	out = call(t, fns["create_repository"], `{"name": "Hello-World", "private": true, "organization": "acme"}`)
+	if out != "{\n  \"name\": \"acme/Hello-World\",\n  \"url\": \"https://github.com/octocat/Hello-World\",\n  \"private\": true,\n  \"description\": \"This is your first repo!\"\n}" {
+		t.Errorf("create_repository: %s", out)
+	}
+	f.mu.Lock()
+	sent = fmt.Sprint(f.body)
+	f.mu.Unlock()
+	if sent != "map[auto_init:false description: name:Hello-World private:true]" {
+		t.Errorf("create_repository sent %s", sent)
 	}
 }
