@@ -112,6 +112,8 @@ func (t *tools) functions() ([]*tool.Function, error) {
 	on(tool.New("get_branch_content", "Get the root directory content of a specific branch.", t.getBranchContent))
 	on(tool.New("create_branch", "Create a new branch in a repository.", t.createBranch))
 	on(tool.New("set_default_branch", "Set the default branch for a repository.", t.setDefaultBranch))
+	on(tool.New("search_code", "Search for code in GitHub repositories.", t.searchCode))
+	on(tool.New("search_issues_and_prs", "Search for issues and pull requests on GitHub.", t.searchIssuesAndPRs))
 	on(tool.New("create_review_request", "Create a review request for a pull request.", t.createReviewRequest))
 	return e.Functions()
 }

@@ -76,6 +76,18 @@ func (f *fakeGitHub) handle(w http.ResponseWriter, r *http.Request) {
 	case p == "/search/repositories" && !strings.Contains("stars forks help-wanted-issues updated", q.Get("sort")):
 		w.WriteHeader(http.StatusUnprocessableEntity)
 		_, _ = w.Write([]byte(`{"message": "Validation Failed", "errors": [{"resource": "Search", "field": "sort", "code": "invalid"}], "documentation_url": "https://docs.github.com/rest/search/search#search-repositories", "status": "422"}`))
+	case (p == "/search/code" || p == "/search/issues") && strings.HasPrefix(q.Get("q"), "bad"):
+		w.WriteHeader(http.StatusUnprocessableEntity)
+		_, _ = w.Write([]byte(`{"message": "Validation Failed", "errors": [{"message": "The search is longer than 256 characters.", "resource": "Search", "field": "q", "code": "invalid"}], "documentation_url": "https://docs.github.com/v3/search/", "status": "422"}`))
+	case p == "/search/code" && q.Get("page") == "2":
+		_, _ = w.Write([]byte(`{"total_count": 1, "incomplete_results": false, "items": []}`))
+	case p == "/search/code":
+		_, _ = w.Write([]byte(`{"total_count": 1, "incomplete_results": false, "items": [{"name": "classes.js", "path": "src/attributes/classes.js", "sha": "d7212f9dee2dcc18f084d7df8f417b80846ded5a", "url": "https://api.github.com/repositories/167174/contents/src/attributes/classes.js?ref=825ac37", "git_url": "https://api.github.com/repositories/167174/git/blobs/d7212f9dee2dcc18f084d7df8f417b80846ded5a", "html_url": "https://github.com/jquery/jquery/blob/825ac37/src/attributes/classes.js", "repository": {"id": 167174, "name": "jquery", "full_name": "jquery/jquery", "owner": {"login": "jquery"}}, "score": 1.0}]}`))
+	case p == "/search/issues":
+		_, _ = w.Write([]byte(`{"total_count": 280, "incomplete_results": false, "items": [
+			{"url": "https://api.github.com/repos/batterseapower/pinyin-toolkit/issues/132", "repository_url": "https://api.github.com/repos/batterseapower/pinyin-toolkit", "html_url": "https://github.com/batterseapower/pinyin-toolkit/issues/132", "number": 132, "title": "Line Number Indexes Beyond 20 Not Displayed", "user": {"login": "Nick3C"}, "labels": [{"name": "bug"}], "state": "open", "comments": 15, "created_at": "2009-07-12T20:10:41Z", "updated_at": "2009-07-19T09:23:43Z", "score": 1.0},
+			{"repository_url": "https://api.github.com/repos/octocat/Hello-World", "html_url": "https://github.com/octocat/Hello-World/pull/2", "number": 2, "title": "A PR", "user": ` + user + `, "labels": [], "state": "closed", "comments": 0, "created_at": "2011-01-26T19:01:12Z", "updated_at": "2011-01-26T19:01:12Z", "pull_request": {"url": "https://api.github.com/repos/octocat/Hello-World/pulls/2"}}
+		]}`))
 	case p == "/search/repositories":
 		_, _ = w.Write([]byte(`{"total_count": 40, "incomplete_results": false, "items": [
 			{"id": 3081286, "name": "Tetris", "full_name": "dtrupenn/Tetris", "owner": ` + user + `, "private": false, "html_url": "https://github.com/dtrupenn/Tetris", "description": "A C implementation of Tetris using Pennsim through LC4", "fork": false, "stargazers_count": 1, "watchers_count": 1, "forks_count": 0, "language": "Assembly", "score": 1.0},
@@ -207,8 +219,6 @@ var notPorted = []tooltest.Function{
 	{Name: "delete_repository", Args: []string{"repo_name"}},
 	{Name: "get_pull_request_with_details", Args: []string{"repo_name", "pr_number"}},
 	{Name: "get_repository_with_stats", Args: []string{"repo_name"}},
-	{Name: "search_code", Args: []string{"query", "language", "repo", "user", "path", "filename"}},
-	{Name: "search_issues_and_prs", Args: []string{"query", "state", "type_filter", "repo", "user", "label", "sort", "order", "page", "per_page"}},
 }
 
 func TestConformance(t *testing.T) {
@@ -246,6 +256,8 @@ func TestConformance(t *testing.T) {
 		{Name: "get_branch_content", Args: []string{"repo_name", "branch"}},
 		{Name: "create_branch", Args: []string{"repo_name", "branch_name", "source_branch"}},
 		{Name: "set_default_branch", Args: []string{"repo_name", "branch_name"}},
+		{Name: "search_code", Args: []string{"query", "language", "repo", "user", "path", "filename"}},
+		{Name: "search_issues_and_prs", Args: []string{"query", "state", "type_filter", "repo", "user", "label", "sort", "order", "page", "per_page"}},
 		{Name: "create_review_request", Args: []string{"repo_name", "pr_number", "reviewers", "team_reviewers"}},
 	}
 	deviations := map[string]string{}
@@ -292,6 +304,8 @@ func TestConformance(t *testing.T) {
 			"create_branch":               {{Args: `{` + gone + `, "branch_name": "b"}`, Want: `"error": "404`}},
 			"set_default_branch":          {{Args: `{"repo_name": "octocat/Hello-World", "branch_name": "nope"}`, Want: `{"error": "Branch 'nope' does not exist"}`}},
 			"create_review_request":       {{Args: `{` + gone + `, "pr_number": 1, "reviewers": ["a"]}`, Want: `"error": "404`}},
+			"search_code":                 {{Args: `{"query": "bad"}`, Want: `{"error": "422 {\"message\": \"Validation Failed\"`}},
+			"search_issues_and_prs":       {{Args: `{"query": "bad"}`, Want: `{"error": "422 {\"message\": \"Validation Failed\"`}},
 			"create_repository":           {{Args: `{"name": "taken"}`, Want: `{"error": "422 {\"message\": \"Repository creation failed.\"`}},
 			"get_pull_request_count":      {{Args: `{` + gone + `}`, Want: `"error": "404`}},
 			"get_pull_request_comments":   {{Args: `{` + gone + `, "pr_number": 1}`, Want: `"error": "404`}},
@@ -567,5 +581,24 @@ func TestPullRequestCommentsAndCounts(t *testing.T) {
 	f.mu.Unlock()
 	if sent != "map[auto_init:false description: name:Hello-World private:true]" {
 		t.Errorf("create_repository sent %s", sent)
+	}
+}
+
+func TestSearchCodeAndIssues(t *testing.T) {
+	f := newFake(t)
+	fns := build(t, f, testToken)
+	out := call(t, fns["search_code"], `{"query": "addClass", "language": "js", "repo": "jquery/jquery"}`)
+	want := "{\n  \"query\": \"addClass language:js repo:jquery/jquery\",\n  \"total_count\": 1,\n  \"results_count\": 1,\n  \"results\": [\n    {\n      \"repository\": \"jquery/jquery\",\n      \"path\": \"src/attributes/classes.js\",\n      \"name\": \"classes.js\",\n      \"sha\": \"d7212f9dee2dcc18f084d7df8f417b80846ded5a\",\n      \"html_url\": \"https://github.com/jquery/jquery/blob/825ac37/src/attributes/classes.js\",\n      \"git_url\": \"https://api.github.com/repositories/167174/git/blobs/d7212f9dee2dcc18f084d7df8f417b80846ded5a\",\n      \"score\": 1.0\n    }\n  ]\n}"
+	if out != want {
+		t.Errorf("search_code:\n%s\nwant\n%s", out, want)
+	}
+	out = call(t, fns["search_issues_and_prs"], `{"query": "windows", "state": "open", "type_filter": "issue", "label": "bug", "per_page": 1}`)
+	if !strings.HasPrefix(out, "{\n  \"query\": \"windows state:open is:issue label:bug\",\n  \"total_count\": 280,\n  \"page\": 1,\n  \"per_page\": 1,\n  \"results_count\": 1,") ||
+		!strings.Contains(out, "\"repository\": \"batterseapower/pinyin-toolkit\",") || !strings.Contains(out, "\"is_pull_request\": false,\n      \"comments\": 15,") {
+		t.Errorf("search_issues_and_prs: %s", out)
+	}
+	out = call(t, fns["search_issues_and_prs"], `{"query": "x"}`)
+	if !strings.Contains(out, "\"is_pull_request\": true") {
+		t.Errorf("a pull request in the results: %s", out)
 	}
 }
