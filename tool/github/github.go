@@ -3,9 +3,8 @@
 // file contents, with GITHUB_ACCESS_TOKEN and an Enterprise base_url as
 // in agno.
 //
-// Ported so far: 36 of agno's 39 functions (see Functions in the
-// conformance test); not yet here are delete_repository,
-// get_pull_request_with_details and get_repository_with_stats. Differences from agno v2.6.13: every call has a timeout and
+// Ported so far: 38 of agno's 39 functions (see Functions in the
+// conformance test); get_repository_with_stats is not yet here. Differences from agno v2.6.13: every call has a timeout and
 // every answer and result a size bound (timeout_seconds,
 // max_response_bytes); listings that agno walks to the end
 // (list_repositories, list_issues) stop after max_pages pages of 100.

@@ -108,6 +108,11 @@ func (f *fakeGitHub) handle(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		_, _ = w.Write([]byte(`[{"id": 2, "full_name": "octocat/Spoon-Knife"}]`))
+	case p == "/repos/octocat/Hello-World" && r.Method == http.MethodDelete:
+		w.WriteHeader(http.StatusNoContent)
+	case p == "/repos/octocat/Hello-World/pulls/1347/commits":
+		_, _ = w.Write([]byte(`[{"sha": "6dcb09b5b57875f334f61aebed695e2e4193db5e", "commit": {"author": {"name": "Monalisa Octocat", "email": "support@github.com", "date": "2011-04-14T16:00:49Z"}, "message": "Fix all the bugs"}, "html_url": "https://github.com/octocat/Hello-World/commit/6dcb09b5b57875f334f61aebed695e2e4193db5e"},
+			{"sha": "7638417", "commit": {"message": "No author"}, "html_url": "https://github.com/octocat/Hello-World/commit/7638417"}]`))
 	case p == "/repos/octocat/Hello-World":
 		_, _ = w.Write([]byte(`{"id": 1296269, "name": "Hello-World", "full_name": "octocat/Hello-World", "owner": ` + user + `, "html_url": "https://github.com/octocat/Hello-World", "description": "This your first repo! ☺", "language": null, "forks_count": 9, "stargazers_count": 80, "open_issues_count": 0, "default_branch": "master", "license": {"key": "mit", "name": "MIT License", "spdx_id": "MIT"}}`))
 	case p == "/repos/octocat/Hello-World/pulls" && r.Method == http.MethodPost:
@@ -216,8 +221,6 @@ func localClient(t *testing.T) *http.Client {
 
 // notPorted are agno's GithubTools functions this toolkit lacks yet.
 var notPorted = []tooltest.Function{
-	{Name: "delete_repository", Args: []string{"repo_name"}},
-	{Name: "get_pull_request_with_details", Args: []string{"repo_name", "pr_number"}},
 	{Name: "get_repository_with_stats", Args: []string{"repo_name"}},
 }
 
@@ -230,6 +233,7 @@ func TestConformance(t *testing.T) {
 		{Name: "get_pull_request_changes", Args: []string{"repo_name", "pr_number"}},
 		{Name: "create_issue", Args: []string{"repo_name", "title", "body"}},
 		{Name: "create_repository", Args: []string{"name", "private", "description", "auto_init", "organization"}},
+		{Name: "delete_repository", Args: []string{"repo_name"}},
 		{Name: "list_branches", Args: []string{"repo_name"}},
 		{Name: "get_repository_languages", Args: []string{"repo_name"}},
 		{Name: "get_pull_request_count", Args: []string{"repo_name", "state", "author", "base", "head"}},
@@ -238,6 +242,7 @@ func TestConformance(t *testing.T) {
 		{Name: "get_pull_request_comments", Args: []string{"repo_name", "pr_number", "include_issue_comments"}},
 		{Name: "create_pull_request_comment", Args: []string{"repo_name", "pr_number", "body", "commit_id", "path", "position"}},
 		{Name: "edit_pull_request_comment", Args: []string{"repo_name", "comment_id", "body"}},
+		{Name: "get_pull_request_with_details", Args: []string{"repo_name", "pr_number"}},
 		{Name: "list_issues", Args: []string{"repo_name", "state", "page", "per_page"}},
 		{Name: "get_issue", Args: []string{"repo_name", "issue_number"}},
 		{Name: "comment_on_issue", Args: []string{"repo_name", "issue_number", "comment_body"}},
@@ -277,42 +282,44 @@ func TestConformance(t *testing.T) {
 			return `base_url = "` + f.srv.URL + `/api/v3"` + "\nmax_response_bytes = 4096"
 		},
 		Failures: map[string][]tooltest.Call{
-			"search_repositories":         {{Args: `{"query": "tetris", "sort": "nonsense"}`, Want: `{"error": "422 {\"message\": \"Validation Failed\"`}},
-			"list_repositories":           {{Args: `{}`, Want: `"octocat/Spoon-Knife"`}},
-			"get_repository":              {{Args: `{` + gone + `}`, Want: `{"error": "404 {\"message\": \"Not Found\"`}},
-			"get_pull_request":            {{Args: `{` + gone + `, "pr_number": 1}`, Want: `"error": "404`}},
-			"get_pull_request_changes":    {{Args: `{` + gone + `, "pr_number": 1}`, Want: `"error": "404`}},
-			"create_issue":                {{Args: `{` + gone + `, "title": "x"}`, Want: `"error": "404`}},
-			"get_pull_requests":           {{Args: `{` + gone + `}`, Want: `"error": "404`}},
-			"list_issues":                 {{Args: `{` + gone + `}`, Want: `"error": "404`}},
-			"get_issue":                   {{Args: `{"repo_name": "no-slash", "issue_number": 1}`, Want: `is not the repository's full name`}},
-			"comment_on_issue":            {{Args: `{` + gone + `, "issue_number": 1, "comment_body": "x"}`, Want: `"error": "404`}},
-			"list_branches":               {{Args: `{` + gone + `}`, Want: `"error": "404`}},
-			"get_repository_languages":    {{Args: `{` + gone + `}`, Want: `"error": "404`}},
-			"get_repository_stars":        {{Args: `{` + gone + `}`, Want: `"error": "404`}},
-			"close_issue":                 {{Args: `{` + gone + `, "issue_number": 1}`, Want: `"error": "404`}},
-			"reopen_issue":                {{Args: `{` + gone + `, "issue_number": 1}`, Want: `"error": "404`}},
-			"assign_issue":                {{Args: `{` + gone + `, "issue_number": 1, "assignees": ["a"]}`, Want: `"error": "404`}},
-			"label_issue":                 {{Args: `{` + gone + `, "issue_number": 1, "labels": ["bug"]}`, Want: `"error": "404`}},
-			"list_issue_comments":         {{Args: `{` + gone + `, "issue_number": 1}`, Want: `"error": "404`}},
-			"edit_issue":                  {{Args: `{` + gone + `, "issue_number": 1, "title": "t"}`, Want: `"error": "404`}},
-			"create_pull_request":         {{Args: `{` + gone + `, "title": "t", "body": "b", "head": "h", "base": "main"}`, Want: `"error": "404`}},
-			"create_file":                 {{Args: `{` + gone + `, "path": "a.txt", "content": "x", "message": "m"}`, Want: `"error": "404`}},
-			"update_file":                 {{Args: `{` + gone + `, "path": "a.txt", "content": "x", "message": "m", "sha": "s"}`, Want: `"error": "404`}},
-			"delete_file":                 {{Args: `{` + gone + `, "path": "a.txt", "message": "m", "sha": "s"}`, Want: `"error": "404`}},
-			"get_branch_content":          {{Args: `{` + gone + `}`, Want: `"error": "404`}},
-			"create_branch":               {{Args: `{` + gone + `, "branch_name": "b"}`, Want: `"error": "404`}},
-			"set_default_branch":          {{Args: `{"repo_name": "octocat/Hello-World", "branch_name": "nope"}`, Want: `{"error": "Branch 'nope' does not exist"}`}},
-			"create_review_request":       {{Args: `{` + gone + `, "pr_number": 1, "reviewers": ["a"]}`, Want: `"error": "404`}},
-			"search_code":                 {{Args: `{"query": "bad"}`, Want: `{"error": "422 {\"message\": \"Validation Failed\"`}},
-			"search_issues_and_prs":       {{Args: `{"query": "bad"}`, Want: `{"error": "422 {\"message\": \"Validation Failed\"`}},
-			"create_repository":           {{Args: `{"name": "taken"}`, Want: `{"error": "422 {\"message\": \"Repository creation failed.\"`}},
-			"get_pull_request_count":      {{Args: `{` + gone + `}`, Want: `"error": "404`}},
-			"get_pull_request_comments":   {{Args: `{` + gone + `, "pr_number": 1}`, Want: `"error": "404`}},
-			"create_pull_request_comment": {{Args: `{` + gone + `, "pr_number": 1, "body": "b", "commit_id": "c", "path": "p", "position": 1}`, Want: `"error": "404`}},
-			"edit_pull_request_comment":   {{Args: `{"repo_name": "octocat/Hello-World", "comment_id": 99, "body": "b"}`, Want: `Could not find comment #99 in repository: octocat/Hello-World`}},
-			"get_file_content":            {{Args: `{"repo_name": "octocat/Hello-World", "path": ""}`, Want: `{"error": " is a directory, not a file"}`}},
-			"get_directory_content":       {{Args: `{"repo_name": "octocat/Hello-World", "path": "README.md"}`, Want: `{"error": "README.md is a file, not a directory"}`}},
+			"search_repositories":           {{Args: `{"query": "tetris", "sort": "nonsense"}`, Want: `{"error": "422 {\"message\": \"Validation Failed\"`}},
+			"list_repositories":             {{Args: `{}`, Want: `"octocat/Spoon-Knife"`}},
+			"get_repository":                {{Args: `{` + gone + `}`, Want: `{"error": "404 {\"message\": \"Not Found\"`}},
+			"get_pull_request":              {{Args: `{` + gone + `, "pr_number": 1}`, Want: `"error": "404`}},
+			"get_pull_request_changes":      {{Args: `{` + gone + `, "pr_number": 1}`, Want: `"error": "404`}},
+			"create_issue":                  {{Args: `{` + gone + `, "title": "x"}`, Want: `"error": "404`}},
+			"get_pull_requests":             {{Args: `{` + gone + `}`, Want: `"error": "404`}},
+			"list_issues":                   {{Args: `{` + gone + `}`, Want: `"error": "404`}},
+			"get_issue":                     {{Args: `{"repo_name": "no-slash", "issue_number": 1}`, Want: `is not the repository's full name`}},
+			"comment_on_issue":              {{Args: `{` + gone + `, "issue_number": 1, "comment_body": "x"}`, Want: `"error": "404`}},
+			"list_branches":                 {{Args: `{` + gone + `}`, Want: `"error": "404`}},
+			"get_repository_languages":      {{Args: `{` + gone + `}`, Want: `"error": "404`}},
+			"get_repository_stars":          {{Args: `{` + gone + `}`, Want: `"error": "404`}},
+			"close_issue":                   {{Args: `{` + gone + `, "issue_number": 1}`, Want: `"error": "404`}},
+			"reopen_issue":                  {{Args: `{` + gone + `, "issue_number": 1}`, Want: `"error": "404`}},
+			"assign_issue":                  {{Args: `{` + gone + `, "issue_number": 1, "assignees": ["a"]}`, Want: `"error": "404`}},
+			"label_issue":                   {{Args: `{` + gone + `, "issue_number": 1, "labels": ["bug"]}`, Want: `"error": "404`}},
+			"list_issue_comments":           {{Args: `{` + gone + `, "issue_number": 1}`, Want: `"error": "404`}},
+			"edit_issue":                    {{Args: `{` + gone + `, "issue_number": 1, "title": "t"}`, Want: `"error": "404`}},
+			"create_pull_request":           {{Args: `{` + gone + `, "title": "t", "body": "b", "head": "h", "base": "main"}`, Want: `"error": "404`}},
+			"create_file":                   {{Args: `{` + gone + `, "path": "a.txt", "content": "x", "message": "m"}`, Want: `"error": "404`}},
+			"update_file":                   {{Args: `{` + gone + `, "path": "a.txt", "content": "x", "message": "m", "sha": "s"}`, Want: `"error": "404`}},
+			"delete_file":                   {{Args: `{` + gone + `, "path": "a.txt", "message": "m", "sha": "s"}`, Want: `"error": "404`}},
+			"get_branch_content":            {{Args: `{` + gone + `}`, Want: `"error": "404`}},
+			"create_branch":                 {{Args: `{` + gone + `, "branch_name": "b"}`, Want: `"error": "404`}},
+			"set_default_branch":            {{Args: `{"repo_name": "octocat/Hello-World", "branch_name": "nope"}`, Want: `{"error": "Branch 'nope' does not exist"}`}},
+			"create_review_request":         {{Args: `{` + gone + `, "pr_number": 1, "reviewers": ["a"]}`, Want: `"error": "404`}},
+			"search_code":                   {{Args: `{"query": "bad"}`, Want: `{"error": "422 {\"message\": \"Validation Failed\"`}},
+			"search_issues_and_prs":         {{Args: `{"query": "bad"}`, Want: `{"error": "422 {\"message\": \"Validation Failed\"`}},
+			"delete_repository":             {{Args: `{` + gone + `}`, Want: `"error": "404`}},
+			"get_pull_request_with_details": {{Args: `{` + gone + `, "pr_number": 1}`, Want: `"error": "404`}},
+			"create_repository":             {{Args: `{"name": "taken"}`, Want: `{"error": "422 {\"message\": \"Repository creation failed.\"`}},
+			"get_pull_request_count":        {{Args: `{` + gone + `}`, Want: `"error": "404`}},
+			"get_pull_request_comments":     {{Args: `{` + gone + `, "pr_number": 1}`, Want: `"error": "404`}},
+			"create_pull_request_comment":   {{Args: `{` + gone + `, "pr_number": 1, "body": "b", "commit_id": "c", "path": "p", "position": 1}`, Want: `"error": "404`}},
+			"edit_pull_request_comment":     {{Args: `{"repo_name": "octocat/Hello-World", "comment_id": 99, "body": "b"}`, Want: `Could not find comment #99 in repository: octocat/Hello-World`}},
+			"get_file_content":              {{Args: `{"repo_name": "octocat/Hello-World", "path": ""}`, Want: `{"error": " is a directory, not a file"}`}},
+			"get_directory_content":         {{Args: `{"repo_name": "octocat/Hello-World", "path": "README.md"}`, Want: `{"error": "README.md is a file, not a directory"}`}},
 		},
 		Oversized: &tooltest.Oversized{Function: "get_file_content", Call: tooltest.Call{Args: `{"repo_name": "octocat/Hello-World", "path": "huge.txt"}`, Want: "max_response_bytes"}, Option: "max_response_bytes", Limit: 4096},
 		BadOptions: []tooltest.BadOption{
@@ -600,5 +607,28 @@ func TestSearchCodeAndIssues(t *testing.T) {
 	out = call(t, fns["search_issues_and_prs"], `{"query": "x"}`)
 	if !strings.Contains(out, "\"is_pull_request\": true") {
 		t.Errorf("a pull request in the results: %s", out)
+	}
+}
+
+func TestDeleteRepositoryAndPullRequestDetails(t *testing.T) {
+	f := newFake(t)
+	fns := build(t, f, testToken)
+	if out := call(t, fns["delete_repository"], `{"repo_name": "octocat/Hello-World"}`); out != "{\n  \"message\": \"Repository octocat/Hello-World deleted successfully\"\n}" {
+		t.Errorf("delete_repository: %s", out)
+	}
+	if reqs := f.requests(); reqs[len(reqs)-1] != "DELETE /api/v3/repos/octocat/Hello-World" {
+		t.Errorf("delete request = %s", reqs[len(reqs)-1])
+	}
+	out := call(t, fns["get_pull_request_with_details"], `{"repo_name": "octocat/Hello-World", "pr_number": 1347}`)
+	for _, want := range []string{
+		"\"merged\": false,\n  \"mergeable\": true,\n  \"additions\": null,",
+		"\"comments_count\": {\n    \"review_comments\": 1,\n    \"issue_comments\": 1,\n    \"total\": 2\n  },",
+		"\"author\": \"Monalisa Octocat\",\n      \"date\": \"2011-04-14T16:00:49+00:00\",",
+		"\"message\": \"No author\",\n      \"author\": \"Unknown\",\n      \"date\": null,",
+		"\"files_changed\": [\n    {\n      \"filename\": \"file1.txt\",",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("get_pull_request_with_details lacks %q:\n%s", want, out)
+		}
 	}
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"sort"
 
 	gh "github.com/google/go-github/v89/github"
 )
@@ -96,17 +95,7 @@ func (t *tools) getPullRequestComments(ctx context.Context, a prCommentsArgs) (s
 			iopts.Page = resp.NextPage
 		}
 	}
-	// Newest first; equal times keep their order, as Python's stable sort.
-	idx := make([]int, len(comments))
-	for i := range idx {
-		idx[i] = i
-	}
-	sort.SliceStable(idx, func(i, j int) bool { return created[idx[i]] > created[idx[j]] })
-	sorted := []any{}
-	for _, i := range idx {
-		sorted = append(sorted, comments[i])
-	}
-	return t.indent(sorted), nil
+	return t.indent(byNewest(comments, created)), nil
 }
 
 func (t *tools) createPullRequestComment(ctx context.Context, a createPRCommentArgs) (string, error) {
