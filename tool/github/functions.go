@@ -96,6 +96,7 @@ func (t *tools) functions() ([]*tool.Function, error) {
 	on(tool.New("create_pull_request_comment", "Create a comment on a specific line of a specific file in a pull request.", t.createPullRequestComment))
 	on(tool.New("edit_pull_request_comment", "Edit an existing pull request comment.", t.editPullRequestComment))
 	on(tool.New("get_pull_request_with_details", "Get comprehensive details of a pull request including comments, labels, and metadata.", t.getPullRequestWithDetails))
+	on(tool.New("get_repository_with_stats", "Get comprehensive repository information including statistics.", t.getRepositoryWithStats))
 	on(tool.New("list_issues", "List issues for a repository with pagination.", t.listIssues))
 	on(tool.New("get_issue", "Get details of a specific issue.", t.getIssue))
 	on(tool.New("comment_on_issue", "Add a comment to an issue.", t.commentOnIssue))

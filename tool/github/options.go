@@ -29,7 +29,7 @@ type Options struct {
 
 func init() {
 	tool.RegisterToolkit(tool.ToolkitSpec[Options]{
-		Name: ToolkitName, Summary: "repositories, pull requests, issues and file contents over the GitHub REST API (agno's GithubTools, its most used functions)",
+		Name: ToolkitName, Summary: "repositories, pull requests, issues, branches, files and search over the GitHub REST API (agno's GithubTools)",
 		Check: func(_ tool.ToolkitEnv, o *Options, _ func(string) bool) error {
 			errs := []error{webapi.CheckCommon(o.BaseURL, o.TimeoutSeconds, o.MaxResponseBytes)}
 			if o.MaxPages < 0 {

@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agno-go/agno/internal/pyjson"
 	"github.com/agno-go/agno/netguard"
 	"github.com/agno-go/agno/tool"
 )
@@ -243,6 +244,15 @@ func (o *Object) MarshalJSON() ([]byte, error) {
 		kb, _ := json.Marshal(k)
 		b.Write(kb)
 		b.WriteByte(':')
+		if f, ok := o.vals[k].(float64); ok {
+			// A float stays one (50.0, not 50), as json.dumps writes it.
+			r, err := pyjson.FloatRepr(f)
+			if err != nil {
+				return nil, err
+			}
+			b.WriteString(r)
+			continue
+		}
 		vb, err := json.Marshal(o.vals[k])
 		if err != nil {
 			return nil, err
