@@ -3,12 +3,18 @@
 // file contents, with GITHUB_ACCESS_TOKEN and an Enterprise base_url as
 // in agno.
 //
-// All 39 of agno's functions are here. get_repository_with_stats reads
-// a merge from each pull request's merged_at where PyGithub asks GitHub
-// once per pull request (up to 100 requests) for the same answer. Differences from agno v2.6.13: every call has a timeout and
-// every answer and result a size bound (timeout_seconds,
-// max_response_bytes); listings that agno walks to the end
-// (list_repositories, list_issues) stop after max_pages pages of 100.
+// All 39 of agno's functions are here. Differences from agno v2.6.13:
+//   - every call has a timeout and every answer and result a size bound
+//     (timeout_seconds, max_response_bytes);
+//   - listings agno walks to the end (list_repositories, list_issues,
+//     branches, comments, commits, files) stop after max_pages pages of
+//     100;
+//   - get_repository_with_stats reads each pull request's merged_at
+//     where PyGithub asks GitHub once per pull request (up to 100
+//     requests) for the same answer;
+//   - edit_pull_request_comment edits the comment by its id (agno scans
+//     the repository's comments and reports the last one, unedited,
+//     when none has the id).
 package github
 
 import (
