@@ -20,10 +20,13 @@ type Options struct {
 	EnableSendMessageThread bool   `toml:"enable_send_message_thread"`
 	EnableListChannels      bool   `toml:"enable_list_channels"`
 	EnableGetChannelHistory bool   `toml:"enable_get_channel_history"`
+	EnableUploadFile        bool   `toml:"enable_upload_file"`
+	EnableDownloadFile      bool   `toml:"enable_download_file"`
 	// Not ported yet: true is refused.
-	EnableUploadFile      bool `toml:"enable_upload_file"`
-	EnableDownloadFile    bool `toml:"enable_download_file"`
-	EnableSearchWorkspace bool `toml:"enable_search_workspace"`
+	EnableSearchWorkspace bool   `toml:"enable_search_workspace"`
+	MaxFileSize           int64  `toml:"max_file_size"`
+	SaveDownloads         bool   `toml:"save_downloads"`
+	OutputDirectory       string `toml:"output_directory"`
 
 	EnableSearchMessages      bool     `toml:"enable_search_messages"`
 	EnableGetThread           bool     `toml:"enable_get_thread"`
@@ -47,13 +50,22 @@ func init() {
 		Name: ToolkitName, Summary: "send messages and thread replies, list channels, read history, threads, users and channel details over the Slack Web API (agno's SlackTools)",
 		Defaults: func(tool.ToolkitEnv) Options {
 			return Options{Markdown: true, EnableSendMessage: true, EnableSendMessageThread: true, EnableListChannels: true,
-				EnableGetChannelHistory: true, ThreadMessageLimit: 20}
+				EnableGetChannelHistory: true, EnableUploadFile: true, EnableDownloadFile: true, ThreadMessageLimit: 20, MaxFileSize: 1 << 30}
 		},
-		Check: func(_ tool.ToolkitEnv, o *Options, _ func(string) bool) error {
+		Check: func(env tool.ToolkitEnv, o *Options, _ func(string) bool) error {
 			var errs []error
-			for key, on := range map[string]bool{"enable_upload_file": o.EnableUploadFile, "enable_download_file": o.EnableDownloadFile, "enable_search_workspace": o.EnableSearchWorkspace} {
-				if on {
-					errs = append(errs, tool.OptionErrorf(key, "%s = true: this tool of agno's SlackTools is not ported yet; remove the key, or reach Slack's files through an MCP server", key))
+			if o.EnableSearchWorkspace {
+				errs = append(errs, tool.OptionErrorf("enable_search_workspace", "enable_search_workspace = true: search_workspace of agno's SlackTools is not ported yet; remove the key, or use search_messages (enable_search_messages)"))
+			}
+			if o.MaxFileSize <= 0 {
+				errs = append(errs, tool.OptionErrorf("max_file_size", "max_file_size = %d: use a positive number of bytes (default 1073741824, 1 GiB)", o.MaxFileSize))
+			}
+			// output_directory implies save_downloads, as in agno; saving
+			// without one uses the config file's directory (agno's cwd).
+			if o.OutputDirectory != "" || o.SaveDownloads {
+				o.OutputDirectory = tool.ResolvePath(env.Dir, o.OutputDirectory)
+				if o.OutputDirectory == "" {
+					o.OutputDirectory = env.Dir
 				}
 			}
 			if o.ThreadMessageLimit < 1 {
@@ -75,6 +87,7 @@ func init() {
 				EnableListChannels: o.EnableListChannels, EnableGetChannelHistory: o.EnableGetChannelHistory,
 				EnableSearchMessages: o.EnableSearchMessages, EnableGetThread: o.EnableGetThread, EnableListUsers: o.EnableListUsers,
 				EnableGetUserInfo: o.EnableGetUserInfo, EnableGetChannelInfo: o.EnableGetChannelInfo, All: o.All,
+				EnableUploadFile: o.EnableUploadFile, EnableDownloadFile: o.EnableDownloadFile, MaxFileSize: o.MaxFileSize, OutputDirectory: o.OutputDirectory,
 				ThreadMessageLimit: o.ThreadMessageLimit, APIURL: o.APIURL, HTTPClient: env.HTTPClient,
 				Timeout: time.Duration(o.TimeoutSeconds * float64(time.Second)), MaxResponseBytes: o.MaxResponseBytes,
 				Instructions: o.Instructions, AddInstructions: o.AddInstructions,

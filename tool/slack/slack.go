@@ -6,8 +6,8 @@
 // Slack wrote them: the client records each response body and the tools
 // read their fields from it, so keys keep Slack's order.
 //
-// Differences from agno v2.6.13: upload_file, download_file and
-// search_workspace are not ported yet (their enable flags are refused);
+// Differences from agno v2.6.13: search_workspace is not ported yet
+// (enable_search_workspace = true is refused);
 // every call has a timeout and every answer and result a size bound
 // (timeout_seconds, max_response_bytes).
 package slack
@@ -53,10 +53,16 @@ type Config struct {
 	Markdown *bool
 
 	EnableSendMessage, EnableSendMessageThread, EnableListChannels, EnableGetChannelHistory         bool
+	EnableUploadFile, EnableDownloadFile                                                            bool
 	EnableSearchMessages, EnableGetThread, EnableListUsers, EnableGetUserInfo, EnableGetChannelInfo bool
 	All                                                                                             bool
 	// ThreadMessageLimit caps get_thread's limit (0: 20).
 	ThreadMessageLimit int
+	// MaxFileSize bounds uploads and downloads in bytes (0: 1 GiB).
+	MaxFileSize int64
+	// OutputDirectory, when set, is where download_file saves files
+	// (agno's save_downloads); empty returns them as base64.
+	OutputDirectory string
 
 	// APIURL is the Web API base; empty is DefaultAPIURL.
 	APIURL string
@@ -87,6 +93,8 @@ type tools struct {
 	endpoint    string
 	markdown    bool
 	threadLimit int
+	maxFileSize int64
+	outputDir   string
 	timeout     time.Duration
 	max         int
 	log         *slog.Logger
@@ -107,6 +115,15 @@ func New(cfg Config) (*tool.Toolkit, error) {
 	t := &tools{
 		endpoint: cfg.APIURL, markdown: cfg.Markdown == nil || *cfg.Markdown, threadLimit: cfg.ThreadMessageLimit,
 		timeout: cfg.Timeout, max: cfg.MaxResponseBytes, log: cfg.Logger, cache: map[string]resolved{},
+		maxFileSize: cfg.MaxFileSize, outputDir: cfg.OutputDirectory,
+	}
+	if t.maxFileSize <= 0 {
+		t.maxFileSize = 1 << 30
+	}
+	if t.outputDir != "" {
+		if err := os.MkdirAll(t.outputDir, 0o755); err != nil {
+			return nil, fmt.Errorf("slack: output_directory: %w", err)
+		}
 	}
 	if t.endpoint == "" {
 		t.endpoint = DefaultAPIURL
@@ -134,6 +151,8 @@ func New(cfg Config) (*tool.Toolkit, error) {
 	e.If(cfg.EnableSendMessageThread)(tool.New("send_message_thread", "Reply to a message thread in a Slack channel.", t.sendMessageThread))
 	e.If(cfg.EnableListChannels)(tool.New("list_channels", "List all channels in the Slack workspace.", t.listChannels))
 	e.If(cfg.EnableGetChannelHistory)(tool.New("get_channel_history", "Get the message history of a Slack channel.", t.getChannelHistory))
+	e.If(cfg.EnableUploadFile)(tool.New("upload_file", "Upload a file to a Slack channel.", t.uploadFile))
+	e.If(cfg.EnableDownloadFile)(tool.New("download_file", "Download a file from Slack by its file ID.", t.downloadFile))
 	e.If(cfg.EnableSearchMessages)(tool.New("search_messages", "Search messages across the Slack workspace.", t.searchMessages))
 	e.If(cfg.EnableGetThread)(tool.New("get_thread", "Get all messages in a thread by the parent message's timestamp.", t.getThread))
 	e.If(cfg.EnableListUsers)(tool.New("list_users", "List all users in the Slack workspace.", t.listUsers))
@@ -180,6 +199,11 @@ func (r *recorder) Do(req *http.Request) (*http.Response, error) {
 	if err != nil {
 		return nil, err
 	}
+	rec, recorded := req.Context().Value(recordKey{}).(*record)
+	if !recorded {
+		// A file download: download_file bounds it by max_file_size.
+		return resp, nil
+	}
 	body, err := io.ReadAll(io.LimitReader(resp.Body, int64(r.max)+1))
 	resp.Body.Close()
 	if err != nil {
@@ -188,9 +212,7 @@ func (r *recorder) Do(req *http.Request) (*http.Response, error) {
 	if len(body) > r.max {
 		return nil, &webapi.TooLargeError{Limit: r.max}
 	}
-	if rec, ok := req.Context().Value(recordKey{}).(*record); ok {
-		rec.body = body
-	}
+	rec.body = body
 	resp.Body = io.NopCloser(bytes.NewReader(body))
 	return resp, nil
 }

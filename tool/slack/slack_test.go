@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -25,8 +26,12 @@ const testToken = "xoxb-test-token"
 // https://api.slack.com/methods/conversations.replies,
 // https://api.slack.com/methods/conversations.info,
 // https://api.slack.com/methods/users.info,
-// https://api.slack.com/methods/users.list and
-// https://api.slack.com/methods/search.messages; errors as
+// https://api.slack.com/methods/users.list,
+// https://api.slack.com/methods/search.messages,
+// https://api.slack.com/methods/files.getUploadURLExternal,
+// https://api.slack.com/methods/files.completeUploadExternal and
+// https://api.slack.com/methods/files.info (url_private fetched with the
+// token as a bearer, https://api.slack.com/types/file#auth); errors as
 // https://api.slack.com/web#evaluating_responses ({"ok": false, "error": …}).
 type fakeSlack struct {
 	srv   *httptest.Server
@@ -35,6 +40,7 @@ type fakeSlack struct {
 	forms map[string]url.Values
 	// missingScope makes conversations.list refuse private channels.
 	missingScope bool
+	uploaded     []string
 }
 
 func newFake(t *testing.T) *fakeSlack {
@@ -46,6 +52,25 @@ func newFake(t *testing.T) *fakeSlack {
 		f.calls = append(f.calls, method)
 		f.forms[method] = r.Form
 		f.mu.Unlock()
+		if strings.HasPrefix(r.URL.Path, "/upload/") {
+			f.mu.Lock()
+			f.uploaded = append(f.uploaded, r.Form.Get("filename"))
+			f.mu.Unlock()
+			_, _ = w.Write([]byte("OK - 42"))
+			return
+		}
+		if strings.HasPrefix(r.URL.Path, "/files-pri/") {
+			if r.Header.Get("Authorization") != "Bearer "+testToken {
+				w.WriteHeader(http.StatusForbidden)
+				return
+			}
+			if strings.HasSuffix(r.URL.Path, "/gone.txt") {
+				w.WriteHeader(http.StatusNotFound)
+				return
+			}
+			_, _ = w.Write([]byte("hello from slack"))
+			return
+		}
 		w.Header().Set("Content-Type", "application/json; charset=utf-8")
 		if r.Form.Get("token") != testToken && r.Header.Get("Authorization") != "Bearer "+testToken {
 			_, _ = w.Write([]byte(`{"ok": false, "error": "invalid_auth"}`))
@@ -105,6 +130,29 @@ func (f *fakeSlack) answer(method string, v url.Values) string {
 		], "response_metadata": {"next_cursor": ""}}`
 	case "conversations.info":
 		return `{"ok": true, "channel": {"id": "C012AB3CD", "name": "general", "is_channel": true, "created": 1449252889, "creator": "W012A3BCD", "is_archived": false, "is_private": false, "topic": {"value": "For public discussion of generalities", "creator": "W012A3BCD", "last_set": 1449709364}, "purpose": {"value": "This part of the workspace is for fun.", "creator": "", "last_set": 0}, "num_members": 23}}`
+	case "files.getUploadURLExternal":
+		return `{"ok": true, "upload_url": "` + f.srv.URL + `/upload/v1/ABC123", "file_id": "F123ABC456"}`
+	case "files.completeUploadExternal":
+		if strings.Contains(v.Get("channel_id"), "GONE") || strings.Contains(v.Get("channel_id"), "C0GONE") {
+			return `{"ok": false, "error": "channel_not_found"}`
+		}
+		var files []map[string]any
+		_ = json.Unmarshal([]byte(v.Get("files")), &files)
+		title := ""
+		if len(files) == 1 {
+			title, _ = files[0]["title"].(string)
+		}
+		return `{"ok": true, "files": [{"id": "F123ABC456", "title": "` + title + `"}]}`
+	case "files.info":
+		switch v.Get("file") {
+		case "F0NOURL":
+			return `{"ok": true, "file": {"id": "F0NOURL", "name": "x.txt", "size": 3}}`
+		case "F0GONE":
+			return `{"ok": true, "file": {"id": "F0GONE", "name": "gone.txt", "size": 3, "url_private": "` + f.srv.URL + `/files-pri/T1-F0GONE/gone.txt"}}`
+		case "F0BIG":
+			return `{"ok": true, "file": {"id": "F0BIG", "name": "big.bin", "size": 2147483648, "url_private": "` + f.srv.URL + `/files-pri/T1-F0BIG/big.bin"}}`
+		}
+		return `{"ok": true, "file": {"id": "F2147483862", "created": 1524162343, "name": "hello.txt", "title": "hello.txt", "mimetype": "text/plain", "filetype": "text", "size": 16, "url_private": "` + f.srv.URL + `/files-pri/T1-F2147483862/hello.txt"}}`
 	case "search.messages":
 		return `{"ok": true, "query": "The meaning of life the universe and everything", "messages": {"matches": [{"channel": {"id": "C12345678", "name": "general"}, "iid": "cb64bdaa", "permalink": "https://example.slack.com/archives/C12345678/p1508284197000015", "team": "T12345678", "text": "The meaning of life the universe and everything is 42.", "ts": "1508284197.000015", "type": "message", "user": "U2U85N1RV", "username": "roach"}], "pagination": {"first": 1, "last": 1, "page": 1, "page_count": 1, "per_page": 20, "total_count": 1}, "total": 1}}`
 	}
@@ -152,10 +200,6 @@ func TestConformance(t *testing.T) {
 			{Name: "upload_file", Args: []string{"channel", "content", "filename", "title", "initial_comment", "thread_ts"}},
 			{Name: "download_file", Args: []string{"file_id", "dest_path"}},
 		},
-		Deviations: map[string]string{
-			"upload_file":   "not ported yet (files.uploadV2 and output_directory); enable_upload_file = true is refused",
-			"download_file": "not ported yet (url_private fetch and save_downloads); enable_download_file = true is refused",
-		},
 		Setup: func(t *testing.T, env *tool.ToolkitEnv) string {
 			f := newFake(t)
 			// A bot without groups:read: list_channels(include_private) fails.
@@ -168,6 +212,8 @@ func TestConformance(t *testing.T) {
 			"send_message":        {{Args: `{"channel": "C0GONE", "text": "hi"}`, Want: `{"error": "The request to the Slack API failed. (url: http://127.0.0.1:`}},
 			"send_message_thread": {{Args: `{"channel": "C0GONE", "text": "hi", "thread_ts": "1.2"}`, Want: `The server responded with: {'ok': False, 'error': 'channel_not_found'}`}},
 			"list_channels":       {{Args: `{"include_private": true}`, Want: `{"error": "missing_scope", "operation": "conversations.list"}`}},
+			"upload_file":         {{Args: `{"channel": "C0GONE", "content": "hi", "filename": "a.txt"}`, Want: `'error': 'channel_not_found'`}, {Args: `{"channel": "C1", "content": "hi", "filename": "../etc/passwd"}`, Want: `{"error": "Invalid filename: `}},
+			"download_file":       {{Args: `{"file_id": "F0NOURL"}`, Want: `{"error": "File URL not available"}`}, {Args: `{"file_id": "F0GONE"}`, Want: `{"error": "HTTP error: `}, {Args: `{"file_id": "F0BIG"}`, Want: `{"error": "File big.bin (2048.0MB) exceeds 1024MB download limit"}`}},
 			"get_channel_history": {
 				{Args: `{"channel": "#nowhere"}`, Want: `{"error": "channel_not_found", "channel": "#nowhere", "hint": "If this is a private channel`},
 				{Args: `{"channel": "C0NOTIN"}`, Want: `{"error": "not_in_channel", "operation": "conversations.history", "channel": "C0NOTIN", "hint": "Invite the bot`},
@@ -175,8 +221,7 @@ func TestConformance(t *testing.T) {
 		},
 		Oversized: &tooltest.Oversized{Function: "send_message", Call: tooltest.Call{Args: `{"channel": "C1", "text": "huge"}`, Want: "max_response_bytes"}, Option: "max_response_bytes", Limit: 4096},
 		BadOptions: []tooltest.BadOption{
-			{Table: "enable_upload_file = true", Key: "enable_upload_file"},
-			{Table: "enable_download_file = true", Key: "enable_download_file"},
+			{Table: "max_file_size = 0", Key: "max_file_size"},
 			{Table: "enable_search_workspace = true", Key: "enable_search_workspace"},
 			{Table: "thread_message_limit = 0", Key: "thread_message_limit"},
 			{Table: `api_url = "slack.com/api"`, Key: "api_url"},
@@ -354,8 +399,6 @@ func TestConformanceAll(t *testing.T) {
 			{Name: "get_channel_info", Args: []string{"channel"}},
 		},
 		Deviations: map[string]string{
-			"upload_file":      "not ported yet (files.uploadV2 and output_directory); enable_upload_file = true is refused",
-			"download_file":    "not ported yet (url_private fetch and save_downloads); enable_download_file = true is refused",
 			"search_workspace": "not ported yet (assistant.search.context with the Slack interface's action_token); enable_search_workspace = true is refused",
 		},
 		Setup: func(t *testing.T, env *tool.ToolkitEnv) string {
@@ -370,12 +413,49 @@ func TestConformanceAll(t *testing.T) {
 			"send_message_thread": {{Args: `{"channel": "C0GONE", "text": "hi", "thread_ts": "1.2"}`, Want: `'error': 'channel_not_found'`}},
 			"list_channels":       {{Args: `{"include_private": true}`, Want: `"missing_scope"`}},
 			"get_channel_history": {{Args: `{"channel": "C0NOTIN"}`, Want: `"not_in_channel"`}},
-			"search_messages":     {{Args: `{"query": "x"}`, Want: `{"count": 1`}},
-			"get_thread":          {{Args: `{"channel": "#nowhere", "thread_ts": "1.2"}`, Want: `"channel_not_found"`}},
-			"list_users":          {{Args: `{}`, Want: `{"count": 2`}},
-			"get_user_info":       {{Args: `{"user_id": "U0NONE"}`, Want: `'error': 'user_not_found'`}},
-			"get_channel_info":    {{Args: `{"channel": "#nowhere"}`, Want: `"channel_not_found"`}},
+			"upload_file":         {{Args: `{"channel": "C0GONE", "content": "hi", "filename": "a.txt"}`, Want: `'error': 'channel_not_found'`}, {Args: `{"channel": "C1", "content": "hi", "filename": "../etc/passwd"}`, Want: `{"error": "Invalid filename: `}},
+			"download_file":       {{Args: `{"file_id": "F0NOURL"}`, Want: `{"error": "File URL not available"}`}, {Args: `{"file_id": "F0GONE"}`, Want: `{"error": "HTTP error: `}, {Args: `{"file_id": "F0BIG"}`, Want: `{"error": "File big.bin (2048.0MB) exceeds 1024MB download limit"}`}},
+
+			"search_messages":  {{Args: `{"query": "x"}`, Want: `{"count": 1`}},
+			"get_thread":       {{Args: `{"channel": "#nowhere", "thread_ts": "1.2"}`, Want: `"channel_not_found"`}},
+			"list_users":       {{Args: `{}`, Want: `{"count": 2`}},
+			"get_user_info":    {{Args: `{"user_id": "U0NONE"}`, Want: `'error': 'user_not_found'`}},
+			"get_channel_info": {{Args: `{"channel": "#nowhere"}`, Want: `"channel_not_found"`}},
 		},
 		Oversized: &tooltest.Oversized{Function: "send_message", Call: tooltest.Call{Args: `{"channel": "C1", "text": "huge"}`, Want: "max_response_bytes"}, Option: "max_response_bytes", Limit: 4096},
 	})
+}
+
+func TestUploadAndDownload(t *testing.T) {
+	f := newFake(t)
+	dir := t.TempDir()
+	fns := build(t, f, Config{EnableUploadFile: true, EnableDownloadFile: true})
+	out := call(t, fns["upload_file"], `{"channel": "C123ABC456", "content": "hello", "filename": "notes.txt", "title": "Notes", "initial_comment": "here", "thread_ts": "1.2"}`)
+	if !strings.HasPrefix(out, `{"ok": true, "files": [{"id": "F123ABC456"`) {
+		t.Errorf("upload_file: %s", out)
+	}
+	if v := f.form("files.getUploadURLExternal"); v.Get("filename") != "notes.txt" || v.Get("length") != "5" {
+		t.Errorf("files.getUploadURLExternal form = %v", v)
+	}
+	if v := f.form("files.completeUploadExternal"); v.Get("channel_id") != "C123ABC456" || v.Get("initial_comment") != "here" || v.Get("thread_ts") != "1.2" || !strings.Contains(v.Get("files"), `"Notes"`) {
+		t.Errorf("files.completeUploadExternal form = %v", v)
+	}
+	out = call(t, fns["download_file"], `{"file_id": "F2147483862"}`)
+	if want := `{"file_id": "F2147483862", "filename": "hello.txt", "size": 16, "content_base64": "aGVsbG8gZnJvbSBzbGFjaw=="}`; out != want {
+		t.Errorf("download_file:\n got  %s\n want %s", out, want)
+	}
+	small := build(t, f, Config{EnableUploadFile: true, MaxFileSize: 4})
+	if out := call(t, small["upload_file"], `{"channel": "C1", "content": "hello", "filename": "a.txt"}`); out != `{"error": "File a.txt (0.0MB) exceeds 0MB upload limit"}` {
+		t.Errorf("upload over max_file_size: %s", out)
+	}
+	saving := build(t, f, Config{EnableDownloadFile: true, OutputDirectory: dir})
+	out = call(t, saving["download_file"], `{"file_id": "F2147483862", "dest_path": "sub/hello.txt"}`)
+	path := dir + "/sub/hello.txt"
+	if b, err := os.ReadFile(path); err != nil || string(b) != "hello from slack" || !strings.Contains(out, `"path": "`+path+`"`) {
+		t.Errorf("saved download: %s (%q, %v)", out, b, err)
+	}
+	out = call(t, saving["download_file"], `{"file_id": "F2147483862", "dest_path": "../escape.txt"}`)
+	if !strings.Contains(out, `"save_error": "dest_path \"../escape.txt\" leaves output_directory"`) || !strings.Contains(out, `"content_base64"`) {
+		t.Errorf("a dest_path leaving output_directory: %s", out)
+	}
 }
