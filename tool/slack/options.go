@@ -22,11 +22,10 @@ type Options struct {
 	EnableGetChannelHistory bool   `toml:"enable_get_channel_history"`
 	EnableUploadFile        bool   `toml:"enable_upload_file"`
 	EnableDownloadFile      bool   `toml:"enable_download_file"`
-	// Not ported yet: true is refused.
-	EnableSearchWorkspace bool   `toml:"enable_search_workspace"`
-	MaxFileSize           int64  `toml:"max_file_size"`
-	SaveDownloads         bool   `toml:"save_downloads"`
-	OutputDirectory       string `toml:"output_directory"`
+	EnableSearchWorkspace   bool   `toml:"enable_search_workspace"`
+	MaxFileSize             int64  `toml:"max_file_size"`
+	SaveDownloads           bool   `toml:"save_downloads"`
+	OutputDirectory         string `toml:"output_directory"`
 
 	EnableSearchMessages      bool     `toml:"enable_search_messages"`
 	EnableGetThread           bool     `toml:"enable_get_thread"`
@@ -54,9 +53,6 @@ func init() {
 		},
 		Check: func(env tool.ToolkitEnv, o *Options, _ func(string) bool) error {
 			var errs []error
-			if o.EnableSearchWorkspace {
-				errs = append(errs, tool.OptionErrorf("enable_search_workspace", "enable_search_workspace = true: search_workspace of agno's SlackTools is not ported yet; remove the key, or use search_messages (enable_search_messages)"))
-			}
 			if o.MaxFileSize <= 0 {
 				errs = append(errs, tool.OptionErrorf("max_file_size", "max_file_size = %d: use a positive number of bytes (default 1073741824, 1 GiB)", o.MaxFileSize))
 			}
@@ -85,7 +81,7 @@ func init() {
 				Token: o.Token, Markdown: &markdown,
 				EnableSendMessage: o.EnableSendMessage, EnableSendMessageThread: o.EnableSendMessageThread,
 				EnableListChannels: o.EnableListChannels, EnableGetChannelHistory: o.EnableGetChannelHistory,
-				EnableSearchMessages: o.EnableSearchMessages, EnableGetThread: o.EnableGetThread, EnableListUsers: o.EnableListUsers,
+				EnableSearchMessages: o.EnableSearchMessages, EnableSearchWorkspace: o.EnableSearchWorkspace, EnableGetThread: o.EnableGetThread, EnableListUsers: o.EnableListUsers,
 				EnableGetUserInfo: o.EnableGetUserInfo, EnableGetChannelInfo: o.EnableGetChannelInfo, All: o.All,
 				EnableUploadFile: o.EnableUploadFile, EnableDownloadFile: o.EnableDownloadFile, MaxFileSize: o.MaxFileSize, OutputDirectory: o.OutputDirectory,
 				ThreadMessageLimit: o.ThreadMessageLimit, APIURL: o.APIURL, HTTPClient: env.HTTPClient,

@@ -6,8 +6,7 @@
 // Slack wrote them: the client records each response body and the tools
 // read their fields from it, so keys keep Slack's order.
 //
-// Differences from agno v2.6.13: search_workspace is not ported yet
-// (enable_search_workspace = true is refused);
+// Differences from agno v2.6.13:
 // every call has a timeout and every answer and result a size bound
 // (timeout_seconds, max_response_bytes).
 package slack
@@ -52,10 +51,11 @@ type Config struct {
 	// true.
 	Markdown *bool
 
-	EnableSendMessage, EnableSendMessageThread, EnableListChannels, EnableGetChannelHistory         bool
-	EnableUploadFile, EnableDownloadFile                                                            bool
-	EnableSearchMessages, EnableGetThread, EnableListUsers, EnableGetUserInfo, EnableGetChannelInfo bool
-	All                                                                                             bool
+	EnableSendMessage, EnableSendMessageThread, EnableListChannels, EnableGetChannelHistory bool
+	EnableUploadFile, EnableDownloadFile                                                    bool
+	EnableSearchMessages, EnableSearchWorkspace, EnableGetThread, EnableListUsers           bool
+	EnableGetUserInfo, EnableGetChannelInfo                                                 bool
+	All                                                                                     bool
 	// ThreadMessageLimit caps get_thread's limit (0: 20).
 	ThreadMessageLimit int
 	// MaxFileSize bounds uploads and downloads in bytes (0: 1 GiB).
@@ -90,6 +90,8 @@ type resolved struct{ id, name string }
 
 type tools struct {
 	api         *slackapi.Client
+	rec         *recorder
+	token       string
 	endpoint    string
 	markdown    bool
 	threadLimit int
@@ -143,8 +145,9 @@ func New(cfg Config) (*tool.Toolkit, error) {
 	if t.log == nil {
 		t.log = slog.Default()
 	}
-	t.api = slackapi.New(token, slackapi.OptionAPIURL(t.endpoint),
-		slackapi.OptionHTTPClient(&recorder{c: webapi.Client(cfg.HTTPClient), max: t.max}))
+	t.token = token
+	t.rec = &recorder{c: webapi.Client(cfg.HTTPClient), max: t.max}
+	t.api = slackapi.New(token, slackapi.OptionAPIURL(t.endpoint), slackapi.OptionHTTPClient(t.rec))
 
 	e := tool.Enabled{All: cfg.All}
 	e.If(cfg.EnableSendMessage)(tool.New("send_message", "Send a message to a Slack channel.", t.sendMessage))
@@ -154,6 +157,7 @@ func New(cfg Config) (*tool.Toolkit, error) {
 	e.If(cfg.EnableUploadFile)(tool.New("upload_file", "Upload a file to a Slack channel.", t.uploadFile))
 	e.If(cfg.EnableDownloadFile)(tool.New("download_file", "Download a file from Slack by its file ID.", t.downloadFile))
 	e.If(cfg.EnableSearchMessages)(tool.New("search_messages", "Search messages across the Slack workspace.", t.searchMessages))
+	e.If(cfg.EnableSearchWorkspace)(tool.New("search_workspace", "Search messages, files, and channels across the Slack workspace.", t.searchWorkspace))
 	e.If(cfg.EnableGetThread)(tool.New("get_thread", "Get all messages in a thread by the parent message's timestamp.", t.getThread))
 	e.If(cfg.EnableListUsers)(tool.New("list_users", "List all users in the Slack workspace.", t.listUsers))
 	e.If(cfg.EnableGetUserInfo)(tool.New("get_user_info", "Get detailed information about a Slack user by their user ID.", t.getUserInfo))

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/agno-go/agno/netguard"
+	"github.com/agno-go/agno/run"
 	"github.com/agno-go/agno/tool"
 	"github.com/agno-go/agno/tool/tooltest"
 )
@@ -30,6 +31,7 @@ const testToken = "xoxb-test-token"
 // https://api.slack.com/methods/search.messages,
 // https://api.slack.com/methods/files.getUploadURLExternal,
 // https://api.slack.com/methods/files.completeUploadExternal and
+// https://api.slack.com/methods/assistant.search.context,
 // https://api.slack.com/methods/files.info (url_private fetched with the
 // token as a bearer, https://api.slack.com/types/file#auth); errors as
 // https://api.slack.com/web#evaluating_responses ({"ok": false, "error": …}).
@@ -153,6 +155,11 @@ func (f *fakeSlack) answer(method string, v url.Values) string {
 			return `{"ok": true, "file": {"id": "F0BIG", "name": "big.bin", "size": 2147483648, "url_private": "` + f.srv.URL + `/files-pri/T1-F0BIG/big.bin"}}`
 		}
 		return `{"ok": true, "file": {"id": "F2147483862", "created": 1524162343, "name": "hello.txt", "title": "hello.txt", "mimetype": "text/plain", "filetype": "text", "size": 16, "url_private": "` + f.srv.URL + `/files-pri/T1-F2147483862/hello.txt"}}`
+	case "assistant.search.context":
+		if v.Get("action_token") != "act-1" {
+			return `{"ok": false, "error": "invalid_action_token"}`
+		}
+		return `{"ok": true, "results": {"messages": [{"author_name": "Egon", "author_user_id": "U012AB3CDE", "team_id": "T1", "channel_id": "C012AB3CD", "channel_name": "general", "message_ts": "1729010000.000100", "content": "The deploy is at noon", "is_author_bot": false, "permalink": "https://example.slack.com/archives/C012AB3CD/p1729010000000100", "context_messages": {"before": [{"user_id": "U061F7AUR", "text": "When is the deploy?", "ts": "1729009990.000100"}], "after": []}}], "files": [{"title": "plan.pdf", "file_type": "pdf", "author_name": "Egon", "permalink": "https://example.slack.com/files/plan.pdf", "uploader_user_id": "U012AB3CDE"}]}}`
 	case "search.messages":
 		return `{"ok": true, "query": "The meaning of life the universe and everything", "messages": {"matches": [{"channel": {"id": "C12345678", "name": "general"}, "iid": "cb64bdaa", "permalink": "https://example.slack.com/archives/C12345678/p1508284197000015", "team": "T12345678", "text": "The meaning of life the universe and everything is 42.", "ts": "1508284197.000015", "type": "message", "user": "U2U85N1RV", "username": "roach"}], "pagination": {"first": 1, "last": 1, "page": 1, "page_count": 1, "per_page": 20, "total_count": 1}, "total": 1}}`
 	}
@@ -222,7 +229,6 @@ func TestConformance(t *testing.T) {
 		Oversized: &tooltest.Oversized{Function: "send_message", Call: tooltest.Call{Args: `{"channel": "C1", "text": "huge"}`, Want: "max_response_bytes"}, Option: "max_response_bytes", Limit: 4096},
 		BadOptions: []tooltest.BadOption{
 			{Table: "max_file_size = 0", Key: "max_file_size"},
-			{Table: "enable_search_workspace = true", Key: "enable_search_workspace"},
 			{Table: "thread_message_limit = 0", Key: "thread_message_limit"},
 			{Table: `api_url = "slack.com/api"`, Key: "api_url"},
 			{Table: "timeout_seconds = -1", Key: "timeout_seconds"},
@@ -398,9 +404,6 @@ func TestConformanceAll(t *testing.T) {
 			{Name: "get_user_info", Args: []string{"user_id"}},
 			{Name: "get_channel_info", Args: []string{"channel"}},
 		},
-		Deviations: map[string]string{
-			"search_workspace": "not ported yet (assistant.search.context with the Slack interface's action_token); enable_search_workspace = true is refused",
-		},
 		Setup: func(t *testing.T, env *tool.ToolkitEnv) string {
 			f := newFake(t)
 			f.missingScope = true
@@ -417,6 +420,7 @@ func TestConformanceAll(t *testing.T) {
 			"download_file":       {{Args: `{"file_id": "F0NOURL"}`, Want: `{"error": "File URL not available"}`}, {Args: `{"file_id": "F0GONE"}`, Want: `{"error": "HTTP error: `}, {Args: `{"file_id": "F0BIG"}`, Want: `{"error": "File big.bin (2048.0MB) exceeds 1024MB download limit"}`}},
 
 			"search_messages":  {{Args: `{"query": "x"}`, Want: `{"count": 1`}},
+			"search_workspace": {{Args: `{"query": "x"}`, Want: `{"error": "No action_token available. This tool only works when invoked through the Slack interface."}`}},
 			"get_thread":       {{Args: `{"channel": "#nowhere", "thread_ts": "1.2"}`, Want: `"channel_not_found"`}},
 			"list_users":       {{Args: `{}`, Want: `{"count": 2`}},
 			"get_user_info":    {{Args: `{"user_id": "U0NONE"}`, Want: `'error': 'user_not_found'`}},
@@ -457,5 +461,29 @@ func TestUploadAndDownload(t *testing.T) {
 	out = call(t, saving["download_file"], `{"file_id": "F2147483862", "dest_path": "../escape.txt"}`)
 	if !strings.Contains(out, `"save_error": "dest_path \"../escape.txt\" leaves output_directory"`) || !strings.Contains(out, `"content_base64"`) {
 		t.Errorf("a dest_path leaving output_directory: %s", out)
+	}
+}
+
+func TestSearchWorkspace(t *testing.T) {
+	f := newFake(t)
+	fn := build(t, f, Config{EnableSearchWorkspace: true})["search_workspace"]
+	rc := run.NewContext(nil)
+	rc.Metadata = map[string]any{"action_token": "act-1"}
+	res, err := fn.Invoke(run.WithContext(context.Background(), rc), nil, map[string]any{"query": "deploy", "content_types": []any{"messages", "files"}, "limit": 50})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"messages": [{"content": "The deploy is at noon", "author": "Egon", "author_user_id": "U012AB3CDE", "is_bot": false, "channel_id": "C012AB3CD", "channel_name": "general", "ts": "1729010000.000100", "permalink": "https://example.slack.com/archives/C012AB3CD/p1729010000000100", "context_before": [{"text": "When is the deploy?", "user_id": "U061F7AUR"}]}], ` +
+		`"files": [{"title": "plan.pdf", "file_type": "pdf", "author": "Egon", "permalink": "https://example.slack.com/files/plan.pdf"}], "result_count": 2}`
+	if res.Content != want {
+		t.Errorf("search_workspace:\n got  %s\n want %s", res.Content, want)
+	}
+	if v := f.form("assistant.search.context"); v.Get("content_types") != "messages,files" || v.Get("channel_types") != "public_channel" || v.Get("limit") != "20" || v.Get("include_context_messages") != "1" {
+		t.Errorf("assistant.search.context form = %v", v)
+	}
+	rc.Metadata = map[string]any{"action_token": "stale"}
+	res, _ = fn.Invoke(run.WithContext(context.Background(), rc), nil, map[string]any{"query": "deploy"})
+	if res.Content != `{"error": "invalid_action_token"}` {
+		t.Errorf("a refused token: %s", res.Content)
 	}
 }
