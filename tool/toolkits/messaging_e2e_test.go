@@ -1,14 +1,19 @@
 package toolkits_test
 
 import (
+	"bufio"
 	"encoding/json"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"strings"
+	"sync"
 	"testing"
+
+	"go.uber.org/goleak"
 
 	"github.com/agno-go/agno/agent"
 	"github.com/agno-go/agno/agentos"
@@ -17,13 +22,18 @@ import (
 	"github.com/agno-go/agno/netguard"
 	"github.com/agno-go/agno/tool"
 	"github.com/agno-go/agno/tool/dalle"
+	"github.com/agno-go/agno/tool/email"
 	"github.com/agno-go/agno/tool/giphy"
+	"github.com/agno-go/agno/tool/github"
 	"github.com/agno-go/agno/tool/openweather"
+	"github.com/agno-go/agno/tool/slack"
 	_ "github.com/agno-go/agno/tool/toolkits"
 )
 
-// servicesFake answers the three services' documented shapes on one
-// loopback server: GIPHY search (developers.giphy.com/docs/api/endpoint#search),
+// servicesFake answers the services' documented shapes on one loopback
+// server: GitHub's Get a repository (docs.github.com/en/rest/repos/repos#get-a-repository),
+// Slack's chat.postMessage (api.slack.com/methods/chat.postMessage),
+// GIPHY search (developers.giphy.com/docs/api/endpoint#search),
 // OpenWeatherMap geocoding and current weather (openweathermap.org/api/geocoding-api,
 // openweathermap.org/current) and OpenAI's Create image
 // (platform.openai.com/docs/api-reference/images/create).
@@ -37,6 +47,11 @@ func servicesFake(t *testing.T) *httptest.Server {
 			_, _ = w.Write([]byte(`[{"name": "Paris", "lat": 48.8588897, "lon": 2.3200410, "country": "FR"}]`))
 		case "/data/2.5/weather":
 			_, _ = w.Write([]byte(`{"weather": [{"id": 800, "main": "Clear", "description": "clear sky"}], "main": {"temp": 21.5}, "name": "Paris", "cod": 200}`))
+		case "/api/v3/repos/octocat/Hello-World":
+			_, _ = w.Write([]byte(`{"id": 1296269, "full_name": "octocat/Hello-World", "html_url": "https://github.com/octocat/Hello-World", "description": "My first repo", "stargazers_count": 80, "forks_count": 9, "open_issues_count": 0, "language": "Go", "license": null, "default_branch": "main"}`))
+		case "/slack/api/chat.postMessage":
+			_ = r.ParseForm()
+			_, _ = w.Write([]byte(`{"ok": true, "channel": "C123ABC456", "ts": "1503435956.000247", "message": {"text": "` + r.Form.Get("text") + `", "type": "message"}}`))
 		case "/openai/v1/images/generations":
 			_, _ = w.Write([]byte(`{"created": 1713833628, "data": [{"url": "https://images.example/fox.png", "revised_prompt": "a fox"}]}`))
 		default:
@@ -45,6 +60,74 @@ func servicesFake(t *testing.T) *httptest.Server {
 	}))
 	t.Cleanup(srv.Close)
 	return srv
+}
+
+// smtpSink is a plain SMTP server after RFC 5321 that accepts every
+// command (AUTH PLAIN included) and records the DATA it is sent.
+func smtpSink(t *testing.T) (port int, messages func() []string) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var got []string
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				defer c.Close()
+				r := bufio.NewReader(c)
+				say := func(s string) { _, _ = c.Write([]byte(s + "\r\n")) }
+				say("220 sink ESMTP")
+				for {
+					line, err := r.ReadString('\n')
+					if err != nil {
+						return
+					}
+					switch cmd := strings.ToUpper(strings.Fields(line + " x")[0]); cmd {
+					case "EHLO":
+						say("250-sink")
+						say("250 AUTH PLAIN")
+					case "AUTH":
+						say("235 2.7.0 Accepted")
+					case "DATA":
+						say("354 Go ahead")
+						var b strings.Builder
+						for {
+							l, err := r.ReadString('\n')
+							if err != nil || l == ".\r\n" {
+								break
+							}
+							b.WriteString(l)
+						}
+						mu.Lock()
+						got = append(got, b.String())
+						mu.Unlock()
+						say("250 OK")
+					case "QUIT":
+						say("221 Bye")
+						return
+					default:
+						say("250 OK")
+					}
+				}
+			}()
+		}
+	}()
+	t.Cleanup(func() { ln.Close(); wg.Wait() })
+	return ln.Addr().(*net.TCPAddr).Port, func() []string {
+		mu.Lock()
+		defer mu.Unlock()
+		return append([]string(nil), got...)
+	}
 }
 
 // build makes a toolkit the way a config does: the registered defaults,
@@ -68,10 +151,14 @@ func build[O any](t *testing.T, env tool.ToolkitEnv, name string, edit func(*O))
 }
 
 // An agent served by AgentOS calls the messaging and services toolkits
-// built from the registry: the tools reach the (fake) services through
+// (github, slack, email, openweather, dalle, giphy) built from the
+// registry: the tools reach the (fake) services through
 // the guarded client, their results reach the model, and the images they
 // return are the run's images.
 func TestMessagingToolkitsThroughAgentOS(t *testing.T) {
+	// Registered first, checked last: after the fakes and AgentOS closed.
+	before := goleak.IgnoreCurrent()
+	t.Cleanup(func() { goleak.VerifyNone(t, before) })
 	fake := servicesFake(t)
 	g, err := netguard.New(netguard.Policy{Allow: []string{"127.0.0.1"}})
 	if err != nil {
@@ -80,6 +167,7 @@ func TestMessagingToolkitsThroughAgentOS(t *testing.T) {
 	hc := g.Client(0)
 	t.Cleanup(hc.CloseIdleConnections)
 	env := tool.ToolkitEnv{Dir: t.TempDir(), Logger: slog.New(slog.DiscardHandler), HTTPClient: hc}
+	smtpPort, mails := smtpSink(t)
 
 	tools := []tool.Provider{
 		build(t, env, "giphy", func(o *giphy.Options) { o.APIKey = "gk"; o.BaseURL = fake.URL + "/giphy/v1/gifs/search" }),
@@ -89,12 +177,21 @@ func TestMessagingToolkitsThroughAgentOS(t *testing.T) {
 			o.GeoURL = fake.URL + "/geo/1.0"
 		}),
 		build(t, env, "dalle", func(o *dalle.Options) { o.APIKey = "sk-e2e"; o.BaseURL = fake.URL + "/openai/v1" }),
+		build(t, env, "github", func(o *github.Options) { o.AccessToken = "ghp_e2e"; o.BaseURL = fake.URL + "/api/v3" }),
+		build(t, env, "slack", func(o *slack.Options) { o.Token = "xoxb-e2e"; o.APIURL = fake.URL + "/slack/api/" }),
+		build(t, env, "email", func(o *email.Options) {
+			o.ReceiverEmail, o.SenderName, o.SenderEmail, o.SenderPasskey = "user@example.com", "Concierge", "bot@example.com", "app-pass"
+			o.SMTPHost, o.SMTPPort, o.Security = "127.0.0.1", smtpPort, "none"
+		}),
 	}
 	m := modeltest.New(
 		modeltest.Response{ToolCalls: []model.ToolCall{
 			model.NewToolCall("c1", "search_gifs", `{"query": "cat"}`),
 			model.NewToolCall("c2", "get_current_weather", `{"location": "Paris"}`),
 			model.NewToolCall("c3", "create_image", `{"prompt": "a fox"}`),
+			model.NewToolCall("c4", "get_repository", `{"repo_name": "octocat/Hello-World"}`),
+			model.NewToolCall("c5", "send_message", `{"channel": "#general", "text": "Report ready"}`),
+			model.NewToolCall("c6", "email_user", `{"subject": "Your report", "body": "Sunny in Paris."}`),
 		}},
 		modeltest.Response{Content: "Sunny in Paris; here are a cat GIF and a fox."},
 	)
@@ -156,9 +253,15 @@ func TestMessagingToolkitsThroughAgentOS(t *testing.T) {
 		"search_gifs":         "Found 1 GIF(s): ['https://media.giphy.com/media/g1/giphy.gif']",
 		"get_current_weather": "\"location_name\": \"Paris\",\n  \"country\": \"FR\"\n}",
 		"create_image":        "Image has been generated at the URL https://images.example/fox.png\n",
+		"get_repository":      "{\n  \"name\": \"octocat/Hello-World\",\n  \"description\": \"My first repo\",",
+		"email_user":          "email sent successfully",
+		"send_message":        `{"ok": true, "channel": "C123ABC456", "ts": "1503435956.000247", "message": {"text": "Report ready", "type": "message"}}`,
 	} {
 		if !strings.Contains(results[name], want) {
 			t.Errorf("%s result = %q, want it to contain %q", name, results[name], want)
 		}
+	}
+	if m := mails(); len(m) != 1 || !strings.Contains(m[0], "Subject: Your report\r\n") || !strings.Contains(m[0], "\r\n\r\nSunny in Paris.\r\n") {
+		t.Errorf("mail received: %q", m)
 	}
 }
