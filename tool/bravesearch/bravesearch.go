@@ -74,6 +74,8 @@ type searchArgs struct {
 }
 
 // ErrNoKey is agno's refusal to build without a key.
+//
+//lint:ignore ST1005 agno's error text, which the model sees as it is
 var ErrNoKey = errors.New("BRAVE_API_KEY is required. Please set the BRAVE_API_KEY environment variable.")
 
 // New builds agno's BraveSearchTools from resolved options.

@@ -21,6 +21,7 @@ func shlexSplit(s string) ([]string, error) {
 		case r == '\\':
 			i++
 			if i >= len(rs) {
+				//lint:ignore ST1005 agno's error text, which the model sees as it is
 				return nil, errors.New("No escaped character")
 			}
 			cur, inWord = append(cur, rs[i]), true
@@ -31,6 +32,7 @@ func shlexSplit(s string) ([]string, error) {
 				j++
 			}
 			if j >= len(rs) {
+				//lint:ignore ST1005 agno's error text, which the model sees as it is
 				return nil, errors.New("No closing quotation")
 			}
 			cur = append(cur, rs[i+1:j]...)
@@ -45,6 +47,7 @@ func shlexSplit(s string) ([]string, error) {
 				cur = append(cur, rs[j])
 			}
 			if j >= len(rs) {
+				//lint:ignore ST1005 agno's error text, which the model sees as it is
 				return nil, errors.New("No closing quotation")
 			}
 			i = j

@@ -152,6 +152,7 @@ func (s *sender) message(subject, body string) ([]byte, error) {
 		if strings.ContainsAny(h, "\r\n") {
 			// Python's header policy refuses these too: a model must not
 			// add headers (Bcc) through the subject.
+			//lint:ignore ST1005 agno's error text, which the model sees as it is
 			return nil, errors.New("Header values may not contain linefeed or carriage return characters")
 		}
 	}

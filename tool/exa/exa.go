@@ -156,6 +156,7 @@ func (e *exa) post(ctx context.Context, path string, body map[string]any, out an
 	err := e.c.PostJSON(ctx, e.base+path, http.Header{"x-api-key": {e.o.APIKey}}, body, out)
 	var se *webapi.StatusError
 	if errors.As(err, &se) {
+		//lint:ignore ST1005 agno's error text, which the model sees as it is
 		return fmt.Errorf("Request failed with status code %d: %s", se.Code, se.Body)
 	}
 	return err

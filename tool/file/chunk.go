@@ -113,6 +113,7 @@ type contentResult struct {
 
 func (f *files) searchContent(_ context.Context, a searchContentArgs) (string, error) {
 	if strings.TrimSpace(a.Query) == "" {
+		//lint:ignore ST1005 agno's error text, which the model sees as it is
 		return "", errors.New("Error: Query cannot be empty")
 	}
 	limit := 10
@@ -133,6 +134,7 @@ func (f *files) searchContent(_ context.Context, a searchContentArgs) (string, e
 		fsys := root.FS()
 		fi, err := fs.Stat(fsys, dir)
 		if err != nil || !fi.IsDir() {
+			//lint:ignore ST1005 agno's error text, which the model sees as it is
 			return fmt.Errorf("Error: '%s' is not a directory", *a.Directory)
 		}
 		// os.walk's order: a directory's files, then its subdirectories.

@@ -11,8 +11,6 @@ import (
 	"github.com/agno-go/agno/tool"
 )
 
-const repoDesc = "(str) The full name of the repository (e.g., 'owner/repo')."
-
 type searchReposArgs struct {
 	Query   string  `json:"query" description:"(str) The search query keywords."`
 	Sort    *string `json:"sort,omitempty" description:"(str) The field to sort results by. Can be 'stars', 'forks', or 'updated'. Defaults to 'stars'."`

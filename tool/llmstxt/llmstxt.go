@@ -291,6 +291,7 @@ func NewReader(cfg ReaderConfig) (*Reader, error) {
 	inner := cfg.Client.CheckRedirect
 	cc.CheckRedirect = func(req *http.Request, via []*http.Request) error {
 		if !r.hostAllowed(req.URL.String()) {
+			//lint:ignore ST1005 agno's error text, which the model sees as it is
 			return fmt.Errorf("Host not in allowed_hosts: %s", req.URL.Hostname())
 		}
 		if inner != nil {

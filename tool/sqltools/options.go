@@ -37,6 +37,8 @@ type Options struct {
 }
 
 // errNoDatabase is agno's ValueError, with the fix.
+//
+//lint:ignore ST1005 agno's error text, which the model sees as it is
 var errNoDatabase = errors.New("Could not build the database connection: set db_url of [toolkits.sql] (sqlite:///data.db, postgresql://user@host:5432/db, mysql://user:password@host:3306/db), db_url_env naming a variable that holds it, or dialect, user, password, host and port")
 
 func init() {

@@ -158,6 +158,8 @@ type tavily struct {
 }
 
 // errNoKey is tavily-python's MissingAPIKeyError.
+//
+//lint:ignore ST1005 agno's error text, which the model sees as it is
 var errNoKey = errors.New("No API key provided. Please provide the api_key attribute or set the TAVILY_API_KEY environment variable.")
 
 // post sends body to the endpoint as TavilyClient does (the key as a

@@ -119,6 +119,7 @@ func CheckTimelimit(t string) error {
 	case "", "d", "w", "m", "y":
 		return nil
 	}
+	//lint:ignore ST1005 agno's error text, which the model sees as it is
 	return fmt.Errorf("Invalid timelimit '%s'. Must be one of: 'd' (day), 'w' (week), 'm' (month), 'y' (year).", t)
 }
 
@@ -157,6 +158,8 @@ type NewsResult struct {
 
 // errNoResults is ddgs's exception when no engine found anything, which
 // agno lets through to the model.
+//
+//lint:ignore ST1005 agno's error text, which the model sees as it is
 var errNoResults = errors.New("No results found.")
 
 func (s *searcher) webSearch(ctx context.Context, a searchArgs) (string, error) {
@@ -250,6 +253,7 @@ func (s *searcher) searchNews(ctx context.Context, a searchArgs) (string, error)
 	}
 	m := vqdRE.FindSubmatch(page)
 	if m == nil {
+		//lint:ignore ST1005 ddgs's error text, which agno hands the model as it is
 		return "", fmt.Errorf("_get_vqd() keywords=%s Could not extract vqd.", a.Query)
 	}
 	params := url.Values{"l": {s.region()}, "o": {"json"}, "noamp": {"1"}, "q": {a.Query}, "vqd": {string(m[1])}, "p": {"-1"}}

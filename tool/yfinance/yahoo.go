@@ -66,6 +66,7 @@ func (y *yahoo) get(ctx context.Context, path string, q url.Values) ([]byte, int
 		return nil, resp.StatusCode, err
 	}
 	if len(body) > maxResponseBytes {
+		//lint:ignore ST1005 agno's error text, which the model sees as it is
 		return nil, resp.StatusCode, fmt.Errorf("Yahoo Finance's answer is larger than %d bytes", maxResponseBytes)
 	}
 	if resp.StatusCode != http.StatusOK {
@@ -145,9 +146,11 @@ func (y *yahoo) quoteSummary(ctx context.Context, symbol string, modules ...stri
 		} `json:"quoteSummary"`
 	}
 	if err := json.Unmarshal(body, &out); err != nil {
+		//lint:ignore ST1005 agno's error text, which the model sees as it is
 		return nil, fmt.Errorf("Yahoo Finance's quoteSummary answer is not JSON: %w", err)
 	}
 	if len(out.QuoteSummary.Result) == 0 {
+		//lint:ignore ST1005 agno's error text, which the model sees as it is
 		return nil, fmt.Errorf("Yahoo Finance has no data for %s", symbol)
 	}
 	return out.QuoteSummary.Result[0], nil
@@ -199,9 +202,11 @@ func (y *yahoo) chart(ctx context.Context, symbol string, q url.Values) (*chartR
 		} `json:"chart"`
 	}
 	if err := json.Unmarshal(body, &out); err != nil {
+		//lint:ignore ST1005 agno's error text, which the model sees as it is
 		return nil, fmt.Errorf("Yahoo Finance's chart answer is not JSON: %w", err)
 	}
 	if len(out.Chart.Result) == 0 {
+		//lint:ignore ST1005 agno's error text, which the model sees as it is
 		return nil, fmt.Errorf("Yahoo Finance has no chart for %s", symbol)
 	}
 	return &out.Chart.Result[0], nil
@@ -219,6 +224,7 @@ func (y *yahoo) news(ctx context.Context, symbol string, count int) ([]json.RawM
 	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	if err := dec.Decode(&out); err != nil {
+		//lint:ignore ST1005 agno's error text, which the model sees as it is
 		return nil, fmt.Errorf("Yahoo Finance's search answer is not JSON: %w", err)
 	}
 	return out.News, nil

@@ -187,6 +187,7 @@ func (tk *toolkit) info(ctx context.Context, symbol string) (*object, error) {
 		}
 	}
 	if len(info.keys) == 0 {
+		//lint:ignore ST1005 agno's error text, which the model sees as it is
 		return nil, fmt.Errorf("Yahoo Finance has no data for %s", symbol)
 	}
 	return info, nil
@@ -519,6 +520,7 @@ var validPeriods = []string{"1d", "5d", "1mo", "3mo", "6mo", "1y", "2y", "5y", "
 // splits and dividends (yfinance's auto_adjust=True).
 func (tk *toolkit) history(ctx context.Context, symbol, period, interval string) (string, error) {
 	if !slices.Contains(validPeriods, period) {
+		//lint:ignore ST1005 agno's error text, which the model sees as it is
 		return "", fmt.Errorf("Period '%s' is invalid, must be one of: %s", period, strings.Join(validPeriods, ", "))
 	}
 	ch, err := tk.y.chart(ctx, symbol, url.Values{"range": {period}, "interval": {interval}, "includePrePost": {"false"}, "events": {"div,splits,capitalGains"}})

@@ -32,6 +32,7 @@ func Loads(data []byte) (any, error) {
 		pos := len(data) - len(trimmed)
 		line := bytes.Count(data[:pos], []byte("\n")) + 1
 		col := pos - bytes.LastIndexByte(data[:pos], '\n')
+		//lint:ignore ST1005 agno's error text, which the model sees as it is
 		return nil, fmt.Errorf("Expecting value: line %d column %d (char %d)", line, col, pos)
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
@@ -41,6 +42,7 @@ func Loads(data []byte) (any, error) {
 		return nil, err
 	}
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		//lint:ignore ST1005 agno's error text, which the model sees as it is
 		return nil, fmt.Errorf("Extra data after the JSON value")
 	}
 	return v, nil
