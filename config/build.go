@@ -74,8 +74,11 @@ type Resources struct {
 	Models map[string]model.Model
 	// MCP toolkits by [mcp.servers] name; connected on first use.
 	MCP map[string]*mcp.Tools
-	// Toolkits are the registered toolkits that could be built; one
-	// instance each, shared by the agents naming them.
+	// Toolkits are the registered toolkits built so far; one instance
+	// each, shared by the agents naming them. A toolkit with a
+	// [toolkits.<name>] table is built at Build; any other when a
+	// resource first names it, so the dozens nobody uses cost nothing
+	// (and their constructors' key warnings are not logged).
 	Toolkits map[string]tool.Provider
 	// Knowledge are the knowledge bases of [knowledge], by name, and
 	// KnowledgeTables their contents tables.
@@ -105,6 +108,9 @@ type Resources struct {
 	existing   Existing
 	mcpErr     map[string]error
 	toolkitErr map[string]error
+	// toolkitMu guards Toolkits and toolkitErr once sources load; views
+	// made by WithCatalog share it.
+	toolkitMu  *sync.Mutex
 	transports []*http.Transport
 	strings    *modelStrings
 	// closers release the knowledge stores, before the storage.
@@ -139,7 +145,7 @@ func (c *Config) Build(ctx context.Context, fn Functions, existing Existing) (*R
 	r := &Resources{
 		Models: map[string]model.Model{}, MCP: map[string]*mcp.Tools{}, Toolkits: map[string]tool.Provider{},
 		Knowledge: map[string]*knowledge.Knowledge{}, KnowledgeTables: map[string]string{},
-		cfg: c, fn: fn, existing: existing, mcpErr: map[string]error{}, toolkitErr: map[string]error{},
+		cfg: c, fn: fn, existing: existing, mcpErr: map[string]error{}, toolkitErr: map[string]error{}, toolkitMu: &sync.Mutex{},
 		strings: &modelStrings{},
 	}
 	store, err := c.openStore(ctx)
@@ -194,15 +200,12 @@ func (c *Config) Build(ctx context.Context, fn Functions, existing Existing) (*R
 	}
 
 	for _, name := range tool.ToolkitNames() {
-		tk, err := c.buildToolkit(name, r)
-		if err != nil {
-			r.toolkitErr[name] = err
-			if c.toolkitTables[name] {
-				log.Warn("toolkit could not be built; resources using it are skipped", "toolkit", name, "error", err)
-			}
-			continue
+		if !c.toolkitTables[name] {
+			continue // built when a resource names it
 		}
-		r.Toolkits[name] = tk
+		if _, err := r.toolkit(name); err != nil {
+			log.Warn("toolkit could not be built; resources using it are skipped", "toolkit", name, "error", err)
+		}
 	}
 
 	report := Report{ConfigFile: c.Path, AutoPopulate: c.AgentOS.RegistryAutoPopulate, RefreshOnStart: c.AgentOS.Registry.RefreshOnStart, MissingKeys: missing}
@@ -393,6 +396,26 @@ func (c *Config) buildMCP(name string, s MCPServerConfig) (*mcp.Tools, error) {
 		return nil, fmt.Errorf("config: [mcp.servers.%s] in %s: %w", name, c.Path, err)
 	}
 	return t, nil
+}
+
+// toolkit is the registered toolkit name, built on first use with its
+// options, or the error building it gave.
+func (r *Resources) toolkit(name string) (tool.Provider, error) {
+	r.toolkitMu.Lock()
+	defer r.toolkitMu.Unlock()
+	if p, ok := r.Toolkits[name]; ok {
+		return p, nil
+	}
+	if err := r.toolkitErr[name]; err != nil {
+		return nil, err
+	}
+	p, err := r.cfg.buildToolkit(name, r)
+	if err != nil {
+		r.toolkitErr[name] = err
+		return nil, err
+	}
+	r.Toolkits[name] = p
+	return p, nil
 }
 
 // buildToolkit builds a registered toolkit from its [toolkits.<name>]

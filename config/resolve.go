@@ -533,10 +533,11 @@ func (l *loader) tools(f *resFile, list []string) ([]tool.Provider, error) {
 			}
 			out = append(out, l.res.MCP[t.name])
 		case "builtin":
-			if err := l.res.toolkitErr[t.name]; err != nil {
+			tk, err := l.res.toolkit(t.name)
+			if err != nil {
 				return nil, fileErr(f, t.key, fmt.Errorf("tools: %q: %w", t.source, err))
 			}
-			out = append(out, l.res.Toolkits[t.name])
+			out = append(out, tk)
 		case "function":
 			out = append(out, l.fn.Tools[t.name])
 		case "agent", "team":

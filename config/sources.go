@@ -83,7 +83,7 @@ func (r *Resources) WithCatalog(agents []*agent.Agent, teams []*team.Team, workf
 	return &Resources{Store: r.Store, Models: r.Models, MCP: r.MCP, Toolkits: r.Toolkits,
 		Knowledge: r.Knowledge, KnowledgeTables: r.KnowledgeTables, Outbound: r.Outbound,
 		Agents: agents, Teams: teams, Workflows: workflows, Report: r.Report,
-		cfg: r.cfg, fn: r.fn, existing: r.existing, mcpErr: r.mcpErr, toolkitErr: r.toolkitErr, strings: r.strings}
+		cfg: r.cfg, fn: r.fn, existing: r.existing, mcpErr: r.mcpErr, toolkitErr: r.toolkitErr, toolkitMu: r.toolkitMu, strings: r.strings}
 }
 
 // loadSources scans, parses, resolves and builds; prev are earlier

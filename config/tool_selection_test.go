@@ -2,6 +2,7 @@ package config_test
 
 import (
 	"context"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -91,4 +92,34 @@ func TestToolkitIncludeExcludeTools(t *testing.T) {
 		t.Errorf("key %q: %v", e.Key, e)
 	}
 	findError(t, configErrors(t, parse(t, "[toolkits.shell]\ninclude_tools = \"run_shell_command\"\n")), "toolkits.shell.include_tools", "type")
+}
+
+// A toolkit nobody names is not built (its constructor's warnings stay
+// silent); one an agent names is built once, when the agent loads.
+func TestToolkitsBuiltWhenNamed(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"config.toml": "[models.default]\nprovider = \"openai-compatible\"\nbase_url = \"http://127.0.0.1:9/v1\"\nmodel = \"m\"\n[storage]\ndriver = \"memory\"\n",
+		"agents/a.toml": "tools = [\"calculator\"]\n",
+	})
+	cfg, err := config.Load(filepath.Join(dir, "config.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := cfg.Build(context.Background(), config.Functions{}, config.Existing{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Close()
+	if len(res.Agents) != 1 {
+		t.Fatalf("agents: %s", res.Report)
+	}
+	if _, ok := res.Toolkits["calculator"]; !ok {
+		t.Fatal("the named toolkit was not built")
+	}
+	for _, unused := range []string{"tavily", "giphy", "dalle", "exa"} {
+		if _, ok := res.Toolkits[unused]; ok {
+			t.Errorf("%s was built though nothing names it", unused)
+		}
+	}
 }
