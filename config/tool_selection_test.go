@@ -99,7 +99,7 @@ func TestToolkitIncludeExcludeTools(t *testing.T) {
 func TestToolkitsBuiltWhenNamed(t *testing.T) {
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{
-		"config.toml": "[models.default]\nprovider = \"openai-compatible\"\nbase_url = \"http://127.0.0.1:9/v1\"\nmodel = \"m\"\n[storage]\ndriver = \"memory\"\n",
+		"config.toml":   "[models.default]\nprovider = \"openai-compatible\"\nbase_url = \"http://127.0.0.1:9/v1\"\nmodel = \"m\"\n[storage]\ndriver = \"memory\"\n",
 		"agents/a.toml": "tools = [\"calculator\"]\n",
 	})
 	cfg, err := config.Load(filepath.Join(dir, "config.toml"))
