@@ -41,18 +41,11 @@ func DumpsOpts(v any, o Options) (string, error) {
 	return w.b.String(), nil
 }
 
-// ordered is a JSON object that keeps its key order (Python dicts keep
-// insertion order; for Go structs that is field order).
-type ordered struct {
-	keys []string
-	vals map[string]any
-}
-
 // normalize turns arbitrary Go values into nil, bool, string,
-// json.Number, float64, []any, map[string]any or *ordered.
+// json.Number, float64, []any, map[string]any or *Object.
 func normalize(v any) any {
 	switch x := v.(type) {
-	case nil, bool, string, json.Number, float64, map[string]any, []any, *ordered:
+	case nil, bool, string, json.Number, float64, map[string]any, []any, *Object:
 		return x
 	case float32:
 		return float64(x)
@@ -90,52 +83,6 @@ func decodeOrdered(raw []byte) (any, error) {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
 	return readValue(dec)
-}
-
-func readValue(dec *json.Decoder) (any, error) {
-	tok, err := dec.Token()
-	if err != nil {
-		return nil, err
-	}
-	switch t := tok.(type) {
-	case json.Delim:
-		switch t {
-		case '{':
-			o := &ordered{vals: map[string]any{}}
-			for dec.More() {
-				kt, err := dec.Token()
-				if err != nil {
-					return nil, err
-				}
-				k := kt.(string)
-				v, err := readValue(dec)
-				if err != nil {
-					return nil, err
-				}
-				if _, dup := o.vals[k]; !dup {
-					o.keys = append(o.keys, k)
-				}
-				o.vals[k] = v
-			}
-			_, err := dec.Token()
-			return o, err
-		case '[':
-			var arr []any
-			for dec.More() {
-				v, err := readValue(dec)
-				if err != nil {
-					return nil, err
-				}
-				arr = append(arr, v)
-			}
-			_, err := dec.Token()
-			if arr == nil {
-				arr = []any{}
-			}
-			return arr, err
-		}
-	}
-	return tok, nil
 }
 
 type writer struct {
@@ -201,7 +148,7 @@ func (w *writer) value(v any, depth int) error {
 		}
 		sort.Strings(keys) // Go maps have no insertion order; sorted is the stable choice
 		return w.object(keys, func(k string) any { return x[k] }, depth)
-	case *ordered:
+	case *Object:
 		keys := x.keys
 		if w.o.SortKeys {
 			keys = append([]string(nil), keys...)

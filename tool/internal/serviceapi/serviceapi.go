@@ -4,9 +4,7 @@
 package serviceapi
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -117,13 +115,10 @@ func Mask(u string, secret ...string) string {
 // Object is a JSON object in its document order, as json.loads gives a
 // dict; Set on a present key keeps its place, as a dict assignment does.
 // Values are nil, bool, string, json.Number, []any or *Object.
-type Object struct {
-	keys []string
-	vals map[string]any
-}
+type Object = pyjson.Object
 
 // NewObject is an empty object.
-func NewObject() *Object { return &Object{vals: map[string]any{}} }
+func NewObject() *Object { return pyjson.NewObject() }
 
 // DecodeObject reads a JSON object keeping its key order, nested ones
 // too.
@@ -153,114 +148,11 @@ func kind(v any) string {
 
 // Decode reads any JSON value, objects as *Object.
 func Decode(raw []byte) (any, error) {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	v, err := decodeValue(dec)
-	if err != nil {
-		return nil, err
-	}
-	if dec.More() {
+	v, err := pyjson.Loads(raw)
+	if errors.Is(err, pyjson.ErrExtraData) {
 		return nil, errors.New("trailing data after the JSON value")
 	}
-	return v, nil
-}
-
-func decodeValue(dec *json.Decoder) (any, error) {
-	t, err := dec.Token()
-	if err != nil {
-		return nil, err
-	}
-	switch d := t.(type) {
-	case json.Delim:
-		switch d {
-		case '{':
-			o := NewObject()
-			for dec.More() {
-				kt, err := dec.Token()
-				if err != nil {
-					return nil, err
-				}
-				k, _ := kt.(string)
-				v, err := decodeValue(dec)
-				if err != nil {
-					return nil, err
-				}
-				o.Set(k, v)
-			}
-			_, err := dec.Token()
-			return o, err
-		case '[':
-			list := []any{}
-			for dec.More() {
-				v, err := decodeValue(dec)
-				if err != nil {
-					return nil, err
-				}
-				list = append(list, v)
-			}
-			_, err := dec.Token()
-			return list, err
-		}
-		return nil, fmt.Errorf("unexpected %v", d)
-	default:
-		return t, nil
-	}
-}
-
-// Set sets k to v.
-func (o *Object) Set(k string, v any) {
-	if _, ok := o.vals[k]; !ok {
-		o.keys = append(o.keys, k)
-	}
-	o.vals[k] = v
-}
-
-// Get returns k's value.
-func (o *Object) Get(k string) (any, bool) { v, ok := o.vals[k]; return v, ok }
-
-// GetOr is Python's dict.get(k, def).
-func (o *Object) GetOr(k string, def any) any {
-	if o == nil {
-		return def
-	}
-	if v, ok := o.vals[k]; ok {
-		return v
-	}
-	return def
-}
-
-// Keys and Value make an Object a pyrepr.Ordered.
-func (o *Object) Keys() []string       { return o.keys }
-func (o *Object) Value(key string) any { return o.vals[key] }
-
-// MarshalJSON writes the keys in order.
-func (o *Object) MarshalJSON() ([]byte, error) {
-	var b bytes.Buffer
-	b.WriteByte('{')
-	for i, k := range o.keys {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		kb, _ := json.Marshal(k)
-		b.Write(kb)
-		b.WriteByte(':')
-		if f, ok := o.vals[k].(float64); ok {
-			// A float stays one (50.0, not 50), as json.dumps writes it.
-			r, err := pyjson.FloatRepr(f)
-			if err != nil {
-				return nil, err
-			}
-			b.WriteString(r)
-			continue
-		}
-		vb, err := json.Marshal(o.vals[k])
-		if err != nil {
-			return nil, err
-		}
-		b.Write(vb)
-	}
-	b.WriteByte('}')
-	return b.Bytes(), nil
+	return v, err
 }
 
 // CheckCommon checks the base_url, timeout_seconds and
